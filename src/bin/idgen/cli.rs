@@ -1,0 +1,72 @@
+//! The command line: global options and one subcommand per job.
+
+use crate::dispatch;
+use crate::exit;
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "idgen",
+    version,
+    about = "Distributed 64-bit ID generator: MySQL-backed segments served from Redis, and snowflake IDs under a leased worker ID",
+    long_about = None,
+    after_help = "Examples:\n  idgen init-app --app 1 --name orders\n  idgen next --app 1\n  idgen decode 175928847299117063 --layout discord",
+    after_long_help = exit::help_section(),
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub globals: Globals,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command accepts.
+#[derive(Debug, Clone, Args)]
+pub struct Globals {
+    /// Redis URL of the default node, `main` (with --mysql: the distributed backend)
+    #[arg(
+        long,
+        global = true,
+        env = "IDGEN_REDIS_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub redis: Option<String>,
+
+    /// MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)
+    #[arg(
+        long,
+        global = true,
+        env = "IDGEN_MYSQL_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub mysql: Option<String>,
+
+    /// How long to wait for a server to connect or answer, e.g. 500ms, 5s
+    #[arg(long, global = true, env = "IDGEN_TIMEOUT", value_name = "DURATION")]
+    pub timeout: Option<String>,
+
+    /// Explain what the command is doing, on stderr
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+}
+
+impl Globals {
+    /// Passwords in the configured URLs, so output can be scrubbed of them.
+    pub fn secrets(&self) -> Vec<String> {
+        [&self.redis, &self.mysql]
+            .into_iter()
+            .flatten()
+            .filter_map(|url| idgen::redact::SecretUrl::new(url.clone()).password())
+            .collect()
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Unpack the fields of IDs in any supported layout
+    Decode(dispatch::decode::DecodeArgs),
+}

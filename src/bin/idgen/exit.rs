@@ -1,0 +1,153 @@
+//! The one table of exit codes: every failure and outcome maps to a code here.
+
+use idgen::ErrorKind;
+use std::process::ExitCode;
+
+/// How a command that did not fail outright ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything asked for was done.
+    Success,
+    /// Some inputs were rejected and reported; the rest were handled (decode).
+    BadInput,
+    /// A batch job finished with some items failed (reload-segments).
+    Partial,
+    /// A check found something that needs an operator (status, inspect-freelist).
+    Attention,
+}
+
+/// One documented exit code.
+pub struct ExitDoc {
+    pub code: u8,
+    pub name: &'static str,
+    pub meaning: &'static str,
+}
+
+/// Every exit code idgen uses, in the order the README and `--help` list them.
+pub const EXIT_CODES: &[ExitDoc] = &[
+    ExitDoc {
+        code: 0,
+        name: "ok",
+        meaning: "success",
+    },
+    ExitDoc {
+        code: 1,
+        name: "internal",
+        meaning: "a bug or an unexpected answer from a backend",
+    },
+    ExitDoc {
+        code: 2,
+        name: "usage",
+        meaning: "bad flag, argument, config value or input (decode: some IDs were rejected)",
+    },
+    ExitDoc {
+        code: 3,
+        name: "not-found",
+        meaning: "unknown app, shard, node or namespace",
+    },
+    ExitDoc {
+        code: 4,
+        name: "exhausted",
+        meaning: "max_limit_id reached, every worker ID held, or the layout's time bits used up",
+    },
+    ExitDoc {
+        code: 5,
+        name: "unavailable",
+        meaning: "a backend is unreachable or timed out, or stock stayed empty; safe to retry",
+    },
+    ExitDoc {
+        code: 6,
+        name: "partial",
+        meaning: "a batch job finished but some items failed (reload-segments)",
+    },
+    ExitDoc {
+        code: 7,
+        name: "conflict",
+        meaning: "stored state disagrees: app name, namespace layout, route, lost lease",
+    },
+    ExitDoc {
+        code: 8,
+        name: "attention",
+        meaning: "status or inspect-freelist found problems that were not repaired",
+    },
+    ExitDoc {
+        code: 9,
+        name: "clock",
+        meaning: "the clock moved back further than the generator waits out",
+    },
+    ExitDoc {
+        code: 10,
+        name: "store",
+        meaning: "stored data is corrupt, or the store file cannot be used",
+    },
+    ExitDoc {
+        code: 130,
+        name: "interrupted",
+        meaning: "stopped by SIGINT or SIGTERM before finishing; safe to rerun",
+    },
+];
+
+fn code_named(name: &str) -> u8 {
+    EXIT_CODES
+        .iter()
+        .find(|doc| doc.name == name)
+        .map(|doc| doc.code)
+        .expect("every exit code name used in exit.rs is in EXIT_CODES")
+}
+
+/// The exit code for a failure of the given kind.
+pub fn for_kind(kind: ErrorKind) -> u8 {
+    code_named(match kind {
+        ErrorKind::Usage => "usage",
+        ErrorKind::NotFound => "not-found",
+        ErrorKind::Exhausted => "exhausted",
+        ErrorKind::Unavailable => "unavailable",
+        ErrorKind::Conflict => "conflict",
+        ErrorKind::Clock => "clock",
+        ErrorKind::Store => "store",
+        ErrorKind::Interrupted => "interrupted",
+        ErrorKind::Internal => "internal",
+    })
+}
+
+/// The exit code for a command that ran to its end.
+pub fn for_outcome(outcome: Outcome) -> u8 {
+    code_named(match outcome {
+        Outcome::Success => "ok",
+        Outcome::BadInput => "usage",
+        Outcome::Partial => "partial",
+        Outcome::Attention => "attention",
+    })
+}
+
+/// Exit code for clap's own usage errors.
+pub const USAGE: u8 = 2;
+
+pub fn exit(code: u8) -> ExitCode {
+    ExitCode::from(code)
+}
+
+/// The exit-code section of `idgen --help`.
+pub fn help_section() -> String {
+    let mut text = String::from("Exit codes:\n");
+    for doc in EXIT_CODES {
+        text.push_str(&format!(
+            "  {:>3}  {:<12} {}\n",
+            doc.code, doc.name, doc.meaning
+        ));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique() {
+        let mut codes: Vec<u8> = EXIT_CODES.iter().map(|d| d.code).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), EXIT_CODES.len());
+    }
+}

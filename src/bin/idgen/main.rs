@@ -1,0 +1,61 @@
+//! The `idgen` binary: parse, run, report. All rules live in the `idgen` library.
+
+mod cli;
+mod dispatch;
+mod exit;
+mod output;
+mod settings;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let code = if err.use_stderr() { exit::USAGE } else { 0 };
+            let _ = err.print();
+            return exit::exit(code);
+        }
+    };
+    let out = output::Output::detect(cli.globals.verbose, cli.globals.secrets());
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            out.error(&format!("cannot start the async runtime: {err}"), None);
+            return exit::exit(exit::for_kind(idgen::ErrorKind::Internal));
+        }
+    };
+    let result = runtime.block_on(dispatch::run(cli, &out));
+    // Do not wait for background connection tasks on the way out.
+    runtime.shutdown_background();
+    match result {
+        Ok(outcome) => exit::exit(exit::for_outcome(outcome)),
+        Err(err) => report(&out, &err),
+    }
+}
+
+/// Prints the one-line error and picks the exit code from the core error inside it.
+fn report(out: &output::Output, err: &anyhow::Error) -> ExitCode {
+    if is_broken_pipe(err) {
+        // The reader went away (`idgen next --count 1000 | head`): not our failure.
+        return exit::exit(0);
+    }
+    let core = err.chain().find_map(|e| e.downcast_ref::<idgen::Error>());
+    let problem = format!("{err:#}");
+    let hint = core.and_then(idgen::Error::hint);
+    out.error(&problem, hint.as_deref());
+    let kind = core.map_or(idgen::ErrorKind::Internal, idgen::Error::kind);
+    exit::exit(exit::for_kind(kind))
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,127 @@
+//! Everything the binary writes: data to stdout, messages, prompts and progress to stderr.
+//!
+//! Colour only on a terminal and never with `NO_COLOR`; progress bars and prompts
+//! only when stderr is a terminal. Every message passes through [`Output::scrub`]
+//! so a password that slipped into a driver's message is still not printed.
+
+use comfy_table::{ContentArrangement, Table, presets};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::{self, IsTerminal, Write};
+
+pub struct Output {
+    pub stdout_tty: bool,
+    pub stderr_tty: bool,
+    pub color: bool,
+    pub verbose: bool,
+    secrets: Vec<String>,
+}
+
+impl Output {
+    pub fn detect(verbose: bool, secrets: Vec<String>) -> Self {
+        let stdout_tty = io::stdout().is_terminal();
+        let stderr_tty = io::stderr().is_terminal();
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Output {
+            stdout_tty,
+            stderr_tty,
+            color: stderr_tty && !no_color,
+            verbose,
+            secrets: secrets.into_iter().filter(|s| !s.is_empty()).collect(),
+        }
+    }
+
+    /// Removes every configured password from a message.
+    pub fn scrub(&self, message: &str) -> String {
+        self.secrets
+            .iter()
+            .fold(message.to_string(), |text, secret| {
+                idgen::redact::scrub(&text, Some(secret))
+            })
+    }
+
+    /// A table styled for where stdout goes: box drawing on a terminal, plain ASCII otherwise.
+    pub fn table(&self) -> Table {
+        let mut table = Table::new();
+        if self.stdout_tty {
+            table.load_style(presets::UTF8_FULL_CONDENSED);
+            table.set_content_arrangement(ContentArrangement::Dynamic);
+        } else {
+            table.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
+            table.force_no_tty();
+        }
+        table
+    }
+
+    /// Prints a table to stdout.
+    pub fn print_table(&self, table: &Table) -> io::Result<()> {
+        let mut out = io::stdout().lock();
+        writeln!(out, "{}", self.scrub(&table.to_string()))
+    }
+
+    /// Prints one value as pretty JSON to stdout.
+    pub fn print_json<T: serde::Serialize>(&self, value: &T) -> io::Result<()> {
+        let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+        let mut out = io::stdout().lock();
+        writeln!(out, "{}", self.scrub(&text))
+    }
+
+    /// A line of plain text to stdout.
+    pub fn print_line(&self, line: &str) -> io::Result<()> {
+        let mut out = io::stdout().lock();
+        writeln!(out, "{}", self.scrub(line))
+    }
+
+    /// A warning on stderr; always shown, since cron mails stderr.
+    pub fn warn(&self, message: &str) {
+        let label = self.paint("warning:", "33");
+        eprintln!("{label} {}", self.scrub(message));
+    }
+
+    /// A note on stderr, shown with `--verbose` only.
+    pub fn info(&self, message: &str) {
+        if self.verbose {
+            eprintln!("{}", self.scrub(message));
+        }
+    }
+
+    /// A note on stderr that is always shown (lease information, summaries for humans).
+    pub fn note(&self, message: &str) {
+        eprintln!("{}", self.scrub(message));
+    }
+
+    /// The one-line error report: the problem, then the fix.
+    pub fn error(&self, problem: &str, hint: Option<&str>) {
+        let label = self.paint("error:", "31");
+        let line = match hint {
+            Some(hint) => format!("{label} {problem}; hint: {hint}"),
+            None => format!("{label} {problem}"),
+        };
+        eprintln!("{}", self.scrub(&line.replace('\n', " ")));
+    }
+
+    /// A progress bar on stderr, drawn only when stderr is a terminal.
+    pub fn progress(&self, len: u64, what: &str) -> ProgressBar {
+        if !self.stderr_tty {
+            return ProgressBar::hidden();
+        }
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+        let template = if self.color {
+            "{msg} [{bar:30.cyan/blue}] {pos}/{len} ({eta})"
+        } else {
+            "{msg} [{bar:30}] {pos}/{len} ({eta})"
+        };
+        if let Ok(style) = ProgressStyle::with_template(template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_message(what.to_string());
+        bar
+    }
+
+    fn paint(&self, text: &str, ansi: &str) -> String {
+        if self.color {
+            format!("\x1b[{ansi};1m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! Resolved settings, and the small value parsers they share.
+//!
+//! The binary layers flags, environment and the config file; the core only ever
+//! sees the result, a [`Settings`].
+
+use crate::error::{Error, Result};
+use crate::redact::SecretUrl;
+use crate::segment::DispenserKind;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The name of the Redis node that serves every app without a route.
+pub const DEFAULT_NODE: &str = "main";
+
+/// Everything a command may need, after precedence has been applied.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Redis nodes by name; [`DEFAULT_NODE`] serves apps that have no route.
+    pub redis_nodes: BTreeMap<String, SecretUrl>,
+    /// The MySQL/MariaDB database holding `id_alloc`.
+    pub mysql: Option<SecretUrl>,
+    /// The embedded store's file, when neither server is configured.
+    pub store: Option<PathBuf>,
+    /// Bound on connecting to and waiting for a server.
+    pub timeout: Duration,
+    /// Refill a shard when its stock is at or below `idle * step`.
+    pub idle: f64,
+    /// The dispenser used for apps not listed in `app_dispensers`.
+    pub dispenser: DispenserKind,
+    /// Per-app dispenser overrides.
+    pub app_dispensers: BTreeMap<u8, DispenserKind>,
+    /// Default layout name for `decode` and `lease`.
+    pub layout: Option<String>,
+    /// Default epoch for that layout.
+    pub epoch: Option<String>,
+    /// Default lease TTL.
+    pub lease_ttl: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            redis_nodes: BTreeMap::new(),
+            mysql: None,
+            store: None,
+            timeout: Duration::from_secs(5),
+            idle: 0.2,
+            dispenser: DispenserKind::Queue,
+            app_dispensers: BTreeMap::new(),
+            layout: None,
+            epoch: None,
+            lease_ttl: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Settings {
+    /// The dispenser that serves `app`.
+    pub fn dispenser_for(&self, app: u8) -> DispenserKind {
+        self.app_dispensers
+            .get(&app)
+            .copied()
+            .unwrap_or(self.dispenser)
+    }
+}
+
+/// Parses `250ms`, `5s`, `2m`, `1h` or a bare number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration> {
+    let bad = || {
+        Error::invalid(
+            "duration",
+            format!("{text:?} is not a duration"),
+            "write a number with a unit: 500ms, 5s, 2m or 1h",
+        )
+    };
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.parse().map_err(|_| bad())?;
+    let seconds = match unit.trim() {
+        "ms" => value / 1000.0,
+        "" | "s" => value,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(bad()),
+    };
+    if !seconds.is_finite() || seconds < 0.0 || seconds > 1e9 {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// Checks an idle ratio: refill when stock ≤ idle × step.
+pub fn parse_idle(text: &str) -> Result<f64> {
+    let value: f64 = text.trim().parse().map_err(|_| {
+        Error::invalid(
+            "idle ratio",
+            format!("{text:?} is not a number"),
+            "use a fraction between 0 and 1, e.g. --idle 0.2",
+        )
+    })?;
+    check_idle(value)
+}
+
+/// Checks that an idle ratio lies in `0..=1`.
+pub fn check_idle(value: f64) -> Result<f64> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(Error::invalid(
+            "idle ratio",
+            format!("{value} is outside 0..=1"),
+            "use a fraction between 0 and 1, e.g. --idle 0.2",
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_units() {
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("5s").unwrap(), Duration::from_secs(5));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("3").unwrap(), Duration::from_secs(3));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("-1s").is_err());
+    }
+
+    #[test]
+    fn idle_must_be_a_fraction() {
+        assert_eq!(parse_idle("0.2").unwrap(), 0.2);
+        assert!(parse_idle("1.5").is_err());
+        assert!(parse_idle("x").is_err());
+    }
+}

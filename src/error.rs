@@ -1,0 +1,289 @@
+//! The core's one error type.
+//!
+//! Every failure the core can report is a variant here. Each variant knows its
+//! [`ErrorKind`], which the binary maps to an exit code in exactly one place
+//! (`src/bin/idgen/exit.rs`), and its [`Error::hint`], the fix an operator should
+//! try. Messages never contain a password: URLs reach this type only through
+//! [`crate::redact::SecretUrl`], whose `Display` is redacted.
+
+use std::time::Duration;
+
+/// The broad class of a failure; decides the process exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// A bad flag, argument, config value or input.
+    Usage,
+    /// Something named does not exist (app, shard, node, namespace).
+    NotFound,
+    /// A hard limit was reached (`max_limit_id`, every worker ID held, a layout's time bits).
+    Exhausted,
+    /// A backend could not be reached or did not answer in time; retrying may help.
+    Unavailable,
+    /// Stored state disagrees with the request (name, layout, route, lease ownership).
+    Conflict,
+    /// The clock moved backwards further than the generator may wait out.
+    Clock,
+    /// Stored data is corrupt, of the wrong version, or cannot be written.
+    Store,
+    /// The operation was interrupted by a signal before it finished.
+    Interrupted,
+    /// A bug or an unexpected answer from a backend.
+    Internal,
+}
+
+/// Result alias used throughout the core.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything the core can fail with.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    #[error("invalid {what}: {problem}")]
+    Invalid {
+        what: &'static str,
+        problem: String,
+        hint: String,
+    },
+
+    #[error("{location}: {problem}")]
+    Config {
+        location: String,
+        problem: String,
+        hint: String,
+    },
+
+    #[error("app {app} is not initialised")]
+    UnknownApp { app: u8 },
+
+    #[error("app {app} has no shard {shard} in id_alloc")]
+    ShardMissing { app: u8, shard: u8 },
+
+    #[error("app {app} already exists with name {existing:?}, not {requested:?}")]
+    AppNameConflict {
+        app: u8,
+        existing: String,
+        requested: String,
+    },
+
+    #[error(
+        "app {app} shard {shard} reached max_limit_id {max_limit_id}: no ID above it can be issued"
+    )]
+    LimitReached {
+        app: u8,
+        shard: u8,
+        max_limit_id: u64,
+    },
+
+    #[error("app {app} shard {shard} has no stock after a refill attempt")]
+    StockEmpty { app: u8, shard: u8 },
+
+    #[error("Redis node {node:?} is not configured")]
+    UnknownNode { node: String },
+
+    #[error("app {app} is served by node {node:?}, which is not configured here")]
+    RouteToUnknownNode { app: u8, node: String },
+
+    #[error("{backend} at {url} is unreachable: {detail}")]
+    Unreachable {
+        backend: &'static str,
+        url: String,
+        detail: String,
+    },
+
+    #[error("{backend} at {url} did not answer within {}", fmt_duration(*.after))]
+    Timeout {
+        backend: &'static str,
+        url: String,
+        after: Duration,
+    },
+
+    #[error("{backend} at {url} failed: {detail}")]
+    Backend {
+        backend: &'static str,
+        url: String,
+        detail: String,
+    },
+
+    #[error("store {path} is unusable: {detail}")]
+    StoreUnusable { path: String, detail: String },
+
+    #[error("stored data is inconsistent: {detail}")]
+    Corrupt { detail: String },
+
+    #[error("layout: {0}")]
+    Layout(#[from] crate::layout::LayoutError),
+
+    #[error("layout {layout} ran out of time bits at {exhausted_at}; it cannot issue IDs any more")]
+    TimeExhausted {
+        layout: String,
+        exhausted_at: String,
+    },
+
+    #[error(
+        "the clock moved back by {behind_ms} ms, more than the {tolerance_ms} ms the generator waits out"
+    )]
+    ClockMovedBack { behind_ms: u64, tolerance_ms: u64 },
+
+    #[error(
+        "namespace {namespace:?} is recorded with {recorded}, but this holder uses {requested}"
+    )]
+    NamespaceMismatch {
+        namespace: String,
+        recorded: String,
+        requested: String,
+    },
+
+    #[error("namespace {namespace:?} has not been used yet")]
+    UnknownNamespace { namespace: String },
+
+    #[error("all {capacity} worker IDs of namespace {namespace:?} are held")]
+    AllWorkersHeld { namespace: String, capacity: u64 },
+
+    #[error("the lease on worker {worker} of namespace {namespace:?} was lost")]
+    LeaseLost { namespace: String, worker: u64 },
+
+    #[error(
+        "the worker-node table has handed out {assigned} worker IDs, more than {layout} can hold ({capacity})"
+    )]
+    WorkerIdsExhausted {
+        layout: String,
+        assigned: u64,
+        capacity: u64,
+    },
+
+    #[error("app {app} is being moved to node {target:?}; {detail}")]
+    MigrationConflict {
+        app: u8,
+        target: String,
+        detail: String,
+    },
+
+    #[error("app {app} has moved out of this store to {to}")]
+    AppMovedOut { app: u8, to: String },
+
+    #[error("interrupted before {what} finished")]
+    Interrupted { what: String },
+
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// Shorthand for a bad value with the fix to suggest.
+    pub fn invalid(
+        what: &'static str,
+        problem: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> Self {
+        Error::Invalid {
+            what,
+            problem: problem.into(),
+            hint: hint.into(),
+        }
+    }
+
+    /// The class of this failure.
+    pub fn kind(&self) -> ErrorKind {
+        use Error::*;
+        match self {
+            Invalid { .. } | Config { .. } | Layout(_) => ErrorKind::Usage,
+            UnknownApp { .. }
+            | ShardMissing { .. }
+            | UnknownNode { .. }
+            | RouteToUnknownNode { .. }
+            | UnknownNamespace { .. } => ErrorKind::NotFound,
+            LimitReached { .. }
+            | TimeExhausted { .. }
+            | AllWorkersHeld { .. }
+            | WorkerIdsExhausted { .. } => ErrorKind::Exhausted,
+            Unreachable { .. } | Timeout { .. } | Backend { .. } | StockEmpty { .. } => {
+                ErrorKind::Unavailable
+            }
+            AppNameConflict { .. }
+            | NamespaceMismatch { .. }
+            | LeaseLost { .. }
+            | MigrationConflict { .. }
+            | AppMovedOut { .. } => ErrorKind::Conflict,
+            ClockMovedBack { .. } => ErrorKind::Clock,
+            StoreUnusable { .. } | Corrupt { .. } => ErrorKind::Store,
+            Interrupted { .. } => ErrorKind::Interrupted,
+            Internal(_) => ErrorKind::Internal,
+        }
+    }
+
+    /// What the operator should try next, if there is a clear fix.
+    pub fn hint(&self) -> Option<String> {
+        use Error::*;
+        let hint = match self {
+            Invalid { hint, .. } | Config { hint, .. } => hint.clone(),
+            Layout(e) => e.hint(),
+            UnknownApp { app } => {
+                format!("create it with `idgen init-app --app {app} --name NAME`")
+            }
+            ShardMissing { app, .. } => format!(
+                "run `idgen init-app --app {app} --name NAME` with the app's existing name to add the missing shards"
+            ),
+            AppNameConflict { app, existing, .. } => format!(
+                "use --name {existing:?} to keep app {app}, or pick an unused app ID"
+            ),
+            LimitReached { app, .. } => format!(
+                "raise max_limit_id for app {app} in id_alloc, or move the callers to a new app; idgen never wraps IDs"
+            ),
+            StockEmpty { .. } => {
+                "another process holds the refill lock; retry, and check `idgen status`".into()
+            }
+            UnknownNode { .. } | RouteToUnknownNode { .. } => {
+                "name the node under [redis.nodes] in the config file".into()
+            }
+            Unreachable { .. } | Timeout { .. } => {
+                "check the URL and that the server is up; --timeout raises the wait".into()
+            }
+            Backend { .. } => "check the server's log; the operation is safe to retry".into(),
+            StoreUnusable { .. } => {
+                "check the file's permissions and disk space, or point --store at another path"
+                    .into()
+            }
+            Corrupt { .. } => {
+                "run `idgen inspect-freelist` or `idgen status` to see the damage".into()
+            }
+            TimeExhausted { .. } => {
+                "choose a later --epoch or a layout with more time bits for new IDs".into()
+            }
+            ClockMovedBack { .. } => {
+                "fix the host clock (NTP), then retry; no ID was issued from the past".into()
+            }
+            NamespaceMismatch { .. } => {
+                "use the namespace's recorded layout and epoch, or another --namespace".into()
+            }
+            UnknownNamespace { .. } => "run `idgen lease --namespace NS` once to create it".into(),
+            AllWorkersHeld { .. } => {
+                "wait for a lease to expire, use a layout with more worker bits, or split the namespace"
+                    .into()
+            }
+            LeaseLost { .. } => {
+                "the holder paused past its TTL; it stopped issuing and must lease again".into()
+            }
+            WorkerIdsExhausted { .. } => {
+                "use a layout with a wider worker field, or the Redis lease assigner".into()
+            }
+            MigrationConflict { app, target, .. } => {
+                format!("finish it with `idgen migrate --app {app} --to {target}`")
+            }
+            AppMovedOut { .. } => "point idgen at the deployment the app moved to".into(),
+            Interrupted { .. } => "rerun the command; it resumes safely".into(),
+            Internal(_) => "please report this as a bug".into(),
+        };
+        Some(hint)
+    }
+}
+
+/// Formats a duration for messages: `1.5s`, `250ms`.
+pub fn fmt_duration(d: Duration) -> String {
+    if d.as_millis() < 1000 {
+        format!("{}ms", d.as_millis())
+    } else if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{:.1}s", d.as_secs_f64())
+    }
+}

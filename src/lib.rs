@@ -1,0 +1,21 @@
+//! idgen: 64-bit IDs that are unique forever, roughly time-ordered and cheap to get.
+//!
+//! This crate is the core shared by the `idgen` binary and by Rust services that
+//! link it. It never prints, never exits and never touches the terminal; every
+//! failure is an [`Error`] whose [`ErrorKind`] decides the binary's exit code.
+//!
+//! * [`layout`]: bit layouts (snowflake, discord, sonyflake, uid-generator, segment, custom).
+//! * [`snowflake`]: the in-process generator, with an injectable [`clock::Clock`].
+//! * [`segment`]: segment IDs composed from MySQL-allocated indexes.
+//! * [`config`]: resolved settings.
+//! * [`redact`]: URLs whose passwords are never shown.
+
+pub mod clock;
+pub mod config;
+pub mod error;
+pub mod layout;
+pub mod redact;
+pub mod segment;
+pub mod snowflake;
+
+pub use error::{Error, ErrorKind, Result};

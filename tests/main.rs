@@ -1,0 +1,1 @@
+//! idgen's one integration test crate: every module shares the harness.
