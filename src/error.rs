@@ -158,6 +158,9 @@ pub enum Error {
         detail: String,
     },
 
+    #[error("app {app} is served by node {node:?}")]
+    Moved { app: u8, node: String },
+
     #[error("app {app} has moved out of this store to {to}")]
     AppMovedOut { app: u8, to: String },
 
@@ -203,6 +206,7 @@ impl Error {
             | NamespaceMismatch { .. }
             | LeaseLost { .. }
             | MigrationConflict { .. }
+            | Moved { .. }
             | AppMovedOut { .. } => ErrorKind::Conflict,
             ClockMovedBack { .. } => ErrorKind::Clock,
             StoreUnusable { .. } | Corrupt { .. } => ErrorKind::Store,
@@ -269,6 +273,7 @@ impl Error {
             MigrationConflict { app, target, .. } => {
                 format!("finish it with `idgen migrate --app {app} --to {target}`")
             }
+            Moved { node, .. } => format!("configure node {node:?} under [redis.nodes]"),
             AppMovedOut { .. } => "point idgen at the deployment the app moved to".into(),
             Interrupted { .. } => "rerun the command; it resumes safely".into(),
             Internal(_) => "please report this as a bug".into(),

@@ -10,12 +10,15 @@
 //! * [`config`]: resolved settings.
 //! * [`redact`]: URLs whose passwords are never shown.
 
+pub mod backend;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod failpoint;
 pub mod layout;
 pub mod redact;
 pub mod segment;
 pub mod snowflake;
+pub mod store;
 
 pub use error::{Error, ErrorKind, Result};

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// How a Redis node (or the embedded store) holds a shard's ready indexes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DispenserKind {
     /// A list of decimal index strings, `id.gen.idList_{app}_{shard}`: the Java service's format.
@@ -33,3 +33,10 @@ impl DispenserKind {
         }
     }
 }
+
+pub mod allocator;
+pub mod id;
+pub mod sizing;
+
+pub use allocator::{AllocatorOptions, Issued, ReloadOptions, ReloadReport, SegmentAllocator};
+pub use id::{SHARDS, SegmentId, java_hash_code, max_index_within, shard_for_gate_pass};

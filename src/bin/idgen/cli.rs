@@ -45,6 +45,10 @@ pub struct Globals {
     )]
     pub mysql: Option<String>,
 
+    /// How Redis holds ready indexes: queue (the Java service's lists) or range
+    #[arg(long, global = true, env = "IDGEN_DISPENSER", value_name = "KIND")]
+    pub dispenser: Option<String>,
+
     /// How long to wait for a server to connect or answer, e.g. 500ms, 5s
     #[arg(long, global = true, env = "IDGEN_TIMEOUT", value_name = "DURATION")]
     pub timeout: Option<String>,
@@ -67,6 +71,20 @@ impl Globals {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Create the schema if missing and seed an app's 64 shards (idempotent)
+    InitApp(dispatch::init_app::InitAppArgs),
+    /// Issue segment IDs for an app
+    Next(dispatch::next::NextArgs),
+    /// Top up every shard whose stock is at or below the threshold (for cron)
+    ReloadSegments(dispatch::reload_segments::ReloadArgs),
     /// Unpack the fields of IDs in any supported layout
     Decode(dispatch::decode::DecodeArgs),
+}
+
+/// Is `name` one of idgen's subcommands?
+pub fn is_subcommand(name: &str) -> bool {
+    use clap::CommandFactory;
+    Cli::command()
+        .get_subcommands()
+        .any(|c| c.get_name() == name)
 }

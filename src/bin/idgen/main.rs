@@ -12,10 +12,16 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
-        Err(err) => {
-            let code = if err.use_stderr() { exit::USAGE } else { 0 };
+        Err(err) if !err.use_stderr() => {
+            // --help and --version
             let _ = err.print();
-            return exit::exit(code);
+            return exit::exit(0);
+        }
+        Err(err) => {
+            let out = output::Output::detect(false, Vec::new());
+            let (problem, hint) = usage_error_line(&err);
+            out.error(&problem, Some(&hint));
+            return exit::exit(exit::USAGE);
         }
     };
     let out = output::Output::detect(cli.globals.verbose, cli.globals.secrets());
@@ -51,6 +57,31 @@ fn report(out: &output::Output, err: &anyhow::Error) -> ExitCode {
     out.error(&problem, hint.as_deref());
     let kind = core.map_or(idgen::ErrorKind::Internal, idgen::Error::kind);
     exit::exit(exit::for_kind(kind))
+}
+
+/// Clap's usage errors span several lines; idgen reports every error on one.
+fn usage_error_line(err: &clap::Error) -> (String, String) {
+    let rendered = err.render().to_string();
+    let problem = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let problem = problem
+        .strip_prefix("error: ")
+        .unwrap_or(&problem)
+        .to_string();
+    let subcommand = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .filter(|a| cli::is_subcommand(a));
+    let hint = match subcommand {
+        Some(name) => format!("see `idgen {name} --help`"),
+        None => "see `idgen --help`".to_string(),
+    };
+    (problem, hint)
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

@@ -65,12 +65,6 @@ impl Output {
         writeln!(out, "{}", self.scrub(&text))
     }
 
-    /// A line of plain text to stdout.
-    pub fn print_line(&self, line: &str) -> io::Result<()> {
-        let mut out = io::stdout().lock();
-        writeln!(out, "{}", self.scrub(line))
-    }
-
     /// A warning on stderr; always shown, since cron mails stderr.
     pub fn warn(&self, message: &str) {
         let label = self.paint("warning:", "33");

@@ -3,6 +3,7 @@
 use crate::cli::Globals;
 use idgen::config::{DEFAULT_NODE, Settings, parse_duration};
 use idgen::redact::SecretUrl;
+use idgen::segment::DispenserKind;
 
 pub fn resolve(globals: &Globals) -> anyhow::Result<Settings> {
     let mut settings = Settings::default();
@@ -13,6 +14,9 @@ pub fn resolve(globals: &Globals) -> anyhow::Result<Settings> {
     }
     if let Some(url) = &globals.mysql {
         settings.mysql = Some(SecretUrl::new(url.clone()));
+    }
+    if let Some(kind) = &globals.dispenser {
+        settings.dispenser = DispenserKind::parse(kind)?;
     }
     if let Some(timeout) = &globals.timeout {
         settings.timeout = parse_duration(timeout)?;

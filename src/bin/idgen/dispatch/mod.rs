@@ -1,6 +1,9 @@
 //! One module per subcommand: each parses its own arguments, calls the core and renders.
 
 pub mod decode;
+pub mod init_app;
+pub mod next;
+pub mod reload_segments;
 
 use crate::cli::{Cli, Command};
 use crate::exit::Outcome;
@@ -17,6 +20,9 @@ pub async fn run(cli: Cli, out: &Output) -> anyhow::Result<Outcome> {
     let settings = crate::settings::resolve(&cli.globals)?;
     let ctx = Context { out, settings };
     match cli.command {
+        Command::InitApp(args) => init_app::run(args, &ctx).await,
+        Command::Next(args) => next::run(args, &ctx).await,
+        Command::ReloadSegments(args) => reload_segments::run(args, &ctx).await,
         Command::Decode(args) => decode::run(args, &ctx).await,
     }
 }

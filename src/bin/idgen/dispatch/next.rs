@@ -1,0 +1,52 @@
+//! `idgen next`: issue segment IDs, one per line.
+
+use crate::dispatch::Context;
+use crate::exit::Outcome;
+use idgen::backend::Backend;
+use std::io::{BufWriter, Write};
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  idgen next --app 1
+  idgen next --app 1 --gate-pass alice@example.com   # same shard as the Java service
+  idgen next --app 1 --count 1000 > ids.txt")]
+pub struct NextArgs {
+    /// App ID, 0..=255
+    #[arg(long, value_name = "ID")]
+    pub app: u8,
+
+    /// Pick the shard as the Java service does: abs(hashCode) % 64
+    #[arg(long, value_name = "TEXT")]
+    pub gate_pass: Option<String>,
+
+    /// How many IDs to issue (1..=10000000)
+    #[arg(long, short = 'n', default_value_t = 1)]
+    pub count: u64,
+}
+
+pub async fn run(args: NextArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let backend = Backend::open(&ctx.settings)?;
+    ctx.out.info(&format!("backend: {}", backend.kind));
+    let allocator = backend.allocator(&ctx.settings);
+    let issued = allocator
+        .next(args.app, args.gate_pass.as_deref(), args.count)
+        .await?;
+    for warning in &issued.warnings {
+        ctx.out.warn(warning);
+    }
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut line = itoa::Buffer::new();
+    for id in &issued.ids {
+        out.write_all(line.format(*id).as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    match issued.failure {
+        Some(failure) => Err(anyhow::Error::new(failure).context(format!(
+            "issued {} of {} IDs",
+            issued.ids.len(),
+            args.count
+        ))),
+        None => Ok(Outcome::Success),
+    }
+}

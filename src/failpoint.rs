@@ -1,0 +1,55 @@
+//! Named crash points, so tests can kill a process at an exact line.
+//!
+//! `IDGEN_FAILPOINTS=name[=action],...` with action `kill` (the default:
+//! SIGKILL, a crash with no cleanup), `stop` (SIGSTOP, for a test to resume or
+//! kill later) or `error` (fail the operation). Unset, a hit costs one load of
+//! a cached empty list.
+
+use crate::error::{Error, Result};
+use std::sync::OnceLock;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Action {
+    Kill,
+    Stop,
+    Fail,
+}
+
+fn armed() -> &'static [(String, Action)] {
+    static POINTS: OnceLock<Vec<(String, Action)>> = OnceLock::new();
+    POINTS.get_or_init(|| {
+        let Ok(spec) = std::env::var("IDGEN_FAILPOINTS") else {
+            return Vec::new();
+        };
+        spec.split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(|entry| {
+                let (name, action) = entry.split_once('=').unwrap_or((entry, "kill"));
+                let action = match action.trim() {
+                    "stop" => Action::Stop,
+                    "error" => Action::Fail,
+                    _ => Action::Kill,
+                };
+                (name.trim().to_string(), action)
+            })
+            .collect()
+    })
+}
+
+/// Passes through unless the failpoint `name` is armed.
+pub fn hit(name: &str) -> Result<()> {
+    let Some((_, action)) = armed().iter().find(|(armed, _)| armed == name) else {
+        return Ok(());
+    };
+    match action {
+        // SAFETY: raising a signal on the current process has no memory-safety preconditions.
+        Action::Kill => unsafe {
+            libc::raise(libc::SIGKILL);
+        },
+        Action::Stop => unsafe {
+            libc::raise(libc::SIGSTOP);
+        },
+        Action::Fail => return Err(Error::Internal(format!("failpoint {name} fired"))),
+    }
+    Ok(())
+}

@@ -1,0 +1,772 @@
+//! Issuing segment IDs and keeping dispensers stocked.
+//!
+//! Why an index can never be issued twice:
+//! * indexes come only from [`Ledger::take_segment`], which advances `max_id`
+//!   under a row lock before anything else sees the range;
+//! * a dispenser only caches such ranges, and pops are atomic (`LPOP`, a script),
+//!   so each cached index leaves the dispenser once;
+//! * stock is pushed only while the refill lock's token is still ours, so a
+//!   refiller that stalled past its lock cannot stock a shard it no longer owns
+//!   (its segment becomes a gap);
+//! * a crash between taking a segment and pushing it leaves a gap, since the
+//!   ledger has already moved past it.
+
+use super::DispenserKind;
+use super::id::{SHARDS, SegmentId};
+use super::sizing::{Trigger, near_limit, plan_direct, plan_refill};
+use crate::error::{Error, Result};
+use crate::store::{
+    Dispenser, Ledger, LockToken, NodeSet, PushOutcome, Route, Segment, SegmentPlan, ShardState,
+    Slot,
+};
+use futures::StreamExt;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The most IDs one `next` call hands out.
+pub const MAX_COUNT: u64 = 10_000_000;
+
+/// How many times `next` stocks a shard itself before taking straight from the ledger.
+const INLINE_REFILLS: u32 = 3;
+
+/// How many route hints `next` follows before giving up (a loop is a misconfiguration).
+const MAX_HOPS: u32 = 3;
+
+/// Tunables of the allocator.
+#[derive(Debug, Clone)]
+pub struct AllocatorOptions {
+    /// Expiry of a refill lock; a crashed refiller blocks a shard at most this long.
+    pub lock_ttl: Duration,
+    /// How long `next` waits for another process's refill before taking directly.
+    pub lock_wait: Duration,
+    /// Dispenser for apps not in `app_dispensers`.
+    pub dispenser: DispenserKind,
+    pub app_dispensers: BTreeMap<u8, DispenserKind>,
+}
+
+impl Default for AllocatorOptions {
+    fn default() -> Self {
+        AllocatorOptions {
+            lock_ttl: Duration::from_secs(10),
+            lock_wait: Duration::from_millis(300),
+            dispenser: DispenserKind::Queue,
+            app_dispensers: BTreeMap::new(),
+        }
+    }
+}
+
+impl AllocatorOptions {
+    pub fn kind_for(&self, app: u8) -> DispenserKind {
+        self.app_dispensers
+            .get(&app)
+            .copied()
+            .unwrap_or(self.dispenser)
+    }
+}
+
+/// IDs handed out by one `next` call.
+#[derive(Debug)]
+pub struct Issued {
+    pub app: u8,
+    pub shard: u8,
+    pub ids: Vec<u64>,
+    /// Things an operator should know (near `max_limit_id`, dropped bad entries).
+    pub warnings: Vec<String>,
+    /// Set when fewer IDs than asked were issued; `ids` are still valid and unique.
+    pub failure: Option<Error>,
+}
+
+/// What refilling one shard did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefillOutcome {
+    Refilled {
+        added: u64,
+    },
+    /// The stock was above the threshold when checked under the lock.
+    NotNeeded,
+    /// Another process holds the shard's refill lock.
+    Busy,
+    /// The lock expired before the push: the segment became a gap.
+    LockLost,
+    /// A range dispenser had no free slot: the segment became a gap.
+    Full,
+}
+
+/// What `reload-segments` should do.
+#[derive(Debug, Clone)]
+pub struct ReloadOptions {
+    pub app: Option<u8>,
+    pub idle: f64,
+    pub prune: bool,
+    /// Shards refilled at once.
+    pub jobs: usize,
+}
+
+/// Progress of a reload, for a progress bar in the binary.
+pub trait ReloadProgress: Send + Sync {
+    fn start(&self, shards: u64);
+    fn advance(&self);
+}
+
+/// A progress sink that ignores everything.
+pub struct NoProgress;
+
+impl ReloadProgress for NoProgress {
+    fn start(&self, _: u64) {}
+    fn advance(&self) {}
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ShardFailure {
+    pub app: u8,
+    pub shard: u8,
+    pub node: String,
+    pub error: String,
+}
+
+/// Stock on a node that no app routed there owns.
+#[derive(Debug, Clone, Serialize)]
+pub struct OrphanStock {
+    pub node: String,
+    pub app: u8,
+    pub dispenser: DispenserKind,
+    pub shards: Vec<u8>,
+    pub reason: String,
+    pub pruned_ids: Option<u64>,
+}
+
+/// The summary of `reload-segments`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ReloadReport {
+    pub shards_checked: u64,
+    pub shards_below_threshold: u64,
+    pub shards_refilled: u64,
+    pub ids_added: u64,
+    pub shards_busy: u64,
+    pub segments_dropped: u64,
+    pub failures: Vec<ShardFailure>,
+    pub orphans: Vec<OrphanStock>,
+    pub warnings: Vec<String>,
+}
+
+/// Issues segment IDs and refills dispensers, over any ledger and node set.
+pub struct SegmentAllocator {
+    ledger: Arc<dyn Ledger>,
+    nodes: Arc<NodeSet>,
+    options: AllocatorOptions,
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+fn random_shard() -> u8 {
+    let mut byte = [0u8; 1];
+    getrandom::fill(&mut byte).expect("the OS random source is available");
+    byte[0] % SHARDS
+}
+
+/// Records what the planner saw, for warnings after the transaction.
+#[derive(Default)]
+struct Seen {
+    max_limit_id: u64,
+    direct: bool,
+}
+
+/// How a shortfall in stock was made up.
+enum Refilled {
+    /// A segment to hand out directly.
+    Direct(Segment),
+    /// The dispenser was (or may have been) stocked: take again.
+    Stocked,
+    /// The app is served elsewhere.
+    Moved(String),
+}
+
+impl SegmentAllocator {
+    pub fn new(ledger: Arc<dyn Ledger>, nodes: Arc<NodeSet>, options: AllocatorOptions) -> Self {
+        SegmentAllocator {
+            ledger,
+            nodes,
+            options,
+        }
+    }
+
+    pub fn ledger(&self) -> &Arc<dyn Ledger> {
+        &self.ledger
+    }
+
+    pub fn nodes(&self) -> &Arc<NodeSet> {
+        &self.nodes
+    }
+
+    /// Issues `count` IDs of `app`, from the gate pass's shard or a random one.
+    ///
+    /// A warm call is one round trip to the default node. MySQL is touched only
+    /// when the shard's stock runs short.
+    pub async fn next(&self, app: u8, gate_pass: Option<&str>, count: u64) -> Result<Issued> {
+        if count == 0 || count > MAX_COUNT {
+            return Err(Error::invalid(
+                "count",
+                format!("{count} is outside 1..={MAX_COUNT}"),
+                "ask for between 1 and 10000000 IDs per call",
+            ));
+        }
+        let shard = gate_pass.map_or_else(random_shard, super::id::shard_for_gate_pass);
+        let mut issued = Issued {
+            app,
+            shard,
+            ids: Vec::with_capacity(count.min(1 << 20) as usize),
+            warnings: Vec::new(),
+            failure: None,
+        };
+        if let Err(e) = self.fill(&mut issued, count).await {
+            if issued.ids.is_empty() {
+                return Err(e);
+            }
+            issued.failure = Some(e);
+        }
+        Ok(issued)
+    }
+
+    async fn fill(&self, issued: &mut Issued, count: u64) -> Result<()> {
+        let slot = Slot {
+            app: issued.app,
+            shard: issued.shard,
+        };
+        let kind = self.options.kind_for(slot.app);
+        let mut node_name = self.nodes.default_node().to_string();
+        let (mut hops, mut refills) = (0, 0);
+        loop {
+            let node = self.nodes.get(&node_name).await?;
+            let remaining = count - issued.ids.len() as u64;
+            let taken = node.take(kind, slot, remaining).await?;
+            if taken.rejected > 0 {
+                issued.warnings.push(format!(
+                    "dropped {} malformed entries from app {} shard {} on node {node_name}",
+                    taken.rejected, slot.app, slot.shard
+                ));
+            }
+            compose_into(&mut issued.ids, slot, taken.indexes.into_iter())?;
+            if issued.ids.len() as u64 == count {
+                return Ok(());
+            }
+            let remaining = count - issued.ids.len() as u64;
+            let moved = match taken.route_hint {
+                Some(hint) if hint != node_name => Some(hint),
+                _ => match self
+                    .make_up(&*node, kind, slot, remaining, &mut refills, issued)
+                    .await?
+                {
+                    Refilled::Direct(segment) => {
+                        // Usually the whole shortfall; less only near max_limit_id,
+                        // and the next round then reports the limit.
+                        compose_into(&mut issued.ids, slot, segment.indexes())?;
+                        if issued.ids.len() as u64 == count {
+                            return Ok(());
+                        }
+                        None
+                    }
+                    Refilled::Stocked => None,
+                    Refilled::Moved(to) => {
+                        // Repair the hint so the next call goes straight there.
+                        let default = self.nodes.get(self.nodes.default_node()).await?;
+                        default.set_route_hint(slot.app, Some(&to)).await?;
+                        Some(to)
+                    }
+                },
+            };
+            if let Some(to) = moved {
+                hops += 1;
+                if hops > MAX_HOPS {
+                    return Err(Error::Internal(format!(
+                        "route hints for app {} loop between nodes",
+                        slot.app
+                    )));
+                }
+                if !self.nodes.contains(&to).await {
+                    return Err(Error::RouteToUnknownNode {
+                        app: slot.app,
+                        node: to,
+                    });
+                }
+                node_name = to;
+            }
+        }
+    }
+
+    /// The stock ran short: refill it under the lock, wait for another
+    /// refiller, or take a segment straight from the ledger.
+    async fn make_up(
+        &self,
+        node: &dyn Dispenser,
+        kind: DispenserKind,
+        slot: Slot,
+        remaining: u64,
+        refills: &mut u32,
+        issued: &mut Issued,
+    ) -> Result<Refilled> {
+        if *refills >= INLINE_REFILLS {
+            return self
+                .take_direct(slot, remaining, issued)
+                .await
+                .map(Refilled::Direct);
+        }
+        *refills += 1;
+        match node.lock(kind, slot, self.options.lock_ttl).await? {
+            Some(locked) => {
+                let stock = locked.stock.unwrap_or(0);
+                if stock > 0 {
+                    // Someone stocked it between our take and our lock.
+                    node.unlock(slot, &locked.token).await?;
+                    return Ok(Refilled::Stocked);
+                }
+                let seen = Mutex::new(Seen::default());
+                let outcome = self
+                    .refill_with(
+                        node,
+                        kind,
+                        slot,
+                        &locked.token,
+                        stock,
+                        Trigger::Empty,
+                        Some(remaining),
+                        &seen,
+                        &mut issued.warnings,
+                    )
+                    .await;
+                node.unlock(slot, &locked.token).await?;
+                match outcome {
+                    Ok((_, Some(direct))) => Ok(Refilled::Direct(direct)),
+                    Ok((_, None)) => Ok(Refilled::Stocked),
+                    Err(Error::Moved { node, .. }) => Ok(Refilled::Moved(node)),
+                    Err(e) => Err(e),
+                }
+            }
+            None => {
+                // Another process is refilling: give it a moment, then stop waiting.
+                let deadline = Instant::now() + self.options.lock_wait;
+                while Instant::now() < deadline {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    let stock = node.stock(kind, &[slot]).await?;
+                    if stock.first().copied().flatten().unwrap_or(0) > 0 {
+                        return Ok(Refilled::Stocked);
+                    }
+                }
+                self.take_direct(slot, remaining, issued)
+                    .await
+                    .map(Refilled::Direct)
+            }
+        }
+    }
+
+    /// Takes a segment for the caller alone; no dispenser involved, so no lock.
+    async fn take_direct(&self, slot: Slot, wanted: u64, issued: &mut Issued) -> Result<Segment> {
+        let seen = Mutex::new(Seen::default());
+        let plan = |state: &ShardState| -> Result<SegmentPlan> {
+            seen.lock().expect("not poisoned").max_limit_id = state.max_limit_id;
+            plan_direct(state, wanted)
+        };
+        let segment = self
+            .ledger
+            .take_segment(slot.app, slot.shard, &plan)
+            .await?
+            .ok_or(Error::StockEmpty {
+                app: slot.app,
+                shard: slot.shard,
+            })?;
+        let limit = seen.lock().expect("not poisoned").max_limit_id;
+        warn_near_limit(&mut issued.warnings, limit, slot, segment.last);
+        Ok(segment)
+    }
+
+    /// The common refill: plan inside the ledger's transaction, then push under
+    /// the token. With `direct_for`, a shortfall of at least a step is served
+    /// straight from the segment, which is returned instead of pushed.
+    #[allow(clippy::too_many_arguments)]
+    async fn refill_with(
+        &self,
+        node: &dyn Dispenser,
+        kind: DispenserKind,
+        slot: Slot,
+        token: &LockToken,
+        stock: u64,
+        trigger: Trigger,
+        direct_for: Option<u64>,
+        seen: &Mutex<Seen>,
+        warnings: &mut Vec<String>,
+    ) -> Result<(RefillOutcome, Option<Segment>)> {
+        let node_name = node.node();
+        let now = now_ms();
+        let plan = |state: &ShardState| -> Result<SegmentPlan> {
+            check_route(&state.route, slot.app, node_name)?;
+            let mut seen = seen.lock().expect("not poisoned");
+            seen.max_limit_id = state.max_limit_id;
+            match direct_for {
+                Some(wanted) if wanted >= state.step => {
+                    seen.direct = true;
+                    plan_direct(state, wanted)
+                }
+                _ => plan_refill(state, trigger, stock, now),
+            }
+        };
+        let Some(segment) = self
+            .ledger
+            .take_segment(slot.app, slot.shard, &plan)
+            .await?
+        else {
+            return Ok((RefillOutcome::NotNeeded, None));
+        };
+        let (limit, direct) = {
+            let seen = seen.lock().expect("not poisoned");
+            (seen.max_limit_id, seen.direct)
+        };
+        warn_near_limit(warnings, limit, slot, segment.last);
+        if direct {
+            return Ok((RefillOutcome::NotNeeded, Some(segment)));
+        }
+        // A crash from here until the push leaves a gap: the ledger has moved on.
+        crate::failpoint::hit("segment.after_take")?;
+        let outcome = match node.push(kind, slot, segment, token).await? {
+            PushOutcome::Stocked(_) => RefillOutcome::Refilled {
+                added: segment.count(),
+            },
+            PushOutcome::LockLost => RefillOutcome::LockLost,
+            PushOutcome::Full => RefillOutcome::Full,
+        };
+        Ok((outcome, None))
+    }
+
+    /// Refills one shard if it is at or below the threshold, under its lock.
+    pub async fn refill_shard(
+        &self,
+        node: &dyn Dispenser,
+        kind: DispenserKind,
+        slot: Slot,
+        idle: f64,
+        warnings: &mut Vec<String>,
+    ) -> Result<RefillOutcome> {
+        let Some(locked) = node.lock(kind, slot, self.options.lock_ttl).await? else {
+            return Ok(RefillOutcome::Busy);
+        };
+        let seen = Mutex::new(Seen::default());
+        let outcome = self
+            .refill_with(
+                node,
+                kind,
+                slot,
+                &locked.token,
+                locked.stock.unwrap_or(0),
+                Trigger::Threshold { idle },
+                None,
+                &seen,
+                warnings,
+            )
+            .await;
+        node.unlock(slot, &locked.token).await?;
+        outcome.map(|(outcome, _)| outcome)
+    }
+
+    /// Tops up every shard at or below the threshold; safe to run many at once.
+    pub async fn reload(
+        &self,
+        options: &ReloadOptions,
+        progress: &dyn ReloadProgress,
+    ) -> Result<ReloadReport> {
+        let mut report = ReloadReport::default();
+        let apps = self.ledger.apps().await?;
+        let apps: Vec<_> = match options.app {
+            Some(app) => {
+                let found: Vec<_> = apps.into_iter().filter(|a| a.app == app).collect();
+                if found.is_empty() {
+                    return Err(Error::UnknownApp { app });
+                }
+                found
+            }
+            None => apps,
+        };
+        let routes = self.ledger.routes().await?;
+        let default = self.nodes.default_node().to_string();
+
+        // Group shards by the node and dispenser that serve them.
+        let mut groups: BTreeMap<(String, DispenserKind), Vec<(Slot, u64)>> = BTreeMap::new();
+        for app in &apps {
+            let node = routes
+                .get(&app.app)
+                .map_or(default.clone(), |r| r.node.clone());
+            let kind = self.options.kind_for(app.app);
+            for row in &app.shards {
+                let reference = row.last_loaded.unwrap_or(row.step).max(1);
+                groups.entry((node.clone(), kind)).or_default().push((
+                    Slot {
+                        app: app.app,
+                        shard: row.shard,
+                    },
+                    reference,
+                ));
+            }
+        }
+
+        let mut work: Vec<(String, DispenserKind, Slot)> = Vec::new();
+        for ((node_name, kind), slots) in &groups {
+            report.shards_checked += slots.len() as u64;
+            let stocks = match self.nodes.get(node_name).await {
+                Ok(node) => {
+                    let only: Vec<Slot> = slots.iter().map(|(s, _)| *s).collect();
+                    node.stock(*kind, &only).await
+                }
+                Err(e) => Err(e),
+            };
+            let stocks = match stocks {
+                Ok(stocks) => stocks,
+                Err(e) => {
+                    report
+                        .failures
+                        .extend(slots.iter().map(|(slot, _)| ShardFailure {
+                            app: slot.app,
+                            shard: slot.shard,
+                            node: node_name.clone(),
+                            error: e.to_string(),
+                        }));
+                    continue;
+                }
+            };
+            for ((slot, reference), stock) in slots.iter().zip(stocks) {
+                let stock = stock.unwrap_or(0);
+                if super::sizing::needs_refill(
+                    Trigger::Threshold { idle: options.idle },
+                    stock,
+                    *reference,
+                ) {
+                    work.push((node_name.clone(), *kind, *slot));
+                }
+            }
+        }
+        report.shards_below_threshold = work.len() as u64;
+        progress.start(work.len() as u64);
+
+        let results: Vec<_> = futures::stream::iter(work)
+            .map(|(node_name, kind, slot)| async move {
+                let mut warnings = Vec::new();
+                let outcome = match self.nodes.get(&node_name).await {
+                    Ok(node) => {
+                        self.refill_shard(&*node, kind, slot, options.idle, &mut warnings)
+                            .await
+                    }
+                    Err(e) => Err(e),
+                };
+                progress.advance();
+                (node_name, slot, outcome, warnings)
+            })
+            .buffer_unordered(options.jobs.max(1))
+            .collect()
+            .await;
+        for (node, slot, outcome, warnings) in results {
+            report.warnings.extend(warnings);
+            match outcome {
+                Ok(RefillOutcome::Refilled { added }) => {
+                    report.shards_refilled += 1;
+                    report.ids_added += added;
+                }
+                Ok(RefillOutcome::NotNeeded) => {}
+                Ok(RefillOutcome::Busy) => report.shards_busy += 1,
+                Ok(RefillOutcome::LockLost | RefillOutcome::Full) => report.segments_dropped += 1,
+                Err(e) => report.failures.push(ShardFailure {
+                    app: slot.app,
+                    shard: slot.shard,
+                    node,
+                    error: e.to_string(),
+                }),
+            }
+        }
+        report.failures.sort_by_key(|f| (f.app, f.shard));
+        report.warnings.sort();
+        report.warnings.dedup();
+
+        self.sync_route_hints(&routes, options.app, &mut report)
+            .await;
+        self.find_orphans(&apps, &routes, options, &mut report)
+            .await;
+        Ok(report)
+    }
+
+    /// Makes the default node's route hints match the durable routes.
+    async fn sync_route_hints(
+        &self,
+        routes: &BTreeMap<u8, Route>,
+        only: Option<u8>,
+        report: &mut ReloadReport,
+    ) {
+        let default_name = self.nodes.default_node().to_string();
+        let result: Result<()> = async {
+            let default = self.nodes.get(&default_name).await?;
+            let hints = default.route_hints().await?;
+            let in_scope = |app: &u8| only.is_none_or(|o| o == *app);
+            for (app, route) in routes.iter().filter(|(a, _)| in_scope(a)) {
+                let wanted = (route.node != default_name).then_some(route.node.as_str());
+                if hints.get(app).map(String::as_str) != wanted {
+                    default.set_route_hint(*app, wanted).await?;
+                }
+            }
+            for app in hints
+                .keys()
+                .filter(|a| in_scope(a) && !routes.contains_key(a))
+            {
+                default.set_route_hint(*app, None).await?;
+            }
+            Ok(())
+        }
+        .await;
+        if let Err(e) = result {
+            report
+                .warnings
+                .push(format!("could not sync route hints: {e}"));
+        }
+    }
+
+    /// Reports (and with `prune`, retires) stock that no app routed to its node owns.
+    async fn find_orphans(
+        &self,
+        apps: &[crate::store::AppRecord],
+        routes: &BTreeMap<u8, Route>,
+        options: &ReloadOptions,
+        report: &mut ReloadReport,
+    ) {
+        let known: BTreeSet<u8> = apps.iter().map(|a| a.app).collect();
+        let default = self.nodes.default_node().to_string();
+        for node_name in self.nodes.names().await {
+            let node = match self.nodes.get(&node_name).await {
+                Ok(node) => node,
+                Err(e) => {
+                    report.warnings.push(format!(
+                        "could not check node {node_name} for orphaned stock: {e}"
+                    ));
+                    continue;
+                }
+            };
+            for kind in [DispenserKind::Queue, DispenserKind::Range] {
+                let slots = match node.stocked_slots(kind).await {
+                    Ok(slots) => slots,
+                    Err(e) => {
+                        report
+                            .warnings
+                            .push(format!("could not list stock on node {node_name}: {e}"));
+                        continue;
+                    }
+                };
+                let mut by_app: BTreeMap<u8, Vec<Slot>> = BTreeMap::new();
+                for slot in slots {
+                    if options.app.is_some_and(|a| a != slot.app) {
+                        continue;
+                    }
+                    by_app.entry(slot.app).or_default().push(slot);
+                }
+                for (app, slots) in by_app {
+                    let reason = if options.app.is_none() && !known.contains(&app) {
+                        "app is not in id_alloc".to_string()
+                    } else if known.contains(&app) {
+                        let route = routes.get(&app);
+                        let serving = route.map_or(default.as_str(), |r| r.node.as_str());
+                        let target = route.and_then(|r| r.target.as_deref());
+                        if serving == node_name || target == Some(node_name.as_str()) {
+                            continue;
+                        }
+                        format!("app is served by node {serving}")
+                    } else {
+                        continue;
+                    };
+                    let pruned_ids = if options.prune {
+                        self.retire_slots(&*node, kind, &slots, report).await
+                    } else {
+                        None
+                    };
+                    report.orphans.push(OrphanStock {
+                        node: node_name.clone(),
+                        app,
+                        dispenser: kind,
+                        shards: slots.iter().map(|s| s.shard).collect(),
+                        reason,
+                        pruned_ids,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Deletes the stock of `slots`, each under its own refill lock.
+    pub async fn retire_slots(
+        &self,
+        node: &dyn Dispenser,
+        kind: DispenserKind,
+        slots: &[Slot],
+        report: &mut ReloadReport,
+    ) -> Option<u64> {
+        let mut dropped = 0;
+        for &slot in slots {
+            let result: Result<Option<u64>> = async {
+                let Some(locked) = node.lock(kind, slot, self.options.lock_ttl).await? else {
+                    return Ok(None);
+                };
+                let retired = node.retire(kind, slot, &locked.token).await;
+                node.unlock(slot, &locked.token).await?;
+                retired
+            }
+            .await;
+            match result {
+                Ok(Some(n)) => dropped += n,
+                Ok(None) => report.warnings.push(format!(
+                    "app {} shard {} on node {} is locked by a refiller; not pruned this time",
+                    slot.app,
+                    slot.shard,
+                    node.node()
+                )),
+                Err(e) => report.failures.push(ShardFailure {
+                    app: slot.app,
+                    shard: slot.shard,
+                    node: node.node().to_string(),
+                    error: format!("prune failed: {e}"),
+                }),
+            }
+        }
+        Some(dropped)
+    }
+}
+
+fn check_route(route: &Route, app: u8, node: &str) -> Result<()> {
+    if route.allows(node) {
+        Ok(())
+    } else {
+        Err(Error::Moved {
+            app,
+            node: route.node.clone(),
+        })
+    }
+}
+
+fn warn_near_limit(warnings: &mut Vec<String>, limit: u64, slot: Slot, max_id: u64) {
+    if limit > 0 && near_limit(limit, slot.app, slot.shard, max_id) {
+        warnings.push(format!(
+            "app {} shard {} has used 90% or more of max_limit_id {limit}",
+            slot.app, slot.shard
+        ));
+    }
+}
+
+fn compose_into(ids: &mut Vec<u64>, slot: Slot, indexes: impl Iterator<Item = u64>) -> Result<()> {
+    for index in indexes {
+        ids.push(
+            SegmentId {
+                index,
+                shard: slot.shard,
+                app: slot.app,
+            }
+            .compose()?,
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,186 @@
+//! How much to take from the ledger, and when a shard needs it (SPEC §1.5, §1.6).
+
+use crate::error::{Error, Result};
+use crate::segment::id::max_index_within;
+use crate::store::{RefillMark, SegmentPlan, ShardState};
+
+/// Why a refill was started; decides the double-check made under the lock.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Trigger {
+    /// A caller found the stock empty: refill only if it still is.
+    Empty,
+    /// The cron job: refill if stock ≤ idle × the last loaded size.
+    Threshold { idle: f64 },
+}
+
+/// Should a shard with this stock be refilled? `reference` is the size of the
+/// last segment loaded, or the configured step.
+pub fn needs_refill(trigger: Trigger, stock: u64, reference: u64) -> bool {
+    match trigger {
+        Trigger::Empty => stock == 0,
+        Trigger::Threshold { idle } => (stock as f64) <= idle * reference as f64,
+    }
+}
+
+/// The next step from the consumption rate since the last load, clamped to the
+/// app's bounds; without usable history, the configured step.
+pub fn next_step(state: &ShardState, stock: u64, now_ms: i64) -> u64 {
+    let policy = &state.policy;
+    let (min, max) = (
+        policy.min_step.max(1),
+        policy.max_step.max(policy.min_step.max(1)),
+    );
+    let Some(last) = state.last_refill else {
+        return state.step.max(1);
+    };
+    let elapsed_ms = now_ms - last.loaded_at_ms;
+    if elapsed_ms <= 0 || last.stock_after < stock {
+        return state.step.clamp(min, max);
+    }
+    let consumed = (last.stock_after - stock) as f64;
+    let rate_per_ms = consumed / elapsed_ms as f64;
+    let wanted = (rate_per_ms * policy.target.as_millis() as f64).ceil();
+    (wanted as u64).clamp(min, max)
+}
+
+/// How many indexes the shard can still hand out under `max_limit_id`.
+pub fn room(state: &ShardState) -> Result<u64> {
+    let room = max_index_within(state.max_limit_id, state.app, state.shard)
+        .map_or(0, |max| max.saturating_sub(state.max_id));
+    if room == 0 {
+        return Err(Error::LimitReached {
+            app: state.app,
+            shard: state.shard,
+            max_limit_id: state.max_limit_id,
+        });
+    }
+    Ok(room)
+}
+
+/// The plan for a refill that stocks a dispenser; `count == 0` means the stock
+/// turned out not to need one.
+pub fn plan_refill(
+    state: &ShardState,
+    trigger: Trigger,
+    stock: u64,
+    now_ms: i64,
+) -> Result<SegmentPlan> {
+    let reference = state.last_refill.map_or(state.step, |m| m.loaded).max(1);
+    if !needs_refill(trigger, stock, reference) {
+        return Ok(SegmentPlan {
+            count: 0,
+            mark: None,
+        });
+    }
+    let count = next_step(state, stock, now_ms).min(room(state)?);
+    Ok(SegmentPlan {
+        count,
+        mark: Some(RefillMark {
+            loaded_at_ms: now_ms,
+            loaded: count,
+            stock_after: stock + count,
+        }),
+    })
+}
+
+/// The plan for a caller that consumes the whole segment itself.
+pub fn plan_direct(state: &ShardState, wanted: u64) -> Result<SegmentPlan> {
+    Ok(SegmentPlan {
+        count: wanted.min(room(state)?),
+        mark: None,
+    })
+}
+
+/// Has the shard used at least 90% of what `max_limit_id` allows?
+pub fn near_limit(max_limit_id: u64, app: u8, shard: u8, max_id: u64) -> bool {
+    match max_index_within(max_limit_id, app, shard) {
+        Some(_) if max_limit_id == 0 => false,
+        Some(max) => max_id.saturating_mul(10) >= max.saturating_mul(9),
+        None => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{AppPolicy, Route};
+    use std::time::Duration;
+
+    fn shard(step: u64, last: Option<RefillMark>) -> ShardState {
+        ShardState {
+            app: 1,
+            shard: 2,
+            max_id: 0,
+            step,
+            max_limit_id: 0,
+            policy: AppPolicy {
+                min_step: 100,
+                max_step: 10_000,
+                target: Duration::from_secs(60),
+            },
+            last_refill: last,
+            route: Route {
+                node: "main".into(),
+                target: None,
+            },
+        }
+    }
+
+    #[test]
+    fn without_history_the_configured_step_applies() {
+        assert_eq!(next_step(&shard(1000, None), 0, 5_000), 1000);
+    }
+
+    #[test]
+    fn step_follows_the_consumption_rate_times_the_target() {
+        // 600 indexes used in 6 s = 100/s; 60 s target → 6000.
+        let last = RefillMark {
+            loaded_at_ms: 0,
+            loaded: 1000,
+            stock_after: 1000,
+        };
+        assert_eq!(next_step(&shard(1000, Some(last)), 400, 6_000), 6000);
+    }
+
+    #[test]
+    fn step_is_clamped_to_the_app_bounds() {
+        let last = RefillMark {
+            loaded_at_ms: 0,
+            loaded: 1000,
+            stock_after: 1000,
+        };
+        assert_eq!(next_step(&shard(1000, Some(last)), 1000, 60_000), 100);
+        assert_eq!(next_step(&shard(1000, Some(last)), 0, 1), 10_000);
+    }
+
+    #[test]
+    fn threshold_is_idle_times_the_last_load() {
+        assert!(needs_refill(Trigger::Threshold { idle: 0.2 }, 200, 1000));
+        assert!(!needs_refill(Trigger::Threshold { idle: 0.2 }, 201, 1000));
+        assert!(needs_refill(Trigger::Empty, 0, 1000));
+        assert!(!needs_refill(Trigger::Empty, 1, 1000));
+    }
+
+    #[test]
+    fn refill_never_passes_max_limit_id() {
+        let mut state = shard(1000, None);
+        // Index 10 is the last whose ID (shard 2, app 1) stays under the limit.
+        state.max_limit_id = (10 << 14) | (2 << 8) | 1;
+        state.max_id = 7;
+        let plan = plan_refill(&state, Trigger::Empty, 0, 0).unwrap();
+        assert_eq!(plan.count, 3);
+        state.max_id = 10;
+        assert!(matches!(
+            plan_refill(&state, Trigger::Empty, 0, 0),
+            Err(Error::LimitReached { .. })
+        ));
+    }
+
+    #[test]
+    fn near_limit_at_ninety_percent() {
+        let limit = (100 << 14) | 0x3fff;
+        assert!(!near_limit(limit, 255, 63, 89));
+        assert!(near_limit(limit, 255, 63, 90));
+        assert!(!near_limit(0, 1, 1, u64::MAX / 2));
+    }
+}

@@ -1,0 +1,411 @@
+//! Storage behind small traits: a [`Ledger`] decides uniqueness durably (MySQL or
+//! SQLite), a [`Dispenser`] serves ready indexes fast (a Redis node or SQLite).
+//!
+//! The one rule the split rests on: only [`Ledger::take_segment`] hands out
+//! indexes, each exactly once. A dispenser merely caches indexes already taken,
+//! so losing or corrupting a dispenser costs gaps, never repeats.
+
+pub mod mysql;
+pub mod nodes;
+pub mod redis;
+
+pub use nodes::NodeSet;
+
+use crate::error::Result;
+use crate::segment::DispenserKind;
+use async_trait::async_trait;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// An inclusive run of indexes, `first..=last`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Segment {
+    pub first: u64,
+    pub last: u64,
+}
+
+impl Segment {
+    /// How many indexes the run holds (never 0).
+    pub fn count(&self) -> u64 {
+        self.last - self.first + 1
+    }
+
+    pub fn indexes(&self) -> impl Iterator<Item = u64> {
+        self.first..=self.last
+    }
+}
+
+/// What was loaded into a shard's stock last time, for sizing the next step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefillMark {
+    /// Unix ms when the segment was taken.
+    pub loaded_at_ms: i64,
+    /// How many indexes it held.
+    pub loaded: u64,
+    /// The stock right after it was pushed.
+    pub stock_after: u64,
+}
+
+/// Per-app bounds on the step sizing of SPEC §1.5.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AppPolicy {
+    pub min_step: u64,
+    pub max_step: u64,
+    /// A segment should last about this long at the observed rate.
+    #[serde(serialize_with = "serialize_secs")]
+    pub target: Duration,
+}
+
+impl AppPolicy {
+    /// The policy of an app that idgen did not create (the Java service's apps).
+    pub fn for_step(step: u64) -> Self {
+        AppPolicy {
+            min_step: step,
+            max_step: step.saturating_mul(10),
+            target: Duration::from_secs(300),
+        }
+    }
+}
+
+fn serialize_secs<S: serde::Serializer>(
+    d: &Duration,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_secs())
+}
+
+/// Which Redis node serves an app, from the durable routing table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Route {
+    pub node: String,
+    /// Set while a migration to this node is under way.
+    pub target: Option<String>,
+}
+
+impl Route {
+    /// May a refill stock `node` for this app?
+    pub fn allows(&self, node: &str) -> bool {
+        self.node == node || self.target.as_deref() == Some(node)
+    }
+}
+
+/// A shard as the ledger sees it inside the transaction that takes a segment.
+#[derive(Debug, Clone)]
+pub struct ShardState {
+    pub app: u8,
+    pub shard: u8,
+    pub max_id: u64,
+    pub step: u64,
+    pub max_limit_id: u64,
+    pub policy: AppPolicy,
+    pub last_refill: Option<RefillMark>,
+    pub route: Route,
+}
+
+/// The planner's answer: how many indexes to take, and what to remember.
+#[derive(Debug, Clone, Copy)]
+pub struct SegmentPlan {
+    pub count: u64,
+    pub mark: Option<RefillMark>,
+}
+
+/// Decides, inside the ledger's transaction, how large a segment to take.
+pub type Planner<'a> = &'a (dyn Fn(&ShardState) -> Result<SegmentPlan> + Send + Sync);
+
+/// A new app as `init-app` describes it.
+#[derive(Debug, Clone, Serialize)]
+pub struct AppSpec {
+    pub app: u8,
+    pub name: String,
+    pub description: Option<String>,
+    pub step: u64,
+    pub max_limit_id: u64,
+    pub policy: AppPolicy,
+}
+
+impl AppSpec {
+    /// Checks every field; the error names the field and the fix.
+    pub fn validated(
+        app: u8,
+        name: &str,
+        description: Option<&str>,
+        step: u64,
+        max_limit_id: u64,
+        policy: AppPolicy,
+    ) -> Result<Self> {
+        use crate::error::Error;
+        if name.trim().is_empty() {
+            return Err(Error::invalid(
+                "--name",
+                "the app name is empty",
+                "give the app a name, e.g. --name orders",
+            ));
+        }
+        if name.chars().count() > 128 {
+            return Err(Error::invalid(
+                "--name",
+                format!(
+                    "{} characters is longer than id_alloc.app_name allows (128)",
+                    name.chars().count()
+                ),
+                "use a name of at most 128 characters",
+            ));
+        }
+        if description.is_some_and(|d| d.chars().count() > 255) {
+            return Err(Error::invalid(
+                "--description",
+                "longer than id_alloc.description allows (255 characters)",
+                "shorten the description to 255 characters",
+            ));
+        }
+        if step == 0 || step > i32::MAX as u64 {
+            return Err(Error::invalid(
+                "--step",
+                format!("{step} is outside 1..={}", i32::MAX),
+                "use a step of at least 1 (id_alloc.step is an int)",
+            ));
+        }
+        if max_limit_id > i64::MAX as u64 {
+            return Err(Error::invalid(
+                "--max-limit-id",
+                format!("{max_limit_id} does not fit id_alloc.max_limit_id (bigint)"),
+                "use 0 for no limit, or a value up to 9223372036854775807",
+            ));
+        }
+        if max_limit_id > 0
+            && crate::segment::max_index_within(max_limit_id, app, crate::segment::SHARDS - 1)
+                .is_none()
+        {
+            let minimum =
+                (1u64 << 14) | (u64::from(crate::segment::SHARDS - 1) << 8) | u64::from(app);
+            return Err(Error::invalid(
+                "--max-limit-id",
+                format!("{max_limit_id} leaves shard 63 of app {app} no ID at all"),
+                format!("use 0 for no limit, or at least {minimum}"),
+            ));
+        }
+        if policy.min_step == 0
+            || policy.min_step > policy.max_step
+            || policy.max_step > i32::MAX as u64
+        {
+            return Err(Error::invalid(
+                "--min-step/--max-step",
+                format!(
+                    "bounds {}..={} are not a valid range",
+                    policy.min_step, policy.max_step
+                ),
+                "use 1 <= --min-step <= --max-step <= 2147483647",
+            ));
+        }
+        if policy.target.is_zero() {
+            return Err(Error::invalid(
+                "--target-interval",
+                "the interval is zero",
+                "use how long a segment should last, e.g. --target-interval 5m",
+            ));
+        }
+        Ok(AppSpec {
+            app,
+            name: name.to_string(),
+            description: description.map(str::to_string),
+            step,
+            max_limit_id,
+            policy,
+        })
+    }
+}
+
+/// What `init-app` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InitOutcome {
+    /// All 64 shards were created.
+    Created,
+    /// Some shards existed under the same name; the missing ones were added.
+    Completed,
+    /// Everything was already there.
+    Unchanged,
+}
+
+/// One shard row of `id_alloc`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShardRow {
+    pub shard: u8,
+    pub max_id: u64,
+    pub step: u64,
+    pub max_limit_id: u64,
+    /// Size of the segment last loaded into a dispenser, if idgen has loaded one.
+    pub last_loaded: Option<u64>,
+}
+
+/// An app with its shards.
+#[derive(Debug, Clone, Serialize)]
+pub struct AppRecord {
+    pub app: u8,
+    pub name: String,
+    pub description: Option<String>,
+    pub policy: AppPolicy,
+    pub shards: Vec<ShardRow>,
+}
+
+impl AppRecord {
+    /// The step configured for the app (of its first shard).
+    pub fn step(&self) -> u64 {
+        self.shards.first().map_or(0, |s| s.step)
+    }
+
+    /// The app's `max_limit_id` (0: none), the smallest non-zero of its shards.
+    pub fn max_limit_id(&self) -> u64 {
+        self.shards
+            .iter()
+            .map(|s| s.max_limit_id)
+            .filter(|&l| l > 0)
+            .min()
+            .unwrap_or(0)
+    }
+}
+
+/// The report of `init-app`.
+#[derive(Debug, Clone, Serialize)]
+pub struct InitReport {
+    pub outcome: InitOutcome,
+    pub shards_added: u64,
+    pub app: AppRecord,
+}
+
+/// Durable allocation: the only place where uniqueness is decided.
+#[async_trait]
+pub trait Ledger: Send + Sync {
+    /// Where the ledger lives, redacted.
+    fn describe(&self) -> String;
+
+    /// Creates `id_alloc` and idgen's own tables if missing.
+    async fn ensure_schema(&self) -> Result<()>;
+
+    /// Seeds an app's 64 shards in one transaction: all or nothing.
+    async fn init_app(&self, spec: &AppSpec) -> Result<InitReport>;
+
+    /// One app, or `None` if it has no shard rows.
+    async fn app(&self, app: u8) -> Result<Option<AppRecord>>;
+
+    /// Every app with its shards.
+    async fn apps(&self) -> Result<Vec<AppRecord>>;
+
+    /// Takes a segment for one shard in one transaction: reads the shard locked,
+    /// asks `plan` how many indexes to take, advances `max_id` and records the
+    /// refill mark. The returned indexes are never returned again. A plan of 0
+    /// indexes rolls back and returns `None`.
+    async fn take_segment(&self, app: u8, shard: u8, plan: Planner<'_>) -> Result<Option<Segment>>;
+
+    /// Routes of the apps that have one; apps without a route use the default node.
+    async fn routes(&self) -> Result<BTreeMap<u8, Route>>;
+}
+
+/// A held refill lock: the token proves it is still ours.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockToken(pub String);
+
+impl LockToken {
+    /// A fresh random token.
+    pub fn random() -> Self {
+        LockToken(random_hex(16))
+    }
+}
+
+/// Lowercase hex of `bytes` random bytes.
+pub fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    // getrandom only fails when the OS has no entropy source at all.
+    getrandom::fill(&mut buf).expect("the OS random source is available");
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The answer of [`Dispenser::take`].
+#[derive(Debug, Default)]
+pub struct Taken {
+    /// The indexes handed out, in order.
+    pub indexes: Vec<u64>,
+    /// Entries that were not valid indexes and were dropped (a gap, never a repeat).
+    pub rejected: u64,
+    /// The route hint this node holds for the app, if any.
+    pub route_hint: Option<String>,
+}
+
+/// The answer of [`Dispenser::lock`] when the lock was taken.
+#[derive(Debug)]
+pub struct Locked {
+    pub token: LockToken,
+    /// The stock seen under the lock (`None`: missing).
+    pub stock: Option<u64>,
+}
+
+/// What happened to a pushed segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PushOutcome {
+    /// Stocked; the stock now holds this many indexes.
+    Stocked(u64),
+    /// Our lock expired or was taken over: the segment was dropped (a gap).
+    LockLost,
+    /// A range dispenser already holds a current and a pending segment: dropped (a gap).
+    Full,
+}
+
+/// One (app, shard) stock on a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Slot {
+    pub app: u8,
+    pub shard: u8,
+}
+
+/// A fast store of ready indexes: a Redis node, or the embedded store.
+#[async_trait]
+pub trait Dispenser: Send + Sync {
+    /// The node's name in the configuration.
+    fn node(&self) -> &str;
+
+    /// Where the node lives, redacted.
+    fn describe(&self) -> String;
+
+    /// Takes up to `n` indexes from one shard's stock, in one round trip.
+    async fn take(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken>;
+
+    /// Stock of many shards (`None`: missing), in one round trip.
+    async fn stock(&self, kind: DispenserKind, slots: &[Slot]) -> Result<Vec<Option<u64>>>;
+
+    /// Takes the shard's refill lock (`None` if someone holds it), reading the stock under it.
+    async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>>;
+
+    /// Appends a segment to the stock, only while `token` still holds the lock.
+    async fn push(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        segment: Segment,
+        token: &LockToken,
+    ) -> Result<PushOutcome>;
+
+    /// Releases the lock if `token` still holds it.
+    async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool>;
+
+    /// Deletes the shard's stock while `token` holds the lock; returns how many
+    /// indexes were dropped (`None`: the lock was lost, nothing deleted).
+    async fn retire(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        token: &LockToken,
+    ) -> Result<Option<u64>>;
+
+    /// Every shard that has stock of this kind on the node (for pruning).
+    async fn stocked_slots(&self, kind: DispenserKind) -> Result<Vec<Slot>>;
+
+    /// Records which node serves `app` (`None`: clear), so `next` finds it in one trip.
+    async fn set_route_hint(&self, app: u8, node: Option<&str>) -> Result<()>;
+
+    /// Every route hint the node holds.
+    async fn route_hints(&self) -> Result<BTreeMap<u8, String>>;
+
+    /// The server's version, for `status`.
+    async fn server_version(&self) -> Result<String>;
+}

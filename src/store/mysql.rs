@@ -1,0 +1,481 @@
+//! MySQL/MariaDB as the [`Ledger`]: the Java service's `id_alloc`, unchanged, plus
+//! idgen's own tables (per-app step bounds, refill history, routes).
+//!
+//! Transactions run at READ COMMITTED so that locking the `id_alloc` row takes
+//! no gap locks: concurrent refills of different shards never deadlock.
+
+use super::{
+    AppPolicy, AppRecord, AppSpec, InitOutcome, InitReport, Ledger, Planner, RefillMark, Route,
+    Segment, ShardRow, ShardState,
+};
+use crate::config::DEFAULT_NODE;
+use crate::error::{Error, Result};
+use crate::redact::SecretUrl;
+use crate::segment::{SHARDS, max_index_within};
+use async_trait::async_trait;
+use mysql_async::prelude::Queryable;
+use mysql_async::{
+    Conn, IsolationLevel, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts, TxOpts,
+};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// The schema version idgen's own tables are at.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// `id_alloc` exactly as the Java service defines it (SPEC §1.1).
+const ID_ALLOC_DDL: &str = "CREATE TABLE IF NOT EXISTS `id_alloc` (
+  `app_id` int(11) NOT NULL,
+  `app_name` varchar(128) NOT NULL,
+  `max_id` bigint(20) NOT NULL DEFAULT '1',
+  `shard_id` int(11) NOT NULL,
+  `step` int(11) NOT NULL DEFAULT '1000',
+  `description` varchar(255) DEFAULT NULL,
+  `create_time` datetime NOT NULL DEFAULT CURRENT_TIMESTAMP,
+  `update_time` datetime NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
+  `max_limit_id` bigint(20) NOT NULL DEFAULT '0',
+  PRIMARY KEY (`app_id`,`shard_id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4";
+
+const IDGEN_DDL: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS `idgen_schema` (
+  `id` tinyint NOT NULL PRIMARY KEY,
+  `version` int NOT NULL
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+    "CREATE TABLE IF NOT EXISTS `idgen_app` (
+  `app_id` int(11) NOT NULL PRIMARY KEY,
+  `min_step` bigint NOT NULL,
+  `max_step` bigint NOT NULL,
+  `target_secs` int NOT NULL,
+  `create_time` datetime NOT NULL DEFAULT CURRENT_TIMESTAMP
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+    "CREATE TABLE IF NOT EXISTS `idgen_refill` (
+  `app_id` int(11) NOT NULL,
+  `shard_id` int(11) NOT NULL,
+  `loaded_at_ms` bigint NOT NULL,
+  `loaded` bigint NOT NULL,
+  `stock_after` bigint NOT NULL,
+  PRIMARY KEY (`app_id`,`shard_id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+    "CREATE TABLE IF NOT EXISTS `idgen_route` (
+  `app_id` int(11) NOT NULL PRIMARY KEY,
+  `node` varchar(64) NOT NULL,
+  `target_node` varchar(64) DEFAULT NULL,
+  `phase` varchar(16) DEFAULT NULL,
+  `update_time` datetime NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+];
+
+/// The MySQL/MariaDB ledger. Connects lazily: a warm `next` never opens it.
+pub struct MysqlLedger {
+    url: SecretUrl,
+    pool: Pool,
+    timeout: Duration,
+    ready: AtomicBool,
+}
+
+impl MysqlLedger {
+    /// Prepares a pool; no connection is made until the first query.
+    pub fn open(url: &SecretUrl, timeout: Duration) -> Result<Self> {
+        let opts = Opts::from_url(url.expose()).map_err(|e| {
+            Error::invalid(
+                "MySQL URL",
+                format!("{url}: {}", url.scrub(&e.to_string())),
+                "write it as mysql://user[:password]@host[:port]/database",
+            )
+        })?;
+        if opts.db_name().is_none_or(str::is_empty) {
+            return Err(Error::invalid(
+                "MySQL URL",
+                format!("{url} names no database"),
+                "add the database to the URL: mysql://user@host:3306/idgen",
+            ));
+        }
+        let pool_opts = PoolOpts::default()
+            .with_constraints(PoolConstraints::new(0, 32).expect("0 <= 32"))
+            .with_reset_connection(false);
+        let opts = OptsBuilder::from_opts(opts)
+            .pool_opts(pool_opts)
+            .wait_timeout(Some(28_800));
+        Ok(MysqlLedger {
+            url: url.clone(),
+            pool: Pool::new(opts),
+            timeout,
+            ready: AtomicBool::new(false),
+        })
+    }
+
+    async fn conn(&self) -> Result<Conn> {
+        self.bounded(self.pool.get_conn()).await
+    }
+
+    /// Runs one exchange with the time bound and error mapping.
+    async fn bounded<T>(
+        &self,
+        exchange: impl Future<Output = mysql_async::Result<T>>,
+    ) -> Result<T> {
+        match tokio::time::timeout(self.timeout, exchange).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(self.error(&e)),
+            Err(_) => Err(Error::Timeout {
+                backend: "MySQL",
+                url: self.url.to_string(),
+                after: self.timeout,
+            }),
+        }
+    }
+
+    fn error(&self, e: &mysql_async::Error) -> Error {
+        let detail = self.url.scrub(&e.to_string());
+        match e {
+            mysql_async::Error::Server(_) => Error::Backend {
+                backend: "MySQL",
+                url: self.url.to_string(),
+                detail,
+            },
+            _ => Error::Unreachable {
+                backend: "MySQL",
+                url: self.url.to_string(),
+                detail,
+            },
+        }
+    }
+
+    fn tx_opts() -> TxOpts {
+        let mut opts = TxOpts::default();
+        opts.with_isolation_level(IsolationLevel::ReadCommitted);
+        opts
+    }
+
+    /// Checks once per process that the tables exist, creating idgen's own next
+    /// to an `id_alloc` made by the Java service. Returns whether `id_alloc` exists.
+    async fn ready(&self) -> Result<bool> {
+        if self.ready.load(Ordering::Acquire) {
+            return Ok(true);
+        }
+        let mut conn = self.conn().await?;
+        let present: Vec<String> = self
+            .bounded(conn.query(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()
+                 AND table_name IN ('id_alloc', 'idgen_schema', 'idgen_app', 'idgen_refill', 'idgen_route')",
+            ))
+            .await?;
+        drop(conn);
+        if !present.iter().any(|t| t == "id_alloc") {
+            return Ok(false);
+        }
+        // Creating the rest needs the CREATE privilege; ensure_schema says so if it fails.
+        self.ensure_schema().await?;
+        Ok(true)
+    }
+
+    async fn take_segment_locked(
+        &self,
+        app: u8,
+        shard: u8,
+        plan: Planner<'_>,
+    ) -> Result<Option<Segment>> {
+        let mut conn = self.conn().await?;
+        let mut tx = self
+            .bounded(conn.start_transaction(Self::tx_opts()))
+            .await?;
+        let row: Option<(i64, i64, i64)> = self
+            .bounded(tx.exec_first(
+                "SELECT max_id, step, max_limit_id FROM id_alloc WHERE app_id = ? AND shard_id = ? FOR UPDATE",
+                (app, shard),
+            ))
+            .await?;
+        let Some((max_id, step, max_limit_id)) = row else {
+            let shards: Option<i64> = self
+                .bounded(tx.exec_first("SELECT COUNT(*) FROM id_alloc WHERE app_id = ?", (app,)))
+                .await?;
+            return Err(if shards.unwrap_or(0) == 0 {
+                Error::UnknownApp { app }
+            } else {
+                Error::ShardMissing { app, shard }
+            });
+        };
+        type Extra = (
+            Option<i64>,
+            Option<i64>,
+            Option<i64>,
+            Option<i64>,
+            Option<i64>,
+            Option<i64>,
+            Option<String>,
+            Option<String>,
+        );
+        let extra: Option<Extra> = self
+            .bounded(tx.exec_first(
+                "SELECT h.loaded_at_ms, h.loaded, h.stock_after, p.min_step, p.max_step, p.target_secs, r.node, r.target_node
+                 FROM (SELECT 1 AS one) x
+                 LEFT JOIN idgen_refill h ON h.app_id = ? AND h.shard_id = ?
+                 LEFT JOIN idgen_app p ON p.app_id = ?
+                 LEFT JOIN idgen_route r ON r.app_id = ?",
+                (app, shard, app, app),
+            ))
+            .await?;
+        let (loaded_at, loaded, stock_after, min_step, max_step, target, node, target_node) =
+            extra.unwrap_or_default();
+        let step = to_u64(step, "step")?;
+        let state = ShardState {
+            app,
+            shard,
+            max_id: to_u64(max_id, "max_id")?,
+            step,
+            max_limit_id: to_u64(max_limit_id, "max_limit_id")?,
+            policy: policy_from(step, min_step, max_step, target),
+            last_refill: match (loaded_at, loaded, stock_after) {
+                (Some(at), Some(loaded), Some(after)) => Some(RefillMark {
+                    loaded_at_ms: at,
+                    loaded: loaded.max(0) as u64,
+                    stock_after: after.max(0) as u64,
+                }),
+                _ => None,
+            },
+            route: Route {
+                node: node.unwrap_or_else(|| DEFAULT_NODE.to_string()),
+                target: target_node,
+            },
+        };
+        let planned = plan(&state)?;
+        if planned.count == 0 {
+            self.bounded(tx.rollback()).await?;
+            return Ok(None);
+        }
+        let limit = max_index_within(state.max_limit_id, app, shard).unwrap_or(0);
+        if state.max_id.saturating_add(planned.count) > limit {
+            return Err(Error::Internal(format!(
+                "planner asked for {} indexes past max_id {} of app {app} shard {shard} (limit {limit})",
+                planned.count, state.max_id
+            )));
+        }
+        let new_max = state.max_id + planned.count;
+        self.bounded(tx.exec_drop(
+            "UPDATE id_alloc SET max_id = ? WHERE app_id = ? AND shard_id = ?",
+            (new_max, app, shard),
+        ))
+        .await?;
+        if let Some(mark) = planned.mark {
+            self.bounded(tx.exec_drop(
+                "INSERT INTO idgen_refill (app_id, shard_id, loaded_at_ms, loaded, stock_after) VALUES (?, ?, ?, ?, ?)
+                 ON DUPLICATE KEY UPDATE loaded_at_ms = VALUES(loaded_at_ms), loaded = VALUES(loaded), stock_after = VALUES(stock_after)",
+                (app, shard, mark.loaded_at_ms, mark.loaded, mark.stock_after),
+            ))
+            .await?;
+        }
+        self.bounded(tx.commit()).await?;
+        Ok(Some(Segment {
+            first: state.max_id + 1,
+            last: new_max,
+        }))
+    }
+
+    async fn records(&self, app: Option<u8>) -> Result<Vec<AppRecord>> {
+        let mut conn = self.conn().await?;
+        type Row = (u8, String, Option<String>, u8, i64, i64, i64, Option<i64>);
+        let sql = "SELECT a.app_id, a.app_name, a.description, a.shard_id, a.max_id, a.step, a.max_limit_id, h.loaded
+                   FROM id_alloc a LEFT JOIN idgen_refill h ON h.app_id = a.app_id AND h.shard_id = a.shard_id";
+        let rows: Vec<Row> = match app {
+            Some(app) => {
+                self.bounded(conn.exec(format!("{sql} WHERE a.app_id = ? ORDER BY a.shard_id"), (app,)))
+                    .await?
+            }
+            None => {
+                self.bounded(conn.query(format!(
+                    "{sql} WHERE a.app_id BETWEEN 0 AND 255 AND a.shard_id BETWEEN 0 AND 63 ORDER BY a.app_id, a.shard_id"
+                )))
+                    .await?
+            }
+        };
+        let policies: Vec<(u8, i64, i64, i64)> = self
+            .bounded(conn.query("SELECT app_id, min_step, max_step, target_secs FROM idgen_app"))
+            .await?;
+        let policies: BTreeMap<u8, (i64, i64, i64)> = policies
+            .into_iter()
+            .map(|(app, min, max, target)| (app, (min, max, target)))
+            .collect();
+        let mut apps: Vec<AppRecord> = Vec::new();
+        for (app_id, name, description, shard, max_id, step, limit, loaded) in rows {
+            if apps.last().is_none_or(|a| a.app != app_id) {
+                let step = step.max(1) as u64;
+                let (min, max, target) = policies
+                    .get(&app_id)
+                    .map(|&(a, b, c)| (Some(a), Some(b), Some(c)))
+                    .unwrap_or_default();
+                apps.push(AppRecord {
+                    app: app_id,
+                    name: name.clone(),
+                    description: description.clone(),
+                    policy: policy_from(step, min, max, target),
+                    shards: Vec::new(),
+                });
+            }
+            let record = apps.last_mut().expect("pushed above");
+            record.shards.push(ShardRow {
+                shard,
+                max_id: to_u64(max_id, "max_id")?,
+                step: to_u64(step, "step")?,
+                max_limit_id: to_u64(limit, "max_limit_id")?,
+                last_loaded: loaded.and_then(|l| u64::try_from(l).ok()),
+            });
+        }
+        Ok(apps)
+    }
+}
+
+fn to_u64(value: i64, column: &str) -> Result<u64> {
+    u64::try_from(value).map_err(|_| Error::Corrupt {
+        detail: format!("id_alloc.{column} is negative ({value})"),
+    })
+}
+
+fn policy_from(step: u64, min: Option<i64>, max: Option<i64>, target: Option<i64>) -> AppPolicy {
+    let default = AppPolicy::for_step(step.max(1));
+    AppPolicy {
+        min_step: min.map_or(default.min_step, |v| v.max(1) as u64),
+        max_step: max.map_or(default.max_step, |v| v.max(1) as u64),
+        target: target.map_or(default.target, |v| Duration::from_secs(v.max(1) as u64)),
+    }
+}
+
+#[async_trait]
+impl Ledger for MysqlLedger {
+    fn describe(&self) -> String {
+        format!("mysql {}", self.url)
+    }
+
+    async fn ensure_schema(&self) -> Result<()> {
+        let mut conn = self.conn().await?;
+        self.bounded(conn.query_drop(ID_ALLOC_DDL)).await?;
+        for ddl in IDGEN_DDL {
+            self.bounded(conn.query_drop(*ddl)).await?;
+        }
+        let version: Option<u32> = self
+            .bounded(conn.query_first("SELECT version FROM idgen_schema WHERE id = 1"))
+            .await?;
+        match version {
+            None => {
+                self.bounded(conn.exec_drop(
+                    "INSERT IGNORE INTO idgen_schema (id, version) VALUES (1, ?)",
+                    (SCHEMA_VERSION,),
+                ))
+                .await?
+            }
+            Some(v) if v > SCHEMA_VERSION => {
+                return Err(Error::Corrupt {
+                    detail: format!(
+                        "the schema is at version {v}, newer than this idgen understands ({SCHEMA_VERSION}); upgrade idgen"
+                    ),
+                });
+            }
+            Some(_) => {}
+        }
+        self.ready.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    async fn init_app(&self, spec: &AppSpec) -> Result<InitReport> {
+        self.ensure_schema().await?;
+        let mut conn = self.conn().await?;
+        let mut tx = self
+            .bounded(conn.start_transaction(Self::tx_opts()))
+            .await?;
+        let mut added = 0u64;
+        for shard in 0..SHARDS {
+            self.bounded(tx.exec_drop(
+                "INSERT INTO id_alloc (app_id, app_name, max_id, shard_id, step, description, max_limit_id)
+                 VALUES (?, ?, 0, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE app_id = app_id",
+                (
+                    spec.app,
+                    &spec.name,
+                    shard,
+                    spec.step,
+                    spec.description.as_deref(),
+                    spec.max_limit_id,
+                ),
+            ))
+            .await?;
+            added += tx.affected_rows();
+        }
+        let names: Vec<String> = self
+            .bounded(tx.exec(
+                "SELECT DISTINCT app_name FROM id_alloc WHERE app_id = ?",
+                (spec.app,),
+            ))
+            .await?;
+        if let Some(existing) = names.into_iter().find(|n| *n != spec.name) {
+            self.bounded(tx.rollback()).await?;
+            return Err(Error::AppNameConflict {
+                app: spec.app,
+                existing,
+                requested: spec.name.clone(),
+            });
+        }
+        self.bounded(tx.exec_drop(
+            "INSERT INTO idgen_app (app_id, min_step, max_step, target_secs) VALUES (?, ?, ?, ?)
+             ON DUPLICATE KEY UPDATE app_id = app_id",
+            (
+                spec.app,
+                spec.policy.min_step,
+                spec.policy.max_step,
+                spec.policy.target.as_secs(),
+            ),
+        ))
+        .await?;
+        crate::failpoint::hit("init_app.before_commit")?;
+        self.bounded(tx.commit()).await?;
+        drop(conn);
+        let app = self
+            .app(spec.app)
+            .await?
+            .ok_or(Error::UnknownApp { app: spec.app })?;
+        let outcome = match added {
+            0 => InitOutcome::Unchanged,
+            n if n == u64::from(SHARDS) => InitOutcome::Created,
+            _ => InitOutcome::Completed,
+        };
+        Ok(InitReport {
+            outcome,
+            shards_added: added,
+            app,
+        })
+    }
+
+    async fn app(&self, app: u8) -> Result<Option<AppRecord>> {
+        if !self.ready().await? {
+            return Ok(None);
+        }
+        Ok(self.records(Some(app)).await?.pop())
+    }
+
+    async fn apps(&self) -> Result<Vec<AppRecord>> {
+        if !self.ready().await? {
+            return Ok(Vec::new());
+        }
+        self.records(None).await
+    }
+
+    async fn take_segment(&self, app: u8, shard: u8, plan: Planner<'_>) -> Result<Option<Segment>> {
+        if !self.ready().await? {
+            return Err(Error::UnknownApp { app });
+        }
+        self.take_segment_locked(app, shard, plan).await
+    }
+
+    async fn routes(&self) -> Result<BTreeMap<u8, Route>> {
+        if !self.ready().await? {
+            return Ok(BTreeMap::new());
+        }
+        let mut conn = self.conn().await?;
+        let rows: Vec<(u8, String, Option<String>)> = self
+            .bounded(conn.query("SELECT app_id, node, target_node FROM idgen_route"))
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(app, node, target)| (app, Route { node, target }))
+            .collect())
+    }
+}

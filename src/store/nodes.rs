@@ -1,0 +1,77 @@
+//! The Redis nodes an idgen deployment knows by name, connected on first use so
+//! that a warm `next` opens exactly one connection.
+
+use super::Dispenser;
+use super::redis::RedisNode;
+use crate::error::{Error, Result};
+use crate::redact::SecretUrl;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Mutex;
+
+pub struct NodeSet {
+    default: String,
+    urls: BTreeMap<String, SecretUrl>,
+    timeout: Duration,
+    connected: Mutex<BTreeMap<String, Arc<dyn Dispenser>>>,
+}
+
+impl NodeSet {
+    /// Redis nodes by name; `default` serves apps without a route.
+    pub fn redis(default: &str, urls: BTreeMap<String, SecretUrl>, timeout: Duration) -> Self {
+        NodeSet {
+            default: default.to_string(),
+            urls,
+            timeout,
+            connected: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// A set of one ready dispenser (the embedded store).
+    pub fn single(dispenser: Arc<dyn Dispenser>) -> Self {
+        let name = dispenser.node().to_string();
+        NodeSet {
+            default: name.clone(),
+            urls: BTreeMap::new(),
+            timeout: Duration::ZERO,
+            connected: Mutex::new(BTreeMap::from([(name, dispenser)])),
+        }
+    }
+
+    pub fn default_node(&self) -> &str {
+        &self.default
+    }
+
+    /// Every configured node name.
+    pub async fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.urls.keys().cloned().collect();
+        names.extend(self.connected.lock().await.keys().cloned());
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    pub async fn contains(&self, name: &str) -> bool {
+        self.urls.contains_key(name) || self.connected.lock().await.contains_key(name)
+    }
+
+    /// The redacted URL of a node, for plans and reports.
+    pub fn describe(&self, name: &str) -> Option<String> {
+        self.urls.get(name).map(ToString::to_string)
+    }
+
+    /// The node called `name`, connecting on first use.
+    pub async fn get(&self, name: &str) -> Result<Arc<dyn Dispenser>> {
+        let mut connected = self.connected.lock().await;
+        if let Some(node) = connected.get(name) {
+            return Ok(node.clone());
+        }
+        let url = self.urls.get(name).ok_or_else(|| Error::UnknownNode {
+            node: name.to_string(),
+        })?;
+        let node: Arc<dyn Dispenser> = Arc::new(RedisNode::connect(name, url, self.timeout).await?);
+        connected.insert(name.to_string(), node.clone());
+        Ok(node)
+    }
+}

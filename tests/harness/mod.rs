@@ -1,0 +1,309 @@
+//! The one harness every test shares.
+//!
+//! It starts its own `redis-server`s and `mariadbd` on free loopback ports in a
+//! temporary directory, once per test run, or uses `IDGEN_TEST_REDIS_URL`,
+//! `IDGEN_TEST_REDIS2_URL` and `IDGEN_TEST_MYSQL_URL` when they are set. It never
+//! touches any other server. Each test takes a [`TestEnv`]: its own Redis
+//! database number and its own MySQL database, wiped when taken, plus a home
+//! directory, so tests run in parallel without seeing each other.
+//!
+//! Servers are started from one long-lived thread with `PR_SET_PDEATHSIG`, so
+//! they die with the test process however it ends.
+
+pub mod servers;
+
+use std::collections::HashSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+pub use servers::servers;
+
+/// How long any single idgen process may run before the test fails.
+pub const PROCESS_LIMIT: Duration = Duration::from_secs(120);
+
+/// The `idgen` binary under test.
+pub fn idgen_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_idgen")
+}
+
+/// Which storage a test runs against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// Redis + MySQL.
+    Distributed,
+}
+
+/// Slots: pairs of (Redis db, MySQL database) handed to one test at a time.
+struct SlotPool {
+    free: Mutex<Vec<usize>>,
+    returned: Condvar,
+}
+
+fn pool() -> &'static SlotPool {
+    static POOL: OnceLock<SlotPool> = OnceLock::new();
+    POOL.get_or_init(|| SlotPool {
+        free: Mutex::new((0..servers().slots).rev().collect()),
+        returned: Condvar::new(),
+    })
+}
+
+/// One test's isolated world.
+pub struct TestEnv {
+    pub backend: Backend,
+    slot: usize,
+    pub redis_url: String,
+    pub redis2_url: String,
+    pub mysql_url: String,
+    pub home: tempfile::TempDir,
+}
+
+impl TestEnv {
+    /// A fresh, empty environment on the distributed backend.
+    pub fn distributed() -> Self {
+        let pool = pool();
+        let slot = {
+            let mut free = pool.free.lock().unwrap();
+            loop {
+                if let Some(slot) = free.pop() {
+                    break slot;
+                }
+                free = pool.returned.wait(free).unwrap();
+            }
+        };
+        let servers = servers();
+        let redis_url = servers.redis_db_url(slot);
+        let redis2_url = servers.redis2_db_url(slot);
+        let mysql_url = servers.mysql_db_url(slot);
+        servers.wipe(slot);
+        TestEnv {
+            backend: Backend::Distributed,
+            slot,
+            redis_url,
+            redis2_url,
+            mysql_url,
+            home: tempfile::tempdir().expect("temp home"),
+        }
+    }
+
+    /// An `idgen` command with only this environment's settings: no inherited
+    /// `IDGEN_*`, a private HOME and XDG directories.
+    pub fn idgen(&self) -> Command {
+        let mut cmd = Command::new(idgen_bin());
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.home.path().join("config"))
+            .env("XDG_DATA_HOME", self.home.path().join("data"))
+            .env("IDGEN_TIMEOUT", "10s")
+            .stdin(Stdio::null());
+        match self.backend {
+            Backend::Distributed => {
+                cmd.env("IDGEN_REDIS_URL", &self.redis_url)
+                    .env("IDGEN_MYSQL_URL", &self.mysql_url);
+            }
+        }
+        cmd
+    }
+
+    /// Runs `idgen args…` to the end and captures what it printed.
+    pub fn run(&self, args: &[&str]) -> Run {
+        let mut cmd = self.idgen();
+        cmd.args(args);
+        Run::of(cmd)
+    }
+
+    /// Runs `idgen args…` with extra environment variables.
+    pub fn run_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Run {
+        let mut cmd = self.idgen();
+        cmd.args(args);
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        Run::of(cmd)
+    }
+
+    /// Runs and insists on success, returning stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let run = self.run(args);
+        assert!(run.success(), "idgen {args:?} failed: {run}");
+        run.stdout
+    }
+
+    /// A Redis connection to this test's database.
+    pub fn redis(&self) -> redis::Connection {
+        redis::Client::open(self.redis_url.as_str())
+            .and_then(|c| c.get_connection())
+            .expect("redis test connection")
+    }
+
+    /// A Redis connection to this test's database on the second node.
+    pub fn redis2(&self) -> redis::Connection {
+        redis::Client::open(self.redis2_url.as_str())
+            .and_then(|c| c.get_connection())
+            .expect("second redis test connection")
+    }
+
+    /// Runs SQL statements against this test's database.
+    pub fn sql(&self, statements: &str) {
+        servers::mysql_exec(&self.mysql_url, statements);
+    }
+
+    /// Runs a query and returns its rows as strings (NULL as `None`).
+    pub fn query(&self, query: &str) -> Vec<Vec<Option<String>>> {
+        servers::mysql_query(&self.mysql_url, query)
+    }
+
+    /// A single number from a query.
+    pub fn query_u64(&self, query: &str) -> u64 {
+        let rows = self.query(query);
+        rows.first()
+            .and_then(|r| r.first().cloned().flatten())
+            .unwrap_or_else(|| panic!("{query} returned no value"))
+            .parse()
+            .unwrap_or_else(|e| panic!("{query}: {e}"))
+    }
+
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+}
+
+impl Drop for TestEnv {
+    fn drop(&mut self) {
+        let pool = pool();
+        pool.free.lock().unwrap().push(self.slot);
+        pool.returned.notify_one();
+    }
+}
+
+/// A finished idgen process.
+#[derive(Debug)]
+pub struct Run {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// Runs `cmd` to its end, failing the test if it outlives [`PROCESS_LIMIT`].
+    pub fn of(mut cmd: Command) -> Run {
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let child = cmd.spawn().expect("spawn idgen");
+        Run::wait(child)
+    }
+
+    /// Waits for a spawned child with piped output.
+    pub fn wait(mut child: Child) -> Run {
+        let mut stdout = child.stdout.take().expect("piped stdout");
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let out_reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            stdout.read_to_string(&mut text).map(|_| text)
+        });
+        let err_reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            stderr.read_to_string(&mut text).map(|_| text)
+        });
+        let (done, finished) = mpsc::channel();
+        let pid = child.id();
+        let waiter = std::thread::spawn(move || {
+            let status = child.wait();
+            let _ = done.send(());
+            status
+        });
+        if finished.recv_timeout(PROCESS_LIMIT).is_err() {
+            // SAFETY: kill(2) on our own child's pid.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            panic!("idgen (pid {pid}) ran longer than {PROCESS_LIMIT:?}");
+        }
+        let status = waiter.join().unwrap().expect("wait for idgen");
+        Run {
+            status,
+            stdout: out_reader.join().unwrap().expect("read stdout"),
+            stderr: err_reader.join().unwrap().expect("read stderr"),
+        }
+    }
+
+    pub fn success(&self) -> bool {
+        self.status.success()
+    }
+
+    /// The exit code; panics if the process died of a signal.
+    pub fn code(&self) -> i32 {
+        self.status
+            .code()
+            .unwrap_or_else(|| panic!("idgen died of a signal: {self}"))
+    }
+
+    /// The IDs printed on stdout, one per line.
+    pub fn ids(&self) -> Vec<u64> {
+        parse_ids(&self.stdout)
+    }
+}
+
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.status,
+            truncate(&self.stdout),
+            truncate(&self.stderr)
+        )
+    }
+}
+
+fn truncate(text: &str) -> &str {
+    let end = text.char_indices().nth(4000).map_or(text.len(), |(i, _)| i);
+    &text[..end]
+}
+
+/// Parses one ID per line.
+pub fn parse_ids(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            l.trim()
+                .parse()
+                .unwrap_or_else(|e| panic!("not an ID: {l:?}: {e}"))
+        })
+        .collect()
+}
+
+/// Asserts that no ID occurs twice, naming the first repeat.
+pub fn assert_unique(ids: &[u64]) {
+    let mut seen = HashSet::with_capacity(ids.len());
+    for id in ids {
+        assert!(
+            seen.insert(*id),
+            "ID {id} was issued twice (of {} IDs)",
+            ids.len()
+        );
+    }
+}
+
+/// The fields of a segment ID: (index, shard, app).
+pub fn segment_parts(id: u64) -> (u64, u8, u8) {
+    (id >> 14, ((id >> 8) & 0x3f) as u8, (id & 0xff) as u8)
+}
+
+/// Waits until `check` holds, polling; fails the test after `limit`.
+pub fn wait_until(limit: Duration, what: &str, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The directory under `target/` where the harness keeps its servers' data.
+pub fn scratch_root() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_TMPDIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")));
+    target.join("idgen-harness")
+}

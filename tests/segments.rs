@@ -1,0 +1,866 @@
+//! Segment IDs end to end: `init-app`, `next`, `reload-segments` on real Redis and MySQL.
+
+use crate::harness::{Run, TestEnv, assert_unique, segment_parts};
+use redis::Commands;
+use std::collections::BTreeMap;
+use std::os::unix::process::ExitStatusExt;
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+fn shard_rows(env: &TestEnv, app: u8) -> u64 {
+    env.query_u64(&format!(
+        "SELECT COUNT(*) FROM id_alloc WHERE app_id = {app}"
+    ))
+}
+
+fn max_id(env: &TestEnv, app: u8, shard: u8) -> u64 {
+    env.query_u64(&format!(
+        "SELECT max_id FROM id_alloc WHERE app_id = {app} AND shard_id = {shard}"
+    ))
+}
+
+fn one_line_error(run: &Run) -> &str {
+    let lines: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert_eq!(lines.len(), 1, "expected one stderr line: {run}");
+    assert!(lines[0].starts_with("error: "), "{run}");
+    assert!(lines[0].contains("hint: "), "the error names no fix: {run}");
+    lines[0]
+}
+
+// ---- init-app ------------------------------------------------------------
+
+#[test]
+fn init_app_seeds_64_shards_starting_at_zero() {
+    let env = TestEnv::distributed();
+    env.ok(&[
+        "init-app", "--app", "1", "--name", "orders", "--step", "500",
+    ]);
+    assert_eq!(shard_rows(&env, 1), 64);
+    let rows = env.query(
+        "SELECT MIN(shard_id), MAX(shard_id), MAX(max_id), MIN(step), MAX(step), MIN(app_name) FROM id_alloc WHERE app_id = 1",
+    );
+    let row: Vec<String> = rows[0].iter().map(|v| v.clone().unwrap()).collect();
+    assert_eq!(row, ["0", "63", "0", "500", "500", "orders"]);
+}
+
+#[test]
+fn init_app_creates_id_alloc_exactly_as_the_java_service_defines_it() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "1", "--name", "orders"]);
+    let columns = env.query(
+        "SELECT column_name, column_type, is_nullable, column_default FROM information_schema.columns
+         WHERE table_schema = DATABASE() AND table_name = 'id_alloc' ORDER BY ordinal_position",
+    );
+    let described: Vec<String> = columns
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} {}",
+                c[0].clone().unwrap(),
+                c[1].clone().unwrap(),
+                c[2].clone().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        described,
+        [
+            "app_id int(11) NO",
+            "app_name varchar(128) NO",
+            "max_id bigint(20) NO",
+            "shard_id int(11) NO",
+            "step int(11) NO",
+            "description varchar(255) YES",
+            "create_time datetime NO",
+            "update_time datetime NO",
+            "max_limit_id bigint(20) NO",
+        ]
+    );
+}
+
+#[test]
+fn init_app_rerun_with_the_same_name_changes_nothing_and_says_so() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "2", "--name", "coupons"]);
+    env.ok(&["next", "--app", "2", "--gate-pass", "alice@example.com"]);
+    let before = max_id(&env, 2, 61);
+    let run = env.run(&["init-app", "--app", "2", "--name", "coupons", "--json"]);
+    assert!(run.success(), "{run}");
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["outcome"], "unchanged");
+    assert_eq!(report["shards_added"], 0);
+    assert_eq!(shard_rows(&env, 2), 64);
+    assert_eq!(max_id(&env, 2, 61), before);
+}
+
+#[test]
+fn init_app_refuses_a_different_name_for_an_existing_app() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "3", "--name", "users"]);
+    let run = env.run(&["init-app", "--app", "3", "--name", "accounts"]);
+    assert_eq!(run.code(), 7, "{run}");
+    assert!(one_line_error(&run).contains("\"users\""));
+    let names = env.query("SELECT DISTINCT app_name FROM id_alloc WHERE app_id = 3");
+    assert_eq!(names, vec![vec![Some("users".to_string())]]);
+}
+
+#[test]
+fn init_app_completes_an_app_the_java_procedure_left_half_seeded() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "1", "--name", "other"]);
+    let values: Vec<String> = (0..10).map(|s| format!("(12, 'half', 0, {s})")).collect();
+    env.sql(&format!(
+        "INSERT INTO id_alloc (app_id, app_name, max_id, shard_id) VALUES {}",
+        values.join(", ")
+    ));
+    let run = env.run(&["init-app", "--app", "12", "--name", "half", "--json"]);
+    assert!(run.success(), "{run}");
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["outcome"], "completed");
+    assert_eq!(report["shards_added"], 54);
+    assert_eq!(shard_rows(&env, 12), 64);
+}
+
+#[test]
+fn init_app_killed_before_commit_leaves_no_shard_behind() {
+    let env = TestEnv::distributed();
+    let run = env.run_with(
+        &["init-app", "--app", "4", "--name", "crashy"],
+        &[("IDGEN_FAILPOINTS", "init_app.before_commit")],
+    );
+    assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
+    assert_eq!(shard_rows(&env, 4), 0);
+    env.ok(&["init-app", "--app", "4", "--name", "crashy"]);
+    assert_eq!(shard_rows(&env, 4), 64);
+}
+
+#[test]
+fn init_app_rejects_bad_input_with_a_usage_error_and_changes_nothing() {
+    let env = TestEnv::distributed();
+    let long_name = "n".repeat(129);
+    let long_description = "d".repeat(256);
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["--app", "256", "--name", "x"],
+        vec!["--app", "-1", "--name", "x"],
+        vec!["--app", "one", "--name", "x"],
+        vec!["--app", "5", "--name", ""],
+        vec!["--app", "5", "--name", "   "],
+        vec!["--app", "5", "--name", &long_name],
+        vec!["--app", "5", "--name", "x", "--step", "0"],
+        vec!["--app", "5", "--name", "x", "--step", "3000000000"],
+        vec!["--app", "5", "--name", "x", "--max-limit-id", "5"],
+        vec![
+            "--app",
+            "5",
+            "--name",
+            "x",
+            "--description",
+            &long_description,
+        ],
+        vec![
+            "--app",
+            "5",
+            "--name",
+            "x",
+            "--min-step",
+            "10",
+            "--max-step",
+            "5",
+        ],
+        vec!["--app", "5", "--name", "x", "--target-interval", "0s"],
+        vec!["--app", "5", "--name", "x", "--target-interval", "soon"],
+        vec!["--name", "x"],
+    ];
+    for case in cases {
+        let mut args = vec!["init-app"];
+        args.extend(&case);
+        let run = env.run(&args);
+        assert_eq!(run.code(), 2, "{args:?}: {run}");
+        assert!(!run.stderr.contains("panicked"), "{run}");
+        assert!(run.stdout.is_empty(), "{run}");
+    }
+    let tables = env.query_u64(
+        "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'id_alloc'",
+    );
+    assert_eq!(tables, 0, "a rejected init-app must not create the schema");
+}
+
+// ---- next ----------------------------------------------------------------
+
+#[test]
+fn issued_ids_decode_to_their_app_shard_and_index() {
+    let env = TestEnv::distributed();
+    env.ok(&[
+        "init-app", "--app", "9", "--name", "decode", "--step", "100",
+    ]);
+    let ids = env.run(&["next", "--app", "9", "--count", "250"]).ids();
+    assert_eq!(ids.len(), 250);
+    assert_unique(&ids);
+    let shard = segment_parts(ids[0]).1;
+    let indexes: Vec<u64> = ids
+        .iter()
+        .map(|&id| {
+            let (index, s, app) = segment_parts(id);
+            assert_eq!((s, app), (shard, 9), "ID {id}");
+            index
+        })
+        .collect();
+    assert_eq!(indexes, (1..=250).collect::<Vec<u64>>());
+}
+
+#[test]
+fn gate_pass_lands_on_the_shard_java_computes() {
+    // Shards from Java 17's String.hashCode: Math.abs(h) % 64.
+    let cases = [
+        ("alice@example.com", 61),
+        ("13800138000", 48),
+        ("\u{5f20}\u{4e09}", 41),            // 张三
+        ("\u{dc}n\u{ef}c\u{f6}d\u{e9}", 21), // Ünïcödé
+        ("\u{1f600}emoji", 61),              // a surrogate pair
+        ("polygenelubricants", 0),           // hashCode == Integer.MIN_VALUE
+    ];
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "10", "--name", "gate"]);
+    for (gate_pass, shard) in cases {
+        let ids = env
+            .run(&["next", "--app", "10", "--gate-pass", gate_pass])
+            .ids();
+        assert_eq!(segment_parts(ids[0]).1, shard, "gate pass {gate_pass:?}");
+    }
+}
+
+#[test]
+fn java_hash_code_matches_java_for_known_strings() {
+    // Values printed by Java 17 for "s".hashCode().
+    let cases: [(&str, i32); 8] = [
+        ("", 0),
+        ("hello", 99162322),
+        ("alice@example.com", 2145772861),
+        ("\u{5f20}\u{4e09}", 774889),
+        ("\u{1f600}emoji", -1233692477),
+        ("polygenelubricants", i32::MIN),
+        ("GydZG_", i32::MIN),
+        ("user-42", -147182656),
+    ];
+    for (text, hash) in cases {
+        assert_eq!(idgen::segment::java_hash_code(text), hash, "{text:?}");
+    }
+    assert_eq!(idgen::segment::shard_for_gate_pass("GydZG_"), 0);
+    assert_eq!(idgen::segment::shard_for_gate_pass("user-42"), 0);
+}
+
+#[test]
+fn warm_next_does_not_need_mysql() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "11", "--name", "warm"]);
+    env.ok(&["next", "--app", "11", "--gate-pass", "alice@example.com"]);
+    let dead_mysql = "mysql://root@127.0.0.1:1/nothing";
+    let run = env.run_with(
+        &["next", "--app", "11", "--gate-pass", "alice@example.com"],
+        &[("IDGEN_MYSQL_URL", dead_mysql)],
+    );
+    assert!(run.success(), "{run}");
+    assert_eq!(segment_parts(run.ids()[0]).0, 2);
+}
+
+fn command_calls(conn: &mut redis::Connection) -> BTreeMap<String, u64> {
+    let info: String = redis::cmd("INFO").arg("commandstats").query(conn).unwrap();
+    info.lines()
+        .filter_map(|line| {
+            let (name, rest) = line.strip_prefix("cmdstat_")?.split_once(':')?;
+            let calls = rest
+                .strip_prefix("calls=")?
+                .split(',')
+                .next()?
+                .parse()
+                .ok()?;
+            Some((name.to_string(), calls))
+        })
+        .collect()
+}
+
+#[test]
+fn warm_next_is_one_pop_and_one_route_read() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "12", "--name", "trips"]);
+    env.ok(&["next", "--app", "12", "--gate-pass", "a"]);
+    let mut conn = env.redis();
+    let before = command_calls(&mut conn);
+    env.ok(&["next", "--app", "12", "--gate-pass", "a"]);
+    let after = command_calls(&mut conn);
+    let used: BTreeMap<&str, u64> = after
+        .iter()
+        .filter(|(name, _)| {
+            !matches!(
+                name.as_str(),
+                "info" | "client|setinfo" | "select" | "hello"
+            )
+        })
+        .map(|(name, calls)| {
+            (
+                name.as_str(),
+                calls - before.get(name).copied().unwrap_or(0),
+            )
+        })
+        .filter(|(_, delta)| *delta > 0)
+        .collect();
+    assert_eq!(used, BTreeMap::from([("get", 1), ("lpop", 1)]));
+}
+
+#[test]
+fn next_for_an_unknown_app_is_not_found() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "1", "--name", "known"]);
+    let run = env.run(&["next", "--app", "77"]);
+    assert_eq!(run.code(), 3, "{run}");
+    assert!(one_line_error(&run).contains("init-app --app 77"));
+}
+
+#[test]
+fn next_rejects_bad_input_with_a_usage_error() {
+    let env = TestEnv::distributed();
+    for args in [
+        vec!["next"],
+        vec!["next", "--app", "256"],
+        vec!["next", "--app", "1", "--count", "0"],
+        vec!["next", "--app", "1", "--count", "10000001"],
+        vec!["next", "--app", "1", "--count", "many"],
+        vec!["next", "--app", "1", "--dispenser", "stack"],
+        vec!["next", "--app", "1", "--timeout", "forever"],
+    ] {
+        let run = env.run(&args);
+        assert_eq!(run.code(), 2, "{args:?}: {run}");
+        assert!(run.stdout.is_empty(), "{run}");
+    }
+}
+
+#[test]
+fn max_limit_id_is_refused_never_wrapped() {
+    let env = TestEnv::distributed();
+    // Shard 0 of app 9 may issue indexes 1..=3: 3 << 14 | 0 << 8 | 9.
+    let limit: u64 = 3 << 14 | 9;
+    env.ok(&[
+        "init-app",
+        "--app",
+        "9",
+        "--name",
+        "small",
+        "--step",
+        "2",
+        "--max-limit-id",
+        &limit.to_string(),
+    ]);
+    let gate = ["--gate-pass", "polygenelubricants"];
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let run = env.run(&[&["next", "--app", "9"][..], &gate[..]].concat());
+        assert!(run.success(), "{run}");
+        ids.extend(run.ids());
+    }
+    let run = env.run(&[&["next", "--app", "9"][..], &gate[..]].concat());
+    assert_eq!(run.code(), 4, "{run}");
+    assert!(run.stderr.contains("max_limit_id"), "{run}");
+    assert!(ids.iter().all(|&id| id <= limit), "{ids:?} passes {limit}");
+    assert_eq!(
+        ids.iter()
+            .map(|&id| segment_parts(id).0)
+            .collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+}
+
+#[test]
+fn a_batch_that_reaches_max_limit_id_prints_what_it_got_then_fails() {
+    let env = TestEnv::distributed();
+    let limit: u64 = 5 << 14 | 9;
+    env.ok(&[
+        "init-app",
+        "--app",
+        "9",
+        "--name",
+        "small",
+        "--step",
+        "2",
+        "--max-limit-id",
+        &limit.to_string(),
+    ]);
+    let run = env.run(&[
+        "next",
+        "--app",
+        "9",
+        "--gate-pass",
+        "polygenelubricants",
+        "--count",
+        "10",
+    ]);
+    assert_eq!(run.code(), 4, "{run}");
+    assert_eq!(
+        run.ids()
+            .iter()
+            .map(|&id| segment_parts(id).0)
+            .collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5]
+    );
+    assert!(run.stderr.contains("issued 5 of 10"), "{run}");
+    assert!(
+        run.stderr.contains("90%"),
+        "no warning before the limit: {run}"
+    );
+}
+
+#[test]
+fn a_crash_between_the_mysql_update_and_the_redis_push_leaves_a_gap() {
+    let env = TestEnv::distributed();
+    env.ok(&[
+        "init-app", "--app", "13", "--name", "crash", "--step", "100",
+    ]);
+    let gate = "alice@example.com"; // shard 61
+    let run = env.run_with(
+        &["next", "--app", "13", "--gate-pass", gate],
+        &[("IDGEN_FAILPOINTS", "segment.after_take")],
+    );
+    assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
+    assert!(run.stdout.is_empty());
+    assert_eq!(
+        max_id(&env, 13, 61),
+        100,
+        "the segment was taken from MySQL"
+    );
+    let stock: u64 = env.redis().llen("id.gen.idList_13_61").unwrap();
+    assert_eq!(stock, 0, "…but never reached Redis");
+
+    // The dead refiller's lock is still there; later calls must not repeat 1..=100.
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        ids.extend(
+            env.run(&["next", "--app", "13", "--gate-pass", gate, "--count", "30"])
+                .ids(),
+        );
+    }
+    assert_eq!(ids.len(), 150);
+    assert_unique(&ids);
+    assert!(
+        ids.iter().all(|&id| segment_parts(id).0 > 100),
+        "an index of the lost segment was issued"
+    );
+}
+
+#[test]
+fn a_stale_lock_does_not_block_next() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "14", "--name", "locked"]);
+    let _: () = env
+        .redis()
+        .set_ex("id.gen.lock_14_61", "held-by-a-dead-process", 60)
+        .unwrap();
+    let started = Instant::now();
+    let run = env.run(&["next", "--app", "14", "--gate-pass", "alice@example.com"]);
+    assert!(run.success(), "{run}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "next waited {:?}",
+        started.elapsed()
+    );
+}
+
+// ---- concurrency and Redis loss --------------------------------------------
+
+fn hammer(
+    env: &TestEnv,
+    app: &str,
+    dispenser: &str,
+    workers: usize,
+    calls: usize,
+    count: u64,
+) -> Vec<u64> {
+    let vars = [("IDGEN_DISPENSER", dispenser)];
+    let count = count.to_string();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    // Stops the reloaders even when a worker's assertion fails.
+    struct Done<'a>(&'a std::sync::atomic::AtomicBool);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+    std::thread::scope(|s| {
+        let reloaders: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut runs = 0;
+                    while !done.load(std::sync::atomic::Ordering::Acquire) || runs == 0 {
+                        let run =
+                            env.run_with(&["reload-segments", "--app", app, "--quiet"], &vars);
+                        assert!(run.success(), "{run}");
+                        runs += 1;
+                    }
+                    runs
+                })
+            })
+            .collect();
+        let workers: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut ids = Vec::new();
+                    for _ in 0..calls {
+                        let run = env.run_with(&["next", "--app", app, "--count", &count], &vars);
+                        assert!(run.success(), "{run}");
+                        ids.extend(run.ids());
+                    }
+                    ids
+                })
+            })
+            .collect();
+        let stop = Done(&done);
+        let ids: Vec<u64> = workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect();
+        drop(stop);
+        for reloader in reloaders {
+            assert!(reloader.join().unwrap() > 0);
+        }
+        ids
+    })
+}
+
+#[test]
+fn eight_next_processes_and_two_reloads_issue_no_duplicate_queue() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "20", "--name", "load", "--step", "64"]);
+    let ids = hammer(&env, "20", "queue", 8, 40, 160);
+    assert!(ids.len() >= 50_000, "only {} IDs", ids.len());
+    assert_unique(&ids);
+    assert!(ids.iter().all(|&id| segment_parts(id).2 == 20));
+}
+
+#[test]
+fn eight_next_processes_and_two_reloads_issue_no_duplicate_range() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "21", "--name", "load", "--step", "64"]);
+    let ids = hammer(&env, "21", "range", 8, 40, 160);
+    assert!(ids.len() >= 50_000, "only {} IDs", ids.len());
+    assert_unique(&ids);
+}
+
+#[test]
+fn redis_flushed_mid_run_causes_no_duplicate() {
+    let env = TestEnv::distributed();
+    env.ok(&[
+        "init-app", "--app", "22", "--name", "flush", "--step", "200",
+    ]);
+    let barrier = Barrier::new(5);
+    let ids: Vec<u64> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut ids = Vec::new();
+                    for round in 0..2 {
+                        if round == 1 {
+                            barrier.wait(); // every worker has finished round 0
+                            barrier.wait(); // Redis has been flushed
+                        }
+                        for _ in 0..15 {
+                            ids.extend(env.run(&["next", "--app", "22", "--count", "50"]).ids());
+                            env.ok(&["reload-segments", "--app", "22", "--quiet"]);
+                        }
+                    }
+                    ids
+                })
+            })
+            .collect();
+        barrier.wait();
+        let _: () = redis::cmd("FLUSHDB").query(&mut env.redis()).unwrap();
+        barrier.wait();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    assert_eq!(ids.len(), 4 * 2 * 15 * 50);
+    assert_unique(&ids);
+}
+
+// ---- reload-segments -----------------------------------------------------------
+
+#[test]
+fn reload_tops_up_every_shard_below_the_threshold() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "30", "--name", "cron", "--step", "100"]);
+    let run = env.run(&["reload-segments", "--json"]);
+    assert!(run.success(), "{run}");
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["shards_checked"], 64);
+    assert_eq!(report["shards_refilled"], 64);
+    assert_eq!(report["ids_added"], 6400);
+    let mut conn = env.redis();
+    for shard in 0..64 {
+        let stock: u64 = conn.llen(format!("id.gen.idList_30_{shard}")).unwrap();
+        assert_eq!(stock, 100, "shard {shard}");
+    }
+    // Full shards are left alone.
+    let again: serde_json::Value =
+        serde_json::from_str(&env.ok(&["reload-segments", "--json"])).unwrap();
+    assert_eq!(again["shards_refilled"], 0);
+}
+
+#[test]
+fn reload_skips_a_shard_whose_lock_another_refiller_holds() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "31", "--name", "busy", "--step", "10"]);
+    let mut conn = env.redis();
+    let _: () = conn
+        .set_ex("id.gen.lock_31_5", "1700000000000", 60)
+        .unwrap();
+    let report: serde_json::Value =
+        serde_json::from_str(&env.ok(&["reload-segments", "--app", "31", "--json"])).unwrap();
+    assert_eq!(report["shards_busy"], 1);
+    assert_eq!(report["shards_refilled"], 63);
+    let stock: u64 = conn.llen("id.gen.idList_31_5").unwrap();
+    assert_eq!(stock, 0);
+    let lock: String = conn.get("id.gen.lock_31_5").unwrap();
+    assert_eq!(
+        lock, "1700000000000",
+        "someone else's lock must not be touched"
+    );
+}
+
+#[test]
+fn reload_reports_orphaned_queues_and_prunes_them_only_when_asked() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "32", "--name", "gone", "--step", "10"]);
+    env.ok(&["init-app", "--app", "33", "--name", "stays", "--step", "10"]);
+    env.ok(&["reload-segments", "--quiet"]);
+    env.sql("DELETE FROM id_alloc WHERE app_id = 32");
+    let mut conn = env.redis();
+    // The Java service uses the bare prefix as a lock key: not a queue.
+    let _: () = conn.set("id.gen.idList_", "1700000000000").unwrap();
+
+    let report: serde_json::Value =
+        serde_json::from_str(&env.ok(&["reload-segments", "--json"])).unwrap();
+    let orphans = report["orphans"].as_array().unwrap();
+    assert_eq!(orphans.len(), 1, "{report}");
+    assert_eq!(orphans[0]["app"], 32);
+    assert_eq!(orphans[0]["shards"].as_array().unwrap().len(), 64);
+    let kept: u64 = conn.llen("id.gen.idList_32_0").unwrap();
+    assert_eq!(kept, 10, "reported only");
+
+    let report: serde_json::Value =
+        serde_json::from_str(&env.ok(&["reload-segments", "--prune", "--json"])).unwrap();
+    assert_eq!(report["orphans"][0]["pruned_ids"], 640);
+    let keys: Vec<String> = conn.keys("id.gen.idList_32_*").unwrap();
+    assert!(keys.is_empty(), "{keys:?}");
+    let stays: u64 = conn.llen("id.gen.idList_33_0").unwrap();
+    assert_eq!(stays, 10);
+}
+
+#[test]
+fn reload_exits_partial_when_a_shard_fails() {
+    let env = TestEnv::distributed();
+    let limit: u64 = 2 << 14 | 9;
+    env.ok(&[
+        "init-app",
+        "--app",
+        "9",
+        "--name",
+        "tiny",
+        "--step",
+        "2",
+        "--max-limit-id",
+        &limit.to_string(),
+    ]);
+    env.ok(&[
+        "next",
+        "--app",
+        "9",
+        "--gate-pass",
+        "polygenelubricants",
+        "--count",
+        "2",
+    ]);
+    let run = env.run(&["reload-segments", "--app", "9", "--json"]);
+    assert_eq!(run.code(), 6, "{run}");
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let failures = report["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{report}");
+    assert_eq!(failures[0]["shard"], 0);
+    assert!(run.stderr.contains("max_limit_id"), "{run}");
+}
+
+#[test]
+fn reload_prints_nothing_with_quiet_when_all_went_well() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "34", "--name", "quiet", "--step", "10"]);
+    let run = env.run(&["reload-segments", "--quiet"]);
+    assert!(run.success(), "{run}");
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr, "");
+}
+
+// ---- compatibility with the Java service ---------------------------------------
+
+/// The Java service's `getIdFromQueue`: LPOP, `isDigits`, then compose.
+fn java_pop(conn: &mut redis::Connection, app: u64, shard: u64) -> Option<u64> {
+    let next: Option<String> = conn
+        .lpop(format!("id.gen.idList_{app}_{shard}"), None)
+        .unwrap();
+    let next = next.filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))?;
+    Some(next.parse::<u64>().unwrap() << 8 << 6 | shard << 8 | app)
+}
+
+#[test]
+fn the_java_algorithm_consumes_a_queue_idgen_filled() {
+    let env = TestEnv::distributed();
+    env.ok(&[
+        "init-app", "--app", "40", "--name", "shared", "--step", "50",
+    ]);
+    env.ok(&["reload-segments", "--app", "40", "--quiet"]);
+    let mut conn = env.redis();
+    let java: Vec<u64> = (0..20)
+        .filter_map(|_| java_pop(&mut conn, 40, 61))
+        .collect();
+    assert_eq!(java.len(), 20);
+    assert_eq!(
+        java.iter()
+            .map(|&id| segment_parts(id).0)
+            .collect::<Vec<_>>(),
+        (1..=20).collect::<Vec<_>>()
+    );
+    let ours = env
+        .run(&[
+            "next",
+            "--app",
+            "40",
+            "--gate-pass",
+            "alice@example.com",
+            "--count",
+            "100",
+        ])
+        .ids();
+    let all: Vec<u64> = java.iter().chain(&ours).copied().collect();
+    assert_unique(&all);
+}
+
+#[test]
+fn idgen_consumes_a_queue_the_java_algorithm_filled() {
+    let env = TestEnv::distributed();
+    env.ok(&[
+        "init-app", "--app", "41", "--name", "shared", "--step", "25",
+    ]);
+    // The Java service's updateSegmentFromDb: UPDATE, read back, RPUSH the strings.
+    env.sql("UPDATE id_alloc SET max_id = max_id + step WHERE app_id = 41 AND shard_id = 48");
+    let row = env.query("SELECT max_id, step FROM id_alloc WHERE app_id = 41 AND shard_id = 48");
+    let max: u64 = row[0][0].clone().unwrap().parse().unwrap();
+    let step: u64 = row[0][1].clone().unwrap().parse().unwrap();
+    let indexes: Vec<String> = (max - step + 1..=max).map(|i| i.to_string()).collect();
+    let _: () = env.redis().rpush("id.gen.idList_41_48", &indexes).unwrap();
+
+    let ids = env
+        .run(&[
+            "next",
+            "--app",
+            "41",
+            "--gate-pass",
+            "13800138000",
+            "--count",
+            "25",
+        ])
+        .ids();
+    let got: Vec<String> = ids
+        .iter()
+        .map(|&id| segment_parts(id).0.to_string())
+        .collect();
+    assert_eq!(got, indexes);
+    assert!(ids.iter().all(|&id| segment_parts(id).1 == 48));
+}
+
+// ---- configuration, reachability, secrets ---------------------------------------
+
+#[test]
+fn configuring_only_one_of_redis_and_mysql_is_a_usage_error() {
+    let env = TestEnv::distributed();
+    let mut cmd = env.idgen();
+    cmd.env_remove("IDGEN_MYSQL_URL")
+        .args(["next", "--app", "1"]);
+    let run = Run::of(cmd);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(one_line_error(&run).contains("needs both"));
+}
+
+#[test]
+fn an_unreachable_redis_fails_fast_with_its_own_exit_code_and_no_password() {
+    let env = TestEnv::distributed();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("redis://:hunter2@127.0.0.1:{port}/0");
+    let started = Instant::now();
+    let run = env.run_with(&["next", "--app", "1"], &[("IDGEN_REDIS_URL", &url)]);
+    assert_eq!(run.code(), 5, "{run}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let line = one_line_error(&run);
+    assert!(line.contains("unreachable"), "{run}");
+    assert!(!run.stderr.contains("hunter2"), "{run}");
+}
+
+#[test]
+fn a_silent_server_times_out_within_the_configured_bound() {
+    let env = TestEnv::distributed();
+    // Accepts connections (the kernel completes the handshake) but never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "redis://127.0.0.1:{}/0",
+        silent.local_addr().unwrap().port()
+    );
+    let started = Instant::now();
+    let run = env.run_with(
+        &["next", "--app", "1"],
+        &[("IDGEN_REDIS_URL", &url), ("IDGEN_TIMEOUT", "1s")],
+    );
+    assert_eq!(run.code(), 5, "{run}");
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(run.stderr.contains("did not answer within 1s"), "{run}");
+    drop(silent);
+}
+
+#[test]
+fn an_unreachable_mysql_on_a_cold_next_fails_with_the_unavailable_code() {
+    let env = TestEnv::distributed();
+    let url = "mysql://root:hunter2@127.0.0.1:1/idgen";
+    let run = env.run_with(&["next", "--app", "1"], &[("IDGEN_MYSQL_URL", url)]);
+    assert_eq!(run.code(), 5, "{run}");
+    one_line_error(&run);
+    assert!(!run.stderr.contains("hunter2"), "{run}");
+}
+
+#[test]
+fn help_lists_the_exit_codes_and_never_shows_a_password() {
+    let env = TestEnv::distributed();
+    let run = env.run_with(
+        &["--help"],
+        &[("IDGEN_REDIS_URL", "redis://:hunter2@127.0.0.1:6379/0")],
+    );
+    assert!(run.success(), "{run}");
+    assert!(run.stdout.contains("Exit codes:"), "{run}");
+    for code in [
+        "  0  ok",
+        "  2  usage",
+        "  3  not-found",
+        "  4  exhausted",
+        "  5  unavailable",
+        "  6  partial",
+    ] {
+        assert!(run.stdout.contains(code), "missing {code:?}: {run}");
+    }
+    assert!(!run.stdout.contains("hunter2"));
+}
