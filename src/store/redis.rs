@@ -68,21 +68,14 @@ end
 return {0, 0}
 "#;
 
-/// KEYS: lock, stock. ARGV: token, first, last, kind.
+/// KEYS: lock, stock. ARGV: token, first, last, kind, then (queue) the index strings.
 /// Returns the new stock, -1 if the lock is not ours, -2 if a range is full.
 const LUA_PUSH: &str = r#"
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-local first, last = tonumber(ARGV[2]), tonumber(ARGV[3])
 if ARGV[4] == 'queue' then
-  local batch = {}
-  for i = first, last do
-    batch[#batch + 1] = string.format('%.0f', i)
-    if #batch == 1000 then
-      redis.call('RPUSH', KEYS[2], unpack(batch))
-      batch = {}
-    end
+  for i = 5, #ARGV, 1000 do
+    redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
   end
-  if #batch > 0 then redis.call('RPUSH', KEYS[2], unpack(batch)) end
   return redis.call('LLEN', KEYS[2])
 end
 local f = redis.call('HMGET', KEYS[2], 'next', 'last', 'pending_first', 'pending_last')
@@ -474,16 +467,21 @@ impl Dispenser for RedisNode {
         token: &LockToken,
     ) -> Result<PushOutcome> {
         crate::failpoint::hit("dispenser.before_push")?;
+        let mut args = vec![
+            token.0.clone(),
+            segment.first.to_string(),
+            segment.last.to_string(),
+            kind.as_str().to_string(),
+        ];
+        if kind == DispenserKind::Queue {
+            // The strings are built here: formatting them in Lua is several times slower.
+            args.extend(segment.indexes().map(|i| i.to_string()));
+        }
         let answer: i64 = self
             .invoke(
                 &self.scripts.push,
                 &[&lock_key(slot), &stock_key(kind, slot)],
-                &[
-                    token.0.clone(),
-                    segment.first.to_string(),
-                    segment.last.to_string(),
-                    kind.as_str().to_string(),
-                ],
+                &args,
             )
             .await?;
         Ok(match answer {

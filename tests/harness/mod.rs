@@ -14,7 +14,7 @@ pub mod servers;
 
 use std::collections::HashSet;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex, OnceLock};
@@ -298,12 +298,4 @@ pub fn wait_until(limit: Duration, what: &str, mut check: impl FnMut() -> bool) 
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-/// The directory under `target/` where the harness keeps its servers' data.
-pub fn scratch_root() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_TMPDIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")));
-    target.join("idgen-harness")
 }

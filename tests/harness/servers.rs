@@ -54,8 +54,8 @@ pub fn servers() -> &'static Servers {
 }
 
 fn start() -> Servers {
-    let root = super::scratch_root().join(format!("run-{}", std::process::id()));
-    remove_stale_runs(&super::scratch_root());
+    let root = scratch_root().join(format!("run-{}", std::process::id()));
+    remove_stale_runs(&scratch_root());
     std::fs::create_dir_all(&root).expect("harness scratch dir");
     let given = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
     let redis = given("IDGEN_TEST_REDIS_URL")
@@ -100,6 +100,11 @@ fn redis_databases(url: &str) -> usize {
         .ok()
         .and_then(|kv| kv.get(1).and_then(|n| n.parse().ok()))
         .unwrap_or(16)
+}
+
+/// The directory under `target/` where the harness keeps its servers' data.
+pub fn scratch_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("idgen-harness")
 }
 
 fn free_port() -> u16 {

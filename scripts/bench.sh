@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Whole-process benchmarks of the idgen binary, side by side, reported as ratios.
+#
+#   scripts/bench.sh            # everything
+#   scripts/bench.sh segments   # Redis + MySQL only
+#   scripts/bench.sh embedded   # the SQLite store only
+#
+# It builds a release binary, starts its own redis-server and mariadbd on free
+# loopback ports in a temporary directory (or uses IDGEN_BENCH_REDIS_URL and
+# IDGEN_BENCH_MYSQL_URL), and times commands with hyperfine. Results go to
+# target/bench/*.json and a summary to stdout. In-process figures: cargo bench.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what="${1:-all}"
+
+command -v hyperfine >/dev/null || { echo "bench: install hyperfine (apt-get install hyperfine)" >&2; exit 1; }
+cargo build --release --quiet
+idgen="$PWD/target/release/idgen"
+out="$PWD/target/bench"
+mkdir -p "$out"
+scratch="$(mktemp -d)"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+ratio() { # ratio FILE: mean of each command relative to the first
+  python3 - "$1" <<'EOF'
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+base = results[0]["mean"]
+for r in results:
+    print(f"  {r['command'][:70]:<70} mean {r['mean']*1e3:9.3f} ms  ±{r['stddev']*1e3:7.3f}  ratio {r['mean']/base:5.2f}x")
+EOF
+}
+
+start_servers() {
+  if [ -n "${IDGEN_BENCH_REDIS_URL:-}" ] && [ -n "${IDGEN_BENCH_MYSQL_URL:-}" ]; then
+    export IDGEN_REDIS_URL="$IDGEN_BENCH_REDIS_URL" IDGEN_MYSQL_URL="$IDGEN_BENCH_MYSQL_URL"
+    redis_cli=(redis-cli -u "$IDGEN_REDIS_URL")
+    return
+  fi
+  local rport mport
+  rport="$(free_port)"
+  redis-server --port "$rport" --bind 127.0.0.1 --save "" --appendonly no --dir "$scratch" \
+    --logfile "$scratch/redis.log" & pids+=($!)
+  mariadb-install-db --no-defaults --datadir="$scratch/db" --auth-root-authentication-method=normal \
+    --skip-test-db --user=root >"$scratch/install.log" 2>&1
+  mport="$(free_port)"
+  mariadbd --no-defaults --datadir="$scratch/db" --socket="$scratch/db.sock" --port="$mport" \
+    --bind-address=127.0.0.1 --user=root --skip-grant-tables --skip-name-resolve --skip-log-bin \
+    --innodb-buffer-pool-size=256M >"$scratch/mariadbd.log" 2>&1 & pids+=($!)
+  for _ in $(seq 200); do
+    redis-cli -p "$rport" ping >/dev/null 2>&1 && mariadb -h127.0.0.1 -P"$mport" -uroot -e 'select 1' >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  mariadb -h127.0.0.1 -P"$mport" -uroot -e 'create database idgen'
+  export IDGEN_REDIS_URL="redis://127.0.0.1:$rport/0" IDGEN_MYSQL_URL="mysql://root@127.0.0.1:$mport/idgen"
+  redis_cli=(redis-cli -p "$rport" -n 0)
+}
+
+bench_segments() {
+  start_servers
+  "$idgen" init-app --app 1 --name bench >/dev/null
+  "$idgen" reload-segments --quiet
+  seq 1 200000 | sed 's/^/RPUSH bench.bare /' | "${redis_cli[@]}" >/dev/null
+
+  echo "== warm next, whole process: idgen next vs redis-cli LPOP (both spawn, connect, one round trip)"
+  hyperfine -N --warmup 20 --runs 300 --export-json "$out/warm-next-process.json" \
+    "${redis_cli[*]} LPOP bench.bare" "$idgen next --app 1" >/dev/null
+  ratio "$out/warm-next-process.json"
+
+  echo "== next --count 100000 (stdout discarded)"
+  hyperfine -N --warmup 2 --runs 20 --export-json "$out/next-count.json" \
+    "$idgen next --app 1 --count 100000" >/dev/null
+  python3 - "$out/next-count.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+print(f"  mean {r['mean']*1e3:.1f} ms ±{r['stddev']*1e3:.1f} -> {100000/r['mean']/1e6:.2f} M IDs/s per process")
+EOF
+
+  echo "== reload-segments over 64 apps x 64 shards (step 1000: 4,096,000 indexes), from empty Redis"
+  for app in $(seq 2 64); do "$idgen" init-app --app "$app" --name "bench$app" >/dev/null; done
+  hyperfine -N --runs 5 --prepare "${redis_cli[*]} FLUSHDB" --export-json "$out/reload.json" \
+    "$idgen reload-segments --quiet" >/dev/null
+  python3 - "$out/reload.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+print(f"  mean {r['mean']:.2f} s ±{r['stddev']:.2f} -> {4096/r['mean']:.0f} shards/s, {4096000/r['mean']/1e6:.2f} M indexes/s")
+EOF
+}
+
+bench_embedded() {
+  local store="$scratch/embedded.db"
+  (
+    unset IDGEN_REDIS_URL IDGEN_MYSQL_URL
+    export IDGEN_STORE="$store"
+    "$idgen" init-app --app 1 --name bench >/dev/null
+    "$idgen" reload-segments --quiet
+    echo "== embedded store: whole-process next vs a process that only starts (idgen --version)"
+    hyperfine -N --warmup 20 --runs 300 --export-json "$out/embedded-next.json" \
+      "$idgen --version" "$idgen next --app 1" >/dev/null
+    ratio "$out/embedded-next.json"
+    echo "== embedded store: next --count 100000"
+    hyperfine -N --warmup 2 --runs 20 --export-json "$out/embedded-count.json" \
+      "$idgen next --app 1 --count 100000" >/dev/null
+    python3 - "$out/embedded-count.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+print(f"  mean {r['mean']*1e3:.1f} ms ±{r['stddev']*1e3:.1f} -> {100000/r['mean']/1e6:.2f} M IDs/s per process")
+EOF
+  )
+}
+
+case "$what" in
+  segments) bench_segments ;;
+  embedded) bench_embedded ;;
+  all) bench_segments; bench_embedded ;;
+  *) echo "usage: scripts/bench.sh [all|segments|embedded]" >&2; exit 2 ;;
+esac
