@@ -5,10 +5,15 @@
 
 use crate::config::{DEFAULT_NODE, Settings};
 use crate::error::{Error, Result};
+use crate::lease::worker_node::DistributedWorkerNodes;
+use crate::lease::{LeaseStore, WorkerNodeAssigner};
+use crate::redact::SecretUrl;
 use crate::segment::{AllocatorOptions, SegmentAllocator};
 use crate::store::mysql::MysqlLedger;
+use crate::store::redis::RedisNode;
 use crate::store::{Ledger, NodeSet};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The opened storage of one deployment.
 pub struct Backend {
@@ -16,6 +21,16 @@ pub struct Backend {
     pub nodes: Arc<NodeSet>,
     /// `redis+mysql` or `embedded`, for `--verbose` and `status`.
     pub kind: &'static str,
+    parts: Parts,
+}
+
+/// The concrete stores behind the traits, for what only one backend can do.
+enum Parts {
+    Distributed {
+        mysql: Arc<MysqlLedger>,
+        main: SecretUrl,
+        timeout: Duration,
+    },
 }
 
 impl Backend {
@@ -34,14 +49,20 @@ impl Backend {
                         ),
                     });
                 }
+                let ledger = Arc::new(MysqlLedger::open(mysql, settings.timeout)?);
                 Ok(Backend {
-                    ledger: Arc::new(MysqlLedger::open(mysql, settings.timeout)?),
+                    ledger: ledger.clone(),
                     nodes: Arc::new(NodeSet::redis(
                         DEFAULT_NODE,
                         settings.redis_nodes.clone(),
                         settings.timeout,
                     )),
                     kind: "redis+mysql",
+                    parts: Parts::Distributed {
+                        mysql: ledger,
+                        main: settings.redis_nodes[DEFAULT_NODE].clone(),
+                        timeout: settings.timeout,
+                    },
                 })
             }
             (true, None) => Err(Error::Config {
@@ -59,6 +80,29 @@ impl Backend {
                 problem: "no Redis and no MySQL URL is configured".into(),
                 hint: "pass --redis URL and --mysql URL (or IDGEN_REDIS_URL and IDGEN_MYSQL_URL)".into(),
             }),
+        }
+    }
+
+    /// Where worker-ID leases live: the default Redis node.
+    pub async fn lease_store(&self) -> Result<Arc<dyn LeaseStore>> {
+        match &self.parts {
+            Parts::Distributed { main, timeout, .. } => {
+                Ok(Arc::new(RedisNode::connect(DEFAULT_NODE, main, *timeout).await?))
+            }
+        }
+    }
+
+    /// The never-reuse assigner: MySQL's `WORKER_NODE`.
+    pub async fn worker_nodes(&self) -> Result<Arc<dyn WorkerNodeAssigner>> {
+        match &self.parts {
+            Parts::Distributed {
+                mysql,
+                main,
+                timeout,
+            } => Ok(Arc::new(DistributedWorkerNodes {
+                ledger: mysql.clone(),
+                redis: Arc::new(RedisNode::connect(DEFAULT_NODE, main, *timeout).await?),
+            })),
         }
     }
 

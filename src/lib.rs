@@ -16,6 +16,7 @@ pub mod config;
 pub mod error;
 pub mod failpoint;
 pub mod layout;
+pub mod lease;
 pub mod redact;
 pub mod segment;
 pub mod snowflake;

@@ -68,6 +68,18 @@ const IDGEN_DDL: &[&str] = &[
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
 ];
 
+/// uid-generator's `WORKER_NODE` table, as its DisposableWorkerIdAssigner expects.
+const WORKER_NODE_DDL: &str = "CREATE TABLE IF NOT EXISTS `WORKER_NODE` (
+  `ID` bigint NOT NULL AUTO_INCREMENT,
+  `HOST_NAME` varchar(64) NOT NULL,
+  `PORT` varchar(64) NOT NULL,
+  `TYPE` int NOT NULL,
+  `LAUNCH_DATE` date NOT NULL,
+  `MODIFIED` timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
+  `CREATED` timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP,
+  PRIMARY KEY (`ID`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4";
+
 /// The MySQL/MariaDB ledger. Connects lazily: a warm `next` never opens it.
 pub struct MysqlLedger {
     url: SecretUrl,
@@ -323,6 +335,25 @@ impl MysqlLedger {
             });
         }
         Ok(apps)
+    }
+}
+
+impl MysqlLedger {
+    /// Inserts a `WORKER_NODE` row; its auto-increment ID is a worker ID nobody
+    /// ever had and nobody will get again.
+    pub async fn insert_worker_node(&self, host: &str, port: &str) -> Result<u64> {
+        let mut conn = self.conn().await?;
+        self.bounded(conn.query_drop(WORKER_NODE_DDL)).await?;
+        let host: String = host.chars().take(64).collect();
+        let port: String = port.chars().take(64).collect();
+        // TYPE 1 is uid-generator's ACTUAL (a host, not a container).
+        self.bounded(conn.exec_drop(
+            "INSERT INTO WORKER_NODE (HOST_NAME, PORT, TYPE, LAUNCH_DATE) VALUES (?, ?, 1, CURDATE())",
+            (host, port),
+        ))
+        .await?;
+        conn.last_insert_id()
+            .ok_or_else(|| Error::Internal("WORKER_NODE insert returned no ID".into()))
     }
 }
 

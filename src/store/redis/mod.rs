@@ -10,6 +10,8 @@
 //! scripts name two keys without a common hash tag (the Java names have none),
 //! so segment dispensers need a standalone Redis (replicas and Sentinel are fine).
 
+mod lease;
+
 use super::{Dispenser, LockToken, Locked, PushOutcome, Segment, Slot, Taken};
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;

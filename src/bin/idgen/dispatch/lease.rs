@@ -1,0 +1,304 @@
+//! `idgen lease`: hold a worker ID and issue snowflake IDs under it.
+//!
+//! stdout carries IDs only, one per line. What happens to the lease goes to
+//! stderr, as text or (with `--json`) as JSON Lines.
+
+use crate::dispatch::Context;
+use crate::exit::Outcome;
+use crate::layout_args::LayoutArgs;
+use anyhow::Context as _;
+use idgen::backend::Backend;
+use idgen::clock::SystemClock;
+use idgen::config::parse_duration;
+use idgen::layout::{Layout, format_timestamp};
+use idgen::lease::session::{LeasedGenerator, WorkerSource};
+use idgen::lease::{Assigner, LeaseEvent, LeaseEvents, LeaseSession, NamespaceSpec};
+use idgen::snowflake::GeneratorOptions;
+use serde_json::json;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::AsyncBufReadExt;
+
+/// The most IDs one `--count` or one `--stdin` line may ask for.
+const MAX_REQUEST: u64 = 100_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AssignerArg {
+    /// Lease from the namespace's free list; renewed, fenced, released (IDs are reused)
+    Lease,
+    /// A new never-reused ID per start from the WORKER_NODE table (uid-generator style)
+    WorkerNode,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  idgen lease --count 5                          # 5 snowflake IDs, then release
+  idgen lease --namespace orders --layout sonyflake --count 1000 > ids.txt
+  idgen lease --stdin --ttl 10s                  # coprocess: write N, read N IDs
+  idgen lease --layout uid-generator --epoch 2024-01-01 --assigner worker-node --count 10
+
+In --stdin mode each input line N (an empty line means 1) is answered with N
+IDs, flushed at once; the lease is renewed in the background until EOF,
+SIGINT or SIGTERM, then released.")]
+pub struct LeaseArgs {
+    /// Holders sharing one layout and epoch
+    #[arg(long, env = "IDGEN_NAMESPACE", default_value = "default", value_name = "NS")]
+    pub namespace: String,
+
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+
+    /// Issue N IDs, then release the lease [default: 1]
+    #[arg(long, short = 'n', value_name = "N", conflicts_with = "stdin")]
+    pub count: Option<u64>,
+
+    /// Coprocess mode: answer each input line N with N IDs
+    #[arg(long)]
+    pub stdin: bool,
+
+    /// Who holds the lease, shown to operators [default: HOSTNAME:PID]
+    #[arg(long, value_name = "TEXT")]
+    pub holder: Option<String>,
+
+    /// Lease expiry; renewed every third of it [default: 30s, or the config file's]
+    #[arg(long, value_name = "DURATION")]
+    pub ttl: Option<String>,
+
+    /// Where the worker ID comes from
+    #[arg(long, value_enum, default_value = "lease")]
+    pub assigner: AssignerArg,
+
+    /// Largest backward clock step waited out instead of refused
+    #[arg(long, value_name = "DURATION", default_value = "5ms")]
+    pub max_clock_back: String,
+
+    /// Report the lease as JSON Lines on stderr
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Renders lease events on stderr.
+struct EventReport {
+    json: bool,
+    namespace: String,
+    holder: String,
+    layout: Layout,
+    ttl: Duration,
+    verbose: bool,
+}
+
+impl LeaseEvents for EventReport {
+    fn event(&self, event: LeaseEvent) {
+        let line = if self.json {
+            let value = match &event {
+                LeaseEvent::Acquired { worker, floor_ms } => json!({
+                    "event": "acquired",
+                    "namespace": self.namespace,
+                    "worker": worker,
+                    "holder": self.holder,
+                    "layout": self.layout.name(),
+                    "epoch_ms": self.layout.epoch_ms(),
+                    "ttl_ms": self.ttl.as_millis() as u64,
+                    "floor_unix_ms": floor_ms,
+                }),
+                LeaseEvent::RenewFailed { worker, error } => {
+                    json!({"event": "renew_failed", "namespace": self.namespace, "worker": worker, "error": error})
+                }
+                LeaseEvent::Lost { worker } => {
+                    json!({"event": "lost", "namespace": self.namespace, "worker": worker})
+                }
+                LeaseEvent::Released { worker, last_ms } => json!({
+                    "event": "released",
+                    "namespace": self.namespace,
+                    "worker": worker,
+                    "last_unix_ms": last_ms,
+                }),
+            };
+            value.to_string()
+        } else {
+            match &event {
+                LeaseEvent::Acquired { worker, floor_ms } => format!(
+                    "idgen: leased worker {worker} of namespace {} ({}) as {} for {}{}",
+                    self.namespace,
+                    self.layout.name(),
+                    self.holder,
+                    idgen::error::fmt_duration(self.ttl),
+                    floor_ms
+                        .map(|f| format!("; issuing after {}", format_timestamp(f)))
+                        .unwrap_or_default()
+                ),
+                LeaseEvent::RenewFailed { worker, error } => {
+                    if !self.verbose {
+                        return;
+                    }
+                    format!("idgen: renewing worker {worker} failed: {error}")
+                }
+                LeaseEvent::Lost { worker } => format!(
+                    "idgen: lost the lease on worker {worker}; it issues no more IDs under it"
+                ),
+                LeaseEvent::Released { worker, last_ms } => format!(
+                    "idgen: released worker {worker} (last time issued {})",
+                    format_timestamp(*last_ms)
+                ),
+            }
+        };
+        eprintln!("{line}");
+    }
+}
+
+fn default_holder() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into buf.
+    let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+    let host = if ok {
+        let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+        String::from_utf8_lossy(&buf[..end]).into_owned()
+    } else {
+        "localhost".to_string()
+    };
+    format!("{host}:{}", std::process::id())
+}
+
+/// What to issue.
+enum Mode {
+    Count(u64),
+    Stdin,
+}
+
+pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let layout = args.layout.resolve(&ctx.settings)?;
+    let assigner = match args.assigner {
+        AssignerArg::Lease => Assigner::Lease,
+        AssignerArg::WorkerNode => Assigner::WorkerNode,
+    };
+    let namespace = NamespaceSpec::new(&args.namespace, &layout, assigner)?;
+    let ttl = match &args.ttl {
+        Some(text) => parse_duration(text)?,
+        None => ctx.settings.lease_ttl,
+    };
+    if ttl < Duration::from_millis(300) || ttl > Duration::from_secs(3600) {
+        return Err(idgen::Error::invalid(
+            "--ttl",
+            format!("{} is outside 300ms..=1h", idgen::error::fmt_duration(ttl)),
+            "pick a TTL the holder can renew every third of, e.g. --ttl 30s",
+        )
+        .into());
+    }
+    let max_backward = parse_duration(&args.max_clock_back)?;
+    let mode = match (args.stdin, args.count) {
+        (true, _) => Mode::Stdin,
+        (false, Some(n)) if (1..=MAX_REQUEST).contains(&n) => Mode::Count(n),
+        (false, Some(n)) => {
+            return Err(idgen::Error::invalid(
+                "--count",
+                format!("{n} is outside 1..={MAX_REQUEST}"),
+                "ask for at least one ID",
+            )
+            .into());
+        }
+        (false, None) => Mode::Count(1),
+    };
+    let holder = args.holder.clone().unwrap_or_else(default_holder);
+
+    let backend = Backend::open(&ctx.settings)?;
+    ctx.out.info(&format!("backend: {}", backend.kind));
+    let source = match assigner {
+        Assigner::Lease => WorkerSource::Lease(backend.lease_store().await?),
+        Assigner::WorkerNode => WorkerSource::WorkerNode {
+            assigner: backend.worker_nodes().await?,
+            host: holder.clone(),
+            port: std::process::id().to_string(),
+        },
+    };
+    let events = Arc::new(EventReport {
+        json: args.json,
+        namespace: namespace.name.clone(),
+        holder: holder.clone(),
+        layout: layout.clone(),
+        ttl,
+        verbose: ctx.out.verbose,
+    });
+    let session = Arc::new(LeaseSession::new(
+        source,
+        namespace,
+        holder,
+        ttl,
+        SystemClock,
+        events,
+    ));
+    session.acquire().await.context("leasing a worker ID")?;
+    let renewer = tokio::spawn(session.clone().keep_renewed());
+    let options = GeneratorOptions { max_backward };
+    let mut generator = LeasedGenerator::new(session.clone(), layout, options);
+
+    let outcome = tokio::select! {
+        outcome = issue(&mut generator, mode) => outcome,
+        signal = crate::signals::shutdown() => Err(idgen::Error::Interrupted {
+            what: format!("lease ({signal})"),
+        }
+        .into()),
+    };
+    renewer.abort();
+    let released = session.release(generator.last_issued_ms()).await;
+    let outcome = outcome?;
+    released.context("releasing the lease")?;
+    Ok(outcome)
+}
+
+async fn issue(
+    generator: &mut LeasedGenerator<SystemClock>,
+    mode: Mode,
+) -> anyhow::Result<Outcome> {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
+    let mut ids = Vec::with_capacity(1 << 16);
+    let mut text = itoa::Buffer::new();
+    let mut write = |ids: &mut Vec<u64>, out: &mut std::io::BufWriter<std::io::Stdout>| -> std::io::Result<()> {
+        for id in ids.drain(..) {
+            out.write_all(text.format(id).as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    };
+    match mode {
+        Mode::Count(n) => {
+            let mut left = n;
+            while left > 0 {
+                let step = left.min(1 << 16);
+                generator.issue(step as usize, &mut ids).await?;
+                write(&mut ids, &mut out)?;
+                left -= step;
+            }
+            out.flush()?;
+            Ok(Outcome::Success)
+        }
+        Mode::Stdin => {
+            let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+            while let Some(line) = lines.next_line().await? {
+                let wanted = match line.trim() {
+                    "" => 1,
+                    text => match text.parse::<u64>() {
+                        Ok(n) if n <= MAX_REQUEST => n,
+                        _ => {
+                            return Err(idgen::Error::invalid(
+                                "request line",
+                                format!("{text:?} is not a count of IDs"),
+                                format!("write one number per line, 0..={MAX_REQUEST}; an empty line means 1"),
+                            )
+                            .into());
+                        }
+                    },
+                };
+                let mut left = wanted;
+                while left > 0 {
+                    let step = left.min(1 << 16);
+                    generator.issue(step as usize, &mut ids).await?;
+                    write(&mut ids, &mut out)?;
+                    left -= step;
+                }
+                out.flush()?;
+            }
+            Ok(Outcome::Success)
+        }
+    }
+}

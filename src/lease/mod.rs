@@ -1,0 +1,286 @@
+//! Worker-ID leases (SPEC §2.3): which worker ID a snowflake generator may use,
+//! and up to which time.
+//!
+//! Why two holders can never produce the same (time, worker, sequence):
+//! * a worker ID is claimed atomically (a script, or one SQLite transaction):
+//!   its key is created only if absent, with the holder's token and an expiry;
+//! * every holder records a *time fence* per worker: at acquire and at each
+//!   renewal it raises `last[worker]` to `now + ttl`, and its generator never
+//!   issues a time unit past that fence;
+//! * a new holder of the worker starts strictly after the recorded fence;
+//! * renewal and release check the token, so a holder whose key expired and was
+//!   claimed by another cannot extend it, and learns it lost the lease.
+//!
+//! So even if two processes believe they hold one worker ID at once (a paused
+//! process waking up, a clock jump), their time ranges do not overlap. On top of
+//! that a holder stops issuing once it cannot prove its lease is still valid.
+
+pub mod session;
+pub mod worker_node;
+
+use crate::error::Result;
+use async_trait::async_trait;
+use serde::Serialize;
+use std::time::Duration;
+
+pub use session::{LeaseEvent, LeaseEvents, LeaseSession, LeaseStatus};
+
+/// How worker IDs are handed out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Assigner {
+    /// Leased from a free list with expiry and renewal; IDs are reused.
+    Lease,
+    /// A new row in `WORKER_NODE` per start; IDs are never reused (uid-generator).
+    WorkerNode,
+}
+
+impl Assigner {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Assigner::Lease => "lease",
+            Assigner::WorkerNode => "worker-node",
+        }
+    }
+}
+
+/// The most worker IDs a leased namespace may have: rebuilding the free list
+/// scans every ID, which must stay quick. Wider layouts use `worker-node`.
+pub const MAX_LEASE_CAPACITY: u64 = 1 << 16;
+
+/// A namespace: holders that share one layout, epoch and assigner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamespaceSpec {
+    pub name: String,
+    /// Layout signature plus assigner; holders with another are refused.
+    pub signature: String,
+    /// How many worker IDs exist (`0..capacity`).
+    pub capacity: u64,
+}
+
+/// A lease just granted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    pub worker: u64,
+    /// Proves ownership on renew and release.
+    pub token: String,
+    /// The fence the previous holders left: issue only later time units.
+    pub floor_ms: Option<i64>,
+}
+
+/// A worker ID someone holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeldWorker {
+    pub worker: u64,
+    pub holder: String,
+    /// Time left on the lease; `None` when the key has no expiry.
+    pub ttl_ms: Option<u64>,
+    /// The worker's time fence.
+    pub last_unix_ms: Option<i64>,
+}
+
+/// Everything a lease store knows about one namespace.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NamespaceSnapshot {
+    pub signature: Option<String>,
+    pub capacity: u64,
+    pub held: Vec<HeldWorker>,
+    /// The free list in order, duplicates and all.
+    pub free: Vec<u64>,
+    /// Time fences of workers nobody holds.
+    pub fences: Vec<(u64, i64)>,
+}
+
+/// Storage of worker-ID leases: Redis, or the embedded store.
+#[async_trait]
+pub trait LeaseStore: Send + Sync {
+    fn describe(&self) -> String;
+
+    /// Claims a free worker ID for `holder` and raises its fence to `fence_ms`.
+    /// Records the namespace's signature on first use and refuses another one.
+    async fn acquire(
+        &self,
+        namespace: &NamespaceSpec,
+        holder: &str,
+        ttl: Duration,
+        fence_ms: i64,
+    ) -> Result<Grant>;
+
+    /// Extends the lease and raises the fence, only while `token` holds it.
+    /// `false`: the lease is lost.
+    async fn renew(
+        &self,
+        namespace: &str,
+        worker: u64,
+        token: &str,
+        ttl: Duration,
+        fence_ms: i64,
+    ) -> Result<bool>;
+
+    /// Ends the lease if `token` still holds it: the fence becomes `last_ms`
+    /// (the last time unit really issued) and the ID returns to the free list.
+    async fn release(&self, namespace: &str, worker: u64, token: &str, last_ms: i64) -> Result<bool>;
+
+    /// The namespace as stored, for `inspect-freelist`.
+    async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot>;
+
+    /// Rebuilds the free list from the IDs nobody holds, and gives held keys
+    /// without expiry one of `ttl`. Never frees a held ID.
+    async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()>;
+
+    /// Takes the namespace lock for an operator's repair.
+    async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>>;
+
+    async fn unlock_namespace(&self, namespace: &str, token: &str) -> Result<()>;
+}
+
+/// Hands out a never-reused worker ID per start (uid-generator's `WORKER_NODE`).
+#[async_trait]
+pub trait WorkerNodeAssigner: Send + Sync {
+    /// Records the namespace and inserts a row; its auto-increment ID is the worker.
+    async fn assign(&self, namespace: &NamespaceSpec, host: &str, port: &str) -> Result<u64>;
+}
+
+/// Something wrong with a namespace's lease state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Problem {
+    /// In the free list and held at once: a later acquire skips it, but the list lies.
+    FreeButHeld { worker: u64 },
+    /// Neither free nor held: nobody can lease it until the list is rebuilt.
+    Leaked { worker: u64 },
+    /// Listed more than once in the free list.
+    DuplicateFree { worker: u64, times: u64 },
+    /// Held with no expiry: it would never come back if its holder died.
+    NoExpiry { worker: u64, holder: String },
+    /// In the free list but outside the namespace's capacity.
+    OutOfRange { worker: u64 },
+}
+
+/// The problems in a snapshot, in worker order.
+pub fn problems(snapshot: &NamespaceSnapshot) -> Vec<Problem> {
+    use std::collections::BTreeMap;
+    let held: BTreeMap<u64, &HeldWorker> = snapshot.held.iter().map(|h| (h.worker, h)).collect();
+    let mut free_counts: BTreeMap<u64, u64> = BTreeMap::new();
+    for id in &snapshot.free {
+        *free_counts.entry(*id).or_default() += 1;
+    }
+    let mut found = Vec::new();
+    for (&worker, &times) in &free_counts {
+        if worker >= snapshot.capacity {
+            found.push(Problem::OutOfRange { worker });
+        } else if held.contains_key(&worker) {
+            found.push(Problem::FreeButHeld { worker });
+        }
+        if times > 1 {
+            found.push(Problem::DuplicateFree { worker, times });
+        }
+    }
+    for h in held.values().filter(|h| h.ttl_ms.is_none()) {
+        found.push(Problem::NoExpiry {
+            worker: h.worker,
+            holder: h.holder.clone(),
+        });
+    }
+    // Acquire rebuilds an empty (or missing) free list from the unheld IDs, so an
+    // ID is stranded only while the list still has other entries.
+    if !snapshot.free.is_empty() {
+        found.extend(
+            (0..snapshot.capacity)
+                .filter(|id| !held.contains_key(id) && !free_counts.contains_key(id))
+                .map(|worker| Problem::Leaked { worker }),
+        );
+    }
+    found.sort_by_key(|p| match p {
+        Problem::FreeButHeld { worker }
+        | Problem::Leaked { worker }
+        | Problem::DuplicateFree { worker, .. }
+        | Problem::NoExpiry { worker, .. }
+        | Problem::OutOfRange { worker } => *worker,
+    });
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held(worker: u64, ttl_ms: Option<u64>) -> HeldWorker {
+        HeldWorker {
+            worker,
+            holder: format!("h{worker}"),
+            ttl_ms,
+            last_unix_ms: None,
+        }
+    }
+
+    #[test]
+    fn a_consistent_namespace_has_no_problems() {
+        let snapshot = NamespaceSnapshot {
+            signature: Some("s".into()),
+            capacity: 4,
+            held: vec![held(0, Some(1000))],
+            free: vec![1, 2, 3],
+            fences: vec![],
+        };
+        assert!(problems(&snapshot).is_empty());
+    }
+
+    #[test]
+    fn every_kind_of_inconsistency_is_found() {
+        let snapshot = NamespaceSnapshot {
+            signature: Some("s".into()),
+            capacity: 5,
+            held: vec![held(0, Some(1000)), held(1, None)],
+            free: vec![0, 2, 2, 9],
+            fences: vec![],
+        };
+        assert_eq!(
+            problems(&snapshot),
+            vec![
+                Problem::FreeButHeld { worker: 0 },
+                Problem::NoExpiry { worker: 1, holder: "h1".into() },
+                Problem::DuplicateFree { worker: 2, times: 2 },
+                Problem::Leaked { worker: 3 },
+                Problem::Leaked { worker: 4 },
+                Problem::OutOfRange { worker: 9 },
+            ]
+        );
+    }
+}
+
+impl NamespaceSpec {
+    /// The namespace `name` for holders of `layout` using `assigner`.
+    pub fn new(name: &str, layout: &crate::layout::Layout, assigner: Assigner) -> Result<Self> {
+        use crate::error::Error;
+        let valid = !name.is_empty()
+            && name.len() <= 64
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+        if !valid {
+            return Err(Error::invalid(
+                "--namespace",
+                format!("{name:?} is not a namespace name"),
+                "use 1 to 64 letters, digits, '-', '_' or '.'",
+            ));
+        }
+        layout.check_generatable()?;
+        let capacity = layout.node_capacity();
+        if assigner == Assigner::Lease && capacity > MAX_LEASE_CAPACITY {
+            return Err(Error::invalid(
+                "--layout",
+                format!(
+                    "{} has {capacity} worker IDs, more than a leased namespace holds ({MAX_LEASE_CAPACITY})",
+                    layout.name()
+                ),
+                "use --assigner worker-node (never-reused IDs, as uid-generator does), or fix some node fields",
+            ));
+        }
+        Ok(NamespaceSpec {
+            name: name.to_string(),
+            signature: format!("{};assigner={}", layout.signature(), assigner.as_str()),
+            capacity,
+        })
+    }
+}

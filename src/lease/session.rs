@@ -1,0 +1,384 @@
+//! Holding a worker ID over time, and issuing snowflake IDs under it.
+//!
+//! A [`LeaseSession`] owns the lease: acquire, renew every third of the TTL,
+//! re-acquire after a loss, release at the end. A [`LeasedGenerator`] issues IDs
+//! only while the session can prove the lease valid, and never past its fence.
+
+use super::{Assigner, Grant, LeaseStore, NamespaceSpec, WorkerNodeAssigner};
+use crate::clock::Clock;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::snowflake::{GeneratorOptions, SnowflakeGenerator};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Something that happened to the lease, for the binary to report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeaseEvent {
+    Acquired {
+        worker: u64,
+        floor_ms: Option<i64>,
+    },
+    /// A renewal failed to reach the store; the lease may still be valid.
+    RenewFailed { worker: u64, error: String },
+    /// Another holder has the worker now; this session issues nothing under it.
+    Lost { worker: u64 },
+    Released { worker: u64, last_ms: i64 },
+}
+
+/// Receives [`LeaseEvent`]s.
+pub trait LeaseEvents: Send + Sync {
+    fn event(&self, event: LeaseEvent);
+}
+
+/// The lease as the generator needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeaseStatus {
+    pub worker: u64,
+    /// Bumped with every new grant, so a generator knows to start afresh.
+    pub generation: u64,
+    /// Past this instant the lease is not provably valid.
+    pub valid_until: Instant,
+    /// The recorded time fence: no time unit after it may be issued.
+    pub fence_ms: i64,
+    /// The previous holders' fence: only later time units may be issued.
+    pub floor_ms: Option<i64>,
+}
+
+struct Held {
+    grant: Grant,
+    status: LeaseStatus,
+    lost: bool,
+}
+
+/// Where worker IDs come from.
+pub enum WorkerSource {
+    Lease(Arc<dyn LeaseStore>),
+    WorkerNode {
+        assigner: Arc<dyn WorkerNodeAssigner>,
+        host: String,
+        port: String,
+    },
+}
+
+/// One holder's lease on a worker ID of a namespace.
+pub struct LeaseSession<C: Clock> {
+    source: WorkerSource,
+    namespace: NamespaceSpec,
+    holder: String,
+    ttl: Duration,
+    clock: C,
+    events: Arc<dyn LeaseEvents>,
+    held: Mutex<Option<Held>>,
+    generation: Mutex<u64>,
+}
+
+impl<C: Clock + Clone + 'static> LeaseSession<C> {
+    pub fn new(
+        source: WorkerSource,
+        namespace: NamespaceSpec,
+        holder: String,
+        ttl: Duration,
+        clock: C,
+        events: Arc<dyn LeaseEvents>,
+    ) -> Self {
+        LeaseSession {
+            source,
+            namespace,
+            holder,
+            ttl,
+            clock,
+            events,
+            held: Mutex::new(None),
+            generation: Mutex::new(0),
+        }
+    }
+
+    pub fn assigner(&self) -> Assigner {
+        match self.source {
+            WorkerSource::Lease(_) => Assigner::Lease,
+            WorkerSource::WorkerNode { .. } => Assigner::WorkerNode,
+        }
+    }
+
+    pub fn namespace(&self) -> &NamespaceSpec {
+        &self.namespace
+    }
+
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+
+    /// A lease is provable until this long before its expiry: covers clock-rate
+    /// differences between this host and the store.
+    fn margin(&self) -> Duration {
+        (self.ttl / 20).max(Duration::from_millis(20))
+    }
+
+    /// Acquires a worker ID (a new one after a loss).
+    pub async fn acquire(&self) -> Result<LeaseStatus> {
+        let sent = Instant::now();
+        let fence_ms = self.clock.now_ms() + self.ttl.as_millis() as i64;
+        let (grant, valid_until) = match &self.source {
+            WorkerSource::Lease(store) => {
+                let grant = store
+                    .acquire(&self.namespace, &self.holder, self.ttl, fence_ms)
+                    .await?;
+                (grant, sent + self.ttl.saturating_sub(self.margin()))
+            }
+            WorkerSource::WorkerNode {
+                assigner,
+                host,
+                port,
+            } => {
+                let worker = assigner.assign(&self.namespace, host, port).await?;
+                let grant = Grant {
+                    worker,
+                    token: String::new(),
+                    floor_ms: None,
+                };
+                // Never reused: valid for as long as the process lives.
+                (grant, sent + Duration::from_secs(100 * 365 * 86_400))
+            }
+        };
+        let generation = {
+            let mut generation = self.generation.lock().expect("not poisoned");
+            *generation += 1;
+            *generation
+        };
+        let status = LeaseStatus {
+            worker: grant.worker,
+            generation,
+            valid_until,
+            fence_ms: match self.source {
+                WorkerSource::Lease(_) => fence_ms,
+                WorkerSource::WorkerNode { .. } => i64::MAX,
+            },
+            floor_ms: grant.floor_ms,
+        };
+        self.events.event(LeaseEvent::Acquired {
+            worker: grant.worker,
+            floor_ms: grant.floor_ms,
+        });
+        *self.held.lock().expect("not poisoned") = Some(Held {
+            grant,
+            status: status.clone(),
+            lost: false,
+        });
+        Ok(status)
+    }
+
+    /// Extends the lease and its fence. `Ok(false)`: the lease is lost.
+    pub async fn renew(&self) -> Result<bool> {
+        let WorkerSource::Lease(store) = &self.source else {
+            return Ok(true);
+        };
+        let Some((worker, token)) = self.current_grant() else {
+            return Ok(false);
+        };
+        let sent = Instant::now();
+        let fence_ms = self.clock.now_ms() + self.ttl.as_millis() as i64;
+        let renewed = match store
+            .renew(&self.namespace.name, worker, &token, self.ttl, fence_ms)
+            .await
+        {
+            Ok(renewed) => renewed,
+            Err(e) => {
+                self.events.event(LeaseEvent::RenewFailed {
+                    worker,
+                    error: e.to_string(),
+                });
+                return Err(e);
+            }
+        };
+        let mut held = self.held.lock().expect("not poisoned");
+        let Some(current) = held.as_mut().filter(|h| h.grant.token == token) else {
+            return Ok(false);
+        };
+        if renewed {
+            current.status.valid_until = sent + self.ttl.saturating_sub(self.margin());
+            current.status.fence_ms = current.status.fence_ms.max(fence_ms);
+        } else if !current.lost {
+            current.lost = true;
+            drop(held);
+            self.events.event(LeaseEvent::Lost { worker });
+        }
+        Ok(renewed)
+    }
+
+    fn current_grant(&self) -> Option<(u64, String)> {
+        let held = self.held.lock().expect("not poisoned");
+        held.as_ref()
+            .filter(|h| !h.lost)
+            .map(|h| (h.grant.worker, h.grant.token.clone()))
+    }
+
+    /// The lease, if it is provably valid right now.
+    pub fn status(&self) -> Option<LeaseStatus> {
+        let held = self.held.lock().expect("not poisoned");
+        held.as_ref()
+            .filter(|h| !h.lost && Instant::now() < h.status.valid_until)
+            .map(|h| h.status.clone())
+    }
+
+    /// A valid lease: the current one, a renewed one, or a newly acquired one.
+    pub async fn ensure_valid(&self) -> Result<LeaseStatus> {
+        if let Some(status) = self.status() {
+            return Ok(status);
+        }
+        if self.current_grant().is_some() {
+            // Expired locally but maybe not in the store: a renewal proves it again.
+            if let Ok(true) = self.renew().await
+                && let Some(status) = self.status()
+            {
+                return Ok(status);
+            }
+            let mut held = self.held.lock().expect("not poisoned");
+            if let Some(h) = held.as_mut()
+                && !h.lost
+            {
+                h.lost = true;
+                let worker = h.grant.worker;
+                drop(held);
+                self.events.event(LeaseEvent::Lost { worker });
+            }
+        }
+        self.acquire().await
+    }
+
+    /// Renews every third of the TTL until the task is dropped.
+    pub async fn keep_renewed(self: Arc<Self>) {
+        let period = self.ttl / 3;
+        loop {
+            tokio::time::sleep(period).await;
+            // A failure is reported by `renew`; the generator stops at the deadline.
+            let _ = self.renew().await;
+        }
+    }
+
+    /// Ends the lease: the fence becomes the last time unit really issued.
+    pub async fn release(&self, last_issued_ms: Option<i64>) -> Result<()> {
+        let Some(held) = self.held.lock().expect("not poisoned").take() else {
+            return Ok(());
+        };
+        let WorkerSource::Lease(store) = &self.source else {
+            return Ok(());
+        };
+        if held.lost {
+            return Ok(());
+        }
+        // Nothing issued: restore the floor; never record less than the floor.
+        let floor = held.status.floor_ms.unwrap_or(0);
+        let last_ms = last_issued_ms.unwrap_or(floor).max(floor);
+        if store
+            .release(&self.namespace.name, held.grant.worker, &held.grant.token, last_ms)
+            .await?
+        {
+            self.events.event(LeaseEvent::Released {
+                worker: held.grant.worker,
+                last_ms,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Issues snowflake IDs under a [`LeaseSession`].
+pub struct LeasedGenerator<C: Clock + Clone + 'static> {
+    session: Arc<LeaseSession<C>>,
+    layout: Layout,
+    options: GeneratorOptions,
+    current: Option<(u64, SnowflakeGenerator<C>)>,
+    /// Longest wait for the clock to pass a previous holder's fence.
+    max_floor_wait: Duration,
+}
+
+/// IDs per generation step; the lease is re-checked between steps.
+const CHUNK: usize = 1 << 16;
+
+impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
+    pub fn new(session: Arc<LeaseSession<C>>, layout: Layout, options: GeneratorOptions) -> Self {
+        let max_floor_wait = session.ttl();
+        LeasedGenerator {
+            session,
+            layout,
+            options,
+            current: None,
+            max_floor_wait,
+        }
+    }
+
+    /// Start of the last time unit issued under the current worker.
+    pub fn last_issued_ms(&self) -> Option<i64> {
+        self.current.as_ref().and_then(|(_, g)| g.last_issued_ms())
+    }
+
+    /// The worker IDs are being issued under now.
+    pub fn worker(&self) -> Option<u64> {
+        self.current.as_ref().map(|(_, g)| g.node())
+    }
+
+    /// Appends `n` IDs to `out`. Every ID was issued while the lease was provably
+    /// valid and within its fence; a step that outlived the lease is thrown away.
+    pub async fn issue(&mut self, n: usize, out: &mut Vec<u64>) -> Result<()> {
+        let target = out.len() + n;
+        while out.len() < target {
+            let status = self.session.ensure_valid().await?;
+            self.prepare(&status).await?;
+            let (_, generator) = self.current.as_mut().expect("prepared");
+            generator.set_horizon_ms(Some(status.fence_ms));
+            let before = out.len();
+            let want = (target - before).min(CHUNK);
+            let filled = tokio::task::block_in_place(|| generator.fill(out, want))?;
+            let still_valid = self
+                .session
+                .status()
+                .is_some_and(|s| s.generation == status.generation);
+            if !still_valid {
+                // The lease ran out while generating: drop this step (a gap).
+                out.truncate(before);
+                continue;
+            }
+            if filled < want {
+                // At the fence: extend it before going on.
+                self.session.renew().await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes sure the generator runs for the status's worker, past its floor.
+    async fn prepare(&mut self, status: &LeaseStatus) -> Result<()> {
+        if self
+            .current
+            .as_ref()
+            .is_some_and(|(generation, _)| *generation == status.generation)
+        {
+            return Ok(());
+        }
+        let clock = self.session.clock.clone();
+        if let Some(floor) = status.floor_ms {
+            let behind = floor - clock.now_ms();
+            if behind > 0 {
+                if Duration::from_millis(behind as u64) > self.max_floor_wait {
+                    return Err(Error::ClockMovedBack {
+                        behind_ms: behind as u64,
+                        tolerance_ms: self.max_floor_wait.as_millis() as u64,
+                    });
+                }
+                // The previous holder's clock ran ahead of ours: wait it out.
+                tokio::time::sleep(Duration::from_millis(behind as u64 + 1)).await;
+            }
+        }
+        let mut generator = SnowflakeGenerator::new(&self.layout, status.worker, clock, self.options)?;
+        if let Some(floor) = status.floor_ms {
+            generator.set_floor_ms(floor);
+        }
+        self.current = Some((status.generation, generator));
+        Ok(())
+    }
+}

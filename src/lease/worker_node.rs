@@ -1,0 +1,31 @@
+//! The `worker-node` assigner on the distributed backend: the namespace is
+//! recorded in Redis like a leased one (so the two assigners can never share a
+//! namespace), the worker ID comes from MySQL's `WORKER_NODE`.
+
+use super::{NamespaceSpec, WorkerNodeAssigner};
+use crate::error::{Error, Result};
+use crate::store::mysql::MysqlLedger;
+use crate::store::redis::RedisNode;
+use async_trait::async_trait;
+use std::sync::Arc;
+
+pub struct DistributedWorkerNodes {
+    pub ledger: Arc<MysqlLedger>,
+    pub redis: Arc<RedisNode>,
+}
+
+#[async_trait]
+impl WorkerNodeAssigner for DistributedWorkerNodes {
+    async fn assign(&self, namespace: &NamespaceSpec, host: &str, port: &str) -> Result<u64> {
+        self.redis.claim_namespace(namespace).await?;
+        let worker = self.ledger.insert_worker_node(host, port).await?;
+        if worker >= namespace.capacity {
+            return Err(Error::WorkerIdsExhausted {
+                layout: namespace.signature.clone(),
+                assigned: worker,
+                capacity: namespace.capacity,
+            });
+        }
+        Ok(worker)
+    }
+}

@@ -1,0 +1,386 @@
+//! A Redis node as a [`LeaseStore`].
+//!
+//! Every key of a namespace carries the hash tag `{ns}`, so the multi-key
+//! scripts run on Redis Cluster too:
+//! `idgen:{ns}:meta` (signature, capacity), `idgen:{ns}:free` (the free list),
+//! `idgen:{ns}:last` (time fence per worker), `idgen:{ns}:w:<id>` (a held
+//! worker: holder, token; with an expiry) and `idgen:{ns}:lock` (repair lock).
+
+use super::RedisNode;
+use crate::error::{Error, Result};
+use crate::lease::{Grant, HeldWorker, LeaseStore, NamespaceSnapshot, NamespaceSpec};
+use crate::store::random_hex;
+use async_trait::async_trait;
+use redis::Script;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+fn key(namespace: &str, part: &str) -> String {
+    format!("idgen:{{{namespace}}}:{part}")
+}
+
+fn worker_prefix(namespace: &str) -> String {
+    key(namespace, "w:")
+}
+
+/// KEYS: meta, free, last. ARGV: signature, capacity, worker prefix, holder,
+/// token, ttl ms, fence ms, now ms.
+/// Returns {'ok', worker, floor} | {'mismatch', recorded} | {'full'}.
+const LUA_ACQUIRE: &str = r#"
+local sig = redis.call('HGET', KEYS[1], 'signature')
+if not sig then
+  redis.call('HSET', KEYS[1], 'signature', ARGV[1], 'capacity', ARGV[2], 'created_ms', ARGV[8])
+elseif sig ~= ARGV[1] then
+  return {'mismatch', sig}
+end
+local cap = tonumber(ARGV[2])
+local function claim(id)
+  local k = ARGV[3] .. id
+  if redis.call('EXISTS', k) == 1 then return false end
+  redis.call('HSET', k, 'holder', ARGV[4], 'token', ARGV[5], 'since_ms', ARGV[8])
+  redis.call('PEXPIRE', k, ARGV[6])
+  return true
+end
+local function grant(id)
+  local floor = redis.call('HGET', KEYS[3], id)
+  local fence = tonumber(ARGV[7])
+  if not floor or tonumber(floor) < fence then
+    redis.call('HSET', KEYS[3], id, ARGV[7])
+  end
+  return {'ok', tostring(id), floor or ''}
+end
+while true do
+  local id = redis.call('LPOP', KEYS[2])
+  if not id then break end
+  local n = tonumber(id)
+  if n and n >= 0 and n < cap and n == math.floor(n) and claim(id) then return grant(id) end
+end
+-- The free list is used up or missing: rebuild it from the IDs nobody holds.
+local found = nil
+local batch = {}
+for id = 0, cap - 1 do
+  if redis.call('EXISTS', ARGV[3] .. id) == 0 then
+    if found == nil then
+      found = id
+    else
+      batch[#batch + 1] = id
+      if #batch == 1000 then
+        redis.call('RPUSH', KEYS[2], unpack(batch))
+        batch = {}
+      end
+    end
+  end
+end
+if #batch > 0 then redis.call('RPUSH', KEYS[2], unpack(batch)) end
+if found == nil then return {'full'} end
+claim(tostring(found))
+return grant(tostring(found))
+"#;
+
+/// KEYS: worker key, last. ARGV: token, ttl ms, worker, fence ms. Returns 1, or 0 if lost.
+const LUA_RENEW: &str = r#"
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local fence = redis.call('HGET', KEYS[2], ARGV[3])
+if not fence or tonumber(fence) < tonumber(ARGV[4]) then
+  redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
+end
+return 1
+"#;
+
+/// KEYS: worker key, last, free. ARGV: token, worker, last ms. Returns 1, or 0 if not ours.
+const LUA_RELEASE: &str = r#"
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('RPUSH', KEYS[3], ARGV[2])
+return 1
+"#;
+
+/// KEYS: meta, free, last. ARGV: worker prefix.
+/// Returns {signature, capacity, free list, last hash, held: {id, holder, pttl}...}.
+const LUA_SNAPSHOT: &str = r#"
+local meta = redis.call('HMGET', KEYS[1], 'signature', 'capacity')
+local cap = tonumber(meta[2] or '0')
+local held = {}
+for id = 0, cap - 1 do
+  local k = ARGV[1] .. id
+  if redis.call('EXISTS', k) == 1 then
+    held[#held + 1] = tostring(id)
+    held[#held + 1] = redis.call('HGET', k, 'holder') or ''
+    held[#held + 1] = tostring(redis.call('PTTL', k))
+  end
+end
+return {meta[1] or '', tostring(cap), redis.call('LRANGE', KEYS[2], 0, -1), redis.call('HGETALL', KEYS[3]), held}
+"#;
+
+/// KEYS: meta, free. ARGV: worker prefix, ttl ms.
+/// Rebuilds the free list from unheld IDs; gives held keys without expiry one.
+const LUA_REPAIR: &str = r#"
+local cap = tonumber(redis.call('HGET', KEYS[1], 'capacity') or '0')
+redis.call('DEL', KEYS[2])
+local batch = {}
+for id = 0, cap - 1 do
+  local k = ARGV[1] .. id
+  if redis.call('EXISTS', k) == 0 then
+    batch[#batch + 1] = id
+    if #batch == 1000 then
+      redis.call('RPUSH', KEYS[2], unpack(batch))
+      batch = {}
+    end
+  elseif redis.call('PTTL', k) == -1 then
+    redis.call('PEXPIRE', k, ARGV[2])
+  end
+end
+if #batch > 0 then redis.call('RPUSH', KEYS[2], unpack(batch)) end
+return 1
+"#;
+
+/// KEYS: meta. ARGV: signature, capacity, now ms. Records or checks the signature.
+const LUA_CLAIM_NAMESPACE: &str = r#"
+local sig = redis.call('HGET', KEYS[1], 'signature')
+if not sig then
+  redis.call('HSET', KEYS[1], 'signature', ARGV[1], 'capacity', ARGV[2], 'created_ms', ARGV[3])
+  return ''
+end
+return sig
+"#;
+
+/// KEYS: lock. ARGV: token. Compare-and-delete.
+const LUA_UNLOCK: &str = r#"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"#;
+
+struct LeaseScripts {
+    acquire: Script,
+    renew: Script,
+    release: Script,
+    snapshot: Script,
+    repair: Script,
+    claim_namespace: Script,
+    unlock: Script,
+}
+
+fn scripts() -> &'static LeaseScripts {
+    static SCRIPTS: OnceLock<LeaseScripts> = OnceLock::new();
+    SCRIPTS.get_or_init(|| LeaseScripts {
+        acquire: Script::new(LUA_ACQUIRE),
+        renew: Script::new(LUA_RENEW),
+        release: Script::new(LUA_RELEASE),
+        snapshot: Script::new(LUA_SNAPSHOT),
+        repair: Script::new(LUA_REPAIR),
+        claim_namespace: Script::new(LUA_CLAIM_NAMESPACE),
+        unlock: Script::new(LUA_UNLOCK),
+    })
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+fn millis(d: Duration) -> String {
+    d.as_millis().max(1).to_string()
+}
+
+impl RedisNode {
+    /// Records the namespace's signature, or checks it against the recorded one.
+    pub async fn claim_namespace(&self, namespace: &NamespaceSpec) -> Result<()> {
+        let recorded: String = self
+            .invoke(
+                &scripts().claim_namespace,
+                &[&key(&namespace.name, "meta")],
+                &[
+                    namespace.signature.clone(),
+                    namespace.capacity.to_string(),
+                    now_ms().to_string(),
+                ],
+            )
+            .await?;
+        if recorded.is_empty() || recorded == namespace.signature {
+            Ok(())
+        } else {
+            Err(Error::NamespaceMismatch {
+                namespace: namespace.name.clone(),
+                recorded,
+                requested: namespace.signature.clone(),
+            })
+        }
+    }
+}
+
+#[async_trait]
+impl LeaseStore for RedisNode {
+    fn describe(&self) -> String {
+        format!("redis node {} ({})", self.name, self.url)
+    }
+
+    async fn acquire(
+        &self,
+        namespace: &NamespaceSpec,
+        holder: &str,
+        ttl: Duration,
+        fence_ms: i64,
+    ) -> Result<Grant> {
+        let token = random_hex(16);
+        let ns = &namespace.name;
+        let answer: Vec<String> = self
+            .invoke(
+                &scripts().acquire,
+                &[&key(ns, "meta"), &key(ns, "free"), &key(ns, "last")],
+                &[
+                    namespace.signature.clone(),
+                    namespace.capacity.to_string(),
+                    worker_prefix(ns),
+                    holder.to_string(),
+                    token.clone(),
+                    millis(ttl),
+                    fence_ms.to_string(),
+                    now_ms().to_string(),
+                ],
+            )
+            .await?;
+        match answer.first().map(String::as_str) {
+            Some("ok") => {
+                let worker = answer
+                    .get(1)
+                    .and_then(|w| w.parse().ok())
+                    .ok_or_else(|| Error::Internal("acquire returned no worker".into()))?;
+                let floor_ms = answer.get(2).and_then(|f| f.parse().ok());
+                Ok(Grant {
+                    worker,
+                    token,
+                    floor_ms,
+                })
+            }
+            Some("mismatch") => Err(Error::NamespaceMismatch {
+                namespace: ns.clone(),
+                recorded: answer.get(1).cloned().unwrap_or_default(),
+                requested: namespace.signature.clone(),
+            }),
+            Some("full") => Err(Error::AllWorkersHeld {
+                namespace: ns.clone(),
+                capacity: namespace.capacity,
+            }),
+            _ => Err(Error::Internal(format!("unexpected acquire answer {answer:?}"))),
+        }
+    }
+
+    async fn renew(
+        &self,
+        namespace: &str,
+        worker: u64,
+        token: &str,
+        ttl: Duration,
+        fence_ms: i64,
+    ) -> Result<bool> {
+        let renewed: i64 = self
+            .invoke(
+                &scripts().renew,
+                &[&format!("{}{worker}", worker_prefix(namespace)), &key(namespace, "last")],
+                &[
+                    token.to_string(),
+                    millis(ttl),
+                    worker.to_string(),
+                    fence_ms.to_string(),
+                ],
+            )
+            .await?;
+        Ok(renewed == 1)
+    }
+
+    async fn release(&self, namespace: &str, worker: u64, token: &str, last_ms: i64) -> Result<bool> {
+        let released: i64 = self
+            .invoke(
+                &scripts().release,
+                &[
+                    &format!("{}{worker}", worker_prefix(namespace)),
+                    &key(namespace, "last"),
+                    &key(namespace, "free"),
+                ],
+                &[token.to_string(), worker.to_string(), last_ms.to_string()],
+            )
+            .await?;
+        Ok(released == 1)
+    }
+
+    async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot> {
+        type Raw = (String, String, Vec<String>, Vec<String>, Vec<String>);
+        let (signature, capacity, free, last, held): Raw = self
+            .invoke(
+                &scripts().snapshot,
+                &[&key(namespace, "meta"), &key(namespace, "free"), &key(namespace, "last")],
+                &[worker_prefix(namespace)],
+            )
+            .await?;
+        let fences: std::collections::BTreeMap<u64, i64> = last
+            .chunks(2)
+            .filter_map(|kv| Some((kv.first()?.parse().ok()?, kv.get(1)?.parse().ok()?)))
+            .collect();
+        let held: Vec<HeldWorker> = held
+            .chunks(3)
+            .filter_map(|h| {
+                let worker: u64 = h.first()?.parse().ok()?;
+                let pttl: i64 = h.get(2)?.parse().ok()?;
+                Some(HeldWorker {
+                    worker,
+                    holder: h.get(1)?.clone(),
+                    ttl_ms: u64::try_from(pttl).ok(),
+                    last_unix_ms: fences.get(&worker).copied(),
+                })
+            })
+            .collect();
+        let held_ids: std::collections::BTreeSet<u64> = held.iter().map(|h| h.worker).collect();
+        Ok(NamespaceSnapshot {
+            signature: (!signature.is_empty()).then_some(signature),
+            capacity: capacity.parse().unwrap_or(0),
+            held,
+            free: free.iter().filter_map(|id| id.parse().ok()).collect(),
+            fences: fences
+                .into_iter()
+                .filter(|(w, _)| !held_ids.contains(w))
+                .collect(),
+        })
+    }
+
+    async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()> {
+        let _: i64 = self
+            .invoke(
+                &scripts().repair,
+                &[&key(namespace, "meta"), &key(namespace, "free")],
+                &[worker_prefix(namespace), millis(ttl)],
+            )
+            .await?;
+        Ok(())
+    }
+
+    async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>> {
+        let token = random_hex(16);
+        let mut conn = self.conn.clone();
+        let set: Option<String> = self
+            .run(
+                redis::cmd("SET")
+                    .arg(key(namespace, "lock"))
+                    .arg(&token)
+                    .arg("NX")
+                    .arg("PX")
+                    .arg(millis(ttl))
+                    .query_async(&mut conn),
+            )
+            .await?;
+        Ok(set.map(|_| token))
+    }
+
+    async fn unlock_namespace(&self, namespace: &str, token: &str) -> Result<()> {
+        let _: i64 = self
+            .invoke(
+                &scripts().unlock,
+                &[&key(namespace, "lock")],
+                &[token.to_string()],
+            )
+            .await?;
+        Ok(())
+    }
+}
