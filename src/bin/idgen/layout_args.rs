@@ -44,7 +44,11 @@ impl LayoutArgs {
         self.resolve_with(settings, std::env::var(LAYOUT_ENV).ok())
     }
 
-    fn resolve_with(&self, settings: &Settings, env_layout: Option<String>) -> idgen::Result<Layout> {
+    fn resolve_with(
+        &self,
+        settings: &Settings,
+        env_layout: Option<String>,
+    ) -> idgen::Result<Layout> {
         let explicit_epoch = self.epoch.as_deref().map(parse_epoch).transpose()?;
         let mut layout = match &self.bits {
             Some(bits) => {
@@ -106,13 +110,17 @@ mod tests {
             ..LayoutArgs::default()
         };
         let configured = settings(Some("sonyflake"), None);
-        let from_flag = args.resolve_with(&configured, Some("segment".into())).unwrap();
+        let from_flag = args
+            .resolve_with(&configured, Some("segment".into()))
+            .unwrap();
         assert_eq!(from_flag.name(), "discord");
         let from_env = LayoutArgs::default()
             .resolve_with(&configured, Some("segment".into()))
             .unwrap();
         assert_eq!(from_env.name(), "segment");
-        let from_config = LayoutArgs::default().resolve_with(&configured, None).unwrap();
+        let from_config = LayoutArgs::default()
+            .resolve_with(&configured, None)
+            .unwrap();
         assert_eq!(from_config.name(), "sonyflake");
     }
 
@@ -133,7 +141,9 @@ mod tests {
     #[test]
     fn configured_epoch_applies_to_the_configured_layout_only() {
         let configured = settings(Some("discord"), Some("2020-01-01"));
-        let own = LayoutArgs::default().resolve_with(&configured, None).unwrap();
+        let own = LayoutArgs::default()
+            .resolve_with(&configured, None)
+            .unwrap();
         assert_eq!(own.epoch_ms(), Some(1_577_836_800_000));
         let other = LayoutArgs {
             layout: Some("snowflake".into()),
@@ -141,7 +151,10 @@ mod tests {
         }
         .resolve_with(&configured, None)
         .unwrap();
-        assert_eq!(other.epoch_ms(), Layout::named("snowflake").unwrap().epoch_ms());
+        assert_eq!(
+            other.epoch_ms(),
+            Layout::named("snowflake").unwrap().epoch_ms()
+        );
     }
 
     #[test]
