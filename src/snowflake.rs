@@ -133,7 +133,8 @@ impl<C: Clock> SnowflakeGenerator<C> {
         self.horizon_unit = ms.map(|ms| self.unit_of(ms));
     }
 
-    /// Start (Unix ms) of the last time unit an ID was issued in.
+    /// Start (Unix ms) of the last time unit an ID was issued in; `None` until this
+    /// generator issues one (a floor set earlier still stands: persist the larger).
     pub fn last_issued_ms(&self) -> Option<i64> {
         (self.last_unit >= 0).then(|| self.unit_start(self.last_unit))
     }
