@@ -56,7 +56,10 @@ pub struct SnowflakeGenerator<C: Clock = SystemClock> {
     latest_ms: i64,
     /// Units up to and including this one are never issued.
     floor_unit: i64,
-    /// Units after this one are never issued.
+    /// The lease fence: no unit after the one containing it, and nothing once the clock
+    /// reads past it.
+    horizon_ms: Option<i64>,
+    /// The unit containing `horizon_ms`.
     horizon_unit: Option<i64>,
 }
 
@@ -91,6 +94,7 @@ impl<C: Clock> SnowflakeGenerator<C> {
             next_sequence: 0,
             latest_ms: i64::MIN,
             floor_unit: -1,
+            horizon_ms: None,
             horizon_unit: None,
             layout: layout.clone(),
         };
@@ -127,9 +131,12 @@ impl<C: Clock> SnowflakeGenerator<C> {
         self.latest_ms = self.latest_ms.max(ms);
     }
 
-    /// Never issue a time unit after the one containing `ms` (the lease fence); `None`
-    /// lifts the fence. Past it, calls return "horizon reached" instead of waiting.
+    /// The lease fence: never issue a time unit after the one containing `ms`, nor
+    /// anything once the clock reads later than `ms` (so a process that was paused past
+    /// its lease issues nothing when it wakes). `None` lifts the fence. At the fence,
+    /// calls return "horizon reached" at once instead of waiting or failing.
     pub fn set_horizon_ms(&mut self, ms: Option<i64>) {
+        self.horizon_ms = ms;
         self.horizon_unit = ms.map(|ms| self.unit_of(ms));
     }
 
@@ -187,7 +194,7 @@ impl<C: Clock> SnowflakeGenerator<C> {
                 if unit > self.max_time {
                     return Err(self.exhausted());
                 }
-                if self.horizon_unit.is_some_and(|horizon| unit > horizon) {
+                if self.horizon_ms.is_some_and(|horizon| now > horizon) {
                     return Ok(None);
                 }
                 if unit != self.last_unit {
@@ -225,8 +232,13 @@ impl<C: Clock> SnowflakeGenerator<C> {
         ((unit as u64) << self.time_shift) | (sequence << self.sequence_shift) | self.node_bits
     }
 
+    /// The unit containing `ms`; on the hot path, so plain `i64` arithmetic when it fits.
     fn unit_of(&self, ms: i64) -> i64 {
-        self.layout.time_units_at(ms).expect("a time field")
+        match ms.checked_sub(self.epoch_ms) {
+            Some(offset) if self.unit_ms == 1 => offset,
+            Some(offset) => offset.div_euclid(self.unit_ms),
+            None => self.layout.time_units_at(ms).expect("a time field"),
+        }
     }
 
     fn unit_start(&self, unit: i64) -> i64 {

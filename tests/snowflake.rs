@@ -299,6 +299,20 @@ fn a_clock_past_the_horizon_reaches_it_at_once() {
 }
 
 #[test]
+fn a_clock_past_the_horizon_issues_nothing_even_within_the_same_unit() {
+    // A holder paused past its lease wakes up in the same second: it must not issue.
+    let layout = layout("uid-generator").with_epoch_ms(today_ms()).unwrap();
+    let clock = ManualClock::new(today_ms() + 200);
+    let mut generator = generator(&layout, 1, &clock);
+    generator.set_horizon_ms(Some(today_ms() + 500));
+    assert!(generator.next_id().unwrap().is_some());
+    clock.advance(ms(400));
+    assert_eq!(generator.next_id().unwrap(), None);
+    let mut ids = Vec::new();
+    assert_eq!(generator.fill(&mut ids, 10).unwrap(), 0);
+}
+
+#[test]
 fn moving_the_horizon_resumes_issuance() {
     let layout = layout("snowflake");
     let clock = ManualClock::new(today_ms());
