@@ -48,9 +48,11 @@ impl<C: Clock + ?Sized> Clock for Arc<C> {
 pub struct SystemClock;
 
 impl Clock for SystemClock {
+    #[inline]
     fn now_ms(&self) -> i64 {
+        // Whole seconds and milliseconds apart: cheaper than `as_millis`'s u128.
         match SystemTime::now().duration_since(UNIX_EPOCH) {
-            Ok(since) => since.as_millis() as i64,
+            Ok(since) => since.as_secs() as i64 * 1000 + i64::from(since.subsec_millis()),
             Err(before) => -(before.duration().as_millis() as i64) - 1,
         }
     }
