@@ -206,10 +206,7 @@ impl<C: Clock> SnowflakeGenerator<C> {
             }
             let behind_ms = self.latest_ms.saturating_sub(now);
             if behind_ms > self.max_backward_ms {
-                return Err(Error::ClockMovedBack {
-                    behind_ms: behind_ms as u64,
-                    tolerance_ms: self.max_backward_ms as u64,
-                });
+                return Err(self.moved_back(behind_ms));
             }
             if self.epoch_ms.saturating_sub(now) > self.max_backward_ms {
                 return Err(self.before_epoch(now));
@@ -246,6 +243,15 @@ impl<C: Clock> SnowflakeGenerator<C> {
             .saturating_add(unit.saturating_mul(self.unit_ms))
     }
 
+    #[cold]
+    fn moved_back(&self, behind_ms: i64) -> Error {
+        Error::ClockMovedBack {
+            behind_ms: behind_ms as u64,
+            tolerance_ms: self.max_backward_ms as u64,
+        }
+    }
+
+    #[cold]
     fn exhausted(&self) -> Error {
         let at = self.layout.exhausted_at_ms().expect("a time field");
         Error::TimeExhausted {
@@ -254,6 +260,7 @@ impl<C: Clock> SnowflakeGenerator<C> {
         }
     }
 
+    #[cold]
     fn before_epoch(&self, now_ms: i64) -> Error {
         Error::Layout(LayoutError::BeforeEpoch {
             now_ms,
