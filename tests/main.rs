@@ -1,4 +1,7 @@
 //! idgen's one integration test crate: every module shares the harness.
 
+mod decode;
 mod harness;
+mod layouts;
 mod segments;
+mod snowflake;

@@ -3,6 +3,7 @@
 mod cli;
 mod dispatch;
 mod exit;
+mod layout_args;
 mod output;
 mod settings;
 

@@ -1,0 +1,171 @@
+//! The flags that choose a bit layout, shared by `decode` and `lease`.
+
+use idgen::config::Settings;
+use idgen::layout::{Layout, TimeUnit, parse_epoch, parse_fixed};
+
+/// Environment variable naming the default layout. Read here rather than by clap so that
+/// `--bits` on the command line overrides it instead of conflicting with it.
+pub const LAYOUT_ENV: &str = "IDGEN_LAYOUT";
+
+/// The layout to use when nothing names one.
+pub const DEFAULT_LAYOUT: &str = "snowflake";
+
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Layout")]
+pub struct LayoutArgs {
+    /// Named layout (see the list below) [env: IDGEN_LAYOUT] [default: snowflake]
+    #[arg(long, value_name = "NAME", conflicts_with = "bits")]
+    pub layout: Option<String>,
+
+    /// Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout's]
+    #[arg(long, env = "IDGEN_EPOCH", value_name = "EPOCH")]
+    pub epoch: Option<String>,
+
+    /// Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)
+    #[arg(long, value_name = "SPEC")]
+    pub bits: Option<String>,
+
+    /// Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]
+    #[arg(long, value_name = "UNIT", requires = "bits")]
+    pub unit: Option<String>,
+
+    /// Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)
+    #[arg(long = "fix", value_name = "FIELD=VALUE")]
+    pub fix: Vec<String>,
+}
+
+impl LayoutArgs {
+    /// The layout these flags describe. Precedence: `--bits`, then `--layout` or
+    /// `IDGEN_LAYOUT`, then the configured layout, then `snowflake`. The epoch comes from
+    /// `--epoch`/`IDGEN_EPOCH`, else the configured epoch (only for the configured or
+    /// default layout: it belongs with the layout it was configured for), else the
+    /// layout's own.
+    pub fn resolve(&self, settings: &Settings) -> idgen::Result<Layout> {
+        self.resolve_with(settings, std::env::var(LAYOUT_ENV).ok())
+    }
+
+    fn resolve_with(
+        &self,
+        settings: &Settings,
+        env_layout: Option<String>,
+    ) -> idgen::Result<Layout> {
+        let explicit_epoch = self.epoch.as_deref().map(parse_epoch).transpose()?;
+        let mut layout = match &self.bits {
+            Some(bits) => {
+                let unit = self.unit.as_deref().map(TimeUnit::parse).transpose()?;
+                Layout::custom(bits, unit, explicit_epoch)?
+            }
+            None => {
+                let explicit = self
+                    .layout
+                    .clone()
+                    .or(env_layout.filter(|name| !name.trim().is_empty()));
+                let configured = explicit.is_none();
+                let name = explicit
+                    .or_else(|| settings.layout.clone())
+                    .unwrap_or_else(|| DEFAULT_LAYOUT.to_string());
+                let layout = Layout::named(&name)?;
+                let configured_epoch = match (&settings.epoch, configured) {
+                    (Some(text), true) => Some(parse_epoch(text)?),
+                    _ => None,
+                };
+                match explicit_epoch.or(configured_epoch) {
+                    Some(epoch) => layout.with_epoch_ms(epoch)?,
+                    None => layout,
+                }
+            }
+        };
+        for text in &self.fix {
+            let (kind, value) = parse_fixed(text)?;
+            layout = layout.with_fixed(kind, value)?;
+        }
+        Ok(layout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(layout: Option<&str>, epoch: Option<&str>) -> Settings {
+        Settings {
+            layout: layout.map(str::to_string),
+            epoch: epoch.map(str::to_string),
+            ..Settings::default()
+        }
+    }
+
+    #[test]
+    fn nothing_given_means_snowflake_with_its_epoch() {
+        let layout = LayoutArgs::default()
+            .resolve_with(&settings(None, None), None)
+            .unwrap();
+        assert_eq!(layout, Layout::named("snowflake").unwrap());
+    }
+
+    #[test]
+    fn flag_beats_environment_which_beats_configuration() {
+        let args = LayoutArgs {
+            layout: Some("discord".into()),
+            ..LayoutArgs::default()
+        };
+        let configured = settings(Some("sonyflake"), None);
+        let from_flag = args
+            .resolve_with(&configured, Some("segment".into()))
+            .unwrap();
+        assert_eq!(from_flag.name(), "discord");
+        let from_env = LayoutArgs::default()
+            .resolve_with(&configured, Some("segment".into()))
+            .unwrap();
+        assert_eq!(from_env.name(), "segment");
+        let from_config = LayoutArgs::default()
+            .resolve_with(&configured, None)
+            .unwrap();
+        assert_eq!(from_config.name(), "sonyflake");
+    }
+
+    #[test]
+    fn bits_override_the_layout_environment_variable() {
+        let args = LayoutArgs {
+            bits: Some("time:41,worker:10,seq:12".into()),
+            epoch: Some("0".into()),
+            ..LayoutArgs::default()
+        };
+        let layout = args
+            .resolve_with(&settings(None, None), Some("discord".into()))
+            .unwrap();
+        assert_eq!(layout.name(), "snowflake");
+        assert_eq!(layout.epoch_ms(), Some(0));
+    }
+
+    #[test]
+    fn configured_epoch_applies_to_the_configured_layout_only() {
+        let configured = settings(Some("discord"), Some("2020-01-01"));
+        let own = LayoutArgs::default()
+            .resolve_with(&configured, None)
+            .unwrap();
+        assert_eq!(own.epoch_ms(), Some(1_577_836_800_000));
+        let other = LayoutArgs {
+            layout: Some("snowflake".into()),
+            ..LayoutArgs::default()
+        }
+        .resolve_with(&configured, None)
+        .unwrap();
+        assert_eq!(
+            other.epoch_ms(),
+            Layout::named("snowflake").unwrap().epoch_ms()
+        );
+    }
+
+    #[test]
+    fn fix_pins_node_fields_into_the_signature() {
+        let args = LayoutArgs {
+            layout: Some("snowflake-dc".into()),
+            fix: vec!["datacenter=3".into()],
+            ..LayoutArgs::default()
+        };
+        let layout = args.resolve_with(&settings(None, None), None).unwrap();
+        assert_eq!(layout.node_bits(), 5);
+        assert!(layout.signature().contains("datacenter:5=3"));
+    }
+}

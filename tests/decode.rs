@@ -1,0 +1,480 @@
+//! `idgen decode`, run as a real process: published examples, output formats, bad input.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// `program` with a clean environment: PATH only, no IDGEN_* variables.
+fn clean(program: &str) -> Command {
+    let mut command = Command::new(program);
+    command.env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        command.env("PATH", path);
+    }
+    command
+}
+
+fn command() -> Command {
+    clean(env!("CARGO_BIN_EXE_idgen"))
+}
+
+fn finish(command: &mut Command, stdin: &str) -> Run {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("idgen starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    Run {
+        code: output.status.code().expect("idgen exits, not killed"),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+/// `idgen decode ARGS` with nothing on stdin.
+fn decode(args: &[&str]) -> Run {
+    finish(command().arg("decode").args(args), "")
+}
+
+/// `idgen decode ARGS` reading `stdin`.
+fn decode_stdin(args: &[&str], stdin: &str) -> Run {
+    finish(command().arg("decode").args(args), stdin)
+}
+
+/// Runs `idgen decode ARGS` on a pseudo-terminal (util-linux `script`), so stdout is a TTY.
+fn decode_on_terminal(args: &str) -> Run {
+    let shell = format!(
+        "stty cols 120 rows 40; exec {} decode {args}",
+        env!("CARGO_BIN_EXE_idgen")
+    );
+    let mut run = finish(
+        clean("script")
+            .env("NO_COLOR", "1")
+            .env("TERM", "dumb")
+            .args(["-qec", &shell, "/dev/null"]),
+        "",
+    );
+    run.stdout = run.stdout.replace("\r\n", "\n");
+    run
+}
+
+fn script_available() -> bool {
+    clean("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn only_line(run: &Run) -> &str {
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(run.stderr, "");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    lines[0]
+}
+
+// ---- examples published by the layouts' owners -----------------------------------------
+
+#[test]
+fn discords_documented_example_decodes_to_its_documented_fields() {
+    // Discord's API reference, "Snowflakes": 175928847299117063 is
+    // 2016-04-30 11:18:25.796 UTC, internal worker 1, process 0, increment 7.
+    let run = decode(&["--layout", "discord", "175928847299117063"]);
+    assert_eq!(
+        only_line(&run),
+        "175928847299117063 discord 2016-04-30T11:18:25.796Z worker=1 process=0 increment=7"
+    );
+}
+
+#[test]
+fn uid_generators_example_decodes_with_a_plus_eight_epoch() {
+    // Seed 003 (Baidu uid-generator): 3200169789968523265 decodes to
+    // {"timestamp":"2019-05-02 23:26:39","workerId":"21","sequence":"1"} on a +08:00 server.
+    let run = decode(&[
+        "--layout",
+        "uid-generator",
+        "--epoch",
+        "2016-05-20T00:00:00+08:00",
+        "3200169789968523265",
+    ]);
+    assert_eq!(
+        only_line(&run),
+        "3200169789968523265 uid-generator 2019-05-02T15:26:39.000Z worker=21 sequence=1"
+    );
+}
+
+#[test]
+fn twitters_api_docs_tweet_decodes_to_its_created_at_second() {
+    // Twitter API docs, Tweet object: "id": 1050118621198921728 with
+    // "created_at": "Wed Oct 10 20:19:24 +0000 2018" (created_at has no milliseconds).
+    let line = only_line(&decode(&["1050118621198921728"])).to_string();
+    assert_eq!(
+        line,
+        "1050118621198921728 snowflake 2018-10-10T20:19:24.211Z worker=347 sequence=0"
+    );
+}
+
+#[test]
+fn wikipedias_snowflake_example_decodes_to_its_stated_fields() {
+    // Wikipedia, "Snowflake ID": the @Wikipedia tweet 1541815603606036480 is
+    // 1656432460.105 (2022-06-28 16:07:40.105 UTC), machine ID 378, sequence 0.
+    let run = decode(&["--layout", "snowflake", "1541815603606036480"]);
+    assert_eq!(
+        only_line(&run),
+        "1541815603606036480 snowflake 2022-06-28T16:07:40.105Z worker=378 sequence=0"
+    );
+}
+
+#[test]
+fn sonyflake_fields_sit_where_sonys_readme_puts_them() {
+    // Sony publishes no decoded ID, only the layout: 39 bits of 10 ms since
+    // 2014-09-01T00:00:00Z, then 8 bits of sequence, then 16 bits of machine ID.
+    let (time, sequence, machine) = (100u64, 3u64, 0xBEEFu64);
+    let id = (time << 24) | (sequence << 16) | machine;
+    let run = decode(&["--layout", "sonyflake", &id.to_string()]);
+    assert_eq!(
+        only_line(&run),
+        format!("{id} sonyflake 2014-09-01T00:00:01.000Z sequence=3 machine=48879")
+    );
+}
+
+// ---- formats ---------------------------------------------------------------------------
+
+#[test]
+fn plain_lines_for_every_named_layout() {
+    let mut text = String::new();
+    for (layout, id) in [
+        ("snowflake", "1541815603606036480"),
+        ("snowflake-dc", "1541815603606036480"),
+        ("discord", "175928847299117063"),
+        ("uid-generator", "3200169789968523265"),
+        ("uid-generator-dc", "3200169789968523265"),
+        ("sonyflake", "1677967087"),
+        ("segment", "16400"),
+    ] {
+        text.push_str(only_line(&decode(&["--layout", layout, id])));
+        text.push('\n');
+    }
+    insta::assert_snapshot!("plain_lines", text);
+}
+
+#[test]
+fn a_terminal_gets_a_table() {
+    if !script_available() {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return;
+    }
+    let run = decode_on_terminal("--layout discord 175928847299117063 175928847299117064");
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    insta::assert_snapshot!("terminal_table", run.stdout);
+}
+
+#[test]
+fn a_terminal_table_for_a_layout_without_time_has_no_timestamp_column() {
+    if !script_available() {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return;
+    }
+    let run = decode_on_terminal("--layout segment 16400");
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    insta::assert_snapshot!("terminal_table_segment", run.stdout);
+}
+
+#[test]
+fn json_lines_carry_id_layout_time_and_every_field_by_name() {
+    let run = decode(&["--json", "--layout", "discord", "175928847299117063"]);
+    let record: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
+    assert_eq!(
+        record,
+        serde_json::json!({
+            "id": 175928847299117063u64,
+            "layout": "discord",
+            "timestamp": "2016-04-30T11:18:25.796Z",
+            "unix_ms": 1462015105796i64,
+            "worker": 1,
+            "process": 0,
+            "increment": 7,
+        })
+    );
+    assert!(only_line(&run).starts_with(r#"{"id":175928847299117063,"layout":"discord","#));
+}
+
+#[test]
+fn json_lines_for_datacenter_and_machine_layouts_name_those_fields() {
+    let run = decode(&["--json", "--layout", "snowflake-dc", "1541815603606036480"]);
+    let record: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
+    assert_eq!(record["datacenter"], 11);
+    assert_eq!(record["worker"], 26);
+    assert_eq!(record["sequence"], 0);
+    let run = decode(&["--json", "--layout", "sonyflake", "1677967087"]);
+    let record: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
+    assert_eq!(record["machine"], 48879);
+    assert_eq!(record["sequence"], 3);
+}
+
+#[test]
+fn json_lines_for_segment_ids_have_app_shard_and_index_but_no_time() {
+    let run = decode(&["--json", "--layout", "segment", "16400"]);
+    let record: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
+    assert_eq!(
+        record,
+        serde_json::json!({"id": 16400, "layout": "segment", "index": 1, "shard": 0, "app": 16})
+    );
+}
+
+#[test]
+fn json_mode_writes_one_object_per_line() {
+    let run = decode(&["--json", "1541815603606036480", "1050118621198921728"]);
+    assert_eq!(run.code, 0);
+    let ids: Vec<u64> = run
+        .stdout
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<serde_json::Value>(line).unwrap()["id"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(ids, [1541815603606036480, 1050118621198921728]);
+}
+
+// ---- input -----------------------------------------------------------------------------
+
+#[test]
+fn ids_are_read_from_stdin_one_per_line_skipping_blank_lines() {
+    let run = decode_stdin(
+        &["--layout", "discord"],
+        "175928847299117063\n\n   \n  175928847299117064  \r\n",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let fields: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(fields.len(), 2);
+    assert!(fields[1].starts_with("175928847299117064 discord "));
+    assert!(fields[1].ends_with("increment=8"));
+}
+
+#[test]
+fn no_ids_and_a_terminal_on_stdin_is_a_usage_error() {
+    if !script_available() {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return;
+    }
+    let run = decode_on_terminal("");
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stdout.contains("no IDs given"), "{}", run.stdout);
+}
+
+#[test]
+fn the_layout_comes_from_idgen_layout_when_no_flag_names_one() {
+    let run = finish(
+        command()
+            .env("IDGEN_LAYOUT", "discord")
+            .args(["decode", "175928847299117063"]),
+        "",
+    );
+    assert!(only_line(&run).contains(" discord "));
+}
+
+#[test]
+fn bits_override_idgen_layout() {
+    let run = finish(
+        command().env("IDGEN_LAYOUT", "discord").args([
+            "decode",
+            "--bits",
+            "time:41,worker:10,seq:12",
+            "--epoch",
+            "1288834974657",
+            "1541815603606036480",
+        ]),
+        "",
+    );
+    assert_eq!(
+        only_line(&run),
+        "1541815603606036480 snowflake 2022-06-28T16:07:40.105Z worker=378 sequence=0"
+    );
+}
+
+#[test]
+fn the_epoch_comes_from_idgen_epoch() {
+    let run = finish(
+        command()
+            .env("IDGEN_EPOCH", "2016-05-20T00:00:00+08:00")
+            .args(["decode", "--layout", "uid-generator", "3200169789968523265"]),
+        "",
+    );
+    assert!(only_line(&run).contains(" 2019-05-02T15:26:39.000Z "));
+}
+
+#[test]
+fn a_custom_layout_decodes_with_its_own_names_unit_and_epoch() {
+    let run = decode(&[
+        "--bits",
+        "time:31,datacenter:4,machine:8,seq:20",
+        "--unit",
+        "s",
+        "--epoch",
+        "2024-01-01",
+        &((86_400u64 << 32) | (2 << 28) | (9 << 20) | 5).to_string(),
+    ]);
+    assert_eq!(
+        only_line(&run),
+        format!(
+            "{} custom 2024-01-02T00:00:00.000Z datacenter=2 machine=9 sequence=5",
+            (86_400u64 << 32) | (2 << 28) | (9 << 20) | 5
+        )
+    );
+}
+
+// ---- bad input -------------------------------------------------------------------------
+
+/// Decodes one good ID around a bad one; returns the run.
+fn with_one_bad(layout: &str, bad: &str) -> Run {
+    decode(&[
+        "--layout",
+        layout,
+        "175928847299117063",
+        bad,
+        "175928847299117064",
+    ])
+}
+
+fn assert_rejected(run: &Run, bad: &str, problem: &str) {
+    assert_eq!(run.code, 2, "exit code; stderr: {}", run.stderr);
+    assert_eq!(
+        run.stdout.lines().count(),
+        2,
+        "the good IDs are still decoded"
+    );
+    let errors: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(errors.len(), 1, "{}", run.stderr);
+    assert!(errors[0].starts_with("error: "), "{}", errors[0]);
+    assert!(errors[0].contains(bad), "names the ID: {}", errors[0]);
+    assert!(errors[0].contains(problem), "says why: {}", errors[0]);
+}
+
+#[test]
+fn an_id_that_is_not_a_number_is_reported_and_the_rest_decoded() {
+    assert_rejected(
+        &with_one_bad("discord", "12ab"),
+        "12ab",
+        "not a decimal number",
+    );
+}
+
+#[test]
+fn a_negative_id_is_reported_and_the_rest_decoded() {
+    assert_rejected(&with_one_bad("discord", "-5"), "-5", "negative");
+}
+
+#[test]
+fn an_id_beyond_64_bits_is_reported_and_the_rest_decoded() {
+    let bad = "18446744073709551616";
+    assert_rejected(
+        &with_one_bad("discord", bad),
+        bad,
+        "larger than any 64-bit ID",
+    );
+}
+
+#[test]
+fn an_id_with_the_sign_bit_in_a_signed_layout_is_reported_and_the_rest_decoded() {
+    let bad = "9223372036854775808";
+    assert_rejected(&with_one_bad("snowflake", bad), bad, "sign bit");
+}
+
+#[test]
+fn an_id_with_the_top_bit_set_is_fine_in_unsigned_discord() {
+    let run = decode(&["--layout", "discord", "9223372036854775808"]);
+    assert!(only_line(&run).starts_with("9223372036854775808 discord 2084-09-06T15:47:35.552Z "));
+}
+
+#[test]
+fn bad_ids_on_stdin_are_reported_and_the_rest_decoded() {
+    let run = decode_stdin(
+        &["--layout", "discord"],
+        "175928847299117063\nnope\n175928847299117064\n",
+    );
+    assert_rejected(&run, "nope", "not a decimal number");
+}
+
+#[test]
+fn every_id_good_exits_zero_and_any_bad_exits_two() {
+    assert_eq!(decode(&["1541815603606036480"]).code, 0);
+    assert_eq!(decode(&["1541815603606036480", "x"]).code, 2);
+    assert_eq!(decode(&["x"]).stdout, "");
+}
+
+#[test]
+fn an_unknown_layout_is_a_usage_error_listing_the_known_ones() {
+    let run = decode(&["--layout", "twitter", "1"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("unknown layout \"twitter\""),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("uid-generator-dc"), "{}", run.stderr);
+}
+
+#[test]
+fn a_custom_layout_without_an_epoch_is_a_usage_error() {
+    let run = decode(&["--bits", "time:41,worker:10,seq:12", "1"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("needs an epoch"), "{}", run.stderr);
+}
+
+#[test]
+fn custom_bits_of_the_wrong_total_are_a_usage_error_saying_how_far_off() {
+    let run = decode(&["--bits", "time:40,worker:10,seq:12", "--epoch", "0", "1"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("62 bits"), "{}", run.stderr);
+    assert!(run.stderr.contains("add 1 bits"), "{}", run.stderr);
+}
+
+#[test]
+fn an_epoch_for_a_layout_without_time_is_a_usage_error() {
+    let run = decode(&["--layout", "segment", "--epoch", "0", "1"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("no time field"), "{}", run.stderr);
+}
+
+#[test]
+fn a_unit_without_bits_is_a_usage_error() {
+    let run = decode(&["--unit", "s", "1"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--bits"), "{}", run.stderr);
+}
+
+#[test]
+fn help_lists_layouts_with_epochs_and_exhaustion_and_gives_examples() {
+    let run = finish(command().args(["decode", "--help"]), "");
+    assert_eq!(run.code, 0);
+    for expected in [
+        "Examples:",
+        "idgen decode --layout discord 175928847299117063",
+        "epoch 2010-11-04T01:42:54.657Z, runs out 2080-07-10T17:30:30.209Z",
+        "epoch 2016-05-20T00:00:00.000Z, runs out 2024-11-20T21:24:16.000Z",
+        "--epoch 2016-05-20T00:00:00+08:00",
+        "ID LAYOUT [TIMESTAMP] FIELD=VALUE...",
+    ] {
+        assert!(
+            run.stdout.contains(expected),
+            "missing {expected:?}:\n{}",
+            run.stdout
+        );
+    }
+}
