@@ -180,21 +180,20 @@ fn batch(c: &mut Criterion) {
     let mut group = c.benchmark_group("batch");
     group.sample_size(20);
     group.measurement_time(Duration::from_secs(10));
-    for count in [100_000u64] {
-        group.throughput(Throughput::Elements(count));
-        group.bench_with_input(
-            BenchmarkId::new("next_count", count),
-            &count,
-            |b, &count| {
-                b.iter(|| {
-                    bench.runtime.block_on(async {
-                        let issued = bench.allocator.next(APP, None, count).await.unwrap();
-                        assert_eq!(issued.ids.len() as u64, count);
-                    })
+    let count = 100_000u64;
+    group.throughput(Throughput::Elements(count));
+    group.bench_with_input(
+        BenchmarkId::new("next_count", count),
+        &count,
+        |b, &count| {
+            b.iter(|| {
+                bench.runtime.block_on(async {
+                    let issued = bench.allocator.next(APP, None, count).await.unwrap();
+                    assert_eq!(issued.ids.len() as u64, count);
                 })
-            },
-        );
-    }
+            })
+        },
+    );
     group.finish();
 }
 

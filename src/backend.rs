@@ -86,9 +86,9 @@ impl Backend {
     /// Where worker-ID leases live: the default Redis node.
     pub async fn lease_store(&self) -> Result<Arc<dyn LeaseStore>> {
         match &self.parts {
-            Parts::Distributed { main, timeout, .. } => {
-                Ok(Arc::new(RedisNode::connect(DEFAULT_NODE, main, *timeout).await?))
-            }
+            Parts::Distributed { main, timeout, .. } => Ok(Arc::new(
+                RedisNode::connect(DEFAULT_NODE, main, *timeout).await?,
+            )),
         }
     }
 

@@ -136,3 +136,41 @@ fn whole_ms(duration: Duration) -> u64 {
         .try_into()
         .unwrap_or(u64::MAX / 2)
 }
+
+/// The system clock shifted by a fixed offset. Tests give an `idgen` process a
+/// skewed clock this way (`IDGEN_TEST_CLOCK_OFFSET_MS`), as a host whose clock is
+/// ahead of or behind its peers would have.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SkewedClock {
+    offset_ms: i64,
+}
+
+impl SkewedClock {
+    pub fn new(offset_ms: i64) -> Self {
+        SkewedClock { offset_ms }
+    }
+
+    /// The offset from `IDGEN_TEST_CLOCK_OFFSET_MS`, or none.
+    pub fn from_env() -> Self {
+        let offset_ms = std::env::var("IDGEN_TEST_CLOCK_OFFSET_MS")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0);
+        SkewedClock { offset_ms }
+    }
+}
+
+impl Clock for SkewedClock {
+    #[inline]
+    fn now_ms(&self) -> i64 {
+        SystemClock.now_ms() + self.offset_ms
+    }
+
+    fn sleep(&self, duration: Duration) {
+        std::thread::sleep(duration);
+    }
+
+    fn wait_until_ms(&self, target_ms: i64) -> i64 {
+        SystemClock.wait_until_ms(target_ms - self.offset_ms) + self.offset_ms
+    }
+}

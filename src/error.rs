@@ -136,6 +136,9 @@ pub enum Error {
     #[error("namespace {namespace:?} has not been used yet")]
     UnknownNamespace { namespace: String },
 
+    #[error("namespace {namespace:?} is locked by another repair")]
+    NamespaceBusy { namespace: String },
+
     #[error("all {capacity} worker IDs of namespace {namespace:?} are held")]
     AllWorkersHeld { namespace: String, capacity: u64 },
 
@@ -203,6 +206,7 @@ impl Error {
                 ErrorKind::Unavailable
             }
             AppNameConflict { .. }
+            | NamespaceBusy { .. }
             | NamespaceMismatch { .. }
             | LeaseLost { .. }
             | MigrationConflict { .. }
@@ -260,6 +264,7 @@ impl Error {
                 "use the namespace's recorded layout and epoch, or another --namespace".into()
             }
             UnknownNamespace { .. } => "run `idgen lease --namespace NS` once to create it".into(),
+            NamespaceBusy { .. } => "wait for the other repair to finish (its lock expires in 30s)".into(),
             AllWorkersHeld { .. } => {
                 "wait for a lease to expire, use a layout with more worker bits, or split the namespace"
                     .into()

@@ -3,5 +3,6 @@
 mod decode;
 mod harness;
 mod layouts;
+mod lease;
 mod segments;
 mod snowflake;

@@ -119,7 +119,16 @@ pub trait LeaseStore: Send + Sync {
 
     /// Ends the lease if `token` still holds it: the fence becomes `last_ms`
     /// (the last time unit really issued) and the ID returns to the free list.
-    async fn release(&self, namespace: &str, worker: u64, token: &str, last_ms: i64) -> Result<bool>;
+    async fn release(
+        &self,
+        namespace: &str,
+        worker: u64,
+        token: &str,
+        last_ms: i64,
+    ) -> Result<bool>;
+
+    /// Every namespace that has been used, for `status`.
+    async fn namespaces(&self) -> Result<Vec<String>>;
 
     /// The namespace as stored, for `inspect-freelist`.
     async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot>;
@@ -201,6 +210,54 @@ pub fn problems(snapshot: &NamespaceSnapshot) -> Vec<Problem> {
     found
 }
 
+impl NamespaceSpec {
+    /// The namespace `name` for holders of `layout` using `assigner`.
+    pub fn new(name: &str, layout: &crate::layout::Layout, assigner: Assigner) -> Result<Self> {
+        use crate::error::Error;
+        let valid = !name.is_empty()
+            && name.len() <= 64
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+        if !valid {
+            return Err(Error::invalid(
+                "--namespace",
+                format!("{name:?} is not a namespace name"),
+                "use 1 to 64 letters, digits, '-', '_' or '.'",
+            ));
+        }
+        layout.check_generatable()?;
+        let capacity = layout.node_capacity();
+        if assigner == Assigner::Lease && capacity > MAX_LEASE_CAPACITY {
+            return Err(Error::invalid(
+                "--layout",
+                format!(
+                    "{} has {capacity} worker IDs, more than a leased namespace holds ({MAX_LEASE_CAPACITY})",
+                    layout.name()
+                ),
+                "use --assigner worker-node (never-reused IDs, as uid-generator does), or fix some node fields",
+            ));
+        }
+        Ok(NamespaceSpec {
+            name: name.to_string(),
+            signature: format!("{};assigner={}", layout.signature(), assigner.as_str()),
+            capacity,
+        })
+    }
+}
+
+/// The layout and assigner a namespace's stored signature names.
+pub fn read_signature(signature: &str) -> Result<(crate::layout::Layout, Assigner)> {
+    let (layout, assigner) = signature
+        .rsplit_once(";assigner=")
+        .unwrap_or((signature, Assigner::Lease.as_str()));
+    let assigner = match assigner {
+        "worker-node" => Assigner::WorkerNode,
+        _ => Assigner::Lease,
+    };
+    Ok((crate::layout::Layout::from_signature(layout)?, assigner))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,48 +296,18 @@ mod tests {
             problems(&snapshot),
             vec![
                 Problem::FreeButHeld { worker: 0 },
-                Problem::NoExpiry { worker: 1, holder: "h1".into() },
-                Problem::DuplicateFree { worker: 2, times: 2 },
+                Problem::NoExpiry {
+                    worker: 1,
+                    holder: "h1".into()
+                },
+                Problem::DuplicateFree {
+                    worker: 2,
+                    times: 2
+                },
                 Problem::Leaked { worker: 3 },
                 Problem::Leaked { worker: 4 },
                 Problem::OutOfRange { worker: 9 },
             ]
         );
-    }
-}
-
-impl NamespaceSpec {
-    /// The namespace `name` for holders of `layout` using `assigner`.
-    pub fn new(name: &str, layout: &crate::layout::Layout, assigner: Assigner) -> Result<Self> {
-        use crate::error::Error;
-        let valid = !name.is_empty()
-            && name.len() <= 64
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-        if !valid {
-            return Err(Error::invalid(
-                "--namespace",
-                format!("{name:?} is not a namespace name"),
-                "use 1 to 64 letters, digits, '-', '_' or '.'",
-            ));
-        }
-        layout.check_generatable()?;
-        let capacity = layout.node_capacity();
-        if assigner == Assigner::Lease && capacity > MAX_LEASE_CAPACITY {
-            return Err(Error::invalid(
-                "--layout",
-                format!(
-                    "{} has {capacity} worker IDs, more than a leased namespace holds ({MAX_LEASE_CAPACITY})",
-                    layout.name()
-                ),
-                "use --assigner worker-node (never-reused IDs, as uid-generator does), or fix some node fields",
-            ));
-        }
-        Ok(NamespaceSpec {
-            name: name.to_string(),
-            signature: format!("{};assigner={}", layout.signature(), assigner.as_str()),
-            capacity,
-        })
     }
 }

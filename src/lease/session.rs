@@ -20,10 +20,18 @@ pub enum LeaseEvent {
         floor_ms: Option<i64>,
     },
     /// A renewal failed to reach the store; the lease may still be valid.
-    RenewFailed { worker: u64, error: String },
+    RenewFailed {
+        worker: u64,
+        error: String,
+    },
     /// Another holder has the worker now; this session issues nothing under it.
-    Lost { worker: u64 },
-    Released { worker: u64, last_ms: i64 },
+    Lost {
+        worker: u64,
+    },
+    Released {
+        worker: u64,
+        last_ms: i64,
+    },
 }
 
 /// Receives [`LeaseEvent`]s.
@@ -275,7 +283,12 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
         let floor = held.status.floor_ms.unwrap_or(0);
         let last_ms = last_issued_ms.unwrap_or(floor).max(floor);
         if store
-            .release(&self.namespace.name, held.grant.worker, &held.grant.token, last_ms)
+            .release(
+                &self.namespace.name,
+                held.grant.worker,
+                &held.grant.token,
+                last_ms,
+            )
             .await?
         {
             self.events.event(LeaseEvent::Released {
@@ -374,7 +387,8 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
                 tokio::time::sleep(Duration::from_millis(behind as u64 + 1)).await;
             }
         }
-        let mut generator = SnowflakeGenerator::new(&self.layout, status.worker, clock, self.options)?;
+        let mut generator =
+            SnowflakeGenerator::new(&self.layout, status.worker, clock, self.options)?;
         if let Some(floor) = status.floor_ms {
             generator.set_floor_ms(floor);
         }

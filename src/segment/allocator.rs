@@ -672,8 +672,8 @@ impl SegmentAllocator {
                     } else if known.contains(&app) {
                         let route = routes.get(&app);
                         let serving = route.map_or(default.as_str(), |r| r.node.as_str());
-                        let target = route.and_then(|r| r.target.as_deref());
-                        if serving == node_name || target == Some(node_name.as_str()) {
+                        let incoming = route.and_then(|r| r.incoming.as_deref());
+                        if serving == node_name || incoming == Some(node_name.as_str()) {
                             continue;
                         }
                         format!("app is served by node {serving}")

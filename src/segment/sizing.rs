@@ -119,10 +119,7 @@ mod tests {
                 target: Duration::from_secs(60),
             },
             last_refill: last,
-            route: Route {
-                node: "main".into(),
-                target: None,
-            },
+            route: Route::default_node(),
         }
     }
 

@@ -78,15 +78,32 @@ fn serialize_secs<S: serde::Serializer>(
 /// Which Redis node serves an app, from the durable routing table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Route {
+    /// The node that serves the app.
     pub node: String,
-    /// Set while a migration to this node is under way.
-    pub target: Option<String>,
+    /// While a move is stocking it: the node the app is moving to.
+    pub incoming: Option<String>,
+    /// After the switch, while its stock is retired: the node the app left.
+    pub outgoing: Option<String>,
 }
 
 impl Route {
+    /// The route of an app that never moved.
+    pub fn default_node() -> Self {
+        Route {
+            node: crate::config::DEFAULT_NODE.to_string(),
+            incoming: None,
+            outgoing: None,
+        }
+    }
+
     /// May a refill stock `node` for this app?
     pub fn allows(&self, node: &str) -> bool {
-        self.node == node || self.target.as_deref() == Some(node)
+        self.node == node || self.incoming.as_deref() == Some(node)
+    }
+
+    /// Is a move under way?
+    pub fn moving(&self) -> bool {
+        self.incoming.is_some() || self.outgoing.is_some()
     }
 }
 
@@ -280,6 +297,9 @@ pub trait Ledger: Send + Sync {
     /// Where the ledger lives, redacted.
     fn describe(&self) -> String;
 
+    /// The server's (or library's) version, for `status`.
+    async fn server_version(&self) -> Result<String>;
+
     /// Creates `id_alloc` and idgen's own tables if missing.
     async fn ensure_schema(&self) -> Result<()>;
 
@@ -300,6 +320,17 @@ pub trait Ledger: Send + Sync {
 
     /// Routes of the apps that have one; apps without a route use the default node.
     async fn routes(&self) -> Result<BTreeMap<u8, Route>>;
+
+    /// Starts (or resumes) moving `app` to node `to`: refills may stock `to` from
+    /// now on, and still the current node. Refuses a move to another node while
+    /// one is under way. Returns the route after the call.
+    async fn begin_move(&self, app: u8, to: &str) -> Result<Route>;
+
+    /// Makes `to` the app's node; the old one is only retired from now on.
+    async fn switch_route(&self, app: u8, to: &str) -> Result<Route>;
+
+    /// Ends the move once the old node's stock is gone.
+    async fn finish_move(&self, app: u8) -> Result<Route>;
 }
 
 /// A held refill lock: the token proves it is still ours.

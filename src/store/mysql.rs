@@ -218,10 +218,11 @@ impl MysqlLedger {
             Option<i64>,
             Option<String>,
             Option<String>,
+            Option<String>,
         );
         let extra: Option<Extra> = self
             .bounded(tx.exec_first(
-                "SELECT h.loaded_at_ms, h.loaded, h.stock_after, p.min_step, p.max_step, p.target_secs, r.node, r.target_node
+                "SELECT h.loaded_at_ms, h.loaded, h.stock_after, p.min_step, p.max_step, p.target_secs, r.node, r.target_node, r.phase
                  FROM (SELECT 1 AS one) x
                  LEFT JOIN idgen_refill h ON h.app_id = ? AND h.shard_id = ?
                  LEFT JOIN idgen_app p ON p.app_id = ?
@@ -229,7 +230,7 @@ impl MysqlLedger {
                 (app, shard, app, app),
             ))
             .await?;
-        let (loaded_at, loaded, stock_after, min_step, max_step, target, node, target_node) =
+        let (loaded_at, loaded, stock_after, min_step, max_step, target, node, target_node, phase) =
             extra.unwrap_or_default();
         let step = to_u64(step, "step")?;
         let state = ShardState {
@@ -247,10 +248,7 @@ impl MysqlLedger {
                 }),
                 _ => None,
             },
-            route: Route {
-                node: node.unwrap_or_else(|| DEFAULT_NODE.to_string()),
-                target: target_node,
-            },
+            route: route_from(node, target_node, phase),
         };
         let planned = plan(&state)?;
         if planned.count == 0 {
@@ -378,6 +376,12 @@ impl Ledger for MysqlLedger {
         format!("mysql {}", self.url)
     }
 
+    async fn server_version(&self) -> Result<String> {
+        let mut conn = self.conn().await?;
+        let version: Option<String> = self.bounded(conn.query_first("SELECT VERSION()")).await?;
+        Ok(version.unwrap_or_else(|| "unknown".into()))
+    }
+
     async fn ensure_schema(&self) -> Result<()> {
         let mut conn = self.conn().await?;
         self.bounded(conn.query_drop(ID_ALLOC_DDL)).await?;
@@ -501,12 +505,148 @@ impl Ledger for MysqlLedger {
             return Ok(BTreeMap::new());
         }
         let mut conn = self.conn().await?;
-        let rows: Vec<(u8, String, Option<String>)> = self
-            .bounded(conn.query("SELECT app_id, node, target_node FROM idgen_route"))
+        let rows: Vec<(u8, String, Option<String>, Option<String>)> = self
+            .bounded(conn.query("SELECT app_id, node, target_node, phase FROM idgen_route"))
             .await?;
         Ok(rows
             .into_iter()
-            .map(|(app, node, target)| (app, Route { node, target }))
+            .map(|(app, node, target, phase)| (app, route_from(Some(node), target, phase)))
             .collect())
+    }
+
+    async fn begin_move(&self, app: u8, to: &str) -> Result<Route> {
+        self.change_route(app, |route| {
+            if let Some(incoming) = &route.incoming {
+                if incoming != to {
+                    return Err(Error::MigrationConflict {
+                        app,
+                        target: incoming.clone(),
+                        detail: format!("a move to {to:?} must wait until it finishes"),
+                    });
+                }
+                return Ok(route.clone());
+            }
+            if let Some(outgoing) = &route.outgoing {
+                // Switched already; resuming retires the old node.
+                if route.node == to {
+                    return Ok(route.clone());
+                }
+                return Err(Error::MigrationConflict {
+                    app,
+                    target: route.node.clone(),
+                    detail: format!("node {outgoing:?} is still being retired"),
+                });
+            }
+            if route.node == to {
+                return Ok(route.clone());
+            }
+            Ok(Route {
+                node: route.node.clone(),
+                incoming: Some(to.to_string()),
+                outgoing: None,
+            })
+        })
+        .await
+    }
+
+    async fn switch_route(&self, app: u8, to: &str) -> Result<Route> {
+        self.change_route(app, |route| match &route.incoming {
+            Some(incoming) if incoming == to => Ok(Route {
+                node: to.to_string(),
+                incoming: None,
+                outgoing: Some(route.node.clone()),
+            }),
+            _ if route.node == to => Ok(route.clone()),
+            _ => Err(Error::Internal(format!(
+                "app {app} is not being moved to {to:?}"
+            ))),
+        })
+        .await
+    }
+
+    async fn finish_move(&self, app: u8) -> Result<Route> {
+        self.change_route(app, |route| {
+            Ok(Route {
+                node: route.node.clone(),
+                incoming: None,
+                outgoing: None,
+            })
+        })
+        .await
+    }
+}
+
+/// Reads a route row: during stocking `target_node` is the incoming node, while
+/// retiring it is the outgoing one.
+fn route_from(node: Option<String>, target: Option<String>, phase: Option<String>) -> Route {
+    let node = node.unwrap_or_else(|| DEFAULT_NODE.to_string());
+    match phase.as_deref() {
+        Some(PHASE_STOCKING) => Route {
+            node,
+            incoming: target,
+            outgoing: None,
+        },
+        Some(PHASE_RETIRING) => Route {
+            node,
+            incoming: None,
+            outgoing: target,
+        },
+        _ => Route {
+            node,
+            incoming: None,
+            outgoing: None,
+        },
+    }
+}
+
+const PHASE_STOCKING: &str = "stocking";
+const PHASE_RETIRING: &str = "retiring";
+
+impl MysqlLedger {
+    /// Changes an app's route in one transaction, under the route row's lock.
+    async fn change_route(
+        &self,
+        app: u8,
+        change: impl FnOnce(&Route) -> Result<Route> + Send,
+    ) -> Result<Route> {
+        self.ensure_schema().await?;
+        let mut conn = self.conn().await?;
+        let mut tx = self
+            .bounded(conn.start_transaction(Self::tx_opts()))
+            .await?;
+        let exists: Option<i64> = self
+            .bounded(tx.exec_first("SELECT COUNT(*) FROM id_alloc WHERE app_id = ?", (app,)))
+            .await?;
+        if exists.unwrap_or(0) == 0 {
+            return Err(Error::UnknownApp { app });
+        }
+        // Make sure a row exists to lock, so two moves serialise.
+        self.bounded(tx.exec_drop(
+            "INSERT INTO idgen_route (app_id, node) VALUES (?, ?) ON DUPLICATE KEY UPDATE app_id = app_id",
+            (app, DEFAULT_NODE),
+        ))
+        .await?;
+        let row: Option<(String, Option<String>, Option<String>)> = self
+            .bounded(tx.exec_first(
+                "SELECT node, target_node, phase FROM idgen_route WHERE app_id = ? FOR UPDATE",
+                (app,),
+            ))
+            .await?;
+        let (node, target, phase) = row.ok_or(Error::UnknownApp { app })?;
+        let current = route_from(Some(node), target, phase);
+        let next = change(&current)?;
+        let (target, phase) = match (&next.incoming, &next.outgoing) {
+            (Some(incoming), _) => (Some(incoming.clone()), Some(PHASE_STOCKING)),
+            (None, Some(outgoing)) => (Some(outgoing.clone()), Some(PHASE_RETIRING)),
+            (None, None) => (None, None),
+        };
+        crate::failpoint::hit("route.before_commit")?;
+        self.bounded(tx.exec_drop(
+            "UPDATE idgen_route SET node = ?, target_node = ?, phase = ? WHERE app_id = ?",
+            (&next.node, target, phase, app),
+        ))
+        .await?;
+        self.bounded(tx.commit()).await?;
+        Ok(next)
     }
 }

@@ -10,16 +10,17 @@
 //! Servers are started from one long-lived thread with `PR_SET_PDEATHSIG`, so
 //! they die with the test process however it ends.
 
+pub mod coprocess;
 pub mod servers;
 
 use std::collections::HashSet;
 use std::io::Read;
-use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+pub use coprocess::Coprocess;
 pub use servers::servers;
 
 /// How long any single idgen process may run before the test fails.
@@ -56,7 +57,6 @@ pub struct TestEnv {
     pub backend: Backend,
     slot: usize,
     pub redis_url: String,
-    pub redis2_url: String,
     pub mysql_url: String,
     pub home: tempfile::TempDir,
 }
@@ -76,14 +76,12 @@ impl TestEnv {
         };
         let servers = servers();
         let redis_url = servers.redis_db_url(slot);
-        let redis2_url = servers.redis2_db_url(slot);
         let mysql_url = servers.mysql_db_url(slot);
         servers.wipe(slot);
         TestEnv {
             backend: Backend::Distributed,
             slot,
             redis_url,
-            redis2_url,
             mysql_url,
             home: tempfile::tempdir().expect("temp home"),
         }
@@ -126,6 +124,16 @@ impl TestEnv {
         Run::of(cmd)
     }
 
+    /// Starts `idgen args…` as a coprocess with piped stdin, stdout and stderr.
+    pub fn coprocess(&self, args: &[&str], vars: &[(&str, &str)]) -> Coprocess {
+        let mut cmd = self.idgen();
+        cmd.args(args);
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        Coprocess::spawn(cmd)
+    }
+
     /// Runs and insists on success, returning stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let run = self.run(args);
@@ -138,13 +146,6 @@ impl TestEnv {
         redis::Client::open(self.redis_url.as_str())
             .and_then(|c| c.get_connection())
             .expect("redis test connection")
-    }
-
-    /// A Redis connection to this test's database on the second node.
-    pub fn redis2(&self) -> redis::Connection {
-        redis::Client::open(self.redis2_url.as_str())
-            .and_then(|c| c.get_connection())
-            .expect("second redis test connection")
     }
 
     /// Runs SQL statements against this test's database.
@@ -165,10 +166,6 @@ impl TestEnv {
             .unwrap_or_else(|| panic!("{query} returned no value"))
             .parse()
             .unwrap_or_else(|e| panic!("{query}: {e}"))
-    }
-
-    pub fn home(&self) -> &Path {
-        self.home.path()
     }
 }
 

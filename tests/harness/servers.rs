@@ -147,6 +147,13 @@ fn spawn_tied_to_process(mut cmd: Command) -> Child {
         .expect("start test server")
 }
 
+/// Keeps the servers' handles for the life of the test process; they are killed
+/// by `PR_SET_PDEATHSIG` when it ends, not waited for.
+fn keep(child: Child) {
+    static CHILDREN: std::sync::Mutex<Vec<Child>> = std::sync::Mutex::new(Vec::new());
+    CHILDREN.lock().unwrap().push(child);
+}
+
 fn log_file(path: &Path) -> Stdio {
     std::fs::File::create(path)
         .map(Stdio::from)
@@ -168,7 +175,7 @@ fn start_redis(dir: &Path) -> String {
         .stdin(Stdio::null())
         .stdout(log_file(&dir.join("redis.log")))
         .stderr(log_file(&dir.join("redis.err")));
-    let _child = spawn_tied_to_process(cmd);
+    keep(spawn_tied_to_process(cmd));
     let url = format!("redis://127.0.0.1:{port}");
     wait_for("redis-server", dir, || {
         redis::Client::open(format!("{url}/0").as_str())
@@ -219,7 +226,7 @@ fn start_mariadb(dir: &Path) -> String {
         .stdin(Stdio::null())
         .stdout(log_file(&dir.join("mariadbd.log")))
         .stderr(log_file(&dir.join("mariadbd.err")));
-    let _child = spawn_tied_to_process(cmd);
+    keep(spawn_tied_to_process(cmd));
     let url = format!("mysql://root@127.0.0.1:{port}");
     let probe = format!("{url}/mysql");
     wait_for("mariadbd", dir, || mysql_ping(&probe));

@@ -45,6 +45,14 @@ pub struct Globals {
     )]
     pub mysql: Option<String>,
 
+    /// The embedded store's file, used when no server is configured [default: XDG data dir]
+    #[arg(long, global = true, env = "IDGEN_STORE", value_name = "PATH")]
+    pub store: Option<std::path::PathBuf>,
+
+    /// Config file [default: $XDG_CONFIG_HOME/idgen/config.toml]
+    #[arg(long, global = true, env = "IDGEN_CONFIG", value_name = "PATH")]
+    pub config: Option<std::path::PathBuf>,
+
     /// How Redis holds ready indexes: queue (the Java service's lists) or range
     #[arg(long, global = true, env = "IDGEN_DISPENSER", value_name = "KIND")]
     pub dispenser: Option<String>,
@@ -77,6 +85,10 @@ pub enum Command {
     Next(dispatch::next::NextArgs),
     /// Top up every shard whose stock is at or below the threshold (for cron)
     ReloadSegments(dispatch::reload_segments::ReloadArgs),
+    /// Hold a worker ID leased from the namespace and issue snowflake IDs
+    Lease(dispatch::lease::LeaseArgs),
+    /// Show worker-ID lease state and inconsistencies of a namespace; repair them
+    InspectFreelist(dispatch::inspect_freelist::InspectArgs),
     /// Unpack the fields of IDs in any supported layout
     Decode(dispatch::decode::DecodeArgs),
 }

@@ -14,6 +14,8 @@ pub enum Outcome {
     Partial,
     /// A check found something that needs an operator (status, inspect-freelist).
     Attention,
+    /// The operator answered no at a confirmation prompt; nothing changed.
+    Declined,
 }
 
 /// One documented exit code.
@@ -81,6 +83,11 @@ pub const EXIT_CODES: &[ExitDoc] = &[
         meaning: "stored data is corrupt, or the store file cannot be used",
     },
     ExitDoc {
+        code: 11,
+        name: "declined",
+        meaning: "the operator answered no at a confirmation prompt; nothing changed",
+    },
+    ExitDoc {
         code: 130,
         name: "interrupted",
         meaning: "stopped by SIGINT or SIGTERM before finishing; safe to rerun",
@@ -117,6 +124,7 @@ pub fn for_outcome(outcome: Outcome) -> u8 {
         Outcome::BadInput => "usage",
         Outcome::Partial => "partial",
         Outcome::Attention => "attention",
+        Outcome::Declined => "declined",
     })
 }
 
@@ -142,6 +150,33 @@ pub fn help_section() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_kind_and_outcome_has_a_documented_code() {
+        use ErrorKind::*;
+        for kind in [
+            Usage,
+            NotFound,
+            Exhausted,
+            Unavailable,
+            Conflict,
+            Clock,
+            Store,
+            Interrupted,
+            Internal,
+        ] {
+            assert_ne!(for_kind(kind), 0, "{kind:?}");
+        }
+        for outcome in [
+            Outcome::Success,
+            Outcome::BadInput,
+            Outcome::Partial,
+            Outcome::Attention,
+            Outcome::Declined,
+        ] {
+            for_outcome(outcome);
+        }
+    }
 
     #[test]
     fn codes_are_unique() {

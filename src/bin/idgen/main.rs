@@ -1,11 +1,13 @@
 //! The `idgen` binary: parse, run, report. All rules live in the `idgen` library.
 
 mod cli;
+mod confirm;
 mod dispatch;
 mod exit;
 mod layout_args;
 mod output;
 mod settings;
+mod signals;
 
 use clap::Parser;
 use std::process::ExitCode;

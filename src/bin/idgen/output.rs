@@ -44,7 +44,11 @@ impl Output {
         let mut table = Table::new();
         if self.stdout_tty {
             table.load_style(presets::UTF8_FULL_CONDENSED);
-            table.set_content_arrangement(ContentArrangement::Dynamic);
+            // A terminal that reports no usable width (a bare pty) would squeeze every
+            // column to one character: wrap only when the width is known.
+            if table.width().is_some_and(|w| w >= 40) {
+                table.set_content_arrangement(ContentArrangement::Dynamic);
+            }
         } else {
             table.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
             table.force_no_tty();
@@ -63,6 +67,12 @@ impl Output {
         let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
         let mut out = io::stdout().lock();
         writeln!(out, "{}", self.scrub(&text))
+    }
+
+    /// A line of plain text to stdout.
+    pub fn print_line(&self, line: &str) -> io::Result<()> {
+        let mut out = io::stdout().lock();
+        writeln!(out, "{}", self.scrub(line))
     }
 
     /// A warning on stderr; always shown, since cron mails stderr.

@@ -15,6 +15,9 @@ pub fn resolve(globals: &Globals) -> anyhow::Result<Settings> {
     if let Some(url) = &globals.mysql {
         settings.mysql = Some(SecretUrl::new(url.clone()));
     }
+    if let Some(path) = &globals.store {
+        settings.store = Some(path.clone());
+    }
     if let Some(kind) = &globals.dispenser {
         settings.dispenser = DispenserKind::parse(kind)?;
     }

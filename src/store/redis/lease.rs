@@ -264,7 +264,9 @@ impl LeaseStore for RedisNode {
                 namespace: ns.clone(),
                 capacity: namespace.capacity,
             }),
-            _ => Err(Error::Internal(format!("unexpected acquire answer {answer:?}"))),
+            _ => Err(Error::Internal(format!(
+                "unexpected acquire answer {answer:?}"
+            ))),
         }
     }
 
@@ -279,7 +281,10 @@ impl LeaseStore for RedisNode {
         let renewed: i64 = self
             .invoke(
                 &scripts().renew,
-                &[&format!("{}{worker}", worker_prefix(namespace)), &key(namespace, "last")],
+                &[
+                    &format!("{}{worker}", worker_prefix(namespace)),
+                    &key(namespace, "last"),
+                ],
                 &[
                     token.to_string(),
                     millis(ttl),
@@ -291,7 +296,13 @@ impl LeaseStore for RedisNode {
         Ok(renewed == 1)
     }
 
-    async fn release(&self, namespace: &str, worker: u64, token: &str, last_ms: i64) -> Result<bool> {
+    async fn release(
+        &self,
+        namespace: &str,
+        worker: u64,
+        token: &str,
+        last_ms: i64,
+    ) -> Result<bool> {
         let released: i64 = self
             .invoke(
                 &scripts().release,
@@ -306,12 +317,30 @@ impl LeaseStore for RedisNode {
         Ok(released == 1)
     }
 
+    async fn namespaces(&self) -> Result<Vec<String>> {
+        let keys = self.scan("idgen:{*}:meta").await?;
+        let mut names: Vec<String> = keys
+            .iter()
+            .filter_map(|k| {
+                let inner = k.strip_prefix("idgen:{")?.strip_suffix("}:meta")?;
+                Some(inner.to_string())
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        Ok(names)
+    }
+
     async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot> {
         type Raw = (String, String, Vec<String>, Vec<String>, Vec<String>);
         let (signature, capacity, free, last, held): Raw = self
             .invoke(
                 &scripts().snapshot,
-                &[&key(namespace, "meta"), &key(namespace, "free"), &key(namespace, "last")],
+                &[
+                    &key(namespace, "meta"),
+                    &key(namespace, "free"),
+                    &key(namespace, "last"),
+                ],
                 &[worker_prefix(namespace)],
             )
             .await?;

@@ -8,7 +8,7 @@ use crate::exit::Outcome;
 use crate::layout_args::LayoutArgs;
 use anyhow::Context as _;
 use idgen::backend::Backend;
-use idgen::clock::SystemClock;
+use idgen::clock::SkewedClock;
 use idgen::config::parse_duration;
 use idgen::layout::{Layout, format_timestamp};
 use idgen::lease::session::{LeasedGenerator, WorkerSource};
@@ -43,7 +43,12 @@ IDs, flushed at once; the lease is renewed in the background until EOF,
 SIGINT or SIGTERM, then released.")]
 pub struct LeaseArgs {
     /// Holders sharing one layout and epoch
-    #[arg(long, env = "IDGEN_NAMESPACE", default_value = "default", value_name = "NS")]
+    #[arg(
+        long,
+        env = "IDGEN_NAMESPACE",
+        default_value = "default",
+        value_name = "NS"
+    )]
     pub namespace: String,
 
     #[command(flatten)]
@@ -224,7 +229,7 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         namespace,
         holder,
         ttl,
-        SystemClock,
+        SkewedClock::from_env(),
         events,
     ));
     session.acquire().await.context("leasing a worker ID")?;
@@ -247,13 +252,15 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
 }
 
 async fn issue(
-    generator: &mut LeasedGenerator<SystemClock>,
+    generator: &mut LeasedGenerator<SkewedClock>,
     mode: Mode,
 ) -> anyhow::Result<Outcome> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
     let mut ids = Vec::with_capacity(1 << 16);
     let mut text = itoa::Buffer::new();
-    let mut write = |ids: &mut Vec<u64>, out: &mut std::io::BufWriter<std::io::Stdout>| -> std::io::Result<()> {
+    let mut write = |ids: &mut Vec<u64>,
+                     out: &mut std::io::BufWriter<std::io::Stdout>|
+     -> std::io::Result<()> {
         for id in ids.drain(..) {
             out.write_all(text.format(id).as_bytes())?;
             out.write_all(b"\n")?;

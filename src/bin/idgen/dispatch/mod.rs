@@ -2,6 +2,8 @@
 
 pub mod decode;
 pub mod init_app;
+pub mod inspect_freelist;
+pub mod lease;
 pub mod next;
 pub mod reload_segments;
 
@@ -23,6 +25,8 @@ pub async fn run(cli: Cli, out: &Output) -> anyhow::Result<Outcome> {
         Command::InitApp(args) => init_app::run(args, &ctx).await,
         Command::Next(args) => next::run(args, &ctx).await,
         Command::ReloadSegments(args) => reload_segments::run(args, &ctx).await,
+        Command::Lease(args) => lease::run(args, &ctx).await,
+        Command::InspectFreelist(args) => inspect_freelist::run(args, &ctx).await,
         Command::Decode(args) => decode::run(args, &ctx).await,
     }
 }

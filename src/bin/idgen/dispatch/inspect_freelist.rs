@@ -1,0 +1,191 @@
+//! `idgen inspect-freelist`: worker-ID lease state of a namespace, its
+//! inconsistencies, and their repair.
+
+use crate::confirm::{self, Answer};
+use crate::dispatch::Context;
+use crate::exit::Outcome;
+use idgen::backend::Backend;
+use idgen::layout::format_timestamp;
+use idgen::lease::{NamespaceSnapshot, Problem, problems, read_signature};
+use serde_json::json;
+use std::time::Duration;
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  idgen inspect-freelist                          # namespace \"default\"
+  idgen inspect-freelist --namespace orders --json
+  idgen inspect-freelist --namespace orders --repair --yes
+
+Exits 8 when problems are found and not repaired, so it can run as a monitoring check.")]
+pub struct InspectArgs {
+    /// The namespace to inspect
+    #[arg(
+        long,
+        env = "IDGEN_NAMESPACE",
+        default_value = "default",
+        value_name = "NS"
+    )]
+    pub namespace: String,
+
+    /// Fix what was found (asks first on a terminal)
+    #[arg(long)]
+    pub repair: bool,
+
+    /// Repair without asking
+    #[arg(long, requires = "repair")]
+    pub yes: bool,
+
+    /// Print the state as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn describe(problem: &Problem) -> String {
+    match problem {
+        Problem::FreeButHeld { worker } => format!("worker {worker} is in the free list but held"),
+        Problem::Leaked { worker } => format!("worker {worker} is neither free nor held (leaked)"),
+        Problem::DuplicateFree { worker, times } => {
+            format!("worker {worker} is in the free list {times} times")
+        }
+        Problem::NoExpiry { worker, holder } => {
+            format!("worker {worker} is held by {holder} with no expiry")
+        }
+        Problem::OutOfRange { worker } => {
+            format!("worker {worker} in the free list is outside the namespace's capacity")
+        }
+    }
+}
+
+pub async fn run(args: InspectArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let backend = Backend::open(&ctx.settings)?;
+    let store = backend.lease_store().await?;
+    let ns = &args.namespace;
+    let mut snapshot = store.snapshot(ns).await?;
+    if snapshot.signature.is_none() {
+        return Err(idgen::Error::UnknownNamespace {
+            namespace: ns.clone(),
+        }
+        .into());
+    }
+    let mut found = problems(&snapshot);
+    let mut repaired = false;
+    if args.repair && !found.is_empty() {
+        let action = format!("repair {} problem(s) in namespace {ns}", found.len());
+        if let Answer::No = confirm::ask(
+            ctx.out,
+            &action,
+            args.yes,
+            "rerun with --yes to repair without asking",
+        )? {
+            ctx.out.note("nothing changed");
+            render(ctx, ns, &snapshot, &found, false, args.json)?;
+            return Ok(Outcome::Declined);
+        }
+        let lock_ttl = Duration::from_secs(30);
+        let Some(token) = store.lock_namespace(ns, lock_ttl).await? else {
+            return Err(idgen::Error::NamespaceBusy {
+                namespace: ns.clone(),
+            }
+            .into());
+        };
+        let result = store.repair(ns, ctx.settings.lease_ttl).await;
+        store.unlock_namespace(ns, &token).await?;
+        result?;
+        repaired = true;
+        snapshot = store.snapshot(ns).await?;
+        found = problems(&snapshot);
+    }
+    render(ctx, ns, &snapshot, &found, repaired, args.json)?;
+    Ok(if found.is_empty() {
+        Outcome::Success
+    } else {
+        Outcome::Attention
+    })
+}
+
+fn render(
+    ctx: &Context<'_>,
+    ns: &str,
+    snapshot: &NamespaceSnapshot,
+    found: &[Problem],
+    repaired: bool,
+    json: bool,
+) -> anyhow::Result<()> {
+    let signature = snapshot.signature.clone().unwrap_or_default();
+    let (layout, assigner) = match read_signature(&signature) {
+        Ok((layout, assigner)) => (Some(layout), Some(assigner)),
+        Err(_) => (None, None),
+    };
+    if json {
+        ctx.out.print_json(&json!({
+            "namespace": ns,
+            "layout": layout.as_ref().map(|l| l.name()),
+            "signature": signature,
+            "epoch_ms": layout.as_ref().and_then(|l| l.epoch_ms()),
+            "assigner": assigner.map(|a| a.as_str()),
+            "capacity": snapshot.capacity,
+            "held": snapshot.held,
+            "free_count": snapshot.free.len(),
+            "problems": found,
+            "repaired": repaired,
+        }))?;
+        return Ok(());
+    }
+    let mut summary = ctx.out.table();
+    summary.set_header(vec![
+        "namespace",
+        "layout",
+        "epoch",
+        "capacity",
+        "held",
+        "free",
+    ]);
+    summary.add_row(vec![
+        ns.to_string(),
+        layout
+            .as_ref()
+            .map_or(signature.clone(), |l| l.name().to_string()),
+        layout
+            .as_ref()
+            .and_then(|l| l.epoch_ms())
+            .map_or_else(|| "-".into(), format_timestamp),
+        snapshot.capacity.to_string(),
+        snapshot.held.len().to_string(),
+        snapshot.free.len().to_string(),
+    ]);
+    ctx.out.print_table(&summary)?;
+    if !snapshot.held.is_empty() {
+        let mut held = ctx.out.table();
+        held.set_header(vec!["worker", "holder", "ttl left", "last time issued"]);
+        for h in &snapshot.held {
+            held.add_row(vec![
+                h.worker.to_string(),
+                h.holder.clone(),
+                h.ttl_ms.map_or_else(
+                    || "no expiry".into(),
+                    |ms| idgen::error::fmt_duration(Duration::from_millis(ms)),
+                ),
+                h.last_unix_ms.map_or_else(|| "-".into(), format_timestamp),
+            ]);
+        }
+        ctx.out.print_table(&held)?;
+    }
+    if found.is_empty() {
+        ctx.out.print_line(if repaired {
+            "repaired: no problems remain"
+        } else {
+            "no problems"
+        })?;
+    } else {
+        let mut table = ctx.out.table();
+        table.set_header(vec!["problem"]);
+        for problem in found {
+            table.add_row(vec![describe(problem)]);
+        }
+        ctx.out.print_table(&table)?;
+        if !repaired {
+            ctx.out.note("run with --repair to fix them");
+        }
+    }
+    Ok(())
+}

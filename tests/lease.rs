@@ -1,0 +1,520 @@
+//! `idgen lease`: worker IDs leased from Redis, and the IDs issued under them.
+
+use crate::harness::{Coprocess, TestEnv, assert_unique, wait_until};
+use idgen::layout::{FieldKind, Layout};
+use redis::Commands;
+use std::collections::BTreeSet;
+use std::os::unix::process::ExitStatusExt;
+use std::time::Duration;
+
+/// A layout with two worker IDs, so tests can hold every one of them.
+const TWO_WORKERS: [&str; 4] = ["--bits", "time:41,worker:1,seq:21", "--epoch", "2020-01-01"];
+
+fn two_workers() -> Layout {
+    Layout::custom("time:41,worker:1,seq:21", None, Some(1_577_836_800_000)).unwrap()
+}
+
+fn worker_of(layout: &Layout, id: u64) -> u64 {
+    layout
+        .decompose(id)
+        .unwrap()
+        .get(FieldKind::Worker)
+        .unwrap()
+}
+
+fn time_of(layout: &Layout, id: u64) -> i64 {
+    layout.decompose(id).unwrap().unix_ms.unwrap()
+}
+
+fn lease_args<'a>(namespace: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["lease", "--namespace", namespace, "--json"];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// A `lease --stdin` holder that has acquired its worker.
+fn holder(
+    env: &TestEnv,
+    namespace: &str,
+    extra: &[&str],
+    vars: &[(&str, &str)],
+) -> (Coprocess, u64) {
+    let mut args = lease_args(namespace, &["--stdin"]);
+    args.extend_from_slice(extra);
+    let mut process = env.coprocess(&args, vars);
+    let acquired = process.event("acquired");
+    let worker = acquired["worker"].as_u64().unwrap();
+    (process, worker)
+}
+
+fn acquired_worker(stderr: &str) -> u64 {
+    stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v["event"] == "acquired")
+        .and_then(|v| v["worker"].as_u64())
+        .unwrap_or_else(|| panic!("no acquired event in {stderr}"))
+}
+
+#[test]
+fn four_concurrent_holders_get_distinct_workers_and_issue_no_duplicate() {
+    let env = TestEnv::distributed();
+    let layout = Layout::named("snowflake").unwrap();
+    let runs: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| env.run(&lease_args("load", &["--count", "200000"]))))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut workers = BTreeSet::new();
+    let mut all = Vec::new();
+    for run in &runs {
+        assert!(run.success(), "{run}");
+        let worker = acquired_worker(&run.stderr);
+        assert!(
+            workers.insert(worker),
+            "worker {worker} was leased twice at once"
+        );
+        let ids = run.ids();
+        assert_eq!(ids.len(), 200_000);
+        assert!(ids.iter().all(|&id| worker_of(&layout, id) == worker));
+        all.extend(ids);
+    }
+    assert_unique(&all);
+}
+
+#[test]
+fn a_paused_holder_issues_nothing_under_its_stale_worker_after_waking() {
+    let env = TestEnv::distributed();
+    let layout = two_workers();
+    let mut extra = TWO_WORKERS.to_vec();
+    extra.extend(["--ttl", "1s"]);
+    let (mut paused, stale) = holder(&env, "pause", &extra, &[]);
+    let before = paused.request(3);
+
+    paused.signal(libc::SIGSTOP);
+    let key = format!("idgen:{{pause}}:w:{stale}");
+    let mut conn = env.redis();
+    wait_until(
+        Duration::from_secs(10),
+        "the paused lease to expire",
+        || !conn.exists::<_, bool>(&key).unwrap(),
+    );
+    // Take both workers: the free one first, then the stale one.
+    let (other_holder, other) = holder(&env, "pause", &extra, &[]);
+    let (mut taker, taken) = holder(&env, "pause", &extra, &[]);
+    assert_eq!(taken, stale, "the expired worker should be leased again");
+    assert_ne!(other, stale);
+    let taker_ids = taker.request(50);
+    // Free the other worker so the woken holder can lease again.
+    let (status, _, _) = other_holder.finish();
+    assert!(status.success());
+
+    paused.signal(libc::SIGCONT);
+    let after = paused.request(20);
+    let lost = paused.event("lost");
+    assert_eq!(lost["worker"].as_u64(), Some(stale));
+    for id in &after {
+        assert_ne!(
+            worker_of(&layout, *id),
+            stale,
+            "ID {id} was issued under the stale worker"
+        );
+    }
+    let all: Vec<u64> = before
+        .iter()
+        .chain(&taker_ids)
+        .chain(&after)
+        .copied()
+        .collect();
+    assert_unique(&all);
+    let (status, _, _) = paused.finish();
+    assert!(status.success());
+}
+
+#[test]
+fn release_returns_the_worker_to_the_free_list() {
+    let env = TestEnv::distributed();
+    let run = env.run(&lease_args("release", &["--count", "10"]));
+    assert!(run.success(), "{run}");
+    let worker = acquired_worker(&run.stderr);
+    let mut conn = env.redis();
+    let free: Vec<u64> = conn.lrange("idgen:{release}:free", 0, -1).unwrap();
+    assert!(free.contains(&worker), "worker {worker} not in {free:?}");
+    assert!(
+        !conn
+            .exists::<_, bool>(format!("idgen:{{release}}:w:{worker}"))
+            .unwrap()
+    );
+    let fence: i64 = conn.hget("idgen:{release}:last", worker).unwrap();
+    let layout = Layout::named("snowflake").unwrap();
+    let last_issued = run
+        .ids()
+        .iter()
+        .map(|&id| time_of(&layout, id))
+        .max()
+        .unwrap();
+    assert_eq!(fence, last_issued, "the fence is the last time unit issued");
+}
+
+#[test]
+fn sigterm_releases_the_lease_before_exiting() {
+    let env = TestEnv::distributed();
+    let (mut process, worker) = holder(&env, "term", &[], &[]);
+    process.request(1);
+    process.signal(libc::SIGTERM);
+    let (status, _, stderr) = process.wait();
+    assert_eq!(status.code(), Some(130), "{stderr:?}");
+    assert!(
+        stderr.iter().any(|l| l.contains("\"released\"")),
+        "{stderr:?}"
+    );
+    let free: Vec<u64> = env.redis().lrange("idgen:{term}:free", 0, -1).unwrap();
+    assert!(free.contains(&worker));
+}
+
+#[test]
+fn when_every_worker_is_held_the_error_is_clear() {
+    let env = TestEnv::distributed();
+    let (_a, _) = holder(&env, "full", &TWO_WORKERS, &[]);
+    let (_b, _) = holder(&env, "full", &TWO_WORKERS, &[]);
+    let mut args = lease_args("full", &["--count", "1"]);
+    args.extend(TWO_WORKERS);
+    let run = env.run(&args);
+    assert_eq!(run.code(), 4, "{run}");
+    assert!(
+        run.stderr
+            .contains("all 2 worker IDs of namespace \"full\" are held"),
+        "{run}"
+    );
+    assert!(run.stdout.is_empty());
+}
+
+#[test]
+fn a_holder_with_another_layout_or_epoch_is_refused() {
+    let env = TestEnv::distributed();
+    env.ok(&lease_args("shared", &["--count", "1"]));
+    for extra in [
+        vec!["--layout", "discord"],
+        vec!["--epoch", "2020-01-01"],
+        vec!["--assigner", "worker-node"],
+    ] {
+        let mut args = lease_args("shared", &["--count", "1"]);
+        args.extend(&extra);
+        let run = env.run(&args);
+        assert_eq!(run.code(), 7, "{extra:?}: {run}");
+        assert!(run.stderr.contains("is recorded with snowflake"), "{run}");
+        assert!(run.stdout.is_empty());
+    }
+}
+
+#[test]
+fn a_later_holder_with_a_clock_behind_waits_past_the_recorded_fence() {
+    let env = TestEnv::distributed();
+    let layout = two_workers();
+    let mut fixed = TWO_WORKERS.to_vec();
+    fixed.extend(["--fix", "worker=0", "--count", "2000"]);
+    let ahead = env.run_with(
+        &lease_args("skew", &fixed),
+        &[("IDGEN_TEST_CLOCK_OFFSET_MS", "1500")],
+    );
+    assert!(ahead.success(), "{ahead}");
+    let mut behind_args = fixed.clone();
+    behind_args.extend(["--ttl", "5s"]);
+    let behind = env.run_with(&lease_args("skew", &behind_args), &[]);
+    assert!(behind.success(), "{behind}");
+    let latest_ahead = ahead
+        .ids()
+        .iter()
+        .map(|&id| time_of(&layout, id))
+        .max()
+        .unwrap();
+    let earliest_behind = behind
+        .ids()
+        .iter()
+        .map(|&id| time_of(&layout, id))
+        .min()
+        .unwrap();
+    assert!(
+        earliest_behind > latest_ahead,
+        "{earliest_behind} <= {latest_ahead}"
+    );
+    let all: Vec<u64> = ahead.ids().into_iter().chain(behind.ids()).collect();
+    assert_unique(&all);
+}
+
+#[test]
+fn a_later_holder_far_behind_the_fence_refuses_with_the_clock_code() {
+    let env = TestEnv::distributed();
+    let mut fixed = TWO_WORKERS.to_vec();
+    fixed.extend(["--fix", "worker=0", "--count", "10"]);
+    env.ok(&{
+        let mut args = lease_args("far", &fixed);
+        args.extend(["--ttl", "1s"]);
+        args
+    });
+    // Raise the recorded fence as a holder whose clock is a minute ahead would.
+    let ahead = env.run_with(
+        &lease_args("far", &fixed),
+        &[("IDGEN_TEST_CLOCK_OFFSET_MS", "60000")],
+    );
+    assert!(ahead.success(), "{ahead}");
+    let mut args = lease_args("far", &fixed);
+    args.extend(["--ttl", "1s"]);
+    let run = env.run(&args);
+    assert_eq!(run.code(), 9, "{run}");
+    assert!(run.stdout.is_empty(), "{run}");
+    assert!(run.stderr.contains("clock moved back"), "{run}");
+}
+
+#[test]
+fn stdin_mode_answers_each_line_and_an_empty_line_means_one() {
+    let env = TestEnv::distributed();
+    let (mut process, _) = holder(&env, "copro", &[], &[]);
+    let first = process.request(5);
+    process.send("");
+    let one = process.read_id();
+    let last = process.request(3);
+    let (status, rest, _) = process.finish();
+    assert!(status.success());
+    assert!(rest.is_empty());
+    let all: Vec<u64> = first.into_iter().chain([one]).chain(last).collect();
+    assert_eq!(all.len(), 9);
+    assert_unique(&all);
+    assert!(
+        all.windows(2).all(|w| w[0] < w[1]),
+        "IDs from one holder increase"
+    );
+}
+
+#[test]
+fn stdout_carries_ids_only() {
+    let env = TestEnv::distributed();
+    let run = env.run(&["lease", "--namespace", "plain", "--count", "3"]);
+    assert!(run.success(), "{run}");
+    assert_eq!(run.stdout.lines().count(), 3);
+    assert!(
+        run.stdout.lines().all(|l| l.parse::<u64>().is_ok()),
+        "{run}"
+    );
+    assert!(run.stderr.contains("leased worker"), "{run}");
+}
+
+#[test]
+fn lease_keys_share_the_namespace_hash_tag() {
+    let env = TestEnv::distributed();
+    let (_holding, _) = holder(&env, "tagged", &[], &[]);
+    let keys: Vec<String> = env.redis().keys("idgen:*").unwrap();
+    assert!(keys.len() >= 4, "{keys:?}");
+    assert!(
+        keys.iter().all(|k| k.starts_with("idgen:{tagged}:")),
+        "{keys:?}"
+    );
+}
+
+#[test]
+fn the_worker_node_assigner_never_reuses_a_worker() {
+    let env = TestEnv::distributed();
+    let args = [
+        "lease",
+        "--namespace",
+        "uid",
+        "--json",
+        "--layout",
+        "uid-generator",
+        "--epoch",
+        "2025-01-01",
+        "--assigner",
+        "worker-node",
+        "--count",
+        "3",
+    ];
+    let workers: Vec<u64> = (0..3)
+        .map(|_| {
+            let run = env.run(&args);
+            assert!(run.success(), "{run}");
+            acquired_worker(&run.stderr)
+        })
+        .collect();
+    assert_eq!(workers, [1, 2, 3]);
+    let rows = env.query_u64("SELECT COUNT(*) FROM WORKER_NODE");
+    assert_eq!(rows, 3);
+}
+
+#[test]
+fn the_worker_node_assigner_refuses_once_the_worker_field_is_used_up() {
+    let env = TestEnv::distributed();
+    let args = [
+        "lease",
+        "--namespace",
+        "tiny",
+        "--bits",
+        "time:41,worker:2,seq:20",
+        "--epoch",
+        "2025-01-01",
+        "--assigner",
+        "worker-node",
+        "--count",
+        "1",
+    ];
+    for _ in 0..3 {
+        env.ok(&args);
+    }
+    let run = env.run(&args);
+    assert_eq!(run.code(), 4, "{run}");
+    assert!(
+        run.stderr.contains("WORKER_NODE") || run.stderr.contains("worker-node table"),
+        "{run}"
+    );
+}
+
+#[test]
+fn a_wide_worker_field_needs_the_worker_node_assigner() {
+    let env = TestEnv::distributed();
+    let run = env.run(&[
+        "lease",
+        "--layout",
+        "uid-generator",
+        "--epoch",
+        "2025-01-01",
+        "--count",
+        "1",
+    ]);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(run.stderr.contains("--assigner worker-node"), "{run}");
+}
+
+#[test]
+fn lease_rejects_bad_input_without_leasing_anything() {
+    let env = TestEnv::distributed();
+    for args in [
+        vec!["lease", "--count", "0"],
+        vec!["lease", "--ttl", "10ms"],
+        vec!["lease", "--ttl", "soon"],
+        vec!["lease", "--namespace", "a b"],
+        vec!["lease", "--namespace", "{tag}"],
+        vec!["lease", "--layout", "nope"],
+        vec!["lease", "--layout", "segment"],
+        vec!["lease", "--bits", "time:41,worker:10"],
+        vec!["lease", "--count", "3", "--stdin"],
+        vec!["lease", "--max-clock-back", "x"],
+    ] {
+        let run = env.run(&args);
+        assert_eq!(run.code(), 2, "{args:?}: {run}");
+        assert!(run.stdout.is_empty(), "{run}");
+    }
+    let keys: Vec<String> = env.redis().keys("idgen:*").unwrap();
+    assert!(keys.is_empty(), "a rejected lease left {keys:?}");
+}
+
+#[test]
+fn a_bad_stdin_line_fails_with_a_usage_error_and_releases() {
+    let env = TestEnv::distributed();
+    let (mut process, worker) = holder(&env, "badline", &[], &[]);
+    process.request(1);
+    process.send("many");
+    let (status, _, stderr) = process.wait();
+    assert_eq!(status.code(), Some(2), "{stderr:?}");
+    assert!(stderr.iter().any(|l| l.contains("\"many\"")), "{stderr:?}");
+    let free: Vec<u64> = env.redis().lrange("idgen:{badline}:free", 0, -1).unwrap();
+    assert!(free.contains(&worker));
+}
+
+#[test]
+fn a_killed_holder_leaves_a_fence_the_next_holder_respects() {
+    let env = TestEnv::distributed();
+    let layout = two_workers();
+    let mut fixed = TWO_WORKERS.to_vec();
+    fixed.extend(["--fix", "worker=0", "--ttl", "1s"]);
+    let (mut first, _) = holder(&env, "killed", &fixed, &[]);
+    let before = first.request(500);
+    first.signal(libc::SIGKILL);
+    let (status, _, _) = first.wait();
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    // Nobody released the worker: it comes back when its key expires.
+    let mut conn = env.redis();
+    wait_until(
+        Duration::from_secs(10),
+        "the killed holder's lease to expire",
+        || !conn.exists::<_, bool>("idgen:{killed}:w:0").unwrap(),
+    );
+    let mut args = lease_args("killed", &fixed);
+    args.extend(["--count", "500"]);
+    let run = env.run(&args);
+    assert!(run.success(), "{run}");
+    let latest_before = before.iter().map(|&id| time_of(&layout, id)).max().unwrap();
+    assert!(
+        run.ids()
+            .iter()
+            .all(|&id| time_of(&layout, id) > latest_before)
+    );
+    let all: Vec<u64> = before.into_iter().chain(run.ids()).collect();
+    assert_unique(&all);
+}
+
+/// Events are not under test here.
+struct Quiet;
+
+impl idgen::lease::LeaseEvents for Quiet {
+    fn event(&self, _: idgen::lease::LeaseEvent) {}
+}
+
+#[test]
+fn a_clock_moved_backwards_under_a_lease_produces_no_duplicate() {
+    use idgen::clock::{Clock, ManualClock};
+    use idgen::lease::session::{LeasedGenerator, WorkerSource};
+    use idgen::lease::{Assigner, LeaseSession, NamespaceSpec};
+    use idgen::snowflake::GeneratorOptions;
+    use std::sync::Arc;
+
+    let env = TestEnv::distributed();
+    let mut settings = idgen::config::Settings::default();
+    settings.redis_nodes.insert(
+        idgen::config::DEFAULT_NODE.into(),
+        idgen::redact::SecretUrl::new(env.redis_url.clone()),
+    );
+    settings.mysql = Some(idgen::redact::SecretUrl::new(env.mysql_url.clone()));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let layout = Layout::named("snowflake").unwrap();
+        let backend = idgen::backend::Backend::open(&settings).unwrap();
+        let clock = ManualClock::new(1_800_000_000_000);
+        let namespace = NamespaceSpec::new("rewind", &layout, Assigner::Lease).unwrap();
+        let session = Arc::new(LeaseSession::new(
+            WorkerSource::Lease(backend.lease_store().await.unwrap()),
+            namespace,
+            "test".into(),
+            Duration::from_secs(30),
+            clock.clone(),
+            Arc::new(Quiet),
+        ));
+        let options = GeneratorOptions {
+            max_backward: Duration::from_millis(5),
+        };
+        let mut generator = LeasedGenerator::new(session.clone(), layout.clone(), options);
+        let mut ids = Vec::new();
+        generator.issue(10_000, &mut ids).await.unwrap();
+        // A small step back is waited out…
+        clock.rewind(Duration::from_millis(3));
+        generator.issue(10_000, &mut ids).await.unwrap();
+        // …a large one is refused, and nothing is issued from the past.
+        clock.rewind(Duration::from_secs(2));
+        let issued_before = ids.len();
+        let refused = generator.issue(10, &mut ids).await.unwrap_err();
+        assert!(
+            matches!(refused, idgen::Error::ClockMovedBack { .. }),
+            "{refused}"
+        );
+        assert_eq!(ids.len(), issued_before);
+        // Once the clock has caught up, issuing continues where it left off.
+        clock.advance(Duration::from_secs(3));
+        generator.issue(10_000, &mut ids).await.unwrap();
+        assert_unique(&ids);
+        assert!(clock.now_ms() > 1_800_000_000_000);
+        session.release(generator.last_issued_ms()).await.unwrap();
+    });
+}
