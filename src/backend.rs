@@ -110,6 +110,7 @@ impl Backend {
     pub fn allocator(&self, settings: &Settings) -> SegmentAllocator {
         let options = AllocatorOptions {
             dispenser: settings.dispenser,
+            idle: settings.idle,
             app_dispensers: settings.app_dispensers.clone(),
             ..AllocatorOptions::default()
         };

@@ -1,12 +1,13 @@
 //! Named crash points, so tests can kill a process at an exact line.
 //!
 //! `IDGEN_FAILPOINTS=name[=action],...` with action `kill` (the default:
-//! SIGKILL, a crash with no cleanup), `stop` (SIGSTOP, for a test to resume or
-//! kill later) or `error` (fail the operation). Unset, a hit costs one load of
-//! a cached empty list.
+//! SIGKILL, a crash with no cleanup), `stop` (SIGSTOP the first time it is hit,
+//! for a test to signal, resume or kill the process) or `error` (fail the
+//! operation every time). Unset, a hit costs one load of a cached empty list.
 
 use crate::error::{Error, Result};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Action {
@@ -46,9 +47,15 @@ pub fn hit(name: &str) -> Result<()> {
         Action::Kill => unsafe {
             libc::raise(libc::SIGKILL);
         },
-        Action::Stop => unsafe {
-            libc::raise(libc::SIGSTOP);
-        },
+        Action::Stop => {
+            static STOPPED: AtomicBool = AtomicBool::new(false);
+            if !STOPPED.swap(true, Ordering::SeqCst) {
+                // SAFETY: as above.
+                unsafe {
+                    libc::raise(libc::SIGSTOP);
+                }
+            }
+        }
         Action::Fail => return Err(Error::Internal(format!("failpoint {name} fired"))),
     }
     Ok(())

@@ -277,7 +277,7 @@ fn stdin_mode_answers_each_line_and_an_empty_line_means_one() {
     let last = process.request(3);
     let (status, rest, _) = process.finish();
     assert!(status.success());
-    assert!(rest.is_empty());
+    assert_eq!(rest, "");
     let all: Vec<u64> = first.into_iter().chain([one]).chain(last).collect();
     assert_eq!(all.len(), 9);
     assert_unique(&all);

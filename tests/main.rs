@@ -2,7 +2,9 @@
 
 mod decode;
 mod harness;
+mod inspect;
 mod layouts;
 mod lease;
+mod migrate;
 mod segments;
 mod snowflake;

@@ -13,7 +13,8 @@
 
 use super::DispenserKind;
 use super::id::{SHARDS, SegmentId};
-use super::sizing::{Trigger, near_limit, plan_direct, plan_refill};
+pub use super::sizing::Trigger;
+use super::sizing::{near_limit, plan_direct, plan_refill};
 use crate::error::{Error, Result};
 use crate::store::{
     Dispenser, Ledger, LockToken, NodeSet, PushOutcome, Route, Segment, SegmentPlan, ShardState,
@@ -42,6 +43,8 @@ pub struct AllocatorOptions {
     pub lock_ttl: Duration,
     /// How long `next` waits for another process's refill before taking directly.
     pub lock_wait: Duration,
+    /// Refill threshold for moves: stock at or below idle × the last segment.
+    pub idle: f64,
     /// Dispenser for apps not in `app_dispensers`.
     pub dispenser: DispenserKind,
     pub app_dispensers: BTreeMap<u8, DispenserKind>,
@@ -52,6 +55,7 @@ impl Default for AllocatorOptions {
         AllocatorOptions {
             lock_ttl: Duration::from_secs(10),
             lock_wait: Duration::from_millis(300),
+            idle: 0.2,
             dispenser: DispenserKind::Queue,
             app_dispensers: BTreeMap::new(),
         }
@@ -203,6 +207,10 @@ impl SegmentAllocator {
 
     pub fn nodes(&self) -> &Arc<NodeSet> {
         &self.nodes
+    }
+
+    pub fn options(&self) -> &AllocatorOptions {
+        &self.options
     }
 
     /// Issues `count` IDs of `app`, from the gate pass's shard or a random one.
@@ -442,13 +450,13 @@ impl SegmentAllocator {
         Ok((outcome, None))
     }
 
-    /// Refills one shard if it is at or below the threshold, under its lock.
+    /// Refills one shard if the trigger's threshold says so, under its lock.
     pub async fn refill_shard(
         &self,
         node: &dyn Dispenser,
         kind: DispenserKind,
         slot: Slot,
-        idle: f64,
+        trigger: Trigger,
         warnings: &mut Vec<String>,
     ) -> Result<RefillOutcome> {
         let Some(locked) = node.lock(kind, slot, self.options.lock_ttl).await? else {
@@ -462,7 +470,7 @@ impl SegmentAllocator {
                 slot,
                 &locked.token,
                 locked.stock.unwrap_or(0),
-                Trigger::Threshold { idle },
+                trigger,
                 None,
                 &seen,
                 warnings,
@@ -555,7 +563,8 @@ impl SegmentAllocator {
                 let mut warnings = Vec::new();
                 let outcome = match self.nodes.get(&node_name).await {
                     Ok(node) => {
-                        self.refill_shard(&*node, kind, slot, options.idle, &mut warnings)
+                        let trigger = Trigger::Threshold { idle: options.idle };
+                        self.refill_shard(&*node, kind, slot, trigger, &mut warnings)
                             .await
                     }
                     Err(e) => Err(e),

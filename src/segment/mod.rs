@@ -36,6 +36,7 @@ impl DispenserKind {
 
 pub mod allocator;
 pub mod id;
+pub mod migrate;
 pub mod sizing;
 
 pub use allocator::{AllocatorOptions, Issued, ReloadOptions, ReloadReport, SegmentAllocator};

@@ -11,6 +11,9 @@ pub enum Trigger {
     Empty,
     /// The cron job: refill if stock ≤ idle × the last loaded size.
     Threshold { idle: f64 },
+    /// Stocking a node an app moves to: the same threshold, but the history
+    /// describes the old node's stock, so the configured step applies.
+    Restock { idle: f64 },
 }
 
 /// Should a shard with this stock be refilled? `reference` is the size of the
@@ -18,7 +21,9 @@ pub enum Trigger {
 pub fn needs_refill(trigger: Trigger, stock: u64, reference: u64) -> bool {
     match trigger {
         Trigger::Empty => stock == 0,
-        Trigger::Threshold { idle } => (stock as f64) <= idle * reference as f64,
+        Trigger::Threshold { idle } | Trigger::Restock { idle } => {
+            (stock as f64) <= idle * reference as f64
+        }
     }
 }
 
@@ -72,7 +77,13 @@ pub fn plan_refill(
             mark: None,
         });
     }
-    let count = next_step(state, stock, now_ms).min(room(state)?);
+    let step = match trigger {
+        Trigger::Restock { .. } => state
+            .step
+            .clamp(state.policy.min_step.max(1), state.policy.max_step.max(1)),
+        _ => next_step(state, stock, now_ms),
+    };
+    let count = step.min(room(state)?);
     Ok(SegmentPlan {
         count,
         mark: Some(RefillMark {

@@ -107,19 +107,20 @@ impl Coprocess {
         unsafe { libc::kill(self.pid(), signal) };
     }
 
-    /// Closes stdin (EOF) and waits for the exit; returns the status and the rest of stdout.
-    pub fn finish(mut self) -> (ExitStatus, Vec<u64>, Vec<String>) {
+    /// Closes stdin (EOF) and waits for the exit; returns the status, the rest of
+    /// stdout and every stderr line.
+    pub fn finish(mut self) -> (ExitStatus, String, Vec<String>) {
         drop(self.stdin.take());
         self.wait()
     }
 
     /// Waits for the exit without closing stdin.
-    pub fn wait(mut self) -> (ExitStatus, Vec<u64>, Vec<String>) {
+    pub fn wait(mut self) -> (ExitStatus, String, Vec<String>) {
         let mut rest = String::new();
         std::io::Read::read_to_string(&mut self.stdout, &mut rest).expect("read rest of stdout");
         let status = self.child.wait().expect("wait for coprocess");
         let stderr = self.drain_stderr_until_closed();
-        (status, super::parse_ids(&rest), stderr)
+        (status, rest, stderr)
     }
 
     fn drain_stderr_until_closed(&mut self) -> Vec<String> {

@@ -57,6 +57,10 @@ pub struct TestEnv {
     pub backend: Backend,
     slot: usize,
     pub redis_url: String,
+    /// Node `hot`: a database on the second redis-server.
+    pub hot_url: String,
+    /// Node `cold`: another database on the first server, a third keyspace.
+    pub cold_url: String,
     pub mysql_url: String,
     pub home: tempfile::TempDir,
 }
@@ -77,11 +81,15 @@ impl TestEnv {
         let servers = servers();
         let redis_url = servers.redis_db_url(slot);
         let mysql_url = servers.mysql_db_url(slot);
+        let hot_url = servers.redis2_db_url(slot);
+        let cold_url = servers.redis_db_url(slot + servers.slots);
         servers.wipe(slot);
         TestEnv {
             backend: Backend::Distributed,
             slot,
             redis_url,
+            hot_url,
+            cold_url,
             mysql_url,
             home: tempfile::tempdir().expect("temp home"),
         }
@@ -101,6 +109,10 @@ impl TestEnv {
         match self.backend {
             Backend::Distributed => {
                 cmd.env("IDGEN_REDIS_URL", &self.redis_url)
+                    .env(
+                        "IDGEN_REDIS_NODES",
+                        format!("hot={},cold={}", self.hot_url, self.cold_url),
+                    )
                     .env("IDGEN_MYSQL_URL", &self.mysql_url);
             }
         }
@@ -134,6 +146,20 @@ impl TestEnv {
         Coprocess::spawn(cmd)
     }
 
+    /// A shell command run in a pseudo-terminal (`script`), with this environment's
+    /// variables: for prompts and TTY-only output.
+    pub fn in_terminal(&self, shell_command: &str) -> Command {
+        let inner = self.idgen();
+        let mut cmd = Command::new("script");
+        cmd.args(["-qec", shell_command, "/dev/null"]).env_clear();
+        for (key, value) in inner.get_envs() {
+            if let Some(value) = value {
+                cmd.env(key, value);
+            }
+        }
+        cmd
+    }
+
     /// Runs and insists on success, returning stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let run = self.run(args);
@@ -146,6 +172,13 @@ impl TestEnv {
         redis::Client::open(self.redis_url.as_str())
             .and_then(|c| c.get_connection())
             .expect("redis test connection")
+    }
+
+    /// A connection to the database of node `hot` (the second redis-server).
+    pub fn redis_hot(&self) -> redis::Connection {
+        redis::Client::open(self.hot_url.as_str())
+            .and_then(|c| c.get_connection())
+            .expect("hot redis test connection")
     }
 
     /// Runs SQL statements against this test's database.

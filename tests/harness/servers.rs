@@ -32,7 +32,8 @@ impl Servers {
 
     /// Empties a slot: its Redis databases and its MySQL database.
     pub fn wipe(&self, slot: usize) {
-        for url in [self.redis_db_url(slot), self.redis2_db_url(slot)] {
+        let cold = self.redis_db_url(slot + self.slots);
+        for url in [self.redis_db_url(slot), self.redis2_db_url(slot), cold] {
             let mut conn = redis::Client::open(url.as_str())
                 .and_then(|c| c.get_connection())
                 .unwrap_or_else(|e| panic!("test Redis {url}: {e}"));

@@ -35,6 +35,17 @@ pub struct Globals {
     )]
     pub redis: Option<String>,
 
+    /// Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379
+    #[arg(
+        long = "redis-node",
+        global = true,
+        env = "IDGEN_REDIS_NODES",
+        value_delimiter = ',',
+        hide_env_values = true,
+        value_name = "NAME=URL"
+    )]
+    pub redis_nodes: Vec<String>,
+
     /// MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)
     #[arg(
         long,
@@ -69,10 +80,16 @@ pub struct Globals {
 impl Globals {
     /// Passwords in the configured URLs, so output can be scrubbed of them.
     pub fn secrets(&self) -> Vec<String> {
+        let named = self
+            .redis_nodes
+            .iter()
+            .filter_map(|spec| spec.split_once('=').map(|(_, url)| url.to_string()));
         [&self.redis, &self.mysql]
             .into_iter()
             .flatten()
-            .filter_map(|url| idgen::redact::SecretUrl::new(url.clone()).password())
+            .cloned()
+            .chain(named)
+            .filter_map(|url| idgen::redact::SecretUrl::new(url).password())
             .collect()
     }
 }
@@ -85,6 +102,8 @@ pub enum Command {
     Next(dispatch::next::NextArgs),
     /// Top up every shard whose stock is at or below the threshold (for cron)
     ReloadSegments(dispatch::reload_segments::ReloadArgs),
+    /// Move an app's stock to another Redis node without repeats
+    Migrate(dispatch::migrate::MigrateArgs),
     /// Hold a worker ID leased from the namespace and issue snowflake IDs
     Lease(dispatch::lease::LeaseArgs),
     /// Show worker-ID lease state and inconsistencies of a namespace; repair them

@@ -7,6 +7,32 @@ use idgen::segment::DispenserKind;
 
 pub fn resolve(globals: &Globals) -> anyhow::Result<Settings> {
     let mut settings = Settings::default();
+    for spec in &globals.redis_nodes {
+        let Some((name, url)) = spec.split_once('=') else {
+            return Err(idgen::Error::invalid(
+                "--redis-node",
+                format!("{:?} is not NAME=URL", idgen::redact::redact_url(spec)),
+                "write it as hot=redis://host:6379",
+            )
+            .into());
+        };
+        let name = name.trim();
+        if name.is_empty()
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(idgen::Error::invalid(
+                "--redis-node",
+                format!("{name:?} is not a node name"),
+                "use letters, digits, '-' and '_'",
+            )
+            .into());
+        }
+        settings
+            .redis_nodes
+            .insert(name.to_string(), SecretUrl::new(url.trim().to_string()));
+    }
     if let Some(url) = &globals.redis {
         settings
             .redis_nodes

@@ -4,6 +4,7 @@ pub mod decode;
 pub mod init_app;
 pub mod inspect_freelist;
 pub mod lease;
+pub mod migrate;
 pub mod next;
 pub mod reload_segments;
 
@@ -25,6 +26,7 @@ pub async fn run(cli: Cli, out: &Output) -> anyhow::Result<Outcome> {
         Command::InitApp(args) => init_app::run(args, &ctx).await,
         Command::Next(args) => next::run(args, &ctx).await,
         Command::ReloadSegments(args) => reload_segments::run(args, &ctx).await,
+        Command::Migrate(args) => migrate::run(args, &ctx).await,
         Command::Lease(args) => lease::run(args, &ctx).await,
         Command::InspectFreelist(args) => inspect_freelist::run(args, &ctx).await,
         Command::Decode(args) => decode::run(args, &ctx).await,

@@ -1,0 +1,295 @@
+//! Moving an app's stock to another Redis node (SPEC §1.7).
+//!
+//! Why a move never issues an index twice:
+//! * the new node is stocked only with fresh segments from the ledger;
+//! * the old node's stock is retired shard by shard under each shard's refill
+//!   lock, so a refill in flight finishes (or is fenced off by its token) before
+//!   the delete, and nothing can be pushed there afterwards: once the route is
+//!   switched the ledger refuses segments for the old node;
+//! * a client that still reads the old node meanwhile pops indexes that were
+//!   cached there only, which nobody else can get.
+//!
+//! Every step is idempotent and the phase is durable in the ledger, so a move
+//! killed at any point is finished by running it again.
+
+use super::DispenserKind;
+use super::allocator::{RefillOutcome, SegmentAllocator, Trigger};
+use super::id::SHARDS;
+use crate::error::{Error, Result};
+use crate::store::{Dispenser, Route, Slot};
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Where a move stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MovePhase {
+    /// Nothing started: the app is on `from`.
+    NotStarted,
+    /// The new node is being stocked; the old one still serves.
+    Stocking,
+    /// The route points at the new node; the old node's stock is being retired.
+    Retiring,
+    /// The app is already served by the target node.
+    Done,
+}
+
+/// What `migrate` will do, shown by `--dry-run` and before the confirmation.
+#[derive(Debug, Clone, Serialize)]
+pub struct MovePlan {
+    pub app: u8,
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub phase: MovePhase,
+    pub dispenser: DispenserKind,
+    pub shards: u8,
+    /// Indexes cached on the old node now; they become a gap when retired.
+    pub stock_on_from: u64,
+}
+
+/// What a move did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MoveReport {
+    pub shards_stocked: u64,
+    pub ids_stocked: u64,
+    pub shards_retired: u64,
+    pub ids_retired: u64,
+    /// Shards another refiller was stocking on the new node; they fill on demand.
+    pub shards_busy: u64,
+    pub warnings: Vec<String>,
+}
+
+/// Progress of a move, for a progress bar in the binary.
+pub trait MoveProgress: Send + Sync {
+    /// A phase begins with `shards` steps.
+    fn phase(&self, what: &str, shards: u64);
+    fn advance(&self);
+}
+
+/// How long retiring waits for a shard's refill lock before giving up; the lock
+/// expires well within it.
+const RETIRE_LOCK_WAIT: Duration = Duration::from_secs(60);
+
+impl SegmentAllocator {
+    /// Works out what moving `app` to node `to` involves.
+    pub async fn plan_move(&self, app: u8, to: &str) -> Result<MovePlan> {
+        let record = self
+            .ledger()
+            .app(app)
+            .await?
+            .ok_or(Error::UnknownApp { app })?;
+        if !self.nodes().contains(to).await {
+            return Err(Error::UnknownNode {
+                node: to.to_string(),
+            });
+        }
+        let route = self
+            .ledger()
+            .routes()
+            .await?
+            .remove(&app)
+            .unwrap_or_else(Route::default_node);
+        let (from, phase) = match (&route.incoming, &route.outgoing) {
+            (Some(incoming), _) if incoming == to => (route.node.clone(), MovePhase::Stocking),
+            (Some(incoming), _) => {
+                return Err(Error::MigrationConflict {
+                    app,
+                    target: incoming.clone(),
+                    detail: format!("a move to {to:?} must wait until it finishes"),
+                });
+            }
+            (None, Some(outgoing)) if route.node == to => (outgoing.clone(), MovePhase::Retiring),
+            (None, Some(outgoing)) => {
+                return Err(Error::MigrationConflict {
+                    app,
+                    target: route.node.clone(),
+                    detail: format!("node {outgoing:?} is still being retired"),
+                });
+            }
+            (None, None) if route.node == to => (route.node.clone(), MovePhase::Done),
+            (None, None) => (route.node.clone(), MovePhase::NotStarted),
+        };
+        if !self.nodes().contains(&from).await {
+            return Err(Error::RouteToUnknownNode { app, node: from });
+        }
+        let dispenser = self.options().kind_for(app);
+        let stock_on_from = if phase == MovePhase::Done {
+            0
+        } else {
+            let node = self.nodes().get(&from).await?;
+            self.total_stock(&*node, app).await?
+        };
+        Ok(MovePlan {
+            app,
+            name: record.name,
+            from,
+            to: to.to_string(),
+            phase,
+            dispenser,
+            shards: SHARDS,
+            stock_on_from,
+        })
+    }
+
+    /// Indexes cached for `app` on a node, over both dispenser kinds.
+    async fn total_stock(&self, node: &dyn Dispenser, app: u8) -> Result<u64> {
+        let slots: Vec<Slot> = (0..SHARDS).map(|shard| Slot { app, shard }).collect();
+        let mut total = 0;
+        for kind in [DispenserKind::Queue, DispenserKind::Range] {
+            total += node
+                .stock(kind, &slots)
+                .await?
+                .into_iter()
+                .map(|s| s.unwrap_or(0))
+                .sum::<u64>();
+        }
+        Ok(total)
+    }
+
+    /// Carries out (or resumes) a planned move. Stops between shards when `cancel`
+    /// is set, leaving a state that the next run resumes.
+    pub async fn run_move(
+        &self,
+        plan: &MovePlan,
+        progress: &dyn MoveProgress,
+        cancel: &AtomicBool,
+    ) -> Result<MoveReport> {
+        let mut report = MoveReport::default();
+        if plan.phase == MovePhase::Done {
+            return Ok(report);
+        }
+        let (app, to) = (plan.app, plan.to.as_str());
+        let target = self.nodes().get(to).await?;
+        let source = self.nodes().get(&plan.from).await?;
+        let default = self.nodes().get(self.nodes().default_node()).await?;
+        if plan.phase == MovePhase::NotStarted || plan.phase == MovePhase::Stocking {
+            self.ledger().begin_move(app, to).await?;
+            if to != self.nodes().default_node() {
+                // A hint left from an earlier move away from `to` would bounce clients.
+                target.set_route_hint(app, None).await?;
+            }
+            self.stock_target(plan, &*target, progress, cancel, &mut report)
+                .await?;
+            crate::failpoint::hit("migrate.before_switch")?;
+            self.ledger().switch_route(app, to).await?;
+        }
+        // Point clients at the new node: those that look on the default node, and
+        // those still reading the old one.
+        let hint = (to != self.nodes().default_node()).then_some(to);
+        default.set_route_hint(app, hint).await?;
+        if plan.from != self.nodes().default_node() {
+            source.set_route_hint(app, Some(to)).await?;
+        }
+        crate::failpoint::hit("migrate.after_switch")?;
+        self.retire_source(plan, &*source, progress, cancel, &mut report)
+            .await?;
+        self.ledger().finish_move(app).await?;
+        Ok(report)
+    }
+
+    async fn stock_target(
+        &self,
+        plan: &MovePlan,
+        target: &dyn Dispenser,
+        progress: &dyn MoveProgress,
+        cancel: &AtomicBool,
+        report: &mut MoveReport,
+    ) -> Result<()> {
+        progress.phase(&format!("stocking {}", plan.to), u64::from(SHARDS));
+        for shard in 0..SHARDS {
+            check_cancel(cancel, "migrate")?;
+            let slot = Slot {
+                app: plan.app,
+                shard,
+            };
+            // The same threshold as the cron job: a resumed move does not restock.
+            let trigger = Trigger::Restock {
+                idle: self.options().idle,
+            };
+            match self
+                .refill_shard(target, plan.dispenser, slot, trigger, &mut report.warnings)
+                .await?
+            {
+                RefillOutcome::Refilled { added } => {
+                    report.shards_stocked += 1;
+                    report.ids_stocked += added;
+                }
+                RefillOutcome::Busy => report.shards_busy += 1,
+                RefillOutcome::NotNeeded | RefillOutcome::LockLost | RefillOutcome::Full => {}
+            }
+            progress.advance();
+        }
+        Ok(())
+    }
+
+    async fn retire_source(
+        &self,
+        plan: &MovePlan,
+        source: &dyn Dispenser,
+        progress: &dyn MoveProgress,
+        cancel: &AtomicBool,
+        report: &mut MoveReport,
+    ) -> Result<()> {
+        progress.phase(&format!("retiring {}", plan.from), u64::from(SHARDS));
+        for shard in 0..SHARDS {
+            check_cancel(cancel, "migrate")?;
+            let slot = Slot {
+                app: plan.app,
+                shard,
+            };
+            let dropped = self.retire_shard(source, slot, cancel).await?;
+            report.shards_retired += 1;
+            report.ids_retired += dropped;
+            crate::failpoint::hit("migrate.retired_shard")?;
+            progress.advance();
+        }
+        Ok(())
+    }
+
+    /// Deletes one shard's stock of both kinds under its refill lock, waiting
+    /// for a refill in flight to finish (or its lock to expire).
+    async fn retire_shard(
+        &self,
+        node: &dyn Dispenser,
+        slot: Slot,
+        cancel: &AtomicBool,
+    ) -> Result<u64> {
+        let deadline = Instant::now() + RETIRE_LOCK_WAIT;
+        let mut dropped = 0;
+        for kind in [DispenserKind::Queue, DispenserKind::Range] {
+            loop {
+                if let Some(locked) = node.lock(kind, slot, self.options().lock_ttl).await? {
+                    let retired = node.retire(kind, slot, &locked.token).await;
+                    node.unlock(slot, &locked.token).await?;
+                    dropped += retired?.unwrap_or(0);
+                    break;
+                }
+                if Instant::now() >= deadline {
+                    return Err(Error::MigrationConflict {
+                        app: slot.app,
+                        target: node.node().to_string(),
+                        detail: format!(
+                            "shard {}'s refill lock stayed held for a minute",
+                            slot.shard
+                        ),
+                    });
+                }
+                check_cancel(cancel, "migrate")?;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+        Ok(dropped)
+    }
+}
+
+fn check_cancel(cancel: &AtomicBool, what: &str) -> Result<()> {
+    if cancel.load(Ordering::Acquire) {
+        Err(Error::Interrupted {
+            what: what.to_string(),
+        })
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,288 @@
+//! `idgen migrate`: moving an app's stock to another Redis node (two real redis-servers).
+
+use crate::harness::{TestEnv, assert_unique};
+use redis::Commands;
+use std::os::unix::process::ExitStatusExt;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+fn queue_keys(conn: &mut redis::Connection, app: u8) -> Vec<String> {
+    conn.keys(format!("id.gen.idList_{app}_*")).unwrap()
+}
+
+fn stock(conn: &mut redis::Connection, app: u8) -> u64 {
+    (0..64)
+        .map(|shard| {
+            conn.llen::<_, u64>(format!("id.gen.idList_{app}_{shard}"))
+                .unwrap()
+        })
+        .sum()
+}
+
+fn route(env: &TestEnv, app: u8) -> Vec<Option<String>> {
+    env.query(&format!(
+        "SELECT node, target_node, phase FROM idgen_route WHERE app_id = {app}"
+    ))
+    .pop()
+    .unwrap_or_default()
+}
+
+fn stocked_app(env: &TestEnv, app: &str) {
+    env.ok(&[
+        "init-app", "--app", app, "--name", "moving", "--step", "100",
+    ]);
+    env.ok(&["reload-segments", "--app", app, "--quiet"]);
+}
+
+#[test]
+fn migrate_stocks_the_new_node_switches_the_route_and_retires_the_old_stock() {
+    let env = TestEnv::distributed();
+    stocked_app(&env, "1");
+    let report: serde_json::Value =
+        serde_json::from_str(&env.ok(&["migrate", "--app", "1", "--to", "hot", "--yes", "--json"]))
+            .unwrap();
+    assert_eq!(report["plan"]["from"], "main");
+    assert_eq!(report["result"]["shards_retired"], 64);
+    assert_eq!(report["result"]["ids_retired"], 6400);
+    assert_eq!(report["result"]["shards_stocked"], 64);
+
+    assert!(
+        queue_keys(&mut env.redis(), 1).is_empty(),
+        "old stock left on main"
+    );
+    assert_eq!(stock(&mut env.redis_hot(), 1), 6400);
+    assert_eq!(route(&env, 1), vec![Some("hot".to_string()), None, None]);
+    let hint: Option<String> = env.redis().get("id.gen.route_1").unwrap();
+    assert_eq!(hint.as_deref(), Some("hot"));
+}
+
+#[test]
+fn after_the_move_next_and_reload_use_the_new_node_only() {
+    let env = TestEnv::distributed();
+    stocked_app(&env, "2");
+    env.ok(&["migrate", "--app", "2", "--to", "hot", "--yes"]);
+    let ids = env.run(&["next", "--app", "2", "--count", "50"]).ids();
+    assert_eq!(ids.len(), 50);
+    assert_eq!(stock(&mut env.redis_hot(), 2), 6400 - 50);
+    env.ok(&["reload-segments", "--quiet"]);
+    assert!(
+        queue_keys(&mut env.redis(), 2).is_empty(),
+        "something refilled the old node"
+    );
+    let locks: Vec<String> = env.redis().keys("id.gen.lock_2_*").unwrap();
+    assert!(locks.is_empty(), "{locks:?}");
+}
+
+#[test]
+fn concurrent_next_processes_during_a_move_issue_no_duplicate() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "3", "--name", "busy", "--step", "50"]);
+    env.ok(&["reload-segments", "--app", "3", "--quiet"]);
+    let moved = AtomicBool::new(false);
+    let ids: Vec<u64> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..6)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut ids = Vec::new();
+                    // Keep issuing until the move is over, then a few rounds more.
+                    let mut after = 0;
+                    while after < 5 {
+                        if moved.load(Ordering::Acquire) {
+                            after += 1;
+                        }
+                        let run = env.run(&["next", "--app", "3", "--count", "40"]);
+                        assert!(run.success(), "{run}");
+                        ids.extend(run.ids());
+                    }
+                    ids
+                })
+            })
+            .collect();
+        let reloader = s.spawn(|| {
+            while !moved.load(Ordering::Acquire) {
+                env.ok(&["reload-segments", "--app", "3", "--quiet"]);
+            }
+        });
+        let run = env.run(&["migrate", "--app", "3", "--to", "hot", "--yes"]);
+        moved.store(true, Ordering::Release);
+        assert!(run.success(), "{run}");
+        reloader.join().unwrap();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    assert!(ids.len() >= 6 * 5 * 40);
+    assert_unique(&ids);
+    assert!(
+        queue_keys(&mut env.redis(), 3).is_empty(),
+        "old keys survived the move"
+    );
+    env.ok(&["reload-segments", "--quiet"]);
+    assert!(queue_keys(&mut env.redis(), 3).is_empty());
+}
+
+#[test]
+fn dry_run_prints_the_plan_and_changes_nothing() {
+    let env = TestEnv::distributed();
+    stocked_app(&env, "4");
+    let plan: serde_json::Value = serde_json::from_str(&env.ok(&[
+        "migrate",
+        "--app",
+        "4",
+        "--to",
+        "hot",
+        "--dry-run",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(plan["plan"]["phase"], "not_started");
+    assert_eq!(plan["plan"]["stock_on_from"], 6400);
+    assert_eq!(plan["result"], serde_json::Value::Null);
+    assert_eq!(stock(&mut env.redis(), 4), 6400);
+    assert!(queue_keys(&mut env.redis_hot(), 4).is_empty());
+    assert!(route(&env, 4).is_empty() || route(&env, 4)[0].as_deref() == Some("main"));
+}
+
+#[test]
+fn without_a_terminal_migrate_refuses_unless_told_yes() {
+    let env = TestEnv::distributed();
+    stocked_app(&env, "5");
+    let run = env.run(&["migrate", "--app", "5", "--to", "hot"]);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(run.stderr.contains("--yes"), "{run}");
+    assert_eq!(stock(&mut env.redis(), 5), 6400);
+    assert!(queue_keys(&mut env.redis_hot(), 5).is_empty());
+}
+
+#[test]
+fn the_confirmation_prompt_is_answered_in_a_terminal() {
+    let env = TestEnv::distributed();
+    stocked_app(&env, "6");
+    let command = format!("{} migrate --app 6 --to hot", crate::harness::idgen_bin());
+    for (answer, code, moved) in [("n", 11, false), ("y", 0, true)] {
+        let mut process = crate::harness::Coprocess::spawn(env.in_terminal(&command));
+        process.send(answer);
+        let (status, _, _) = process.finish();
+        assert_eq!(status.code(), Some(code), "answer {answer:?}");
+        let stocked_hot = !queue_keys(&mut env.redis_hot(), 6).is_empty();
+        assert_eq!(stocked_hot, moved, "answer {answer:?}");
+    }
+    assert_eq!(route(&env, 6)[0].as_deref(), Some("hot"));
+}
+
+#[test]
+fn a_move_killed_midway_is_finished_by_running_it_again() {
+    let env = TestEnv::distributed();
+    stocked_app(&env, "7");
+    for failpoint in ["migrate.before_switch", "migrate.retired_shard"] {
+        let target = if failpoint == "migrate.before_switch" {
+            "hot"
+        } else {
+            "cold"
+        };
+        let run = env.run_with(
+            &["migrate", "--app", "7", "--to", target, "--yes"],
+            &[("IDGEN_FAILPOINTS", failpoint)],
+        );
+        assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
+        // Meanwhile clients keep working.
+        let during = env.run(&["next", "--app", "7", "--count", "100"]).ids();
+        assert_eq!(during.len(), 100);
+        let rerun = env.run(&["migrate", "--app", "7", "--to", target, "--yes", "--json"]);
+        assert!(rerun.success(), "{rerun}");
+        assert_eq!(
+            route(&env, 7),
+            vec![Some(target.to_string()), None, None],
+            "{failpoint}"
+        );
+    }
+    assert!(queue_keys(&mut env.redis(), 7).is_empty());
+    assert!(queue_keys(&mut env.redis_hot(), 7).is_empty());
+}
+
+#[test]
+fn sigint_stops_a_move_between_shards_and_a_rerun_finishes_it() {
+    let env = TestEnv::distributed();
+    stocked_app(&env, "8");
+    let process = env.coprocess(
+        &["migrate", "--app", "8", "--to", "hot", "--yes"],
+        &[("IDGEN_FAILPOINTS", "migrate.retired_shard=stop")],
+    );
+    crate::harness::wait_until(
+        std::time::Duration::from_secs(30),
+        "the move to pause",
+        || {
+            std::fs::read_to_string(format!("/proc/{}/stat", process.pid()))
+                .is_ok_and(|stat| stat.split_whitespace().nth(2) == Some("T"))
+        },
+    );
+    process.signal(libc::SIGINT);
+    process.signal(libc::SIGCONT);
+    let (status, _, stderr) = process.wait();
+    assert_eq!(status.code(), Some(130), "{stderr:?}");
+    assert!(
+        stderr.iter().any(|l| l.contains("hint: rerun")),
+        "{stderr:?}"
+    );
+    assert_eq!(route(&env, 8)[2].as_deref(), Some("retiring"));
+    let locks: Vec<String> = env.redis().keys("id.gen.lock_8_*").unwrap();
+    assert!(
+        locks.is_empty(),
+        "the interrupted move left locks: {locks:?}"
+    );
+    let left = queue_keys(&mut env.redis(), 8).len();
+    assert!(
+        (1..64).contains(&left),
+        "the move stopped midway, {left} shards left"
+    );
+
+    env.ok(&["migrate", "--app", "8", "--to", "hot", "--yes"]);
+    assert!(queue_keys(&mut env.redis(), 8).is_empty());
+    assert_eq!(route(&env, 8), vec![Some("hot".to_string()), None, None]);
+}
+
+#[test]
+fn a_second_move_to_another_node_waits_for_the_first() {
+    let env = TestEnv::distributed();
+    stocked_app(&env, "9");
+    let run = env.run_with(
+        &["migrate", "--app", "9", "--to", "hot", "--yes"],
+        &[("IDGEN_FAILPOINTS", "migrate.before_switch")],
+    );
+    assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
+    let run = env.run(&["migrate", "--app", "9", "--to", "cold", "--yes"]);
+    assert_eq!(run.code(), 7, "{run}");
+    assert!(
+        run.stderr.contains("idgen migrate --app 9 --to hot"),
+        "{run}"
+    );
+}
+
+#[test]
+fn migrate_refuses_unknown_apps_and_nodes_and_does_nothing_when_already_there() {
+    let env = TestEnv::distributed();
+    stocked_app(&env, "10");
+    let run = env.run(&["migrate", "--app", "11", "--to", "hot", "--yes"]);
+    assert_eq!(run.code(), 3, "{run}");
+    let run = env.run(&["migrate", "--app", "10", "--to", "nowhere", "--yes"]);
+    assert_eq!(run.code(), 3, "{run}");
+    assert!(run.stderr.contains("\"nowhere\""), "{run}");
+    let run = env.run(&["migrate", "--app", "10", "--to", "main", "--yes"]);
+    assert!(run.success(), "{run}");
+    assert!(run.stdout.contains("nothing to do"), "{run}");
+    assert_eq!(stock(&mut env.redis(), 10), 6400);
+}
+
+#[test]
+fn an_app_moved_back_and_forth_never_repeats_an_id() {
+    let env = TestEnv::distributed();
+    stocked_app(&env, "12");
+    let mut ids = Vec::new();
+    for to in ["hot", "cold", "main", "hot"] {
+        ids.extend(env.run(&["next", "--app", "12", "--count", "500"]).ids());
+        env.ok(&["migrate", "--app", "12", "--to", to, "--yes"]);
+        ids.extend(env.run(&["next", "--app", "12", "--count", "500"]).ids());
+    }
+    assert_eq!(ids.len(), 4000);
+    assert_unique(&ids);
+}
