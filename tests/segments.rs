@@ -864,3 +864,38 @@ fn help_lists_the_exit_codes_and_never_shows_a_password() {
     }
     assert!(!run.stdout.contains("hunter2"));
 }
+
+#[test]
+fn an_interrupted_reload_finishes_the_refill_under_way_and_leaves_no_lock() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "35", "--name", "ctrlc", "--step", "10"]);
+    let process = env.coprocess(
+        &["reload-segments", "--app", "35", "--jobs", "1"],
+        &[("IDGEN_FAILPOINTS", "dispenser.before_push=stop")],
+    );
+    crate::harness::wait_until(
+        Duration::from_secs(30),
+        "the reload to pause mid-refill",
+        || {
+            std::fs::read_to_string(format!("/proc/{}/stat", process.pid()))
+                .is_ok_and(|stat| stat.split_whitespace().nth(2) == Some("T"))
+        },
+    );
+    process.signal(libc::SIGINT);
+    process.signal(libc::SIGCONT);
+    let (status, _, stderr) = process.wait();
+    assert_eq!(status.code(), Some(130), "{stderr:?}");
+    let mut conn = env.redis();
+    let locks: Vec<String> = conn.keys("id.gen.lock_35_*").unwrap();
+    assert!(locks.is_empty(), "Ctrl-C left {locks:?} held");
+    let stocked: Vec<String> = conn.keys("id.gen.idList_35_*").unwrap();
+    assert!(
+        (1..64).contains(&stocked.len()),
+        "{} shards stocked",
+        stocked.len()
+    );
+    for key in &stocked {
+        let stock: u64 = conn.llen(key).unwrap();
+        assert_eq!(stock, 10, "{key} holds a partial segment");
+    }
+}

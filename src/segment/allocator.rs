@@ -23,8 +23,8 @@ use crate::store::{
 use futures::StreamExt;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The most IDs one `next` call hands out.
@@ -97,6 +97,8 @@ pub enum RefillOutcome {
     LockLost,
     /// A range dispenser had no free slot: the segment became a gap.
     Full,
+    /// Not started: the job was told to stop.
+    Skipped,
 }
 
 /// What `reload-segments` should do.
@@ -107,6 +109,8 @@ pub struct ReloadOptions {
     pub prune: bool,
     /// Shards refilled at once.
     pub jobs: usize,
+    /// Once set, no further refill starts; those under way finish.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 /// Progress of a reload, for a progress bar in the binary.
@@ -154,6 +158,8 @@ pub struct ReloadReport {
     pub failures: Vec<ShardFailure>,
     pub orphans: Vec<OrphanStock>,
     pub warnings: Vec<String>,
+    /// Stopped early by `cancel`: these shards were not refilled.
+    pub shards_skipped: u64,
 }
 
 /// Issues segment IDs and refills dispensers, over any ledger and node set.
@@ -561,6 +567,14 @@ impl SegmentAllocator {
         let results: Vec<_> = futures::stream::iter(work)
             .map(|(node_name, kind, slot)| async move {
                 let mut warnings = Vec::new();
+                let cancelled = options
+                    .cancel
+                    .as_ref()
+                    .is_some_and(|c| c.load(Ordering::Acquire));
+                if cancelled {
+                    progress.advance();
+                    return (node_name, slot, Ok(RefillOutcome::Skipped), warnings);
+                }
                 let outcome = match self.nodes.get(&node_name).await {
                     Ok(node) => {
                         let trigger = Trigger::Threshold { idle: options.idle };
@@ -583,6 +597,7 @@ impl SegmentAllocator {
                     report.ids_added += added;
                 }
                 Ok(RefillOutcome::NotNeeded) => {}
+                Ok(RefillOutcome::Skipped) => report.shards_skipped += 1,
                 Ok(RefillOutcome::Busy) => report.shards_busy += 1,
                 Ok(RefillOutcome::LockLost | RefillOutcome::Full) => report.segments_dropped += 1,
                 Err(e) => report.failures.push(ShardFailure {
@@ -594,6 +609,10 @@ impl SegmentAllocator {
             }
         }
         report.failures.sort_by_key(|f| (f.app, f.shard));
+        if report.shards_skipped > 0 {
+            // Stopped early: leave the route hints and orphans for the next run.
+            return Ok(report);
+        }
         report.warnings.sort();
         report.warnings.dedup();
 

@@ -217,7 +217,10 @@ impl SegmentAllocator {
                     report.ids_stocked += added;
                 }
                 RefillOutcome::Busy => report.shards_busy += 1,
-                RefillOutcome::NotNeeded | RefillOutcome::LockLost | RefillOutcome::Full => {}
+                RefillOutcome::NotNeeded
+                | RefillOutcome::LockLost
+                | RefillOutcome::Full
+                | RefillOutcome::Skipped => {}
             }
             progress.advance();
         }

@@ -1,6 +1,51 @@
-//! Waiting for the signals that end a long-running command.
+//! SIGINT and SIGTERM.
+//!
+//! By default the first signal ends the process at once (exit 130): fine for
+//! commands whose every step is atomic in the store. Commands that must not stop
+//! half-way (holding a refill lock, mid-move, holding a lease) call
+//! [`Interrupt::graceful`]: the first signal then only raises a flag they check
+//! between steps, and a second one still ends the process at once.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::signal::unix::{SignalKind, signal};
+
+/// Exit code after a signal; the same as `exit::for_kind(Interrupted)`.
+const INTERRUPTED: i32 = 130;
+
+#[derive(Clone, Default)]
+pub struct Interrupt {
+    graceful: Arc<AtomicBool>,
+    raised: Arc<AtomicBool>,
+}
+
+impl Interrupt {
+    /// Starts watching for signals (needs the runtime).
+    pub fn watch() -> Self {
+        let interrupt = Interrupt::default();
+        let watcher = interrupt.clone();
+        tokio::spawn(async move {
+            shutdown().await;
+            if !watcher.graceful.load(Ordering::Acquire) {
+                std::process::exit(INTERRUPTED);
+            }
+            watcher.raised.store(true, Ordering::Release);
+            shutdown().await;
+            std::process::exit(INTERRUPTED);
+        });
+        interrupt
+    }
+
+    /// From now on the first signal only raises the flag.
+    pub fn graceful(&self) -> Arc<AtomicBool> {
+        self.graceful.store(true, Ordering::Release);
+        self.raised.clone()
+    }
+
+    pub fn raised(&self) -> bool {
+        self.raised.load(Ordering::Acquire)
+    }
+}
 
 /// Resolves with the signal's name on SIGINT or SIGTERM.
 pub async fn shutdown() -> &'static str {

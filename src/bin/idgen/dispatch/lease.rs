@@ -232,6 +232,8 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         SkewedClock::from_env(),
         events,
     ));
+    // The lease is released on the first signal; a second one ends at once.
+    ctx.interrupt.graceful();
     session.acquire().await.context("leasing a worker ID")?;
     let renewer = tokio::spawn(session.clone().keep_renewed());
     let options = GeneratorOptions { max_backward };

@@ -7,8 +7,6 @@ use idgen::backend::Backend;
 use idgen::segment::migrate::{MovePhase, MovePlan, MoveProgress, MoveReport};
 use indicatif::ProgressBar;
 use serde_json::json;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
@@ -101,19 +99,11 @@ pub async fn run(args: MigrateArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
     }
 
     // SIGINT/SIGTERM stop the move between shards, never inside one.
-    let cancel = Arc::new(AtomicBool::new(false));
-    let watcher = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            crate::signals::shutdown().await;
-            cancel.store(true, Ordering::Release);
-        })
-    };
+    let cancel = ctx.interrupt.graceful();
     let bar = Bar {
         out: ctx.out.progress(0, "moving"),
     };
     let result = allocator.run_move(&plan, &bar, &cancel).await;
-    watcher.abort();
     bar.out.finish_and_clear();
     let report = result?;
     for warning in &report.warnings {

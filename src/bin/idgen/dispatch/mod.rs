@@ -11,18 +11,24 @@ pub mod reload_segments;
 use crate::cli::{Cli, Command};
 use crate::exit::Outcome;
 use crate::output::Output;
+use crate::signals::Interrupt;
 use idgen::config::Settings;
 
-/// What every command gets: where to write, and the resolved settings.
+/// What every command gets: where to write, the resolved settings, and the signal flag.
 pub struct Context<'a> {
     pub out: &'a Output,
     pub settings: Settings,
+    pub interrupt: Interrupt,
 }
 
 pub async fn run(cli: Cli, out: &Output) -> anyhow::Result<Outcome> {
     let settings = crate::settings::resolve(&cli.globals)?;
-    let ctx = Context { out, settings };
-    match cli.command {
+    let ctx = Context {
+        out,
+        settings,
+        interrupt: Interrupt::watch(),
+    };
+    let outcome = match cli.command {
         Command::InitApp(args) => init_app::run(args, &ctx).await,
         Command::Next(args) => next::run(args, &ctx).await,
         Command::ReloadSegments(args) => reload_segments::run(args, &ctx).await,
@@ -30,5 +36,13 @@ pub async fn run(cli: Cli, out: &Output) -> anyhow::Result<Outcome> {
         Command::Lease(args) => lease::run(args, &ctx).await,
         Command::InspectFreelist(args) => inspect_freelist::run(args, &ctx).await,
         Command::Decode(args) => decode::run(args, &ctx).await,
+    }?;
+    if ctx.interrupt.raised() {
+        // The command finished what it had started; say it did not run to its end.
+        return Err(idgen::Error::Interrupted {
+            what: "the command".into(),
+        }
+        .into());
     }
+    Ok(outcome)
 }

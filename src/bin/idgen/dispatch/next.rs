@@ -28,6 +28,8 @@ pub async fn run(args: NextArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let backend = Backend::open(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.kind));
     let allocator = backend.allocator(&ctx.settings);
+    // An inline refill holds the shard's lock: let it finish before stopping.
+    ctx.interrupt.graceful();
     let issued = allocator
         .next(args.app, args.gate_pass.as_deref(), args.count)
         .await?;

@@ -61,6 +61,8 @@ pub async fn run(args: ReloadArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome>
         idle,
         prune: args.prune,
         jobs: usize::from(args.jobs),
+        // A refill holds its shard's lock: let those under way finish.
+        cancel: Some(ctx.interrupt.graceful()),
     };
     let bar = Bar(ctx.out.progress(0, "refilling"));
     let report = allocator.reload(&options, &bar).await?;
