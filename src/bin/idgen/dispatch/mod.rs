@@ -1,13 +1,15 @@
 //! One module per subcommand: each parses its own arguments, calls the core and renders.
 
+pub mod completions;
 pub mod decode;
 pub mod init_app;
 pub mod inspect_freelist;
 pub mod lease;
 pub mod next;
 pub mod reload_segments;
+pub mod status;
 
-use crate::cli::{Cli, Command};
+use crate::cli::Command;
 use crate::exit::Outcome;
 use crate::output::Output;
 use idgen::config::Settings;
@@ -18,15 +20,16 @@ pub struct Context<'a> {
     pub settings: Settings,
 }
 
-pub async fn run(cli: Cli, out: &Output) -> anyhow::Result<Outcome> {
-    let settings = crate::settings::resolve(&cli.globals)?;
+pub async fn run(command: Command, settings: Settings, out: &Output) -> anyhow::Result<Outcome> {
     let ctx = Context { out, settings };
-    match cli.command {
+    match command {
         Command::InitApp(args) => init_app::run(args, &ctx).await,
         Command::Next(args) => next::run(args, &ctx).await,
         Command::ReloadSegments(args) => reload_segments::run(args, &ctx).await,
         Command::Lease(args) => lease::run(args, &ctx).await,
         Command::InspectFreelist(args) => inspect_freelist::run(args, &ctx).await,
         Command::Decode(args) => decode::run(args, &ctx).await,
+        Command::Status(args) => status::run(args, &ctx).await,
+        Command::Completions(args) => completions::run(args, &ctx),
     }
 }
