@@ -90,8 +90,8 @@ pub struct AppStatus {
     /// `None` when the node could not be read.
     pub min_stock: Option<u64>,
     pub avg_stock: Option<f64>,
-    /// Shards whose stock is missing altogether.
-    pub missing_stock: Vec<u8>,
+    /// Shards with no stock at all (empty, or never stocked).
+    pub empty_shards: Vec<u8>,
     /// Shards at or below the refill threshold.
     pub low_shards: Vec<u8>,
     /// 0: no limit.
@@ -371,9 +371,9 @@ async fn check_apps(
                     status.low_shards.len(),
                     status.shards,
                     request.idle,
-                    match status.missing_stock.len() {
+                    match status.empty_shards.len() {
                         0 => String::new(),
-                        n => format!(", {n} without any stock"),
+                        n => format!(", {n} empty"),
                     }
                 ),
             });
@@ -424,7 +424,7 @@ fn app_limits(
         shards: app.shards.len(),
         min_stock: None,
         avg_stock: None,
-        missing_stock: Vec::new(),
+        empty_shards: Vec::new(),
         low_shards: Vec::new(),
         max_limit_id: app.max_limit_id(),
         limit_used_percent: used_percent,
@@ -454,10 +454,10 @@ fn apply_stock(status: &mut AppStatus, app: &AppRecord, stock: &[Option<u64>], i
     let mut total: u64 = 0;
     let mut min: Option<u64> = None;
     for (row, stock) in app.shards.iter().zip(stock) {
-        if stock.is_none() {
-            status.missing_stock.push(row.shard);
-        }
         let stock = stock.unwrap_or(0);
+        if stock == 0 {
+            status.empty_shards.push(row.shard);
+        }
         total = total.saturating_add(stock);
         min = Some(min.map_or(stock, |m| m.min(stock)));
         let reference = row.last_loaded.unwrap_or(row.step).max(1);

@@ -619,6 +619,13 @@ lease_ttl = 10
     }
 
     #[test]
+    fn the_example_file_is_valid() {
+        let file = parse(include_str!("../../config.example.toml")).unwrap();
+        assert_eq!(file.redis_nodes.keys().collect::<Vec<_>>(), ["hot", "main"]);
+        assert_eq!(file.app_dispensers[&7], DispenserKind::Range);
+    }
+
+    #[test]
     fn an_empty_file_changes_nothing() {
         let mut settings = Settings::default();
         parse("# nothing yet\n").unwrap().apply_to(&mut settings);

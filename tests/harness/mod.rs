@@ -141,6 +141,11 @@ impl TestEnv {
         run.stdout
     }
 
+    /// This test's database on the second Redis server, for a second node.
+    pub fn redis2_url(&self) -> String {
+        servers().redis2_db_url(self.slot)
+    }
+
     /// A Redis connection to this test's database.
     pub fn redis(&self) -> redis::Connection {
         redis::Client::open(self.redis_url.as_str())

@@ -109,7 +109,7 @@ pub enum Command {
     InspectFreelist(dispatch::inspect_freelist::InspectArgs),
     /// Unpack the fields of IDs in any supported layout
     Decode(dispatch::decode::DecodeArgs),
-    /// One screen of health: backends, stock, limits, moves, leases, layouts (exits 8 on trouble)
+    /// Show the deployment's health; exits 8 when something needs attention
     Status(dispatch::status::StatusArgs),
     /// Print a shell completion script to stdout
     Completions(dispatch::completions::CompletionsArgs),
