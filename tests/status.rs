@@ -307,3 +307,31 @@ fn status_rejects_a_bad_idle_ratio() {
     assert_eq!(run.code(), 2, "{run}");
     assert!(run.stderr.contains("hint:"), "{run}");
 }
+
+#[test]
+fn the_human_report_lists_apps_layouts_and_what_needs_attention() {
+    let env = TestEnv::distributed();
+    // Everything below the stores table is the same on every machine and every day:
+    // uid-generator's default epoch ran out at a fixed date, and no lease is taken.
+    write_config(&env, "[snowflake]\nlayout = \"uid-generator\"\n");
+    let limit = (10u64 << 14) | (63 << 8) | 1;
+    env.ok(&[
+        "init-app",
+        "--app",
+        "1",
+        "--name",
+        "capped",
+        "--max-limit-id",
+        &limit.to_string(),
+    ]);
+    env.ok(&["reload-segments"]);
+    env.ok(&["init-app", "--app", "2", "--name", "fresh", "--step", "500"]);
+    let run = env.run(&["status"]);
+    assert_eq!(run.code(), 8, "{run}");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let apps_header = lines
+        .iter()
+        .position(|l| l.starts_with("| app "))
+        .unwrap_or_else(|| panic!("no apps table: {run}"));
+    insta::assert_snapshot!("human_report", lines[apps_header - 1..].join("\n"));
+}

@@ -21,6 +21,9 @@ pub struct Context<'a> {
 }
 
 pub async fn run(command: Command, settings: Settings, out: &Output) -> anyhow::Result<Outcome> {
+    if let Some(path) = &settings.config_file {
+        out.info(&format!("config file: {}", path.display()));
+    }
     let ctx = Context { out, settings };
     match command {
         Command::InitApp(args) => init_app::run(args, &ctx).await,
