@@ -312,21 +312,7 @@ async fn check_apps(
         let route = routes.get(&app.app).cloned();
         let node = route.as_ref().map_or(default.clone(), |r| r.node.clone());
         let mut status = app_limits(app, route, node, settings.dispenser_for(app.app));
-        if status.moving {
-            let route = status.route.as_ref().expect("a moving app has a route");
-            let detail = match (&route.incoming, &route.outgoing) {
-                (Some(to), _) => format!(
-                    "from node {:?} to {to:?} (stocking the new node)",
-                    route.node
-                ),
-                (None, Some(from)) => {
-                    format!(
-                        "from node {from:?} to {:?} (retiring the old stock)",
-                        route.node
-                    )
-                }
-                (None, None) => String::new(),
-            };
+        if let Some(detail) = status.route.as_ref().and_then(move_detail) {
             report.attention.push(Attention {
                 kind: AttentionKind::Moving,
                 message: format!(
@@ -392,6 +378,21 @@ async fn check_apps(
             });
         }
         report.apps.push(status);
+    }
+}
+
+/// Where a moving app goes, and which step of the move it is in; `None` when it is not moving.
+fn move_detail(route: &Route) -> Option<String> {
+    match (&route.incoming, &route.outgoing) {
+        (Some(to), _) => Some(format!(
+            "from node {:?} to {to:?} (stocking the new node)",
+            route.node
+        )),
+        (None, Some(from)) => Some(format!(
+            "from node {from:?} to {:?} (retiring the old stock)",
+            route.node
+        )),
+        (None, None) => None,
     }
 }
 

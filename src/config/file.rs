@@ -268,7 +268,12 @@ pub fn passwords_in(text: &str) -> Vec<String> {
     let (document, _) = DeTable::parse_recoverable(text);
     let mut strings = Vec::new();
     collect_strings(document.get_ref(), &mut strings);
-    let mut passwords: Vec<String> = strings.iter().filter_map(|s| password_of(s)).collect();
+    // Both the decoded password and the form the file spells it in.
+    let mut passwords: Vec<String> = strings
+        .iter()
+        .flat_map(|s| [SecretUrl::new(s.as_str()).password(), written_password(s)])
+        .flatten()
+        .collect();
     passwords.sort();
     passwords.dedup();
     passwords
@@ -292,11 +297,9 @@ fn collect_value_strings(value: &DeValue<'_>, into: &mut Vec<String>) {
     }
 }
 
-/// The password of a URL, also of one too malformed for the URL parser.
-fn password_of(text: &str) -> Option<String> {
-    if let Some(password) = SecretUrl::new(text).password() {
-        return Some(password);
-    }
+/// The password of a URL as written (percent-encoded or not), also in a URL too
+/// malformed for the URL parser.
+fn written_password(text: &str) -> Option<String> {
     let rest = &text[text.find("://")? + 3..];
     let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
     let userinfo = &authority[..authority.rfind('@')?];
@@ -690,6 +693,10 @@ lease_ttl = 10
         assert_eq!(
             passwords_in("a = \"redis://:pw1@h\"\nb = [\"mysql://u:p w2@h/d\"]\n"),
             ["p w2", "pw1"]
+        );
+        assert_eq!(
+            passwords_in("mysql = \"mysql://u:p%2fw%3A@h/d\"\n"),
+            ["p%2fw%3A", "p/w:"]
         );
     }
 }
