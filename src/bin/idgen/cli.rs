@@ -67,7 +67,7 @@ pub struct Globals {
     #[arg(long, global = true, env = "IDGEN_STORE", value_name = "PATH")]
     pub store: Option<std::path::PathBuf>,
 
-    /// Config file [default: $XDG_CONFIG_HOME/idgen/config.toml]
+    /// TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]
     #[arg(long, global = true, env = "IDGEN_CONFIG", value_name = "PATH")]
     pub config: Option<std::path::PathBuf>,
 
