@@ -33,7 +33,7 @@ fn main() -> ExitCode {
     } else {
         settings::Loaded {
             settings: Ok(idgen::config::Settings::default()),
-            secrets: Vec::new(),
+            secrets: cli.globals.secrets(),
         }
     };
     let out = output::Output::detect(cli.globals.verbose, loaded.secrets);
