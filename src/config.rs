@@ -1,7 +1,9 @@
 //! Resolved settings, and the small value parsers they share.
 //!
-//! The binary layers flags, environment and the config file; the core only ever
-//! sees the result, a [`Settings`].
+//! The binary layers flags, environment and the config file ([`file`]); the core
+//! only ever sees the result, a [`Settings`].
+
+pub mod file;
 
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
@@ -36,6 +38,8 @@ pub struct Settings {
     pub epoch: Option<String>,
     /// Default lease TTL.
     pub lease_ttl: Duration,
+    /// The config file these settings were read from, if any (shown by `status`).
+    pub config_file: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -51,6 +55,7 @@ impl Default for Settings {
             layout: None,
             epoch: None,
             lease_ttl: Duration::from_secs(30),
+            config_file: None,
         }
     }
 }
@@ -114,6 +119,24 @@ pub fn check_idle(value: f64) -> Result<f64> {
             "idle ratio",
             format!("{value} is outside 0..=1"),
             "use a fraction between 0 and 1, e.g. --idle 0.2",
+        ))
+    }
+}
+
+/// Shortest and longest lease TTL: renewal runs every third of it, and a holder
+/// that died keeps its worker ID that long.
+pub const LEASE_TTL_RANGE: std::ops::RangeInclusive<Duration> =
+    Duration::from_millis(300)..=Duration::from_secs(3600);
+
+/// Checks that a lease TTL lies in [`LEASE_TTL_RANGE`].
+pub fn check_lease_ttl(ttl: Duration) -> Result<Duration> {
+    if LEASE_TTL_RANGE.contains(&ttl) {
+        Ok(ttl)
+    } else {
+        Err(Error::invalid(
+            "lease TTL",
+            format!("{} is outside 300ms..=1h", crate::error::fmt_duration(ttl)),
+            "use a TTL between 300ms and 1h, e.g. 30s",
         ))
     }
 }

@@ -52,6 +52,16 @@ pub enum Error {
         hint: String,
     },
 
+    /// A config file that cannot be read, does not parse, or holds a bad value.
+    #[error("{path}{}: {}{problem}", line.map(|l| format!(":{l}")).unwrap_or_default(), key.as_ref().map(|k| format!("key {k}: ")).unwrap_or_default())]
+    ConfigFile {
+        path: String,
+        line: Option<usize>,
+        key: Option<String>,
+        problem: String,
+        hint: String,
+    },
+
     #[error("app {app} is not initialised")]
     UnknownApp { app: u8 },
 
@@ -192,7 +202,7 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         use Error::*;
         match self {
-            Invalid { .. } | Config { .. } | Layout(_) => ErrorKind::Usage,
+            Invalid { .. } | Config { .. } | ConfigFile { .. } | Layout(_) => ErrorKind::Usage,
             UnknownApp { .. }
             | ShardMissing { .. }
             | UnknownNode { .. }
@@ -223,7 +233,7 @@ impl Error {
     pub fn hint(&self) -> Option<String> {
         use Error::*;
         let hint = match self {
-            Invalid { hint, .. } | Config { hint, .. } => hint.clone(),
+            Invalid { hint, .. } | Config { hint, .. } | ConfigFile { hint, .. } => hint.clone(),
             Layout(e) => e.hint(),
             UnknownApp { app } => {
                 format!("create it with `idgen init-app --app {app} --name NAME`")

@@ -7,7 +7,8 @@
 //! * [`layout`]: bit layouts (snowflake, discord, sonyflake, uid-generator, segment, custom).
 //! * [`snowflake`]: the in-process generator, with an injectable [`clock::Clock`].
 //! * [`segment`]: segment IDs composed from MySQL-allocated indexes.
-//! * [`config`]: resolved settings.
+//! * [`config`]: resolved settings and the config file.
+//! * [`status`]: the health report behind `idgen status`.
 //! * [`redact`]: URLs whose passwords are never shown.
 
 pub mod backend;
@@ -20,6 +21,7 @@ pub mod lease;
 pub mod redact;
 pub mod segment;
 pub mod snowflake;
+pub mod status;
 pub mod store;
 
 pub use error::{Error, ErrorKind, Result};

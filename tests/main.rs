@@ -1,6 +1,9 @@
 //! idgen's one integration test crate: every module shares the harness.
 
+mod completions;
+mod config;
 mod decode;
+mod ergonomics;
 mod harness;
 mod inspect;
 mod layouts;
@@ -8,3 +11,4 @@ mod lease;
 mod migrate;
 mod segments;
 mod snowflake;
+mod status;

@@ -35,7 +35,7 @@ fn stocked_app(env: &TestEnv, app: &str) {
 
 #[test]
 fn migrate_stocks_the_new_node_switches_the_route_and_retires_the_old_stock() {
-    let env = TestEnv::distributed();
+    let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "1");
     let report: serde_json::Value =
         serde_json::from_str(&env.ok(&["migrate", "--app", "1", "--to", "hot", "--yes", "--json"]))
@@ -57,7 +57,7 @@ fn migrate_stocks_the_new_node_switches_the_route_and_retires_the_old_stock() {
 
 #[test]
 fn after_the_move_next_and_reload_use_the_new_node_only() {
-    let env = TestEnv::distributed();
+    let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "2");
     env.ok(&["migrate", "--app", "2", "--to", "hot", "--yes"]);
     let ids = env.run(&["next", "--app", "2", "--count", "50"]).ids();
@@ -74,7 +74,7 @@ fn after_the_move_next_and_reload_use_the_new_node_only() {
 
 #[test]
 fn concurrent_next_processes_during_a_move_issue_no_duplicate() {
-    let env = TestEnv::distributed();
+    let env = TestEnv::distributed_with_nodes();
     env.ok(&["init-app", "--app", "3", "--name", "busy", "--step", "50"]);
     env.ok(&["reload-segments", "--app", "3", "--quiet"]);
     let moved = AtomicBool::new(false);
@@ -123,7 +123,7 @@ fn concurrent_next_processes_during_a_move_issue_no_duplicate() {
 
 #[test]
 fn dry_run_prints_the_plan_and_changes_nothing() {
-    let env = TestEnv::distributed();
+    let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "4");
     let plan: serde_json::Value = serde_json::from_str(&env.ok(&[
         "migrate",
@@ -145,7 +145,7 @@ fn dry_run_prints_the_plan_and_changes_nothing() {
 
 #[test]
 fn without_a_terminal_migrate_refuses_unless_told_yes() {
-    let env = TestEnv::distributed();
+    let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "5");
     let run = env.run(&["migrate", "--app", "5", "--to", "hot"]);
     assert_eq!(run.code(), 2, "{run}");
@@ -156,7 +156,7 @@ fn without_a_terminal_migrate_refuses_unless_told_yes() {
 
 #[test]
 fn the_confirmation_prompt_is_answered_in_a_terminal() {
-    let env = TestEnv::distributed();
+    let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "6");
     let command = format!("{} migrate --app 6 --to hot", crate::harness::idgen_bin());
     for (answer, code, moved) in [("n", 11, false), ("y", 0, true)] {
@@ -172,7 +172,7 @@ fn the_confirmation_prompt_is_answered_in_a_terminal() {
 
 #[test]
 fn a_move_killed_midway_is_finished_by_running_it_again() {
-    let env = TestEnv::distributed();
+    let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "7");
     for failpoint in ["migrate.before_switch", "migrate.retired_shard"] {
         let target = if failpoint == "migrate.before_switch" {
@@ -202,7 +202,7 @@ fn a_move_killed_midway_is_finished_by_running_it_again() {
 
 #[test]
 fn sigint_stops_a_move_between_shards_and_a_rerun_finishes_it() {
-    let env = TestEnv::distributed();
+    let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "8");
     let process = env.coprocess(
         &["migrate", "--app", "8", "--to", "hot", "--yes"],
@@ -243,7 +243,7 @@ fn sigint_stops_a_move_between_shards_and_a_rerun_finishes_it() {
 
 #[test]
 fn a_second_move_to_another_node_waits_for_the_first() {
-    let env = TestEnv::distributed();
+    let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "9");
     let run = env.run_with(
         &["migrate", "--app", "9", "--to", "hot", "--yes"],
@@ -260,7 +260,7 @@ fn a_second_move_to_another_node_waits_for_the_first() {
 
 #[test]
 fn migrate_refuses_unknown_apps_and_nodes_and_does_nothing_when_already_there() {
-    let env = TestEnv::distributed();
+    let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "10");
     let run = env.run(&["migrate", "--app", "11", "--to", "hot", "--yes"]);
     assert_eq!(run.code(), 3, "{run}");
@@ -275,7 +275,7 @@ fn migrate_refuses_unknown_apps_and_nodes_and_does_nothing_when_already_there() 
 
 #[test]
 fn an_app_moved_back_and_forth_never_repeats_an_id() {
-    let env = TestEnv::distributed();
+    let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "12");
     let mut ids = Vec::new();
     for to in ["hot", "cold", "main", "hot"] {

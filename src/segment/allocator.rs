@@ -600,6 +600,9 @@ impl SegmentAllocator {
                 Ok(RefillOutcome::Skipped) => report.shards_skipped += 1,
                 Ok(RefillOutcome::Busy) => report.shards_busy += 1,
                 Ok(RefillOutcome::LockLost | RefillOutcome::Full) => report.segments_dropped += 1,
+                // A move switched the app's node after this run read the routes:
+                // the new node is the mover's (and the next run's) to fill.
+                Err(Error::Moved { .. }) => {}
                 Err(e) => report.failures.push(ShardFailure {
                     app: slot.app,
                     shard: slot.shard,

@@ -62,6 +62,8 @@ pub struct TestEnv {
     /// Node `cold`: another database on the first server, a third keyspace.
     pub cold_url: String,
     pub mysql_url: String,
+    /// Whether commands see nodes `hot` and `cold` besides `main`.
+    named_nodes: bool,
     pub home: tempfile::TempDir,
 }
 
@@ -91,8 +93,17 @@ impl TestEnv {
             hot_url,
             cold_url,
             mysql_url,
+            named_nodes: false,
             home: tempfile::tempdir().expect("temp home"),
         }
+    }
+
+    /// The same, with Redis nodes `hot` (the second server) and `cold` configured
+    /// through `IDGEN_REDIS_NODES`.
+    pub fn distributed_with_nodes() -> Self {
+        let mut env = Self::distributed();
+        env.named_nodes = true;
+        env
     }
 
     /// An `idgen` command with only this environment's settings: no inherited
@@ -109,11 +120,13 @@ impl TestEnv {
         match self.backend {
             Backend::Distributed => {
                 cmd.env("IDGEN_REDIS_URL", &self.redis_url)
-                    .env(
+                    .env("IDGEN_MYSQL_URL", &self.mysql_url);
+                if self.named_nodes {
+                    cmd.env(
                         "IDGEN_REDIS_NODES",
                         format!("hot={},cold={}", self.hot_url, self.cold_url),
-                    )
-                    .env("IDGEN_MYSQL_URL", &self.mysql_url);
+                    );
+                }
             }
         }
         cmd
@@ -165,6 +178,11 @@ impl TestEnv {
         let run = self.run(args);
         assert!(run.success(), "idgen {args:?} failed: {run}");
         run.stdout
+    }
+
+    /// This test's database on the second Redis server, for a second node.
+    pub fn redis2_url(&self) -> String {
+        servers().redis2_db_url(self.slot)
     }
 
     /// A Redis connection to this test's database.

@@ -4,14 +4,32 @@ use crate::dispatch;
 use crate::exit;
 use clap::{Args, Parser, Subcommand};
 
+const EXAMPLES: &str = "Examples:
+  idgen init-app --app 1 --name orders
+  idgen next --app 1
+  idgen status
+  idgen decode 175928847299117063 --layout discord";
+
+/// `idgen --help`: examples, the config file's keys, and the exit codes.
+fn long_help() -> String {
+    let mut text =
+        format!("{EXAMPLES}\n\nConfiguration file (TOML; flags and environment override it):\n");
+    for (key, meaning) in idgen::config::file::KEYS {
+        text.push_str(&format!("  {key:<32} {meaning}\n"));
+    }
+    text.push('\n');
+    text.push_str(&exit::help_section());
+    text
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "idgen",
     version,
     about = "Distributed 64-bit ID generator: MySQL-backed segments served from Redis, and snowflake IDs under a leased worker ID",
     long_about = None,
-    after_help = "Examples:\n  idgen init-app --app 1 --name orders\n  idgen next --app 1\n  idgen decode 175928847299117063 --layout discord",
-    after_long_help = exit::help_section(),
+    after_help = EXAMPLES,
+    after_long_help = long_help(),
     propagate_version = true
 )]
 pub struct Cli {
@@ -60,7 +78,7 @@ pub struct Globals {
     #[arg(long, global = true, env = "IDGEN_STORE", value_name = "PATH")]
     pub store: Option<std::path::PathBuf>,
 
-    /// Config file [default: $XDG_CONFIG_HOME/idgen/config.toml]
+    /// TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]
     #[arg(long, global = true, env = "IDGEN_CONFIG", value_name = "PATH")]
     pub config: Option<std::path::PathBuf>,
 
@@ -110,6 +128,18 @@ pub enum Command {
     InspectFreelist(dispatch::inspect_freelist::InspectArgs),
     /// Unpack the fields of IDs in any supported layout
     Decode(dispatch::decode::DecodeArgs),
+    /// Show the deployment's health; exits 8 when something needs attention
+    Status(dispatch::status::StatusArgs),
+    /// Print a shell completion script to stdout
+    Completions(dispatch::completions::CompletionsArgs),
+}
+
+impl Command {
+    /// Does the command read the configuration? Completions must work even when
+    /// the config file is broken.
+    pub fn needs_settings(&self) -> bool {
+        !matches!(self, Command::Completions(_))
+    }
 }
 
 /// Is `name` one of idgen's subcommands?

@@ -27,7 +27,20 @@ fn main() -> ExitCode {
             return exit::exit(exit::USAGE);
         }
     };
-    let out = output::Output::detect(cli.globals.verbose, cli.globals.secrets());
+    // The config file's passwords are known to `Output` before anything can fail.
+    let loaded = if cli.command.needs_settings() {
+        settings::load(&cli.globals)
+    } else {
+        settings::Loaded {
+            settings: Ok(idgen::config::Settings::default()),
+            secrets: cli.globals.secrets(),
+        }
+    };
+    let out = output::Output::detect(cli.globals.verbose, loaded.secrets);
+    let settings = match loaded.settings {
+        Ok(settings) => settings,
+        Err(err) => return report(&out, &err),
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -39,7 +52,7 @@ fn main() -> ExitCode {
             return exit::exit(exit::for_kind(idgen::ErrorKind::Internal));
         }
     };
-    let result = runtime.block_on(dispatch::run(cli, &out));
+    let result = runtime.block_on(dispatch::run(cli.command, settings, &out));
     // Do not wait for background connection tasks on the way out.
     runtime.shutdown_background();
     match result {

@@ -182,7 +182,7 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         Some(text) => parse_duration(text)?,
         None => ctx.settings.lease_ttl,
     };
-    if ttl < Duration::from_millis(300) || ttl > Duration::from_secs(3600) {
+    if !idgen::config::LEASE_TTL_RANGE.contains(&ttl) {
         return Err(idgen::Error::invalid(
             "--ttl",
             format!("{} is outside 300ms..=1h", idgen::error::fmt_duration(ttl)),

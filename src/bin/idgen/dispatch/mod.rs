@@ -1,5 +1,6 @@
 //! One module per subcommand: each parses its own arguments, calls the core and renders.
 
+pub mod completions;
 pub mod decode;
 pub mod init_app;
 pub mod inspect_freelist;
@@ -7,8 +8,9 @@ pub mod lease;
 pub mod migrate;
 pub mod next;
 pub mod reload_segments;
+pub mod status;
 
-use crate::cli::{Cli, Command};
+use crate::cli::Command;
 use crate::exit::Outcome;
 use crate::output::Output;
 use crate::signals::Interrupt;
@@ -21,14 +23,16 @@ pub struct Context<'a> {
     pub interrupt: Interrupt,
 }
 
-pub async fn run(cli: Cli, out: &Output) -> anyhow::Result<Outcome> {
-    let settings = crate::settings::resolve(&cli.globals)?;
+pub async fn run(command: Command, settings: Settings, out: &Output) -> anyhow::Result<Outcome> {
+    if let Some(path) = &settings.config_file {
+        out.info(&format!("config file: {}", path.display()));
+    }
     let ctx = Context {
         out,
         settings,
         interrupt: Interrupt::watch(),
     };
-    let outcome = match cli.command {
+    let outcome = match command {
         Command::InitApp(args) => init_app::run(args, &ctx).await,
         Command::Next(args) => next::run(args, &ctx).await,
         Command::ReloadSegments(args) => reload_segments::run(args, &ctx).await,
@@ -36,6 +40,8 @@ pub async fn run(cli: Cli, out: &Output) -> anyhow::Result<Outcome> {
         Command::Lease(args) => lease::run(args, &ctx).await,
         Command::InspectFreelist(args) => inspect_freelist::run(args, &ctx).await,
         Command::Decode(args) => decode::run(args, &ctx).await,
+        Command::Status(args) => status::run(args, &ctx).await,
+        Command::Completions(args) => completions::run(args, &ctx),
     }?;
     if ctx.interrupt.raised() {
         // The command finished what it had started; say it did not run to its end.

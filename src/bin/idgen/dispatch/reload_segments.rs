@@ -18,8 +18,8 @@ pub struct ReloadArgs {
     #[arg(long, value_name = "ID")]
     pub app: Option<u8>,
 
-    /// Refill a shard when its stock is at or below idle x its last segment [default: 0.2]
-    #[arg(long, value_name = "RATIO")]
+    /// Refill a shard when its stock is at or below idle x its last segment [default: 0.2, or the config file's]
+    #[arg(long, env = "IDGEN_IDLE", value_name = "RATIO")]
     pub idle: Option<f64>,
 
     /// Delete stock of apps no longer in id_alloc (otherwise only reported)

@@ -1,0 +1,291 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'idgen'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'idgen' {
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('init-app', 'init-app', [CompletionResultType]::ParameterValue, 'Create the schema if missing and seed an app''s 64 shards (idempotent)')
+            [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'Issue segment IDs for an app')
+            [CompletionResult]::new('reload-segments', 'reload-segments', [CompletionResultType]::ParameterValue, 'Top up every shard whose stock is at or below the threshold (for cron)')
+            [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Move an app''s stock to another Redis node without repeats')
+            [CompletionResult]::new('lease', 'lease', [CompletionResultType]::ParameterValue, 'Hold a worker ID leased from the namespace and issue snowflake IDs')
+            [CompletionResult]::new('inspect-freelist', 'inspect-freelist', [CompletionResultType]::ParameterValue, 'Show worker-ID lease state and inconsistencies of a namespace; repair them')
+            [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Unpack the fields of IDs in any supported layout')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the deployment''s health; exits 8 when something needs attention')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'idgen;init-app' {
+            [CompletionResult]::new('--app', '--app', [CompletionResultType]::ParameterName, 'App ID, 0..=255 (the low 8 bits of every ID)')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'App name, at most 128 characters; must match on reruns')
+            [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'Indexes taken from MySQL per refill when there is no consumption history')
+            [CompletionResult]::new('--max-limit-id', '--max-limit-id', [CompletionResultType]::ParameterName, 'No ID of the app may exceed this (0: no limit); idgen refuses rather than wraps')
+            [CompletionResult]::new('--description', '--description', [CompletionResultType]::ParameterName, 'Free text stored in id_alloc.description (at most 255 characters)')
+            [CompletionResult]::new('--min-step', '--min-step', [CompletionResultType]::ParameterName, 'Smallest step the consumption-based sizing may choose [default: --step]')
+            [CompletionResult]::new('--max-step', '--max-step', [CompletionResultType]::ParameterName, 'Largest step the consumption-based sizing may choose [default: 10 x --step]')
+            [CompletionResult]::new('--target-interval', '--target-interval', [CompletionResultType]::ParameterName, 'How long a segment should last at the observed rate')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as JSON')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'idgen;next' {
+            [CompletionResult]::new('--app', '--app', [CompletionResultType]::ParameterName, 'App ID, 0..=255')
+            [CompletionResult]::new('--gate-pass', '--gate-pass', [CompletionResultType]::ParameterName, 'Pick the shard as the Java service does: abs(hashCode) % 64')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'How many IDs to issue (1..=10000000)')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'How many IDs to issue (1..=10000000)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'idgen;reload-segments' {
+            [CompletionResult]::new('--app', '--app', [CompletionResultType]::ParameterName, 'Only this app')
+            [CompletionResult]::new('--idle', '--idle', [CompletionResultType]::ParameterName, 'Refill a shard when its stock is at or below idle x its last segment [default: 0.2, or the config file''s]')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Shards refilled at once')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
+            [CompletionResult]::new('--prune', '--prune', [CompletionResultType]::ParameterName, 'Delete stock of apps no longer in id_alloc (otherwise only reported)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the summary as JSON')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing unless a shard failed')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing unless a shard failed')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'idgen;migrate' {
+            [CompletionResult]::new('--app', '--app', [CompletionResultType]::ParameterName, 'The app to move')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The Redis node to move it to (a name from --redis-node or the config file)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and change nothing')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Move without asking')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the plan and the result as JSON')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'idgen;lease' {
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Holders sharing one layout and epoch')
+            [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'Named layout (see the list below) [env: IDGEN_LAYOUT] [default: snowflake]')
+            [CompletionResult]::new('--epoch', '--epoch', [CompletionResultType]::ParameterName, 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]')
+            [CompletionResult]::new('--bits', '--bits', [CompletionResultType]::ParameterName, 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)')
+            [CompletionResult]::new('--unit', '--unit', [CompletionResultType]::ParameterName, 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]')
+            [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Issue N IDs, then release the lease [default: 1]')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Issue N IDs, then release the lease [default: 1]')
+            [CompletionResult]::new('--holder', '--holder', [CompletionResultType]::ParameterName, 'Who holds the lease, shown to operators [default: HOSTNAME:PID]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Lease expiry; renewed every third of it [default: 30s, or the config file''s]')
+            [CompletionResult]::new('--assigner', '--assigner', [CompletionResultType]::ParameterName, 'Where the worker ID comes from')
+            [CompletionResult]::new('--max-clock-back', '--max-clock-back', [CompletionResultType]::ParameterName, 'Largest backward clock step waited out instead of refused')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
+            [CompletionResult]::new('--stdin', '--stdin', [CompletionResultType]::ParameterName, 'Coprocess mode: answer each input line N with N IDs')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Report the lease as JSON Lines on stderr')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'idgen;inspect-freelist' {
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace to inspect')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
+            [CompletionResult]::new('--repair', '--repair', [CompletionResultType]::ParameterName, 'Fix what was found (asks first on a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Repair without asking')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the state as JSON')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'idgen;decode' {
+            [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'Named layout (see the list below) [env: IDGEN_LAYOUT] [default: snowflake]')
+            [CompletionResult]::new('--epoch', '--epoch', [CompletionResultType]::ParameterName, 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]')
+            [CompletionResult]::new('--bits', '--bits', [CompletionResultType]::ParameterName, 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)')
+            [CompletionResult]::new('--unit', '--unit', [CompletionResultType]::ParameterName, 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]')
+            [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object per ID (JSON Lines)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'idgen;status' {
+            [CompletionResult]::new('--idle', '--idle', [CompletionResultType]::ParameterName, 'Call a shard low when its stock is at or below idle x its step [default: 0.2, or the config file''s]')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the report as JSON')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'idgen;completions' {
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'idgen;help' {
+            [CompletionResult]::new('init-app', 'init-app', [CompletionResultType]::ParameterValue, 'Create the schema if missing and seed an app''s 64 shards (idempotent)')
+            [CompletionResult]::new('next', 'next', [CompletionResultType]::ParameterValue, 'Issue segment IDs for an app')
+            [CompletionResult]::new('reload-segments', 'reload-segments', [CompletionResultType]::ParameterValue, 'Top up every shard whose stock is at or below the threshold (for cron)')
+            [CompletionResult]::new('migrate', 'migrate', [CompletionResultType]::ParameterValue, 'Move an app''s stock to another Redis node without repeats')
+            [CompletionResult]::new('lease', 'lease', [CompletionResultType]::ParameterValue, 'Hold a worker ID leased from the namespace and issue snowflake IDs')
+            [CompletionResult]::new('inspect-freelist', 'inspect-freelist', [CompletionResultType]::ParameterValue, 'Show worker-ID lease state and inconsistencies of a namespace; repair them')
+            [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Unpack the fields of IDs in any supported layout')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the deployment''s health; exits 8 when something needs attention')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'idgen;help;init-app' {
+            break
+        }
+        'idgen;help;next' {
+            break
+        }
+        'idgen;help;reload-segments' {
+            break
+        }
+        'idgen;help;migrate' {
+            break
+        }
+        'idgen;help;lease' {
+            break
+        }
+        'idgen;help;inspect-freelist' {
+            break
+        }
+        'idgen;help;decode' {
+            break
+        }
+        'idgen;help;status' {
+            break
+        }
+        'idgen;help;completions' {
+            break
+        }
+        'idgen;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,265 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[idgen] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'idgen'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'idgen'= {
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand init-app 'Create the schema if missing and seed an app''s 64 shards (idempotent)'
+            cand next 'Issue segment IDs for an app'
+            cand reload-segments 'Top up every shard whose stock is at or below the threshold (for cron)'
+            cand migrate 'Move an app''s stock to another Redis node without repeats'
+            cand lease 'Hold a worker ID leased from the namespace and issue snowflake IDs'
+            cand inspect-freelist 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
+            cand decode 'Unpack the fields of IDs in any supported layout'
+            cand status 'Show the deployment''s health; exits 8 when something needs attention'
+            cand completions 'Print a shell completion script to stdout'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'idgen;init-app'= {
+            cand --app 'App ID, 0..=255 (the low 8 bits of every ID)'
+            cand --name 'App name, at most 128 characters; must match on reruns'
+            cand --step 'Indexes taken from MySQL per refill when there is no consumption history'
+            cand --max-limit-id 'No ID of the app may exceed this (0: no limit); idgen refuses rather than wraps'
+            cand --description 'Free text stored in id_alloc.description (at most 255 characters)'
+            cand --min-step 'Smallest step the consumption-based sizing may choose [default: --step]'
+            cand --max-step 'Largest step the consumption-based sizing may choose [default: 10 x --step]'
+            cand --target-interval 'How long a segment should last at the observed rate'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand --json 'Print the result as JSON'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'idgen;next'= {
+            cand --app 'App ID, 0..=255'
+            cand --gate-pass 'Pick the shard as the Java service does: abs(hashCode) % 64'
+            cand -n 'How many IDs to issue (1..=10000000)'
+            cand --count 'How many IDs to issue (1..=10000000)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'idgen;reload-segments'= {
+            cand --app 'Only this app'
+            cand --idle 'Refill a shard when its stock is at or below idle x its last segment [default: 0.2, or the config file''s]'
+            cand --jobs 'Shards refilled at once'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand --prune 'Delete stock of apps no longer in id_alloc (otherwise only reported)'
+            cand --json 'Print the summary as JSON'
+            cand -q 'Print nothing unless a shard failed'
+            cand --quiet 'Print nothing unless a shard failed'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'idgen;migrate'= {
+            cand --app 'The app to move'
+            cand --to 'The Redis node to move it to (a name from --redis-node or the config file)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand --dry-run 'Print the plan and change nothing'
+            cand --yes 'Move without asking'
+            cand --json 'Print the plan and the result as JSON'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'idgen;lease'= {
+            cand --namespace 'Holders sharing one layout and epoch'
+            cand --layout 'Named layout (see the list below) [env: IDGEN_LAYOUT] [default: snowflake]'
+            cand --epoch 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]'
+            cand --bits 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)'
+            cand --unit 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]'
+            cand --fix 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)'
+            cand -n 'Issue N IDs, then release the lease [default: 1]'
+            cand --count 'Issue N IDs, then release the lease [default: 1]'
+            cand --holder 'Who holds the lease, shown to operators [default: HOSTNAME:PID]'
+            cand --ttl 'Lease expiry; renewed every third of it [default: 30s, or the config file''s]'
+            cand --assigner 'Where the worker ID comes from'
+            cand --max-clock-back 'Largest backward clock step waited out instead of refused'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand --stdin 'Coprocess mode: answer each input line N with N IDs'
+            cand --json 'Report the lease as JSON Lines on stderr'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'idgen;inspect-freelist'= {
+            cand --namespace 'The namespace to inspect'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand --repair 'Fix what was found (asks first on a terminal)'
+            cand --yes 'Repair without asking'
+            cand --json 'Print the state as JSON'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'idgen;decode'= {
+            cand --layout 'Named layout (see the list below) [env: IDGEN_LAYOUT] [default: snowflake]'
+            cand --epoch 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]'
+            cand --bits 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)'
+            cand --unit 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]'
+            cand --fix 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand --json 'Print one JSON object per ID (JSON Lines)'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'idgen;status'= {
+            cand --idle 'Call a shard low when its stock is at or below idle x its step [default: 0.2, or the config file''s]'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand --json 'Print the report as JSON'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'idgen;completions'= {
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'idgen;help'= {
+            cand init-app 'Create the schema if missing and seed an app''s 64 shards (idempotent)'
+            cand next 'Issue segment IDs for an app'
+            cand reload-segments 'Top up every shard whose stock is at or below the threshold (for cron)'
+            cand migrate 'Move an app''s stock to another Redis node without repeats'
+            cand lease 'Hold a worker ID leased from the namespace and issue snowflake IDs'
+            cand inspect-freelist 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
+            cand decode 'Unpack the fields of IDs in any supported layout'
+            cand status 'Show the deployment''s health; exits 8 when something needs attention'
+            cand completions 'Print a shell completion script to stdout'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'idgen;help;init-app'= {
+        }
+        &'idgen;help;next'= {
+        }
+        &'idgen;help;reload-segments'= {
+        }
+        &'idgen;help;migrate'= {
+        }
+        &'idgen;help;lease'= {
+        }
+        &'idgen;help;inspect-freelist'= {
+        }
+        &'idgen;help;decode'= {
+        }
+        &'idgen;help;status'= {
+        }
+        &'idgen;help;completions'= {
+        }
+        &'idgen;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

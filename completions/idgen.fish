@@ -1,0 +1,195 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_idgen_global_optspecs
+    string join \n redis= redis-node= mysql= store= config= dispenser= timeout= v/verbose h/help V/version
+end
+
+function __fish_idgen_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_idgen_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_idgen_using_subcommand
+    set -l cmd (__fish_idgen_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c idgen -n "__fish_idgen_needs_command" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_needs_command" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_needs_command" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_needs_command" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_needs_command" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_needs_command" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_needs_command" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_needs_command" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c idgen -n "__fish_idgen_needs_command" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_needs_command" -f -a "init-app" -d 'Create the schema if missing and seed an app\'s 64 shards (idempotent)'
+complete -c idgen -n "__fish_idgen_needs_command" -f -a "next" -d 'Issue segment IDs for an app'
+complete -c idgen -n "__fish_idgen_needs_command" -f -a "reload-segments" -d 'Top up every shard whose stock is at or below the threshold (for cron)'
+complete -c idgen -n "__fish_idgen_needs_command" -f -a "migrate" -d 'Move an app\'s stock to another Redis node without repeats'
+complete -c idgen -n "__fish_idgen_needs_command" -f -a "lease" -d 'Hold a worker ID leased from the namespace and issue snowflake IDs'
+complete -c idgen -n "__fish_idgen_needs_command" -f -a "inspect-freelist" -d 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
+complete -c idgen -n "__fish_idgen_needs_command" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
+complete -c idgen -n "__fish_idgen_needs_command" -f -a "status" -d 'Show the deployment\'s health; exits 8 when something needs attention'
+complete -c idgen -n "__fish_idgen_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c idgen -n "__fish_idgen_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l app -d 'App ID, 0..=255 (the low 8 bits of every ID)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l name -d 'App name, at most 128 characters; must match on reruns' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l step -d 'Indexes taken from MySQL per refill when there is no consumption history' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l max-limit-id -d 'No ID of the app may exceed this (0: no limit); idgen refuses rather than wraps' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l description -d 'Free text stored in id_alloc.description (at most 255 characters)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l min-step -d 'Smallest step the consumption-based sizing may choose [default: --step]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l max-step -d 'Largest step the consumption-based sizing may choose [default: 10 x --step]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l target-interval -d 'How long a segment should last at the observed rate' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l json -d 'Print the result as JSON'
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l app -d 'App ID, 0..=255' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l gate-pass -d 'Pick the shard as the Java service does: abs(hashCode) % 64' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -s n -l count -d 'How many IDs to issue (1..=10000000)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand next" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand next" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l app -d 'Only this app' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l idle -d 'Refill a shard when its stock is at or below idle x its last segment [default: 0.2, or the config file\'s]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l jobs -d 'Shards refilled at once' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l prune -d 'Delete stock of apps no longer in id_alloc (otherwise only reported)'
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l json -d 'Print the summary as JSON'
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s q -l quiet -d 'Print nothing unless a shard failed'
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l app -d 'The app to move' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l to -d 'The Redis node to move it to (a name from --redis-node or the config file)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dry-run -d 'Print the plan and change nothing'
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l yes -d 'Move without asking'
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l json -d 'Print the plan and the result as JSON'
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l namespace -d 'Holders sharing one layout and epoch' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l layout -d 'Named layout (see the list below) [env: IDGEN_LAYOUT] [default: snowflake]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l epoch -d 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout\'s]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l bits -d 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l unit -d 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l fix -d 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -s n -l count -d 'Issue N IDs, then release the lease [default: 1]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l holder -d 'Who holds the lease, shown to operators [default: HOSTNAME:PID]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l ttl -d 'Lease expiry; renewed every third of it [default: 30s, or the config file\'s]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l assigner -d 'Where the worker ID comes from' -r -f -a "lease\t'Lease from the namespace\'s free list; renewed, fenced, released (IDs are reused)'
+worker-node\t'A new never-reused ID per start from the WORKER_NODE table (uid-generator style)'"
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l max-clock-back -d 'Largest backward clock step waited out instead of refused' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l stdin -d 'Coprocess mode: answer each input line N with N IDs'
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l json -d 'Report the lease as JSON Lines on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l namespace -d 'The namespace to inspect' -r
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l repair -d 'Fix what was found (asks first on a terminal)'
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l yes -d 'Repair without asking'
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l json -d 'Print the state as JSON'
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l layout -d 'Named layout (see the list below) [env: IDGEN_LAYOUT] [default: snowflake]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l epoch -d 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout\'s]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l bits -d 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l unit -d 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l fix -d 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l json -d 'Print one JSON object per ID (JSON Lines)'
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l idle -d 'Call a shard low when its stock is at or below idle x its step [default: 0.2, or the config file\'s]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l json -d 'Print the report as JSON'
+complete -c idgen -n "__fish_idgen_using_subcommand status" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand status" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand status" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "init-app" -d 'Create the schema if missing and seed an app\'s 64 shards (idempotent)'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "next" -d 'Issue segment IDs for an app'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "reload-segments" -d 'Top up every shard whose stock is at or below the threshold (for cron)'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "migrate" -d 'Move an app\'s stock to another Redis node without repeats'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "lease" -d 'Hold a worker ID leased from the namespace and issue snowflake IDs'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "inspect-freelist" -d 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "status" -d 'Show the deployment\'s health; exits 8 when something needs attention'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,42 @@
+//! `idgen completions`: a shell completion script, printed to stdout.
+//!
+//! The scripts for every shell are also committed under `completions/`; a test
+//! fails when they drift from the CLI. Regenerate them with
+//! `scripts/update-completions.sh`.
+
+use crate::dispatch::Context;
+use crate::exit::Outcome;
+use clap::CommandFactory;
+use clap_complete::Shell;
+use std::io::Write;
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  idgen completions bash > ~/.local/share/bash-completion/completions/idgen
+  idgen completions zsh > ~/.zfunc/_idgen        # with fpath+=(~/.zfunc) in .zshrc
+  idgen completions fish > ~/.config/fish/completions/idgen.fish
+  idgen completions powershell >> $PROFILE
+  idgen completions elvish > ~/.config/elvish/lib/idgen.elv
+
+Ready-made scripts for each shell are in the repository's completions/ directory.")]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: Shell,
+}
+
+pub fn run(args: CompletionsArgs, _ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    // clap_complete panics when its writer fails; render first, then write with
+    // errors reported (a closed pipe is not a bug).
+    let mut script = Vec::new();
+    clap_complete::generate(
+        args.shell,
+        &mut crate::cli::Cli::command(),
+        "idgen",
+        &mut script,
+    );
+    let mut out = std::io::stdout().lock();
+    out.write_all(&script)?;
+    out.flush()?;
+    Ok(Outcome::Success)
+}

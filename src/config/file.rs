@@ -1,0 +1,702 @@
+//! The TOML configuration file.
+//!
+//! Found at `--config PATH` / `IDGEN_CONFIG`, else `$XDG_CONFIG_HOME/idgen/config.toml`
+//! (`~/.config/idgen/config.toml` without XDG). Every key is optional; flags and
+//! environment variables override the file, and the file overrides built-in defaults.
+//!
+//! ```toml
+//! timeout = "5s"                     # connecting to and waiting for a server
+//! mysql = "mysql://idgen:PASSWORD@db:3306/idgen"
+//! store = "/var/lib/idgen/idgen.db"  # embedded store; relative paths start at this file
+//!
+//! [redis.nodes]                      # Redis nodes by name; "main" serves unrouted apps
+//! main = "redis://:PASSWORD@redis-1:6379/0"
+//! hot = "redis://redis-2:6379/0"
+//!
+//! [segments]
+//! idle = 0.2                         # refill a shard at or below idle x its step
+//! dispenser = "queue"                # queue (Java-compatible lists) or range
+//!
+//! [segments.app_dispensers]          # per-app dispenser, by app ID
+//! 7 = "range"
+//!
+//! [snowflake]
+//! layout = "snowflake"               # default for decode and lease
+//! epoch = "2010-11-04T01:42:54.657Z" # Unix ms, RFC 3339 or YYYY-MM-DD
+//! lease_ttl = "30s"
+//! ```
+//!
+//! Why the checks happen here rather than when a command runs: a mistake in a file
+//! that cron reads every two minutes should be reported once, precisely (file, line,
+//! key), before anything connects.
+
+use super::{DEFAULT_NODE, Settings, check_idle, check_lease_ttl, parse_duration};
+use crate::error::{Error, Result};
+use crate::layout::{Layout, parse_epoch};
+use crate::redact::{SecretUrl, redact_url};
+use crate::segment::DispenserKind;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+/// The keys a config file may contain, for the help text and for hints.
+pub const KEYS: &[(&str, &str)] = &[
+    ("timeout", "wait for a server, e.g. \"5s\""),
+    ("mysql", "MySQL/MariaDB URL holding id_alloc"),
+    ("store", "embedded store file (relative to the config file)"),
+    (
+        "[redis.nodes] NAME",
+        "Redis URL of each node; \"main\" serves unrouted apps",
+    ),
+    ("[segments] idle", "refill threshold, 0..=1"),
+    ("[segments] dispenser", "queue or range"),
+    (
+        "[segments.app_dispensers] APP",
+        "queue or range for one app",
+    ),
+    ("[snowflake] layout", "default layout for decode and lease"),
+    (
+        "[snowflake] epoch",
+        "default epoch: Unix ms, RFC 3339 or YYYY-MM-DD",
+    ),
+    ("[snowflake] lease_ttl", "lease expiry, e.g. \"30s\""),
+];
+
+/// Where to look for the keys, in hints.
+const SCHEMA_HINT: &str =
+    "the keys idgen reads are listed in `idgen --help` and config.example.toml";
+
+/// A config file's contents, checked. `None` means the key is absent.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigFile {
+    pub path: PathBuf,
+    pub redis_nodes: BTreeMap<String, SecretUrl>,
+    pub mysql: Option<SecretUrl>,
+    pub store: Option<PathBuf>,
+    pub timeout: Option<Duration>,
+    pub idle: Option<f64>,
+    pub dispenser: Option<DispenserKind>,
+    pub app_dispensers: BTreeMap<u8, DispenserKind>,
+    pub layout: Option<String>,
+    pub epoch: Option<String>,
+    pub lease_ttl: Option<Duration>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a TOML document")]
+struct RawFile {
+    redis: Option<RawRedis>,
+    mysql: Option<Spanned<String>>,
+    store: Option<Spanned<String>>,
+    timeout: Option<Spanned<toml::Value>>,
+    segments: Option<RawSegments>,
+    snowflake: Option<RawSnowflake>,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a [redis] table holding [redis.nodes]"
+)]
+struct RawRedis {
+    nodes: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [segments] table")]
+struct RawSegments {
+    idle: Option<Spanned<toml::Value>>,
+    dispenser: Option<Spanned<String>>,
+    app_dispensers: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [snowflake] table")]
+struct RawSnowflake {
+    layout: Option<Spanned<String>>,
+    epoch: Option<Spanned<toml::Value>>,
+    lease_ttl: Option<Spanned<toml::Value>>,
+}
+
+impl ConfigFile {
+    /// Reads and checks the file at `path`. A missing file is `Ok(None)` unless
+    /// `required` (it was named explicitly).
+    pub fn load(path: &Path, required: bool) -> Result<Option<ConfigFile>> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => ConfigFile::parse(path, &text).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(None),
+            Err(e) => Err(Error::ConfigFile {
+                path: path.display().to_string(),
+                line: None,
+                key: None,
+                problem: format!("cannot read it: {e}"),
+                hint: if e.kind() == std::io::ErrorKind::NotFound {
+                    "check the path given by --config or IDGEN_CONFIG".into()
+                } else {
+                    "check that it is a readable file".into()
+                },
+            }),
+        }
+    }
+
+    /// Checks the text of a config file read from `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<ConfigFile> {
+        let site = Site { path, text };
+        let raw: RawFile = toml::from_str(text).map_err(|e| site.toml_error(&e))?;
+        let mut file = ConfigFile {
+            path: path.to_path_buf(),
+            ..ConfigFile::default()
+        };
+        if let Some(nodes) = raw.redis.and_then(|r| r.nodes) {
+            for (name, url) in nodes {
+                let key = format!("redis.nodes.{}", name.get_ref());
+                check_node_name(name.get_ref()).map_err(|(p, h)| site.at(&name, &key, p, h))?;
+                let url = check_url(&url, &["redis", "rediss", "redis+unix", "unix"])
+                    .map_err(|(p, h)| site.at(&url, &key, p, h))?;
+                file.redis_nodes.insert(name.into_inner(), url);
+            }
+        }
+        if let Some(url) = raw.mysql {
+            file.mysql =
+                Some(check_url(&url, &["mysql"]).map_err(|(p, h)| site.at(&url, "mysql", p, h))?);
+        }
+        if let Some(store) = raw.store {
+            if store.get_ref().trim().is_empty() {
+                return Err(site.at(
+                    &store,
+                    "store",
+                    "the path is empty".into(),
+                    "name the embedded store's file, or remove the key".into(),
+                ));
+            }
+            let base = path.parent().unwrap_or(Path::new(""));
+            file.store = Some(base.join(store.get_ref()));
+        }
+        if let Some(value) = raw.timeout {
+            let timeout = duration(&value).map_err(|(p, h)| site.at(&value, "timeout", p, h))?;
+            if timeout.is_zero() {
+                return Err(site.at(
+                    &value,
+                    "timeout",
+                    "a zero timeout fails every request".into(),
+                    "use a positive duration, e.g. timeout = \"5s\"".into(),
+                ));
+            }
+            file.timeout = Some(timeout);
+        }
+        if let Some(segments) = raw.segments {
+            if let Some(value) = segments.idle {
+                file.idle =
+                    Some(idle(&value).map_err(|(p, h)| site.at(&value, "segments.idle", p, h))?);
+            }
+            if let Some(kind) = segments.dispenser {
+                file.dispenser = Some(
+                    dispenser(&kind)
+                        .map_err(|(p, h)| site.at(&kind, "segments.dispenser", p, h))?,
+                );
+            }
+            for (app, kind) in segments.app_dispensers.unwrap_or_default() {
+                let key = format!("segments.app_dispensers.{}", app.get_ref());
+                let id = app_id(app.get_ref()).map_err(|(p, h)| site.at(&app, &key, p, h))?;
+                let kind = dispenser(&kind).map_err(|(p, h)| site.at(&kind, &key, p, h))?;
+                file.app_dispensers.insert(id, kind);
+            }
+        }
+        if let Some(snowflake) = raw.snowflake {
+            if let Some(name) = snowflake.layout {
+                Layout::named(name.get_ref())
+                    .map_err(|e| site.at(&name, "snowflake.layout", e.to_string(), e.hint()))?;
+                file.layout = Some(name.get_ref().trim().to_string());
+            }
+            if let Some(value) = snowflake.epoch {
+                file.epoch =
+                    Some(epoch(&value).map_err(|(p, h)| site.at(&value, "snowflake.epoch", p, h))?);
+            }
+            if let Some(value) = snowflake.lease_ttl {
+                let ttl = duration(&value)
+                    .and_then(|d| check_lease_ttl(d).map_err(|e| split(&e)))
+                    .map_err(|(p, h)| site.at(&value, "snowflake.lease_ttl", p, h))?;
+                file.lease_ttl = Some(ttl);
+            }
+        }
+        Ok(file)
+    }
+
+    /// Puts the file's values into `settings`, over whatever is there.
+    pub fn apply_to(&self, settings: &mut Settings) {
+        settings.config_file = Some(self.path.clone());
+        settings.redis_nodes.extend(
+            self.redis_nodes
+                .iter()
+                .map(|(name, url)| (name.clone(), url.clone())),
+        );
+        if let Some(url) = &self.mysql {
+            settings.mysql = Some(url.clone());
+        }
+        if let Some(path) = &self.store {
+            settings.store = Some(path.clone());
+        }
+        if let Some(timeout) = self.timeout {
+            settings.timeout = timeout;
+        }
+        if let Some(idle) = self.idle {
+            settings.idle = idle;
+        }
+        if let Some(kind) = self.dispenser {
+            settings.dispenser = kind;
+        }
+        settings.app_dispensers.extend(self.app_dispensers.iter());
+        if let Some(layout) = &self.layout {
+            settings.layout = Some(layout.clone());
+        }
+        if let Some(epoch) = &self.epoch {
+            settings.epoch = Some(epoch.clone());
+        }
+        if let Some(ttl) = self.lease_ttl {
+            settings.lease_ttl = ttl;
+        }
+    }
+}
+
+/// Passwords of every URL written anywhere in a config file, even one that does not
+/// parse or check, so that no message about the file can show them.
+pub fn passwords_in(text: &str) -> Vec<String> {
+    let (document, _) = DeTable::parse_recoverable(text);
+    let mut strings = Vec::new();
+    collect_strings(document.get_ref(), &mut strings);
+    // Both the decoded password and the form the file spells it in.
+    let mut passwords: Vec<String> = strings
+        .iter()
+        .flat_map(|s| [SecretUrl::new(s.as_str()).password(), written_password(s)])
+        .flatten()
+        .collect();
+    passwords.sort();
+    passwords.dedup();
+    passwords
+}
+
+fn collect_strings(table: &DeTable<'_>, into: &mut Vec<String>) {
+    for (key, value) in table.iter() {
+        into.push(key.get_ref().to_string());
+        collect_value_strings(value.get_ref(), into);
+    }
+}
+
+fn collect_value_strings(value: &DeValue<'_>, into: &mut Vec<String>) {
+    match value {
+        DeValue::String(s) => into.push(s.to_string()),
+        DeValue::Array(items) => items
+            .iter()
+            .for_each(|item| collect_value_strings(item.get_ref(), into)),
+        DeValue::Table(table) => collect_strings(table, into),
+        _ => {}
+    }
+}
+
+/// The password of a URL as written (percent-encoded or not), also in a URL too
+/// malformed for the URL parser.
+fn written_password(text: &str) -> Option<String> {
+    let rest = &text[text.find("://")? + 3..];
+    let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+    let userinfo = &authority[..authority.rfind('@')?];
+    let password = &userinfo[userinfo.find(':')? + 1..];
+    (!password.is_empty()).then(|| password.to_string())
+}
+
+/// A problem with a value and its fix, before the file position is known.
+type Problem = (String, String);
+
+fn split(error: &Error) -> Problem {
+    let problem = match error {
+        Error::Invalid { problem, .. } => problem.clone(),
+        other => other.to_string(),
+    };
+    (problem, error.hint().unwrap_or_default())
+}
+
+/// The file being checked, for turning spans into positions.
+struct Site<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl Site<'_> {
+    fn line_of(&self, offset: usize) -> usize {
+        let end = offset.min(self.text.len());
+        self.text.as_bytes()[..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    }
+
+    fn at<T>(&self, value: &Spanned<T>, key: &str, problem: String, hint: String) -> Error {
+        Error::ConfigFile {
+            path: self.path.display().to_string(),
+            line: Some(self.line_of(value.span().start)),
+            key: Some(key.to_string()),
+            problem: self.scrub(&problem),
+            hint,
+        }
+    }
+
+    /// A syntax error, an unknown key or a value of the wrong type, from the parser.
+    fn toml_error(&self, error: &toml::de::Error) -> Error {
+        let span = error.span();
+        let key = span.as_ref().and_then(|s| key_at(self.text, s));
+        let message = error
+            .message()
+            .trim()
+            .replace("unknown field", "unknown key");
+        // Values are checked by `parse`; what the parser reports is a key it does
+        // not know, a value of the wrong type, or broken TOML.
+        let hint = if message.starts_with("unknown key") {
+            format!("check the spelling; {SCHEMA_HINT}")
+        } else if message.starts_with("invalid type") {
+            format!("give the key a value of the right type; {SCHEMA_HINT}")
+        } else {
+            "fix the TOML syntax on that line (strings need double quotes; see https://toml.io)"
+                .to_string()
+        };
+        Error::ConfigFile {
+            path: self.path.display().to_string(),
+            line: span.map(|s| self.line_of(s.start)),
+            key,
+            problem: self.scrub(&message),
+            hint,
+        }
+    }
+
+    /// Removes the file's own passwords from a message about it.
+    fn scrub(&self, message: &str) -> String {
+        passwords_in(self.text)
+            .iter()
+            .fold(message.to_string(), |text, secret| {
+                crate::redact::scrub(&text, Some(secret))
+            })
+    }
+}
+
+/// The dotted path of the key whose name or value covers `span`, the innermost one;
+/// failing that, the last key on the span's line.
+fn key_at(text: &str, span: &Range<usize>) -> Option<String> {
+    let (document, _) = DeTable::parse_recoverable(text);
+    let mut entries = Vec::new();
+    walk(document.get_ref(), &mut Vec::new(), &mut entries);
+    let covering = entries
+        .iter()
+        .filter(|(_, key, value)| {
+            contains(key, span.start) || contains(value, span.start) || key == span
+        })
+        .min_by_key(|(path, key, value)| {
+            let covered = if contains(key, span.start) {
+                key
+            } else {
+                value
+            };
+            (covered.len(), usize::MAX - path.len())
+        });
+    if let Some((path, _, _)) = covering {
+        return Some(path.clone());
+    }
+    let line_start = text[..span.start.min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    entries
+        .iter()
+        .filter(|(_, key, _)| key.start >= line_start && key.start <= span.start)
+        .max_by_key(|(_, key, _)| key.start)
+        .map(|(path, _, _)| path.clone())
+}
+
+fn contains(range: &Range<usize>, offset: usize) -> bool {
+    range.start <= offset && offset < range.end
+}
+
+type Entry = (String, Range<usize>, Range<usize>);
+
+fn walk(table: &DeTable<'_>, path: &mut Vec<String>, into: &mut Vec<Entry>) {
+    for (key, value) in table.iter() {
+        path.push(key.get_ref().to_string());
+        into.push((path.join("."), key.span(), value.span()));
+        walk_value(value.get_ref(), path, into);
+        path.pop();
+    }
+}
+
+fn walk_value(value: &DeValue<'_>, path: &mut Vec<String>, into: &mut Vec<Entry>) {
+    match value {
+        DeValue::Table(table) => walk(table, path, into),
+        DeValue::Array(items) => {
+            for item in items.iter() {
+                walk_value(item.get_ref(), path, into);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn check_node_name(name: &str) -> std::result::Result<(), Problem> {
+    let valid = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if valid {
+        Ok(())
+    } else {
+        Err((
+            format!("{name:?} is not a node name"),
+            format!(
+                "use 1 to 64 letters, digits, '-', '_' or '.'; {DEFAULT_NODE:?} serves apps without a route"
+            ),
+        ))
+    }
+}
+
+fn check_url(url: &Spanned<String>, schemes: &[&str]) -> std::result::Result<SecretUrl, Problem> {
+    let text = url.get_ref().trim();
+    let wanted = schemes
+        .iter()
+        .map(|s| format!("{s}://"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let example = match schemes[0] {
+        "mysql" => "mysql://USER:PASSWORD@HOST:3306/DATABASE",
+        _ => "redis://[:PASSWORD@]HOST[:PORT][/DB]",
+    };
+    let parsed = url::Url::parse(text).map_err(|e| {
+        (
+            format!("{} is not a URL: {e}", redact_url(text)),
+            format!("write it as {example}"),
+        )
+    })?;
+    if !schemes.contains(&parsed.scheme()) {
+        return Err((
+            format!(
+                "{} has the scheme {:?}, not one of {wanted}",
+                redact_url(text),
+                parsed.scheme()
+            ),
+            format!("write it as {example}"),
+        ));
+    }
+    Ok(SecretUrl::new(text))
+}
+
+fn duration(value: &Spanned<toml::Value>) -> std::result::Result<Duration, Problem> {
+    let bad = || {
+        (
+            format!("{} is not a duration", shown(value.get_ref())),
+            "write a number with a unit in quotes: \"500ms\", \"5s\", \"2m\" or \"1h\"".to_string(),
+        )
+    };
+    match value.get_ref() {
+        toml::Value::String(text) => parse_duration(text).map_err(|_| bad()),
+        toml::Value::Integer(secs) if *secs >= 0 => Ok(Duration::from_secs(*secs as u64)),
+        _ => Err(bad()),
+    }
+}
+
+fn idle(value: &Spanned<toml::Value>) -> std::result::Result<f64, Problem> {
+    let number = match value.get_ref() {
+        toml::Value::Float(f) => *f,
+        toml::Value::Integer(i) => *i as f64,
+        other => {
+            return Err((
+                format!("{} is not a number", shown(other)),
+                "use a fraction between 0 and 1, e.g. idle = 0.2".into(),
+            ));
+        }
+    };
+    check_idle(number).map_err(|_| {
+        (
+            format!("{number} is outside 0..=1"),
+            "use a fraction between 0 and 1, e.g. idle = 0.2".into(),
+        )
+    })
+}
+
+fn dispenser(kind: &Spanned<String>) -> std::result::Result<DispenserKind, Problem> {
+    DispenserKind::parse(kind.get_ref()).map_err(|e| split(&e))
+}
+
+fn app_id(text: &str) -> std::result::Result<u8, Problem> {
+    text.trim().parse::<u8>().map_err(|_| {
+        (
+            format!("{text:?} is not an app ID"),
+            "use app IDs 0..=255 as keys, e.g. 7 = \"range\"".into(),
+        )
+    })
+}
+
+fn epoch(value: &Spanned<toml::Value>) -> std::result::Result<String, Problem> {
+    let text = match value.get_ref() {
+        toml::Value::String(text) => text.clone(),
+        toml::Value::Integer(ms) => ms.to_string(),
+        toml::Value::Datetime(at) => at.to_string(),
+        other => {
+            return Err((
+                format!("{} is not an epoch", shown(other)),
+                "use Unix milliseconds, an RFC 3339 date-time or YYYY-MM-DD".into(),
+            ));
+        }
+    };
+    parse_epoch(&text).map_err(|e| (e.to_string(), e.hint()))?;
+    Ok(text)
+}
+
+/// A value as the file spells it, for messages.
+fn shown(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => format!("{s:?}"),
+        toml::Value::Table(_) => "a table".into(),
+        toml::Value::Array(_) => "an array".into(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<ConfigFile> {
+        ConfigFile::parse(Path::new("/etc/idgen.toml"), text)
+    }
+
+    fn position(text: &str) -> (Option<usize>, Option<String>, String) {
+        match parse(text) {
+            Err(Error::ConfigFile {
+                line, key, problem, ..
+            }) => (line, key, problem),
+            other => panic!("expected a config file error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_key_lands_in_the_settings() {
+        let file = parse(
+            r#"
+timeout = "2s"
+mysql = "mysql://u:p@db/idgen"
+store = "idgen.db"
+
+[redis.nodes]
+main = "redis://r1:6379/0"
+hot = "redis://r2:6379/1"
+
+[segments]
+idle = 0.5
+dispenser = "range"
+
+[segments.app_dispensers]
+7 = "queue"
+
+[snowflake]
+layout = "discord"
+epoch = 2020-01-01T00:00:00Z
+lease_ttl = 10
+"#,
+        )
+        .unwrap();
+        let mut settings = Settings::default();
+        file.apply_to(&mut settings);
+        assert_eq!(settings.timeout, Duration::from_secs(2));
+        assert_eq!(settings.redis_nodes.len(), 2);
+        assert_eq!(settings.redis_nodes["hot"].expose(), "redis://r2:6379/1");
+        assert_eq!(settings.store, Some(PathBuf::from("/etc/idgen.db")));
+        assert_eq!(settings.idle, 0.5);
+        assert_eq!(settings.dispenser, DispenserKind::Range);
+        assert_eq!(settings.dispenser_for(7), DispenserKind::Queue);
+        assert_eq!(settings.layout.as_deref(), Some("discord"));
+        assert_eq!(
+            parse_epoch(settings.epoch.as_deref().unwrap()).unwrap(),
+            1_577_836_800_000
+        );
+        assert_eq!(settings.lease_ttl, Duration::from_secs(10));
+        assert_eq!(settings.config_file, Some(PathBuf::from("/etc/idgen.toml")));
+    }
+
+    #[test]
+    fn the_example_file_is_valid() {
+        let file = parse(include_str!("../../config.example.toml")).unwrap();
+        assert_eq!(file.redis_nodes.keys().collect::<Vec<_>>(), ["hot", "main"]);
+        assert_eq!(file.app_dispensers[&7], DispenserKind::Range);
+    }
+
+    #[test]
+    fn an_empty_file_changes_nothing() {
+        let mut settings = Settings::default();
+        parse("# nothing yet\n").unwrap().apply_to(&mut settings);
+        assert!(settings.redis_nodes.is_empty());
+        assert_eq!(settings.idle, 0.2);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_the_key() {
+        let cases = [
+            ("timeout = \"5s\"\nmysql = \"mysql://db\n", 2, "mysql"),
+            ("\n[segments]\nidel = 0.3\n", 3, "segments.idel"),
+            ("[segments]\nidle = 1.5\n", 2, "segments.idle"),
+            ("[segments]\nidle = \"x\"\n", 2, "segments.idle"),
+            (
+                "[segments]\ndispenser = \"stack\"\n",
+                2,
+                "segments.dispenser",
+            ),
+            (
+                "[segments.app_dispensers]\n300 = \"range\"\n",
+                2,
+                "segments.app_dispensers.300",
+            ),
+            (
+                "[redis.nodes]\nmain = \"http://r1\"\n",
+                2,
+                "redis.nodes.main",
+            ),
+            ("timeout = \"soon\"\n", 1, "timeout"),
+            (
+                "[snowflake]\n\nlayout = \"twitter\"\n",
+                3,
+                "snowflake.layout",
+            ),
+            (
+                "[snowflake]\nlease_ttl = \"2h\"\n",
+                2,
+                "snowflake.lease_ttl",
+            ),
+            ("mysql = 5\n", 1, "mysql"),
+            ("[redis]\nnodes = { main = 1 }\n", 2, "redis.nodes.main"),
+        ];
+        for (text, line, key) in cases {
+            let (got_line, got_key, problem) = position(text);
+            assert_eq!(got_line, Some(line), "{text:?}: {problem}");
+            assert_eq!(got_key.as_deref(), Some(key), "{text:?}: {problem}");
+        }
+    }
+
+    #[test]
+    fn passwords_never_reach_a_message() {
+        for text in [
+            "redis = \"redis://:s3cret@r1\"\n",
+            "[redis.nodes]\nmain = \"http://u:s3cret@r1\"\n",
+            "[segments]\nidle = \"mysql://u:s3cret@db\"\n",
+        ] {
+            let err = parse(text).unwrap_err();
+            let shown = format!("{err} {}", err.hint().unwrap_or_default());
+            assert!(!shown.contains("s3cret"), "{shown}");
+        }
+        assert_eq!(
+            passwords_in("a = \"redis://:pw1@h\"\nb = [\"mysql://u:p w2@h/d\"]\n"),
+            ["p w2", "pw1"]
+        );
+        assert_eq!(
+            passwords_in("mysql = \"mysql://u:p%2fw%3A@h/d\"\n"),
+            ["p%2fw%3A", "p/w:"]
+        );
+    }
+}

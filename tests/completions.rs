@@ -1,0 +1,86 @@
+//! `idgen completions` and the committed scripts under `completions/`.
+
+use crate::harness::{Run, idgen_bin};
+use std::path::Path;
+use std::process::Command;
+
+/// Each shell and the file its committed script lives in.
+const SHELLS: &[(&str, &str)] = &[
+    ("bash", "idgen.bash"),
+    ("zsh", "_idgen"),
+    ("fish", "idgen.fish"),
+    ("powershell", "_idgen.ps1"),
+    ("elvish", "idgen.elv"),
+];
+
+fn completions(shell: &str) -> Run {
+    let mut cmd = Command::new(idgen_bin());
+    cmd.args(["completions", shell]);
+    Run::of(cmd)
+}
+
+#[test]
+fn committed_completion_scripts_match_the_cli() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions");
+    let mut stale = Vec::new();
+    for (shell, file) in SHELLS {
+        let run = completions(shell);
+        assert!(run.success(), "{shell}: {run}");
+        let committed = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+        if committed != run.stdout {
+            stale.push(format!("completions/{file}"));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "{} out of date with the CLI; regenerate with `scripts/update-completions.sh` and commit the result",
+        stale.join(", ")
+    );
+}
+
+#[test]
+fn every_subcommand_and_global_flag_is_completed() {
+    let script = completions("bash").stdout;
+    for word in [
+        "init-app",
+        "next",
+        "reload-segments",
+        "lease",
+        "inspect-freelist",
+        "decode",
+        "status",
+        "completions",
+        "--config",
+        "--redis",
+    ] {
+        assert!(script.contains(word), "bash completion lacks {word}");
+    }
+    let fish = completions("fish").stdout;
+    assert!(fish.contains("complete -c idgen"), "{fish}");
+}
+
+#[test]
+fn completions_work_with_a_broken_config_file_and_no_backend() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "this is = not [valid").unwrap();
+    let mut cmd = Command::new(idgen_bin());
+    cmd.env_clear()
+        .env("IDGEN_CONFIG", &config)
+        .args(["completions", "zsh"]);
+    let run = Run::of(cmd);
+    assert!(run.success(), "{run}");
+    assert!(run.stdout.starts_with("#compdef idgen"), "{run}");
+}
+
+#[test]
+fn an_unknown_shell_is_a_usage_error_naming_the_choices() {
+    let run = completions("tcsh");
+    assert_eq!(run.code(), 2, "{run}");
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{run}");
+    assert!(
+        lines[0].contains("bash") && lines[0].contains("hint:"),
+        "{run}"
+    );
+}

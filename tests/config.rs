@@ -1,0 +1,419 @@
+//! The config file: precedence (flags > environment > file > defaults), named nodes,
+//! errors that name file, line and key, and passwords that are never shown.
+
+use crate::harness::{Run, TestEnv};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Where idgen looks by default in a test environment ($XDG_CONFIG_HOME/idgen/config.toml).
+fn default_config(env: &TestEnv) -> PathBuf {
+    env.home.path().join("config/idgen/config.toml")
+}
+
+fn write_config(env: &TestEnv, text: &str) -> PathBuf {
+    let path = default_config(env);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `idgen args…` with the given variables, after removing `unset` from the environment.
+fn run(env: &TestEnv, args: &[&str], vars: &[(&str, &str)], unset: &[&str]) -> Run {
+    let mut cmd: Command = env.idgen();
+    for name in unset {
+        cmd.env_remove(name);
+    }
+    cmd.args(args).envs(vars.iter().copied());
+    Run::of(cmd)
+}
+
+fn json(run: &Run) -> Value {
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {run}"))
+}
+
+/// The one stderr line of a failed run; checks it carries a hint.
+fn one_line_error(run: &Run) -> String {
+    let lines: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert_eq!(lines.len(), 1, "expected one stderr line: {run}");
+    assert!(lines[0].starts_with("error: "), "{run}");
+    assert!(
+        lines[0].contains("; hint: "),
+        "the error names no fix: {run}"
+    );
+    lines[0].to_string()
+}
+
+fn node_location(report: &Value, name: &str) -> String {
+    report["stores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["role"] == "node" && s["name"] == name)
+        .unwrap_or_else(|| panic!("no node {name} in {report}"))["location"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn redis_url_comes_from_the_flag_then_the_environment_then_the_file() {
+    let env = TestEnv::distributed();
+    // Distinct database numbers tell the layers apart; only the location is compared.
+    // (Redis has no database 40 or 41: those nodes are unreachable, which status reports.)
+    let file_url = format!("{}40", env.redis_url.trim_end_matches(char::is_numeric));
+    write_config(&env, &format!("[redis.nodes]\nmain = \"{file_url}\"\n"));
+    let env_url = env.redis_url.clone();
+    let flag_url = format!("{}41", env.redis_url.trim_end_matches(char::is_numeric));
+
+    let from_file = run(&env, &["status", "--json"], &[], &["IDGEN_REDIS_URL"]);
+    assert_eq!(
+        node_location(&json(&from_file), "main"),
+        file_url,
+        "{from_file}"
+    );
+
+    let from_env = run(&env, &["status", "--json"], &[], &[]);
+    assert_eq!(
+        node_location(&json(&from_env), "main"),
+        env_url,
+        "{from_env}"
+    );
+
+    let from_flag = run(&env, &["status", "--json", "--redis", &flag_url], &[], &[]);
+    assert_eq!(
+        node_location(&json(&from_flag), "main"),
+        flag_url,
+        "{from_flag}"
+    );
+
+    // Without any of them there is no Redis: a MySQL URL alone is a configuration mistake.
+    std::fs::remove_file(default_config(&env)).unwrap();
+    let nothing = run(&env, &["status"], &[], &["IDGEN_REDIS_URL"]);
+    assert_eq!(nothing.code(), 2, "{nothing}");
+    assert!(
+        one_line_error(&nothing).contains("no Redis URL"),
+        "{nothing}"
+    );
+}
+
+#[test]
+fn layout_comes_from_the_flag_then_the_environment_then_the_file_then_snowflake() {
+    let env = TestEnv::distributed();
+    let layout_of = |run: &Run| -> String {
+        assert!(run.success(), "{run}");
+        run.stdout.split_whitespace().nth(1).unwrap().to_string()
+    };
+    let id = "175928847299117063";
+    assert_eq!(
+        layout_of(&run(&env, &["decode", id], &[], &[])),
+        "snowflake"
+    );
+    write_config(&env, "[snowflake]\nlayout = \"sonyflake\"\n");
+    assert_eq!(
+        layout_of(&run(&env, &["decode", id], &[], &[])),
+        "sonyflake"
+    );
+    let with_env = [("IDGEN_LAYOUT", "uid-generator")];
+    assert_eq!(
+        layout_of(&run(&env, &["decode", id], &with_env, &[])),
+        "uid-generator"
+    );
+    assert_eq!(
+        layout_of(&run(
+            &env,
+            &["decode", id, "--layout", "discord"],
+            &with_env,
+            &[]
+        )),
+        "discord"
+    );
+}
+
+#[test]
+fn the_configured_epoch_applies_to_the_configured_layout() {
+    let env = TestEnv::distributed();
+    write_config(
+        &env,
+        "[snowflake]\nlayout = \"discord\"\nepoch = 2020-01-01T00:00:00Z\n",
+    );
+    // Time 0, worker 0, sequence 1: the epoch itself.
+    let run = run(&env, &["decode", "--json", "1"], &[], &[]);
+    assert!(run.success(), "{run}");
+    assert_eq!(json(&run)["timestamp"], "2020-01-01T00:00:00.000Z", "{run}");
+}
+
+#[test]
+fn idle_comes_from_the_flag_then_the_environment_then_the_file_then_0_2() {
+    let env = TestEnv::distributed();
+    env.ok(&[
+        "init-app", "--app", "1", "--name", "orders", "--step", "100",
+    ]);
+    env.ok(&["reload-segments"]);
+    // Every shard now holds exactly one step: low at idle 1.0, fine at 0.2.
+    let status = |vars: &[(&str, &str)], extra: &[&str]| -> (f64, usize) {
+        let mut args = vec!["status", "--json"];
+        args.extend(extra);
+        let run = run(&env, &args, vars, &[]);
+        let report = json(&run);
+        let low = report["apps"][0]["low_shards"].as_array().unwrap().len();
+        assert_eq!(run.code(), if low > 0 { 8 } else { 0 }, "{run}");
+        (report["idle"].as_f64().unwrap(), low)
+    };
+    assert_eq!(status(&[], &[]), (0.2, 0));
+    write_config(&env, "[segments]\nidle = 1\n");
+    assert_eq!(status(&[], &[]), (1.0, 64));
+    assert_eq!(status(&[("IDGEN_IDLE", "0.3")], &[]), (0.3, 0));
+    assert_eq!(
+        status(&[("IDGEN_IDLE", "0.3")], &["--idle", "1.0"]),
+        (1.0, 64)
+    );
+
+    // reload-segments reads the same layers.
+    let reload = run(
+        &env,
+        &["reload-segments", "--json"],
+        &[("IDGEN_IDLE", "0.3")],
+        &[],
+    );
+    assert_eq!(json(&reload)["shards_below_threshold"], 0, "{reload}");
+    let reload = run(&env, &["reload-segments", "--json"], &[], &[]);
+    assert_eq!(json(&reload)["shards_below_threshold"], 64, "{reload}");
+}
+
+#[test]
+fn dispenser_and_timeout_flags_beat_the_file() {
+    let env = TestEnv::distributed();
+    write_config(
+        &env,
+        "timeout = \"bogus-but-overridden\"\n[segments]\ndispenser = \"range\"\n",
+    );
+    // A bad value in the file is reported even when a flag would override it: the
+    // file must be right on its own.
+    let run_bad = run(&env, &["decode", "1"], &[], &[]);
+    assert_eq!(run_bad.code(), 2, "{run_bad}");
+    assert!(one_line_error(&run_bad).contains("config.toml:1: key timeout:"));
+
+    write_config(
+        &env,
+        "[segments]\ndispenser = \"range\"\n[segments.app_dispensers]\n2 = \"queue\"\n",
+    );
+    env.ok(&["init-app", "--app", "1", "--name", "ranged"]);
+    env.ok(&["init-app", "--app", "2", "--name", "queued"]);
+    let report = json(&run(&env, &["status", "--json"], &[], &[]));
+    assert_eq!(report["apps"][0]["dispenser"], "range");
+    assert_eq!(report["apps"][1]["dispenser"], "queue");
+    let flagged = json(&run(
+        &env,
+        &["status", "--json", "--dispenser", "queue"],
+        &[],
+        &[],
+    ));
+    assert_eq!(flagged["apps"][0]["dispenser"], "queue");
+    // The per-app override is the file's; a global flag does not remove it.
+    assert_eq!(flagged["apps"][1]["dispenser"], "queue");
+}
+
+#[test]
+fn named_nodes_in_the_file_are_all_configured() {
+    let env = TestEnv::distributed();
+    write_config(
+        &env,
+        &format!(
+            "# two nodes\n[redis.nodes]\nmain = \"{}\"\nhot = \"{}\"\n",
+            env.redis_url,
+            env.redis2_url()
+        ),
+    );
+    let both = run(&env, &["status", "--json"], &[], &["IDGEN_REDIS_URL"]);
+    assert!(both.success(), "{both}");
+    let report = json(&both);
+    assert_eq!(node_location(&report, "main"), env.redis_url);
+    assert_eq!(node_location(&report, "hot"), env.redis2_url());
+    let reachable: Vec<bool> = report["stores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["reachable"].as_bool().unwrap())
+        .collect();
+    assert_eq!(reachable, [true, true, true], "{both}");
+    assert_eq!(
+        report["config_file"].as_str(),
+        Some(default_config(&env).to_str().unwrap())
+    );
+
+    // --redis replaces main only; hot stays.
+    let elsewhere = format!("{}40", env.redis_url.trim_end_matches(char::is_numeric));
+    let report = json(&run(
+        &env,
+        &["status", "--json", "--redis", &elsewhere],
+        &[],
+        &[],
+    ));
+    assert_eq!(node_location(&report, "main"), elsewhere);
+    assert_eq!(node_location(&report, "hot"), env.redis2_url());
+}
+
+#[test]
+fn a_file_named_by_flag_or_environment_is_used_and_must_exist() {
+    let env = TestEnv::distributed();
+    let path = env.home.path().join("elsewhere.toml");
+    std::fs::write(&path, "[snowflake]\nlayout = \"discord\"\n").unwrap();
+    let path = path.to_str().unwrap();
+    for (args, vars) in [
+        (vec!["--config", path, "decode", "1"], vec![]),
+        (vec!["decode", "1"], vec![("IDGEN_CONFIG", path)]),
+    ] {
+        let run = run(&env, &args, &vars, &[]);
+        assert!(run.stdout.contains(" discord "), "{run}");
+    }
+
+    let missing = env.home.path().join("missing.toml");
+    let run_missing = run(
+        &env,
+        &["--config", missing.to_str().unwrap(), "decode", "1"],
+        &[],
+        &[],
+    );
+    assert_eq!(run_missing.code(), 2, "{run_missing}");
+    let line = one_line_error(&run_missing);
+    assert!(line.contains("missing.toml"), "{line}");
+
+    // A missing default file is fine.
+    assert!(!default_config(&env).exists());
+    assert!(run(&env, &["decode", "1"], &[], &[]).success());
+}
+
+#[test]
+fn every_kind_of_mistake_names_the_file_line_and_key() {
+    let env = TestEnv::distributed();
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "syntax",
+            "timeout = \"5s\"\n\nmysql = \"mysql://db\n",
+            ":3: key mysql:",
+        ),
+        (
+            "unknown key",
+            "[segments]\nidel = 0.3\n",
+            ":2: key segments.idel: unknown key",
+        ),
+        (
+            "unknown section",
+            "\n[redis.node]\nmain = \"redis://r\"\n",
+            ":2: key redis.node: unknown key",
+        ),
+        (
+            "URL scheme",
+            "[redis.nodes]\nmain = \"redis://r\"\nhot = \"http://r2\"\n",
+            ":3: key redis.nodes.hot:",
+        ),
+        (
+            "MySQL scheme",
+            "mysql = \"postgres://db/x\"\n",
+            ":1: key mysql:",
+        ),
+        ("duration", "\ntimeout = \"soon\"\n", ":2: key timeout:"),
+        (
+            "idle range",
+            "[segments]\nidle = 1.5\n",
+            ":2: key segments.idle: 1.5 is outside 0..=1",
+        ),
+        (
+            "idle type",
+            "[segments]\nidle = \"lots\"\n",
+            ":2: key segments.idle:",
+        ),
+        (
+            "dispenser",
+            "[segments]\ndispenser = \"stack\"\n",
+            ":2: key segments.dispenser:",
+        ),
+        (
+            "app ID",
+            "[segments.app_dispensers]\n7 = \"range\"\n256 = \"queue\"\n",
+            ":3: key segments.app_dispensers.256: \"256\" is not an app ID",
+        ),
+        (
+            "per-app dispenser",
+            "[segments.app_dispensers]\n7 = \"ranged\"\n",
+            ":2: key segments.app_dispensers.7:",
+        ),
+        (
+            "layout",
+            "[snowflake]\nlayout = \"twitter\"\n",
+            ":2: key snowflake.layout:",
+        ),
+        (
+            "epoch",
+            "[snowflake]\nepoch = \"yesterday\"\n",
+            ":2: key snowflake.epoch:",
+        ),
+        (
+            "lease TTL",
+            "[snowflake]\nlease_ttl = \"2h\"\n",
+            ":2: key snowflake.lease_ttl:",
+        ),
+        ("wrong type", "store = 5\n", ":1: key store: invalid type"),
+    ];
+    let path = default_config(&env);
+    for (what, text, expected) in cases {
+        write_config(&env, text);
+        let run = run(&env, &["decode", "1"], &[], &[]);
+        assert_eq!(run.code(), 2, "{what}: {run}");
+        let line = one_line_error(&run);
+        let at = format!("{}{expected}", path.display());
+        assert!(line.contains(&at), "{what}: expected {at:?} in {line:?}");
+    }
+}
+
+#[test]
+fn passwords_in_the_file_are_never_printed() {
+    let env = TestEnv::distributed();
+    const SECRET: &str = "s3cr3t-Pa55";
+    let unreachable = format!("redis://:{SECRET}@127.0.0.1:1/0");
+    let mysql = format!("mysql://root:{SECRET}@127.0.0.1:1/idgen");
+    let check = |run: &Run| {
+        assert!(!run.stdout.contains(SECRET), "password on stdout: {run}");
+        assert!(!run.stderr.contains(SECRET), "password on stderr: {run}");
+    };
+
+    // Reported by status, in both forms, and in the errors of commands that fail.
+    write_config(
+        &env,
+        &format!(
+            "mysql = \"{mysql}\"\n[redis.nodes]\nmain = \"{}\"\nhot = \"{unreachable}\"\n",
+            env.redis_url
+        ),
+    );
+    let unset = ["IDGEN_REDIS_URL", "IDGEN_MYSQL_URL"];
+    for args in [
+        &["status", "--json"][..],
+        &["status"],
+        &["-v", "next", "--app", "1"],
+        &["init-app", "--app", "1", "--name", "x"],
+    ] {
+        let run = run(&env, args, &[], &unset);
+        assert!(!run.success(), "{run}");
+        check(&run);
+    }
+
+    // Mistakes in the file: the value is quoted back without its password.
+    for text in [
+        format!("redis = \"{unreachable}\"\n"),
+        format!("[redis.nodes]\nmain = \"http://u:{SECRET}@r\"\n"),
+        format!("[redis.nodes]\nmain = \"{unreachable}\n"),
+        format!("[segments]\nidle = \"{mysql}\"\n"),
+        format!("mysql = \"mysql://root:{SECRET}@[::1\"\n"),
+    ] {
+        write_config(&env, &text);
+        let run = run(&env, &["decode", "1"], &[], &[]);
+        assert_eq!(run.code(), 2, "{text}: {run}");
+        check(&run);
+        one_line_error(&run);
+    }
+}

@@ -1,0 +1,337 @@
+//! `idgen status` against the real servers: exit 0 when healthy, 8 with the reason
+//! in the report when something needs attention.
+
+use crate::harness::{Run, TestEnv};
+use redis::Commands;
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn write_config(env: &TestEnv, text: &str) -> PathBuf {
+    let path = env.home.path().join("config/idgen/config.toml");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs `idgen status --json`, checks the exit code matches the attention list, and
+/// returns the report.
+fn status(env: &TestEnv) -> (Run, Value) {
+    let run = env.run(&["status", "--json"]);
+    let report: Value =
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {run}"));
+    let attention = report["attention"].as_array().unwrap();
+    assert_eq!(
+        run.code(),
+        if attention.is_empty() { 0 } else { 8 },
+        "{run}"
+    );
+    (run, report)
+}
+
+fn attention_kinds(report: &Value) -> Vec<String> {
+    report["attention"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// An app stocked by `reload-segments`, and a lease taken and released.
+fn healthy(env: &TestEnv) {
+    env.ok(&[
+        "init-app", "--app", "1", "--name", "orders", "--step", "100",
+    ]);
+    env.ok(&["reload-segments"]);
+    env.ok(&["lease", "--count", "3"]);
+}
+
+#[test]
+fn a_healthy_deployment_exits_0_and_shows_everything() {
+    let env = TestEnv::distributed();
+    healthy(&env);
+    let (run, report) = status(&env);
+    assert_eq!(run.code(), 0, "{run}");
+    assert_eq!(report["backend"], "redis+mysql");
+    let stores = report["stores"].as_array().unwrap();
+    assert_eq!(stores.len(), 2, "{report}");
+    for store in stores {
+        assert_eq!(store["reachable"], true, "{store}");
+        assert!(!store["version"].as_str().unwrap().is_empty());
+    }
+    let app = &report["apps"][0];
+    assert_eq!(app["app"], 1);
+    assert_eq!(app["name"], "orders");
+    assert_eq!(app["node"], "main");
+    assert_eq!(app["moving"], false);
+    assert_eq!(app["dispenser"], "queue");
+    assert_eq!(app["shards"], 64);
+    assert_eq!(app["min_stock"], 100);
+    assert_eq!(app["avg_stock"], 100.0);
+    assert_eq!(app["low_shards"], serde_json::json!([]));
+    let ns = &report["namespaces"][0];
+    assert_eq!(ns["name"], "default");
+    assert_eq!(ns["layout"], "snowflake");
+    assert_eq!(ns["capacity"], 1024);
+    assert_eq!(ns["held"], serde_json::json!([]));
+    assert_eq!(ns["problems"], serde_json::json!([]));
+    let layouts: Vec<&str> = report["layouts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["used_by"].as_str().unwrap())
+        .collect();
+    assert_eq!(layouts, ["default", "namespace default"]);
+    assert!(report["layouts"][0]["days_left"].as_i64().unwrap() > 365);
+
+    // The human form says the same, on stdout only.
+    let human = env.run(&["status"]);
+    assert_eq!(human.code(), 0, "{human}");
+    assert!(human.stderr.is_empty(), "{human}");
+    for text in ["redis+mysql", "orders", "default", "snowflake", "all good"] {
+        assert!(human.stdout.contains(text), "{text:?} missing: {human}");
+    }
+}
+
+#[test]
+fn a_held_lease_is_listed_and_is_not_a_problem() {
+    let env = TestEnv::distributed();
+    healthy(&env);
+    let mut holder = env.coprocess(&["lease", "--stdin", "--holder", "web-1"], &[]);
+    holder.request(1);
+    let (run, report) = status(&env);
+    assert_eq!(run.code(), 0, "{run}");
+    let held = report["namespaces"][0]["held"].as_array().unwrap();
+    assert_eq!(held.len(), 1, "{report}");
+    assert_eq!(held[0]["holder"], "web-1");
+    let (exit, _, _) = holder.finish();
+    assert!(exit.success());
+}
+
+#[test]
+fn shards_at_or_below_the_threshold_need_attention() {
+    let env = TestEnv::distributed();
+    env.ok(&[
+        "init-app", "--app", "1", "--name", "orders", "--step", "100",
+    ]);
+    // Never stocked: every shard is empty.
+    let (_, report) = status(&env);
+    assert_eq!(attention_kinds(&report), ["low_stock"]);
+    let app = &report["apps"][0];
+    assert_eq!(app["low_shards"].as_array().unwrap().len(), 64);
+    assert_eq!(app["empty_shards"].as_array().unwrap().len(), 64);
+    assert_eq!(app["min_stock"], 0);
+
+    // Stocked, then drained on one shard down to the threshold (20 of 100).
+    env.ok(&["reload-segments"]);
+    let mut conn = env.redis();
+    let _: () = conn.ltrim("id.gen.idList_1_5", 0, 19).unwrap();
+    let (run, report) = status(&env);
+    assert_eq!(attention_kinds(&report), ["low_stock"], "{run}");
+    let app = &report["apps"][0];
+    assert_eq!(app["low_shards"], serde_json::json!([5]));
+    assert_eq!(app["empty_shards"], serde_json::json!([]));
+    assert_eq!(app["min_stock"], 20);
+    let message = report["attention"][0]["message"].as_str().unwrap();
+    assert!(message.contains("reload-segments"), "{message}");
+
+    // One above the threshold is fine.
+    let _: () = conn.rpush("id.gen.idList_1_5", "999999").unwrap();
+    assert_eq!(status(&env).0.code(), 0);
+}
+
+#[test]
+fn an_app_near_its_max_limit_id_needs_attention() {
+    let env = TestEnv::distributed();
+    // Index 10 is the last one below the limit on every shard of app 1.
+    let limit = (10u64 << 14) | (63 << 8) | 1;
+    env.ok(&[
+        "init-app",
+        "--app",
+        "1",
+        "--name",
+        "capped",
+        "--max-limit-id",
+        &limit.to_string(),
+    ]);
+    env.ok(&["init-app", "--app", "2", "--name", "free"]);
+    env.ok(&["reload-segments"]);
+    let (run, report) = status(&env);
+    assert_eq!(run.code(), 8);
+    assert_eq!(attention_kinds(&report), ["near_limit"], "{run}");
+    let capped = &report["apps"][0];
+    assert_eq!(capped["max_limit_id"], limit);
+    assert_eq!(capped["near_limit_shards"].as_array().unwrap().len(), 64);
+    assert_eq!(capped["limit_used_percent"], 100.0);
+    let free = &report["apps"][1];
+    assert_eq!(free["near_limit_shards"], serde_json::json!([]));
+    assert_eq!(free["limit_used_percent"], Value::Null);
+    let human = env.run(&["status"]);
+    assert!(human.stdout.contains("NEAR LIMIT"), "{human}");
+}
+
+#[test]
+fn an_unreachable_node_is_reported_and_the_rest_still_shown() {
+    let env = TestEnv::distributed();
+    healthy(&env);
+    write_config(&env, "[redis.nodes]\ncold = \"redis://127.0.0.1:1/0\"\n");
+    let (run, report) = status(&env);
+    assert_eq!(run.code(), 8);
+    assert_eq!(attention_kinds(&report), ["unreachable"], "{run}");
+    let cold = report["stores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "cold")
+        .unwrap();
+    assert_eq!(cold["reachable"], false);
+    assert!(cold["error"].as_str().unwrap().contains("unreachable"));
+    // The app on main is still checked.
+    assert_eq!(report["apps"][0]["min_stock"], 100);
+    assert_eq!(report["namespaces"][0]["name"], "default");
+}
+
+#[test]
+fn an_unreachable_ledger_is_reported_and_the_nodes_still_checked() {
+    let env = TestEnv::distributed();
+    let run = env.run_with(
+        &["status", "--json"],
+        &[("IDGEN_MYSQL_URL", "mysql://root@127.0.0.1:1/idgen")],
+    );
+    assert_eq!(run.code(), 8, "{run}");
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["stores"][0]["role"], "ledger");
+    assert_eq!(report["stores"][0]["reachable"], false);
+    assert_eq!(report["stores"][1]["reachable"], true);
+    assert_eq!(attention_kinds(&report), ["unreachable"]);
+}
+
+#[test]
+fn a_lease_problem_needs_attention() {
+    let env = TestEnv::distributed();
+    healthy(&env);
+    let mut conn = env.redis();
+    let free: Vec<u64> = conn.lrange("idgen:{default}:free", 0, 0).unwrap();
+    let _: () = conn.rpush("idgen:{default}:free", free[0]).unwrap();
+    let (run, report) = status(&env);
+    assert_eq!(run.code(), 8);
+    assert_eq!(attention_kinds(&report), ["lease_problem"], "{run}");
+    let problems = report["namespaces"][0]["problems"].as_array().unwrap();
+    assert_eq!(problems[0]["kind"], "duplicate_free", "{report}");
+    assert_eq!(problems[0]["worker"], free[0]);
+}
+
+#[test]
+fn an_app_in_the_middle_of_a_move_needs_attention() {
+    let env = TestEnv::distributed();
+    healthy(&env);
+    write_config(
+        &env,
+        &format!("[redis.nodes]\nhot = \"{}\"\n", env.redis2_url()),
+    );
+    env.sql(
+        "INSERT INTO idgen_route (app_id, node, target_node, phase) VALUES (1, 'main', 'hot', 'stocking')",
+    );
+    let (run, report) = status(&env);
+    assert_eq!(attention_kinds(&report), ["moving"], "{run}");
+    let app = &report["apps"][0];
+    assert_eq!(app["moving"], true);
+    assert_eq!(app["route"]["incoming"], "hot");
+    let message = report["attention"][0]["message"].as_str().unwrap();
+    assert!(message.contains("\"main\" to \"hot\""), "{message}");
+}
+
+#[test]
+fn an_app_routed_to_an_unconfigured_node_needs_attention() {
+    let env = TestEnv::distributed();
+    healthy(&env);
+    env.sql("INSERT INTO idgen_route (app_id, node) VALUES (1, 'elsewhere')");
+    let (run, report) = status(&env);
+    assert_eq!(attention_kinds(&report), ["unknown_node"], "{run}");
+    assert_eq!(report["apps"][0]["node"], "elsewhere");
+    assert_eq!(report["apps"][0]["min_stock"], Value::Null);
+}
+
+#[test]
+fn layouts_that_ran_out_or_run_out_soon_need_attention() {
+    let env = TestEnv::distributed();
+    healthy(&env);
+    // uid-generator's default epoch ran out in 2024.
+    write_config(&env, "[snowflake]\nlayout = \"uid-generator\"\n");
+    let (run, report) = status(&env);
+    assert_eq!(attention_kinds(&report), ["layout_exhausted"], "{run}");
+    assert_eq!(report["layouts"][0]["state"], "exhausted");
+
+    // An epoch 2^28 s minus half a year ago: runs out in about six months.
+    let now_s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let epoch_ms = (now_s - (1u64 << 28) + 180 * 86_400) * 1000;
+    write_config(
+        &env,
+        &format!("[snowflake]\nlayout = \"uid-generator\"\nepoch = {epoch_ms}\n"),
+    );
+    let (run, report) = status(&env);
+    assert_eq!(attention_kinds(&report), ["layout_expiring"], "{run}");
+    let days = report["layouts"][0]["days_left"].as_i64().unwrap();
+    assert!((178..=180).contains(&days), "{days}");
+
+    // A namespace's recorded layout is checked too, whatever the default.
+    std::fs::remove_file(env.home.path().join("config/idgen/config.toml")).unwrap();
+    let epoch = epoch_ms.to_string();
+    env.ok(&[
+        "lease",
+        "--namespace",
+        "old",
+        "--bits",
+        "time:28,worker:10,seq:25",
+        "--unit",
+        "s",
+        "--epoch",
+        &epoch,
+        "--count",
+        "1",
+    ]);
+    let (run, report) = status(&env);
+    assert_eq!(attention_kinds(&report), ["layout_expiring"], "{run}");
+    let message = report["attention"][0]["message"].as_str().unwrap();
+    assert!(message.starts_with("namespace old "), "{message}");
+    assert_eq!(report["layouts"][0]["state"], "ok");
+}
+
+#[test]
+fn status_rejects_a_bad_idle_ratio() {
+    let env = TestEnv::distributed();
+    let run = env.run(&["status", "--idle", "1.5"]);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(run.stderr.contains("hint:"), "{run}");
+}
+
+#[test]
+fn the_human_report_lists_apps_layouts_and_what_needs_attention() {
+    let env = TestEnv::distributed();
+    // Everything below the stores table is the same on every machine and every day:
+    // uid-generator's default epoch ran out at a fixed date, and no lease is taken.
+    write_config(&env, "[snowflake]\nlayout = \"uid-generator\"\n");
+    let limit = (10u64 << 14) | (63 << 8) | 1;
+    env.ok(&[
+        "init-app",
+        "--app",
+        "1",
+        "--name",
+        "capped",
+        "--max-limit-id",
+        &limit.to_string(),
+    ]);
+    env.ok(&["reload-segments"]);
+    env.ok(&["init-app", "--app", "2", "--name", "fresh", "--step", "500"]);
+    let run = env.run(&["status"]);
+    assert_eq!(run.code(), 8, "{run}");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let apps_header = lines
+        .iter()
+        .position(|l| l.starts_with("| app "))
+        .unwrap_or_else(|| panic!("no apps table: {run}"));
+    insta::assert_snapshot!("human_report", lines[apps_header - 1..].join("\n"));
+}
