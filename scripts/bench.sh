@@ -2,7 +2,8 @@
 # Whole-process benchmarks of the idgen binary, side by side, reported as ratios.
 #
 #   scripts/bench.sh            # everything
-#   scripts/bench.sh segments   # Redis + MySQL only
+#   scripts/bench.sh segments   # segment IDs on Redis + MySQL
+#   scripts/bench.sh lease      # snowflake IDs under a leased worker ID
 #   scripts/bench.sh embedded   # the SQLite store only
 #
 # It builds a release binary, starts its own redis-server and mariadbd on free
@@ -40,6 +41,7 @@ EOF
 }
 
 start_servers() {
+  [ -n "${IDGEN_REDIS_URL:-}" ] && [ -n "${redis_cli:-}" ] && return
   if [ -n "${IDGEN_BENCH_REDIS_URL:-}" ] && [ -n "${IDGEN_BENCH_MYSQL_URL:-}" ]; then
     export IDGEN_REDIS_URL="$IDGEN_BENCH_REDIS_URL" IDGEN_MYSQL_URL="$IDGEN_BENCH_MYSQL_URL"
     redis_cli=(redis-cli -u "$IDGEN_REDIS_URL")
@@ -95,6 +97,19 @@ print(f"  mean {r['mean']:.2f} s ±{r['stddev']:.2f} -> {4096/r['mean']:.0f} sha
 EOF
 }
 
+bench_lease() {
+  start_servers
+  echo "== lease --count 1000000, whole process (acquire, generate, print, release)"
+  echo "   the snowflake ceiling is 4096 IDs/ms per worker: 1,000,000 IDs need at least 244.1 ms"
+  hyperfine -N --warmup 2 --runs 10 --export-json "$out/lease.json" \
+    "$idgen lease --namespace bench --count 1000000" >/dev/null
+  python3 - "$out/lease.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+print(f"  mean {r['mean']*1e3:.1f} ms ±{r['stddev']*1e3:.1f} -> {1e6/r['mean']/1e6:.2f} M IDs/s, {0.2441/r['mean']*100:.0f}% of the ceiling")
+EOF
+}
+
 bench_embedded() {
   local store="$scratch/embedded.db"
   (
@@ -119,7 +134,8 @@ EOF
 
 case "$what" in
   segments) bench_segments ;;
+  lease) bench_lease ;;
   embedded) bench_embedded ;;
-  all) bench_segments; bench_embedded ;;
-  *) echo "usage: scripts/bench.sh [all|segments|embedded]" >&2; exit 2 ;;
+  all) bench_segments; bench_lease; bench_embedded ;;
+  *) echo "usage: scripts/bench.sh [all|segments|lease|embedded]" >&2; exit 2 ;;
 esac
