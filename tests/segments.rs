@@ -19,6 +19,22 @@ fn max_id(env: &TestEnv, app: u8, shard: u8) -> u64 {
     ))
 }
 
+/// App 9 with step 2 and a `max_limit_id`.
+fn init_limited_app_9(env: &TestEnv, name: &str, limit: u64) {
+    let limit = limit.to_string();
+    env.ok(&[
+        "init-app",
+        "--app",
+        "9",
+        "--name",
+        name,
+        "--step",
+        "2",
+        "--max-limit-id",
+        &limit,
+    ]);
+}
+
 fn one_line_error(run: &Run) -> &str {
     let lines: Vec<&str> = run
         .stderr
@@ -343,17 +359,7 @@ fn max_limit_id_is_refused_never_wrapped() {
     let env = TestEnv::distributed();
     // Shard 0 of app 9 may issue indexes 1..=3: 3 << 14 | 0 << 8 | 9.
     let limit: u64 = 3 << 14 | 9;
-    env.ok(&[
-        "init-app",
-        "--app",
-        "9",
-        "--name",
-        "small",
-        "--step",
-        "2",
-        "--max-limit-id",
-        &limit.to_string(),
-    ]);
+    init_limited_app_9(&env, "small", limit);
     let gate = ["--gate-pass", "polygenelubricants"];
     let mut ids = Vec::new();
     for _ in 0..3 {
@@ -377,17 +383,7 @@ fn max_limit_id_is_refused_never_wrapped() {
 fn a_batch_that_reaches_max_limit_id_prints_what_it_got_then_fails() {
     let env = TestEnv::distributed();
     let limit: u64 = 5 << 14 | 9;
-    env.ok(&[
-        "init-app",
-        "--app",
-        "9",
-        "--name",
-        "small",
-        "--step",
-        "2",
-        "--max-limit-id",
-        &limit.to_string(),
-    ]);
+    init_limited_app_9(&env, "small", limit);
     let run = env.run(&[
         "next",
         "--app",
@@ -662,17 +658,7 @@ fn reload_reports_orphaned_queues_and_prunes_them_only_when_asked() {
 fn reload_exits_partial_when_a_shard_fails() {
     let env = TestEnv::distributed();
     let limit: u64 = 2 << 14 | 9;
-    env.ok(&[
-        "init-app",
-        "--app",
-        "9",
-        "--name",
-        "tiny",
-        "--step",
-        "2",
-        "--max-limit-id",
-        &limit.to_string(),
-    ]);
+    init_limited_app_9(&env, "tiny", limit);
     env.ok(&[
         "next",
         "--app",

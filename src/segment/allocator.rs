@@ -340,7 +340,6 @@ impl SegmentAllocator {
                     node.unlock(slot, &locked.token).await?;
                     return Ok(Refilled::Stocked);
                 }
-                let seen = Mutex::new(Seen::default());
                 let outcome = self
                     .refill_with(
                         node,
@@ -350,7 +349,6 @@ impl SegmentAllocator {
                         stock,
                         Trigger::Empty,
                         Some(remaining),
-                        &seen,
                         &mut issued.warnings,
                     )
                     .await;
@@ -412,11 +410,11 @@ impl SegmentAllocator {
         stock: u64,
         trigger: Trigger,
         direct_for: Option<u64>,
-        seen: &Mutex<Seen>,
         warnings: &mut Vec<String>,
     ) -> Result<(RefillOutcome, Option<Segment>)> {
         let node_name = node.node();
         let now = now_ms();
+        let seen = Mutex::new(Seen::default());
         let plan = |state: &ShardState| -> Result<SegmentPlan> {
             check_route(&state.route, slot.app, node_name)?;
             let mut seen = seen.lock().expect("not poisoned");
@@ -468,7 +466,6 @@ impl SegmentAllocator {
         let Some(locked) = node.lock(kind, slot, self.options.lock_ttl).await? else {
             return Ok(RefillOutcome::Busy);
         };
-        let seen = Mutex::new(Seen::default());
         let outcome = self
             .refill_with(
                 node,
@@ -478,7 +475,6 @@ impl SegmentAllocator {
                 locked.stock.unwrap_or(0),
                 trigger,
                 None,
-                &seen,
                 warnings,
             )
             .await;
@@ -729,7 +725,8 @@ impl SegmentAllocator {
         }
     }
 
-    /// Deletes the stock of `slots`, each under its own refill lock.
+    /// Deletes the stock of `slots`, each under its own refill lock; a shard whose
+    /// lock is held is left for the next run.
     pub async fn retire_slots(
         &self,
         node: &dyn Dispenser,
@@ -739,16 +736,7 @@ impl SegmentAllocator {
     ) -> Option<u64> {
         let mut dropped = 0;
         for &slot in slots {
-            let result: Result<Option<u64>> = async {
-                let Some(locked) = node.lock(kind, slot, self.options.lock_ttl).await? else {
-                    return Ok(None);
-                };
-                let retired = node.retire(kind, slot, &locked.token).await;
-                node.unlock(slot, &locked.token).await?;
-                retired
-            }
-            .await;
-            match result {
+            match self.retire_under_lock(node, kind, slot).await {
                 Ok(Some(n)) => dropped += n,
                 Ok(None) => report.warnings.push(format!(
                     "app {} shard {} on node {} is locked by a refiller; not pruned this time",
@@ -765,6 +753,23 @@ impl SegmentAllocator {
             }
         }
         Some(dropped)
+    }
+
+    /// Deletes one shard's stock under its refill lock, so a refill in flight
+    /// is never cut in half. `None`: someone holds the lock; nothing deleted.
+    pub async fn retire_under_lock(
+        &self,
+        node: &dyn Dispenser,
+        kind: DispenserKind,
+        slot: Slot,
+    ) -> Result<Option<u64>> {
+        let Some(locked) = node.lock(kind, slot, self.options.lock_ttl).await? else {
+            return Ok(None);
+        };
+        let retired = node.retire(kind, slot, &locked.token).await;
+        node.unlock(slot, &locked.token).await?;
+        // Retiring under a lock we just took cannot lose it within the TTL.
+        Ok(Some(retired?.unwrap_or(0)))
     }
 }
 

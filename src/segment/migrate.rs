@@ -263,10 +263,8 @@ impl SegmentAllocator {
         let mut dropped = 0;
         for kind in [DispenserKind::Queue, DispenserKind::Range] {
             loop {
-                if let Some(locked) = node.lock(kind, slot, self.options().lock_ttl).await? {
-                    let retired = node.retire(kind, slot, &locked.token).await;
-                    node.unlock(slot, &locked.token).await?;
-                    dropped += retired?.unwrap_or(0);
+                if let Some(retired) = self.retire_under_lock(node, kind, slot).await? {
+                    dropped += retired;
                     break;
                 }
                 if Instant::now() >= deadline {

@@ -253,61 +253,74 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
     Ok(outcome)
 }
 
+/// Writes IDs to stdout, one per line, in batches the generator fills.
+struct IdSink {
+    out: std::io::BufWriter<std::io::Stdout>,
+    batch: Vec<u64>,
+    text: itoa::Buffer,
+}
+
+/// IDs generated per batch before they are written.
+const BATCH: u64 = 1 << 16;
+
+impl IdSink {
+    fn new() -> Self {
+        IdSink {
+            out: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
+            batch: Vec::with_capacity(BATCH as usize),
+            text: itoa::Buffer::new(),
+        }
+    }
+
+    /// Issues and writes `n` IDs, then flushes them.
+    async fn answer(
+        &mut self,
+        generator: &mut LeasedGenerator<SkewedClock>,
+        n: u64,
+    ) -> anyhow::Result<()> {
+        let mut left = n;
+        while left > 0 {
+            let step = left.min(BATCH);
+            generator.issue(step as usize, &mut self.batch).await?;
+            for id in self.batch.drain(..) {
+                self.out.write_all(self.text.format(id).as_bytes())?;
+                self.out.write_all(b"\n")?;
+            }
+            left -= step;
+        }
+        self.out.flush()?;
+        Ok(())
+    }
+}
+
 async fn issue(
     generator: &mut LeasedGenerator<SkewedClock>,
     mode: Mode,
 ) -> anyhow::Result<Outcome> {
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
-    let mut ids = Vec::with_capacity(1 << 16);
-    let mut text = itoa::Buffer::new();
-    let mut write = |ids: &mut Vec<u64>,
-                     out: &mut std::io::BufWriter<std::io::Stdout>|
-     -> std::io::Result<()> {
-        for id in ids.drain(..) {
-            out.write_all(text.format(id).as_bytes())?;
-            out.write_all(b"\n")?;
-        }
-        Ok(())
-    };
+    let mut sink = IdSink::new();
     match mode {
-        Mode::Count(n) => {
-            let mut left = n;
-            while left > 0 {
-                let step = left.min(1 << 16);
-                generator.issue(step as usize, &mut ids).await?;
-                write(&mut ids, &mut out)?;
-                left -= step;
-            }
-            out.flush()?;
-            Ok(Outcome::Success)
-        }
+        Mode::Count(n) => sink.answer(generator, n).await?,
         Mode::Stdin => {
             let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
             while let Some(line) = lines.next_line().await? {
-                let wanted = match line.trim() {
-                    "" => 1,
-                    text => match text.parse::<u64>() {
-                        Ok(n) if n <= MAX_REQUEST => n,
-                        _ => {
-                            return Err(idgen::Error::invalid(
-                                "request line",
-                                format!("{text:?} is not a count of IDs"),
-                                format!("write one number per line, 0..={MAX_REQUEST}; an empty line means 1"),
-                            )
-                            .into());
-                        }
-                    },
-                };
-                let mut left = wanted;
-                while left > 0 {
-                    let step = left.min(1 << 16);
-                    generator.issue(step as usize, &mut ids).await?;
-                    write(&mut ids, &mut out)?;
-                    left -= step;
-                }
-                out.flush()?;
+                sink.answer(generator, requested(&line)?).await?;
             }
-            Ok(Outcome::Success)
         }
+    }
+    Ok(Outcome::Success)
+}
+
+/// The count a `--stdin` request line asks for; an empty line means 1.
+fn requested(line: &str) -> idgen::Result<u64> {
+    match line.trim() {
+        "" => Ok(1),
+        text => match text.parse::<u64>() {
+            Ok(n) if n <= MAX_REQUEST => Ok(n),
+            _ => Err(idgen::Error::invalid(
+                "request line",
+                format!("{text:?} is not a count of IDs"),
+                format!("write one number per line, 0..={MAX_REQUEST}; an empty line means 1"),
+            )),
+        },
     }
 }
