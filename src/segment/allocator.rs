@@ -576,6 +576,10 @@ impl SegmentAllocator {
                 Ok(RefillOutcome::NotNeeded) => {}
                 Ok(RefillOutcome::Busy) => report.shards_busy += 1,
                 Ok(RefillOutcome::LockLost | RefillOutcome::Full) => report.segments_dropped += 1,
+                // Sealed for a move out of the embedded store: nothing to refill, nothing broken.
+                Err(Error::AppMovedOut { app, to }) => report.warnings.push(format!(
+                    "app {app} has moved out of this store to {to}; its shards are no longer refilled here"
+                )),
                 Err(e) => report.failures.push(ShardFailure {
                     app: slot.app,
                     shard: slot.shard,

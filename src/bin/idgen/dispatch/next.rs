@@ -26,7 +26,7 @@ pub struct NextArgs {
 
 pub async fn run(args: NextArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let backend = Backend::open(&ctx.settings)?;
-    ctx.out.info(&format!("backend: {}", backend.kind));
+    ctx.out.info(&format!("backend: {}", backend.describe()));
     let allocator = backend.allocator(&ctx.settings);
     let issued = allocator
         .next(args.app, args.gate_pass.as_deref(), args.count)
