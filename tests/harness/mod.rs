@@ -36,6 +36,8 @@ pub fn idgen_bin() -> &'static str {
 pub enum Backend {
     /// Redis + MySQL.
     Distributed,
+    /// One SQLite file in the test's home (`IDGEN_STORE`); no server at all.
+    Embedded,
 }
 
 /// Slots: pairs of (Redis db, MySQL database) handed to one test at a time.
@@ -55,7 +57,8 @@ fn pool() -> &'static SlotPool {
 /// One test's isolated world.
 pub struct TestEnv {
     pub backend: Backend,
-    slot: usize,
+    /// The server slot held (distributed only).
+    slot: Option<usize>,
     pub redis_url: String,
     pub mysql_url: String,
     pub home: tempfile::TempDir,
@@ -80,11 +83,28 @@ impl TestEnv {
         servers.wipe(slot);
         TestEnv {
             backend: Backend::Distributed,
-            slot,
+            slot: Some(slot),
             redis_url,
             mysql_url,
             home: tempfile::tempdir().expect("temp home"),
         }
+    }
+
+    /// A fresh environment on the embedded store: no server, the store file in
+    /// the test's own home.
+    pub fn embedded() -> Self {
+        TestEnv {
+            backend: Backend::Embedded,
+            slot: None,
+            redis_url: String::new(),
+            mysql_url: String::new(),
+            home: tempfile::tempdir().expect("temp home"),
+        }
+    }
+
+    /// The embedded store's file (`IDGEN_STORE` of every command).
+    pub fn store_path(&self) -> std::path::PathBuf {
+        self.home.path().join("idgen.db")
     }
 
     /// An `idgen` command with only this environment's settings: no inherited
@@ -102,6 +122,9 @@ impl TestEnv {
             Backend::Distributed => {
                 cmd.env("IDGEN_REDIS_URL", &self.redis_url)
                     .env("IDGEN_MYSQL_URL", &self.mysql_url);
+            }
+            Backend::Embedded => {
+                cmd.env("IDGEN_STORE", self.store_path());
             }
         }
         cmd
@@ -171,9 +194,11 @@ impl TestEnv {
 
 impl Drop for TestEnv {
     fn drop(&mut self) {
-        let pool = pool();
-        pool.free.lock().unwrap().push(self.slot);
-        pool.returned.notify_one();
+        if let Some(slot) = self.slot {
+            let pool = pool();
+            pool.free.lock().unwrap().push(slot);
+            pool.returned.notify_one();
+        }
     }
 }
 
