@@ -507,3 +507,22 @@ fn a_busy_store_times_out_within_the_bound() {
     assert!(started.elapsed() < Duration::from_secs(3));
     holder.execute_batch("ROLLBACK").unwrap();
 }
+
+#[test]
+fn closing_the_store_empties_a_long_wal_and_keeps_every_commit() {
+    let f = Fixture::new();
+    f.init_app(1, 100);
+    let mut wal = f.store.path().as_os_str().to_owned();
+    wal.push("-wal");
+    let mut taken = 0;
+    while std::fs::metadata(&wal).map_or(0, |m| m.len()) < WAL_TRUNCATE_BYTES {
+        f.take_segment(SLOT, 1).unwrap();
+        taken += 1;
+    }
+    let path = f.store.path().to_path_buf();
+    drop(f.store);
+    assert_eq!(std::fs::metadata(&wal).unwrap().len(), 0);
+    let reopened = SqliteStore::open(&path, Duration::from_secs(5));
+    let app = f.runtime.block_on(reopened.app(1)).unwrap().unwrap();
+    assert_eq!(app.shards[usize::from(SLOT.shard)].max_id, taken);
+}
