@@ -873,3 +873,44 @@ fn a_sealed_app_serves_only_its_stock_and_its_max_ids_are_final() {
         );
     }
 }
+
+#[test]
+fn a_process_killed_while_creating_the_store_leaves_it_creatable() {
+    let env = TestEnv::embedded();
+    let run = env.run_with(
+        &["init-app", "--app", "1", "--name", "demo"],
+        &[("IDGEN_FAILPOINTS", "sqlite.schema.before_commit")],
+    );
+    assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
+    init_app(&env, "1", "100");
+    env.ok(&["next", "--app", "1"]);
+}
+
+#[test]
+fn a_holder_killed_while_acquiring_leaves_the_worker_free() {
+    let env = TestEnv::embedded();
+    let run = env.run_with(
+        &lease_args("crash", &["--count", "1"]),
+        &[("IDGEN_FAILPOINTS", "sqlite.lease.before_commit")],
+    );
+    assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
+    assert!(run.stdout.is_empty());
+    // Nothing of the acquire survived, not even the namespace.
+    assert_eq!(
+        query_i64(
+            &env,
+            "SELECT COUNT(*) FROM idgen_lease_held WHERE namespace = 'crash'"
+        ),
+        0
+    );
+    assert_eq!(
+        query_i64(
+            &env,
+            "SELECT COUNT(*) FROM idgen_lease_namespace WHERE namespace = 'crash'"
+        ),
+        0
+    );
+    let run = env.run(&lease_args("crash", &["--count", "1"]));
+    assert!(run.success(), "{run}");
+    assert_eq!(acquired_worker(&run.stderr), 0);
+}

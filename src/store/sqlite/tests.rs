@@ -526,3 +526,14 @@ fn closing_the_store_empties_a_long_wal_and_keeps_every_commit() {
     let app = f.runtime.block_on(reopened.app(1)).unwrap().unwrap();
     assert_eq!(app.shards[usize::from(SLOT.shard)].max_id, taken);
 }
+
+#[test]
+fn open_existing_refuses_a_path_with_no_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("typo.db");
+    let refused = SqliteStore::open_existing(&missing, Duration::from_secs(1))
+        .err()
+        .unwrap();
+    assert!(matches!(refused, Error::StoreUnusable { .. }), "{refused}");
+    assert!(!missing.exists());
+}
