@@ -1,5 +1,7 @@
-//! The embedded store: one SQLite file that is the [`Ledger`], the [`Dispenser`]
-//! (node `embedded`), the [`LeaseStore`] and the [`WorkerNodeAssigner`] at once,
+//! The embedded store: one SQLite file that is the [`Ledger`](super::Ledger),
+//! the [`Dispenser`](super::Dispenser) (node `embedded`), the
+//! [`LeaseStore`](crate::lease::LeaseStore) and the
+//! [`WorkerNodeAssigner`](crate::lease::WorkerNodeAssigner) at once,
 //! for deployments with neither Redis nor MySQL. Many idgen processes on one host
 //! may share the file.
 //!
@@ -27,6 +29,9 @@
 //!   it no longer owns (its segment becomes a gap);
 //! * a crash between `take_segment` and `push` leaves a gap: the ledger has
 //!   already moved past the segment;
+//! * a sealed app gets no new segment: `take_segment` reads the seal inside its
+//!   own write transaction, so once `seal_app` commits, every shard's `max_id`
+//!   is final and the destination can start above it;
 //! * a worker ID is claimed, and its time fence raised, in one transaction; the
 //!   fence reasoning of [`crate::lease`] applies unchanged, with an expired
 //!   holder row treated exactly as a missing Redis key.
