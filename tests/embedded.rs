@@ -13,9 +13,7 @@ const ALICE: &str = "alice@example.com";
 const ALICE_SHARD: u8 = 61;
 
 fn sqlite(env: &TestEnv) -> rusqlite::Connection {
-    let conn = rusqlite::Connection::open(env.store_path()).expect("open the test store");
-    conn.busy_timeout(Duration::from_secs(10)).unwrap();
-    conn
+    env.sqlite()
 }
 
 fn query_i64(env: &TestEnv, sql: &str) -> i64 {

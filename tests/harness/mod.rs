@@ -107,6 +107,14 @@ impl TestEnv {
         self.home.path().join("idgen.db")
     }
 
+    /// A connection to the embedded store's file, for inspecting or tampering.
+    pub fn sqlite(&self) -> rusqlite::Connection {
+        let conn = rusqlite::Connection::open(self.store_path()).expect("open the test store");
+        conn.busy_timeout(Duration::from_secs(10))
+            .expect("set a busy timeout");
+        conn
+    }
+
     /// An `idgen` command with only this environment's settings: no inherited
     /// `IDGEN_*`, a private HOME and XDG directories.
     pub fn idgen(&self) -> Command {
