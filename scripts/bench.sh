@@ -9,15 +9,16 @@
 # It builds a release binary, starts its own redis-server and mariadbd on free
 # loopback ports in a temporary directory (or uses IDGEN_BENCH_REDIS_URL and
 # IDGEN_BENCH_MYSQL_URL), and times commands with hyperfine. Results go to
-# target/bench/*.json and a summary to stdout. In-process figures: cargo bench.
+# target/bench/*.json (under $CARGO_TARGET_DIR when set) and a summary to stdout. In-process figures: cargo bench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
 
 command -v hyperfine >/dev/null || { echo "bench: install hyperfine (apt-get install hyperfine)" >&2; exit 1; }
 cargo build --release --quiet
-idgen="$PWD/target/release/idgen"
-out="$PWD/target/bench"
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+idgen="$target/release/idgen"
+out="$target/bench"
 mkdir -p "$out"
 scratch="$(mktemp -d)"
 pids=()

@@ -1,7 +1,7 @@
 //! Choosing and opening the storage a command runs on.
 //!
 //! Redis and MySQL together make the distributed backend; neither makes the
-//! embedded one; one without the other is a configuration mistake.
+//! embedded one (one SQLite file); one without the other is a configuration mistake.
 
 use crate::config::{DEFAULT_NODE, Settings};
 use crate::error::{Error, Result};
@@ -11,7 +11,9 @@ use crate::redact::SecretUrl;
 use crate::segment::{AllocatorOptions, SegmentAllocator};
 use crate::store::mysql::MysqlLedger;
 use crate::store::redis::RedisNode;
-use crate::store::{Ledger, NodeSet};
+use crate::store::sqlite::SqliteStore;
+use crate::store::{Dispenser, Ledger, NodeSet};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -31,6 +33,8 @@ enum Parts {
         main: SecretUrl,
         timeout: Duration,
     },
+    /// Everything in one SQLite file.
+    Embedded { store: Arc<SqliteStore> },
 }
 
 impl Backend {
@@ -75,26 +79,69 @@ impl Backend {
                 problem: "a MySQL URL is configured but no Redis URL".into(),
                 hint: "the distributed backend needs both: add --redis URL (or IDGEN_REDIS_URL), or drop MySQL to use the embedded store".into(),
             }),
-            (false, None) => Err(Error::Config {
-                location: "backend".into(),
-                problem: "no Redis and no MySQL URL is configured".into(),
-                hint: "pass --redis URL and --mysql URL (or IDGEN_REDIS_URL and IDGEN_MYSQL_URL)".into(),
-            }),
+            (false, None) => {
+                let path = match &settings.store {
+                    Some(path) => path.clone(),
+                    None => default_store_path()?,
+                };
+                let store = Arc::new(SqliteStore::open(&path, settings.timeout));
+                let dispenser: Arc<dyn Dispenser> = store.clone();
+                Ok(Backend {
+                    ledger: store.clone(),
+                    nodes: Arc::new(NodeSet::single(dispenser)),
+                    kind: "embedded",
+                    parts: Parts::Embedded { store },
+                })
+            }
         }
     }
 
-    /// Where worker-ID leases live: the default Redis node.
+    /// Where the data lives, for `--verbose` and `status`: the store file, or
+    /// the (redacted) server URLs.
+    pub fn location(&self) -> String {
+        match &self.parts {
+            Parts::Distributed { mysql, main, .. } => {
+                format!("redis {main}, {}", mysql.describe())
+            }
+            Parts::Embedded { store } => format!("store {}", store.path().display()),
+        }
+    }
+
+    /// `kind (location)`, the line `--verbose` prints.
+    pub fn describe(&self) -> String {
+        format!("{} ({})", self.kind, self.location())
+    }
+
+    /// The embedded store's file, if this is the embedded backend.
+    pub fn store_path(&self) -> Option<&Path> {
+        match &self.parts {
+            Parts::Embedded { store } => Some(store.path()),
+            Parts::Distributed { .. } => None,
+        }
+    }
+
+    /// The embedded store itself, for what only it can do (sealing an app).
+    pub fn embedded_store(&self) -> Option<&Arc<SqliteStore>> {
+        match &self.parts {
+            Parts::Embedded { store } => Some(store),
+            Parts::Distributed { .. } => None,
+        }
+    }
+
+    /// Where worker-ID leases live: the default Redis node, or the store file.
     pub async fn lease_store(&self) -> Result<Arc<dyn LeaseStore>> {
         match &self.parts {
             Parts::Distributed { main, timeout, .. } => Ok(Arc::new(
                 RedisNode::connect(DEFAULT_NODE, main, *timeout).await?,
             )),
+            Parts::Embedded { store } => Ok(store.clone()),
         }
     }
 
-    /// The never-reuse assigner: MySQL's `WORKER_NODE`.
+    /// The never-reuse assigner: MySQL's `WORKER_NODE`, or the store file's.
     pub async fn worker_nodes(&self) -> Result<Arc<dyn WorkerNodeAssigner>> {
         match &self.parts {
+            Parts::Embedded { store } => Ok(store.clone()),
             Parts::Distributed {
                 mysql,
                 main,
@@ -116,4 +163,29 @@ impl Backend {
         };
         SegmentAllocator::new(self.ledger.clone(), self.nodes.clone(), options)
     }
+}
+
+/// `$XDG_DATA_HOME/idgen/idgen.db`, else `~/.local/share/idgen/idgen.db`;
+/// creates the directory.
+pub fn default_store_path() -> Result<PathBuf> {
+    let data_home = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .map(|home| home.join(".local").join("share"))
+        })
+        .ok_or_else(|| Error::Config {
+            location: "embedded store".into(),
+            problem: "neither XDG_DATA_HOME nor HOME names a directory for the store".into(),
+            hint: "pass --store PATH (or IDGEN_STORE), or configure --redis and --mysql".into(),
+        })?;
+    let dir = data_home.join("idgen");
+    std::fs::create_dir_all(&dir).map_err(|e| Error::StoreUnusable {
+        path: dir.join("idgen.db").display().to_string(),
+        detail: format!("cannot create directory {}: {e}", dir.display()),
+    })?;
+    Ok(dir.join("idgen.db"))
 }

@@ -253,6 +253,10 @@ impl Error {
             UnknownNode { .. } | RouteToUnknownNode { .. } => {
                 "name the node under [redis.nodes] in the config file".into()
             }
+            Timeout {
+                backend: "SQLite", ..
+            } => "another idgen process kept the store busy; retry, and --timeout raises the wait"
+                .into(),
             Unreachable { .. } | Timeout { .. } => {
                 "check the URL and that the server is up; --timeout raises the wait".into()
             }

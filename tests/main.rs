@@ -3,6 +3,7 @@
 mod completions;
 mod config;
 mod decode;
+mod embedded;
 mod ergonomics;
 mod harness;
 mod inspect;

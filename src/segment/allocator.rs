@@ -599,6 +599,10 @@ impl SegmentAllocator {
                 // A move switched the app's node after this run read the routes:
                 // the new node is the mover's (and the next run's) to fill.
                 Err(Error::Moved { .. }) => {}
+                // Sealed for a move out of the embedded store: nothing to refill, nothing broken.
+                Err(Error::AppMovedOut { app, to }) => report.warnings.push(format!(
+                    "app {app} has moved out of this store to {to}; its shards are no longer refilled here"
+                )),
                 Err(e) => report.failures.push(ShardFailure {
                     app: slot.app,
                     shard: slot.shard,

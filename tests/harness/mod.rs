@@ -36,6 +36,8 @@ pub fn idgen_bin() -> &'static str {
 pub enum Backend {
     /// Redis + MySQL.
     Distributed,
+    /// One SQLite file in the test's home (`IDGEN_STORE`); no server at all.
+    Embedded,
 }
 
 /// Slots: pairs of (Redis db, MySQL database) handed to one test at a time.
@@ -55,7 +57,8 @@ fn pool() -> &'static SlotPool {
 /// One test's isolated world.
 pub struct TestEnv {
     pub backend: Backend,
-    slot: usize,
+    /// The server slot held (distributed only).
+    slot: Option<usize>,
     pub redis_url: String,
     /// Node `hot`: a database on the second redis-server.
     pub hot_url: String,
@@ -88,7 +91,7 @@ impl TestEnv {
         servers.wipe(slot);
         TestEnv {
             backend: Backend::Distributed,
-            slot,
+            slot: Some(slot),
             redis_url,
             hot_url,
             cold_url,
@@ -104,6 +107,34 @@ impl TestEnv {
         let mut env = Self::distributed();
         env.named_nodes = true;
         env
+    }
+
+    /// A fresh environment on the embedded store: no server, the store file in
+    /// the test's own home.
+    pub fn embedded() -> Self {
+        TestEnv {
+            backend: Backend::Embedded,
+            slot: None,
+            redis_url: String::new(),
+            hot_url: String::new(),
+            cold_url: String::new(),
+            mysql_url: String::new(),
+            named_nodes: false,
+            home: tempfile::tempdir().expect("temp home"),
+        }
+    }
+
+    /// The embedded store's file (`IDGEN_STORE` of every command).
+    pub fn store_path(&self) -> std::path::PathBuf {
+        self.home.path().join("idgen.db")
+    }
+
+    /// A connection to the embedded store's file, for inspecting or tampering.
+    pub fn sqlite(&self) -> rusqlite::Connection {
+        let conn = rusqlite::Connection::open(self.store_path()).expect("open the test store");
+        conn.busy_timeout(Duration::from_secs(10))
+            .expect("set a busy timeout");
+        conn
     }
 
     /// An `idgen` command with only this environment's settings: no inherited
@@ -127,6 +158,9 @@ impl TestEnv {
                         format!("hot={},cold={}", self.hot_url, self.cold_url),
                     );
                 }
+            }
+            Backend::Embedded => {
+                cmd.env("IDGEN_STORE", self.store_path());
             }
         }
         cmd
@@ -182,7 +216,7 @@ impl TestEnv {
 
     /// This test's database on the second Redis server, for a second node.
     pub fn redis2_url(&self) -> String {
-        servers().redis2_db_url(self.slot)
+        self.hot_url.clone()
     }
 
     /// A Redis connection to this test's database.
@@ -222,9 +256,11 @@ impl TestEnv {
 
 impl Drop for TestEnv {
     fn drop(&mut self) {
-        let pool = pool();
-        pool.free.lock().unwrap().push(self.slot);
-        pool.returned.notify_one();
+        if let Some(slot) = self.slot {
+            let pool = pool();
+            pool.free.lock().unwrap().push(slot);
+            pool.returned.notify_one();
+        }
     }
 }
 

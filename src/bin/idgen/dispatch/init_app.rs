@@ -67,11 +67,7 @@ pub async fn run(args: InitAppArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
         policy,
     )?;
     let backend = Backend::open(&ctx.settings)?;
-    ctx.out.info(&format!(
-        "backend: {} ({})",
-        backend.kind,
-        backend.ledger.describe()
-    ));
+    ctx.out.info(&format!("backend: {}", backend.describe()));
     let report = backend
         .ledger
         .init_app(&spec)

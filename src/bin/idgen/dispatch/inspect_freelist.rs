@@ -58,6 +58,7 @@ fn describe(problem: &Problem) -> String {
 
 pub async fn run(args: InspectArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let backend = Backend::open(&ctx.settings)?;
+    ctx.out.info(&format!("backend: {}", backend.describe()));
     let store = backend.lease_store().await?;
     let ns = &args.namespace;
     let mut snapshot = store.snapshot(ns).await?;

@@ -207,7 +207,7 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
     let holder = args.holder.clone().unwrap_or_else(default_holder);
 
     let backend = Backend::open(&ctx.settings)?;
-    ctx.out.info(&format!("backend: {}", backend.kind));
+    ctx.out.info(&format!("backend: {}", backend.describe()));
     let source = match assigner {
         Assigner::Lease => WorkerSource::Lease(backend.lease_store().await?),
         Assigner::WorkerNode => WorkerSource::WorkerNode {

@@ -54,7 +54,7 @@ impl ReloadProgress for Bar {
 pub async fn run(args: ReloadArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let idle = check_idle(args.idle.unwrap_or(ctx.settings.idle))?;
     let backend = Backend::open(&ctx.settings)?;
-    ctx.out.info(&format!("backend: {}", backend.kind));
+    ctx.out.info(&format!("backend: {}", backend.describe()));
     let allocator = backend.allocator(&ctx.settings);
     let options = ReloadOptions {
         app: args.app,

@@ -1,0 +1,502 @@
+//! The embedded store as the [`Ledger`]: `id_alloc` plus idgen's own per-app
+//! policy, refill history, route state and sealed apps.
+//!
+//! The store has one node, [`EMBEDDED_NODE`], so apps never move between nodes
+//! here; the way out is sealing an app and recreating it elsewhere
+//! (`idgen migrate --from-store`).
+
+use super::{DbError, DbResult, EMBEDDED_NODE, SealedApp, SealedShard, SqliteStore, now_ms};
+use crate::error::{Error, Result};
+use crate::segment::{SHARDS, max_index_within};
+use crate::store::{
+    AppPolicy, AppRecord, AppSpec, InitOutcome, InitReport, Ledger, Planner, RefillMark, Route,
+    Segment, SegmentPlan, ShardRow, ShardState,
+};
+use async_trait::async_trait;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+const PHASE_STOCKING: &str = "stocking";
+const PHASE_RETIRING: &str = "retiring";
+
+fn to_u64(value: i64, column: &str) -> DbResult<u64> {
+    u64::try_from(value).map_err(|_| {
+        DbError::Idgen(Error::Corrupt {
+            detail: format!("id_alloc.{column} is negative ({value}) in the embedded store"),
+        })
+    })
+}
+
+/// A validated count as SQLite stores it (AppSpec keeps them within i64).
+fn sql_u64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn policy_from(step: u64, min: Option<i64>, max: Option<i64>, target: Option<i64>) -> AppPolicy {
+    let default = AppPolicy::for_step(step.max(1));
+    AppPolicy {
+        min_step: min.map_or(default.min_step, |v| v.max(1) as u64),
+        max_step: max.map_or(default.max_step, |v| v.max(1) as u64),
+        target: target.map_or(default.target, |v| Duration::from_secs(v.max(1) as u64)),
+    }
+}
+
+/// A route row as the allocator sees it; no row means the one embedded node.
+fn route_from(node: Option<String>, target: Option<String>, phase: Option<String>) -> Route {
+    let node = node.unwrap_or_else(|| EMBEDDED_NODE.to_string());
+    let (incoming, outgoing) = match phase.as_deref() {
+        Some(PHASE_STOCKING) => (target, None),
+        Some(PHASE_RETIRING) => (None, target),
+        _ => (None, None),
+    };
+    Route {
+        node,
+        incoming,
+        outgoing,
+    }
+}
+
+fn embedded_route() -> Route {
+    route_from(None, None, None)
+}
+
+/// Where a sealed app went; `None` while it is served here.
+pub(super) fn moved_to(conn: &Connection, app: u8) -> DbResult<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT moved_to FROM idgen_sealed WHERE app_id = ?1")?
+        .query_row([app], |r| r.get(0))
+        .optional()?)
+}
+
+fn refuse_if_sealed(conn: &Connection, app: u8) -> DbResult<()> {
+    match moved_to(conn, app)? {
+        Some(to) => Err(DbError::Idgen(Error::AppMovedOut { app, to })),
+        None => Ok(()),
+    }
+}
+
+fn shard_count(conn: &Connection, app: u8) -> DbResult<i64> {
+    Ok(conn
+        .prepare_cached("SELECT COUNT(*) FROM id_alloc WHERE app_id = ?1")?
+        .query_row([app], |r| r.get(0))?)
+}
+
+/// Every app (or one) with its shards, in app and shard order.
+fn records(conn: &Connection, only: Option<u8>) -> DbResult<Vec<AppRecord>> {
+    let mut policies: BTreeMap<u8, (i64, i64, i64)> = BTreeMap::new();
+    {
+        let mut stmt =
+            conn.prepare_cached("SELECT app_id, min_step, max_step, target_secs FROM idgen_app")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, i64>(3)?,
+            ))
+        })?;
+        for row in rows {
+            let (app, min, max, target) = row?;
+            if let Ok(app) = u8::try_from(app) {
+                policies.insert(app, (min, max, target));
+            }
+        }
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT a.app_id, a.app_name, a.description, a.shard_id, a.max_id, a.step, a.max_limit_id, h.loaded
+         FROM id_alloc a LEFT JOIN idgen_refill h ON h.app_id = a.app_id AND h.shard_id = a.shard_id
+         WHERE (?1 IS NULL OR a.app_id = ?1) AND a.app_id BETWEEN 0 AND 255 AND a.shard_id BETWEEN 0 AND 63
+         ORDER BY a.app_id, a.shard_id",
+    )?;
+    type Row = (i64, String, Option<String>, i64, i64, i64, i64, Option<i64>);
+    let rows = stmt.query_map([only], |r| {
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+            r.get(6)?,
+            r.get(7)?,
+        ))
+    })?;
+    let mut apps: Vec<AppRecord> = Vec::new();
+    for row in rows {
+        let (app_id, name, description, shard, max_id, step, limit, loaded): Row = row?;
+        // The WHERE clause keeps both in range.
+        let (app_id, shard) = (app_id as u8, shard as u8);
+        let step = to_u64(step, "step")?;
+        if apps.last().is_none_or(|a| a.app != app_id) {
+            let (min, max, target) = policies
+                .get(&app_id)
+                .map(|&(a, b, c)| (Some(a), Some(b), Some(c)))
+                .unwrap_or_default();
+            apps.push(AppRecord {
+                app: app_id,
+                name,
+                description,
+                policy: policy_from(step, min, max, target),
+                shards: Vec::new(),
+            });
+        }
+        if let Some(record) = apps.last_mut() {
+            record.shards.push(ShardRow {
+                shard,
+                max_id: to_u64(max_id, "max_id")?,
+                step,
+                max_limit_id: to_u64(limit, "max_limit_id")?,
+                last_loaded: loaded.and_then(|l| u64::try_from(l).ok()),
+            });
+        }
+    }
+    Ok(apps)
+}
+
+fn init_app(conn: &Connection, spec: &AppSpec) -> DbResult<InitReport> {
+    refuse_if_sealed(conn, spec.app)?;
+    let mut added = 0u64;
+    {
+        let mut insert = conn.prepare_cached(
+            "INSERT OR IGNORE INTO id_alloc (app_id, app_name, max_id, shard_id, step, description, max_limit_id)
+             VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6)",
+        )?;
+        for shard in 0..SHARDS {
+            added += insert.execute(params![
+                spec.app,
+                spec.name,
+                shard,
+                sql_u64(spec.step),
+                spec.description,
+                sql_u64(spec.max_limit_id)
+            ])? as u64;
+        }
+    }
+    let existing: Option<String> = conn
+        .prepare_cached(
+            "SELECT app_name FROM id_alloc WHERE app_id = ?1 AND app_name <> ?2 LIMIT 1",
+        )?
+        .query_row(params![spec.app, spec.name], |r| r.get(0))
+        .optional()?;
+    if let Some(existing) = existing {
+        return Err(DbError::Idgen(Error::AppNameConflict {
+            app: spec.app,
+            existing,
+            requested: spec.name.clone(),
+        }));
+    }
+    conn.prepare_cached(
+        "INSERT OR IGNORE INTO idgen_app (app_id, min_step, max_step, target_secs) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![
+        spec.app,
+        sql_u64(spec.policy.min_step),
+        sql_u64(spec.policy.max_step),
+        sql_u64(spec.policy.target.as_secs())
+    ])?;
+    let app = records(conn, Some(spec.app))?
+        .pop()
+        .ok_or(Error::UnknownApp { app: spec.app })?;
+    crate::failpoint::hit("init_app.before_commit")?;
+    let outcome = match added {
+        0 => InitOutcome::Unchanged,
+        n if n == u64::from(SHARDS) => InitOutcome::Created,
+        _ => InitOutcome::Completed,
+    };
+    Ok(InitReport {
+        outcome,
+        shards_added: added,
+        app,
+    })
+}
+
+/// The shard as the planner sees it, read under the write lock.
+fn shard_state(conn: &Connection, app: u8, shard: u8) -> DbResult<ShardState> {
+    refuse_if_sealed(conn, app)?;
+    let row: Option<(i64, i64, i64)> = conn
+        .prepare_cached(
+            "SELECT max_id, step, max_limit_id FROM id_alloc WHERE app_id = ?1 AND shard_id = ?2",
+        )?
+        .query_row(params![app, shard], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .optional()?;
+    let Some((max_id, step, max_limit_id)) = row else {
+        return Err(DbError::Idgen(if shard_count(conn, app)? == 0 {
+            Error::UnknownApp { app }
+        } else {
+            Error::ShardMissing { app, shard }
+        }));
+    };
+    type Extra = (
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    );
+    let (loaded_at, loaded, stock_after, min_step, max_step, target, node, target_node, phase): Extra =
+        conn.prepare_cached(
+            "SELECT h.loaded_at_ms, h.loaded, h.stock_after, p.min_step, p.max_step, p.target_secs, r.node, r.target_node, r.phase
+             FROM (SELECT 1) x
+             LEFT JOIN idgen_refill h ON h.app_id = ?1 AND h.shard_id = ?2
+             LEFT JOIN idgen_app p ON p.app_id = ?1
+             LEFT JOIN idgen_route r ON r.app_id = ?1",
+        )?
+        .query_row(params![app, shard], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+                r.get(8)?,
+            ))
+        })?;
+    let step = to_u64(step, "step")?;
+    Ok(ShardState {
+        app,
+        shard,
+        max_id: to_u64(max_id, "max_id")?,
+        step,
+        max_limit_id: to_u64(max_limit_id, "max_limit_id")?,
+        policy: policy_from(step, min_step, max_step, target),
+        last_refill: match (loaded_at, loaded, stock_after) {
+            (Some(at), Some(loaded), Some(after)) => Some(RefillMark {
+                loaded_at_ms: at,
+                loaded: loaded.max(0) as u64,
+                stock_after: after.max(0) as u64,
+            }),
+            _ => None,
+        },
+        route: route_from(node, target_node, phase),
+    })
+}
+
+/// Takes a segment in one immediate transaction. The planner runs on the
+/// caller's side (it borrows the caller's state): the state goes out over
+/// `state_out`, the plan comes back over `plan_in`, and the transaction stays
+/// open in between. If the caller goes away, nothing is committed.
+fn take_segment(
+    conn: &mut Connection,
+    app: u8,
+    shard: u8,
+    state_out: tokio::sync::oneshot::Sender<ShardState>,
+    plan_in: std::sync::mpsc::Receiver<Result<SegmentPlan>>,
+) -> DbResult<Option<Segment>> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let state = shard_state(&tx, app, shard)?;
+    let (max_id, max_limit_id) = (state.max_id, state.max_limit_id);
+    if state_out.send(state).is_err() {
+        return Err(DbError::Idgen(Error::Internal(
+            "the caller stopped waiting for a segment".into(),
+        )));
+    }
+    let planned = plan_in.recv().map_err(|_| {
+        DbError::Idgen(Error::Internal(
+            "the segment planner went away mid-transaction".into(),
+        ))
+    })??;
+    if planned.count == 0 {
+        return Ok(None); // dropping tx rolls back
+    }
+    let limit = max_index_within(max_limit_id, app, shard).unwrap_or(0);
+    if max_id.saturating_add(planned.count) > limit {
+        return Err(DbError::Idgen(Error::Internal(format!(
+            "planner asked for {} indexes past max_id {max_id} of app {app} shard {shard} (limit {limit})",
+            planned.count
+        ))));
+    }
+    let new_max = max_id + planned.count;
+    let new_max_sql = i64::try_from(new_max).map_err(|_| {
+        DbError::Idgen(Error::Internal(format!(
+            "max_id {new_max} of app {app} shard {shard} does not fit a signed 64-bit integer"
+        )))
+    })?;
+    tx.prepare_cached(
+        "UPDATE id_alloc SET max_id = ?1, update_time = CURRENT_TIMESTAMP WHERE app_id = ?2 AND shard_id = ?3",
+    )?
+    .execute(params![new_max_sql, app, shard])?;
+    if let Some(mark) = planned.mark {
+        tx.prepare_cached(
+            "INSERT INTO idgen_refill (app_id, shard_id, loaded_at_ms, loaded, stock_after) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (app_id, shard_id) DO UPDATE SET loaded_at_ms = excluded.loaded_at_ms,
+               loaded = excluded.loaded, stock_after = excluded.stock_after",
+        )?
+        .execute(params![
+            app,
+            shard,
+            mark.loaded_at_ms,
+            sql_u64(mark.loaded),
+            sql_u64(mark.stock_after)
+        ])?;
+    }
+    crate::failpoint::hit("sqlite.take_segment.before_commit")?;
+    tx.commit()?;
+    Ok(Some(Segment {
+        first: max_id + 1,
+        last: new_max,
+    }))
+}
+
+/// Seals `app` for `destination` (see [`SqliteStore::seal_app`]).
+pub(super) fn seal(conn: &Connection, app: u8, destination: &str) -> DbResult<SealedApp> {
+    let record = records(conn, Some(app))?
+        .pop()
+        .ok_or(Error::UnknownApp { app })?;
+    let recorded: Option<(String, i64)> = conn
+        .prepare_cached("SELECT moved_to, sealed_at_ms FROM idgen_sealed WHERE app_id = ?1")?
+        .query_row([app], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let (moved_to, sealed_at_ms) = match recorded {
+        Some((to, _)) if to != destination => {
+            // Two deployments continuing from the same max_id would repeat IDs.
+            return Err(DbError::Idgen(Error::AppMovedOut { app, to }));
+        }
+        Some(recorded) => recorded,
+        None => {
+            let at = now_ms();
+            conn.prepare_cached(
+                "INSERT INTO idgen_sealed (app_id, moved_to, sealed_at_ms) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![app, destination, at])?;
+            crate::failpoint::hit("sqlite.seal.before_commit")?;
+            (destination.to_string(), at)
+        }
+    };
+    Ok(SealedApp {
+        app,
+        step: record.step(),
+        max_limit_id: record.max_limit_id(),
+        shards: record
+            .shards
+            .iter()
+            .map(|s| SealedShard {
+                shard: s.shard,
+                max_id: s.max_id,
+            })
+            .collect(),
+        name: record.name,
+        description: record.description,
+        policy: record.policy,
+        moved_to,
+        sealed_at_ms,
+    })
+}
+
+fn routes(conn: &Connection) -> DbResult<BTreeMap<u8, Route>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT app_id, node, target_node, phase FROM idgen_route")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, Option<String>>(2)?,
+            r.get::<_, Option<String>>(3)?,
+        ))
+    })?;
+    let mut routes = BTreeMap::new();
+    for row in rows {
+        let (app, node, target, phase) = row?;
+        if let Ok(app) = u8::try_from(app) {
+            routes.insert(app, route_from(Some(node), target, phase));
+        }
+    }
+    Ok(routes)
+}
+
+/// The route of an app that exists, as stored (the embedded node if none is).
+fn route_of(conn: &Connection, app: u8) -> DbResult<Route> {
+    if shard_count(conn, app)? == 0 {
+        return Err(DbError::Idgen(Error::UnknownApp { app }));
+    }
+    Ok(routes(conn)?.remove(&app).unwrap_or_else(embedded_route))
+}
+
+fn no_other_nodes(app: u8, to: &str) -> Error {
+    Error::invalid(
+        "migrate",
+        format!(
+            "app {app} cannot move to node {to:?}: the embedded store has one node, {EMBEDDED_NODE:?}"
+        ),
+        "to move apps to Redis and MySQL, use `idgen migrate --from-store` with --redis and --mysql",
+    )
+}
+
+#[async_trait]
+impl Ledger for SqliteStore {
+    fn describe(&self) -> String {
+        format!("sqlite {}", self.path().display())
+    }
+
+    async fn server_version(&self) -> Result<String> {
+        Ok(format!("SQLite {}", rusqlite::version()))
+    }
+
+    async fn ensure_schema(&self) -> Result<()> {
+        // Opening the file creates or checks the schema.
+        self.run(|_| Ok(())).await
+    }
+
+    async fn init_app(&self, spec: &AppSpec) -> Result<InitReport> {
+        let spec = spec.clone();
+        self.write(move |tx| init_app(tx, &spec)).await
+    }
+
+    async fn app(&self, app: u8) -> Result<Option<AppRecord>> {
+        self.read(move |tx| Ok(records(tx, Some(app))?.pop())).await
+    }
+
+    async fn apps(&self) -> Result<Vec<AppRecord>> {
+        self.read(|tx| records(tx, None)).await
+    }
+
+    async fn take_segment(&self, app: u8, shard: u8, plan: Planner<'_>) -> Result<Option<Segment>> {
+        let (state_out, state_in) = tokio::sync::oneshot::channel();
+        let (plan_out, plan_in) = std::sync::mpsc::channel();
+        let db = self.db.clone();
+        let job = tokio::task::spawn_blocking(move || {
+            db.with(move |conn| take_segment(conn, app, shard, state_out, plan_in))
+        });
+        if let Ok(state) = state_in.await {
+            // If the transaction already failed, it reports that itself below.
+            let _ = plan_out.send(plan(&state));
+        }
+        drop(plan_out);
+        job.await
+            .map_err(|e| Error::Internal(format!("SQLite worker thread failed: {e}")))?
+    }
+
+    async fn routes(&self) -> Result<BTreeMap<u8, Route>> {
+        self.read(|tx| routes(tx)).await
+    }
+
+    async fn begin_move(&self, app: u8, to: &str) -> Result<Route> {
+        Err(no_other_nodes(app, to))
+    }
+
+    async fn switch_route(&self, app: u8, to: &str) -> Result<Route> {
+        let to = to.to_string();
+        self.read(move |tx| {
+            let route = route_of(tx, app)?;
+            if route.node == to && !route.moving() {
+                Ok(route)
+            } else {
+                Err(DbError::Idgen(no_other_nodes(app, &to)))
+            }
+        })
+        .await
+    }
+
+    async fn finish_move(&self, app: u8) -> Result<Route> {
+        self.read(move |tx| route_of(tx, app)).await
+    }
+}

@@ -1,0 +1,361 @@
+//! The embedded store: one SQLite file that is the [`Ledger`](super::Ledger),
+//! the [`Dispenser`](super::Dispenser) (node `embedded`), the
+//! [`LeaseStore`](crate::lease::LeaseStore) and the
+//! [`WorkerNodeAssigner`](crate::lease::WorkerNodeAssigner) at once,
+//! for deployments with neither Redis nor MySQL. Many idgen processes on one host
+//! may share the file.
+//!
+//! Every operation is one short transaction on one connection. Writers start with
+//! `BEGIN IMMEDIATE`, so they take the file's write lock before reading anything
+//! they decide on: two processes never act on the same snapshot, and SQLite's
+//! busy handler (bounded by the configured timeout) queues them instead of
+//! failing a read-to-write upgrade. The file is in WAL mode, so readers never
+//! wait for writers, and `synchronous = FULL`, so a committed transaction
+//! survives a power cut as well as a crash. Most idgen processes live for one
+//! command, so exits do not checkpoint the WAL (that would triple the fsyncs
+//! of a warm `next`); committed frames in the WAL are as durable as the file,
+//! and a process that closes the store with a long WAL empties it.
+//!
+//! Why a crash at any line cannot cause a repeat:
+//! * a transaction is atomic: a process killed inside one leaves no trace of it
+//!   (SQLite discards uncommitted WAL frames), and nothing it read was handed out,
+//!   because nothing is handed out before the commit returns;
+//! * indexes come only from `take_segment`, which advances `id_alloc.max_id` in
+//!   the same transaction that reads it, so a range is taken once;
+//! * stock holds only ranges already taken; `take` removes what it returns in
+//!   the transaction that returns it, so each stocked index leaves once;
+//! * `push` and `retire` check the refill lock's token and expiry in their own
+//!   transaction, so a refiller that stalled past its lock cannot stock a shard
+//!   it no longer owns (its segment becomes a gap);
+//! * a crash between `take_segment` and `push` leaves a gap: the ledger has
+//!   already moved past the segment;
+//! * a sealed app gets no new segment: `take_segment` reads the seal inside its
+//!   own write transaction, so once `seal_app` commits, every shard's `max_id`
+//!   is final and the destination can start above it;
+//! * a worker ID is claimed, and its time fence raised, in one transaction; the
+//!   fence reasoning of [`crate::lease`] applies unchanged, with an expired
+//!   holder row treated exactly as a missing Redis key.
+//!
+//! rusqlite is blocking: every call runs on `spawn_blocking`, never on the async
+//! runtime's threads.
+
+mod dispenser;
+mod lease;
+mod ledger;
+mod schema;
+
+use super::{AppPolicy, random_hex};
+use crate::error::{Error, Result};
+use rusqlite::config::DbConfig;
+use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub use schema::SCHEMA_VERSION;
+
+/// The embedded store's one dispenser node.
+pub const EMBEDDED_NODE: &str = "embedded";
+
+/// The SQLite file holding everything when no server is configured.
+#[derive(Clone)]
+pub struct SqliteStore {
+    db: Arc<Db>,
+}
+
+/// The file and its connection, opened on first use.
+struct Db {
+    path: PathBuf,
+    timeout: Duration,
+    conn: Mutex<Option<Connection>>,
+}
+
+/// Everything needed to recreate a sealed app in another deployment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SealedApp {
+    pub app: u8,
+    pub name: String,
+    pub description: Option<String>,
+    pub step: u64,
+    pub max_limit_id: u64,
+    pub policy: AppPolicy,
+    /// Per shard, the final `max_id`: this store will never take an index above it.
+    pub shards: Vec<SealedShard>,
+    /// The destination recorded by the first seal.
+    pub moved_to: String,
+    /// Unix ms of the first seal.
+    pub sealed_at_ms: i64,
+}
+
+/// One shard of a sealed app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SealedShard {
+    pub shard: u8,
+    pub max_id: u64,
+}
+
+/// A failure inside a store call, before it is given the file's name.
+pub(crate) enum DbError {
+    Sql(rusqlite::Error),
+    Idgen(Error),
+    /// The file is not a usable idgen store; becomes [`Error::StoreUnusable`].
+    Unusable(String),
+}
+
+impl From<rusqlite::Error> for DbError {
+    fn from(e: rusqlite::Error) -> Self {
+        DbError::Sql(e)
+    }
+}
+
+impl From<Error> for DbError {
+    fn from(e: Error) -> Self {
+        DbError::Idgen(e)
+    }
+}
+
+pub(crate) type DbResult<T> = std::result::Result<T, DbError>;
+
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Milliseconds as SQLite stores them (saturating; a TTL is never near the limit).
+pub(crate) fn ms(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX).max(1)
+}
+
+impl SqliteStore {
+    /// Prepares the store at `path`; the file is opened (and created) on first use,
+    /// so a command that fails its argument checks never touches it.
+    pub fn open(path: &Path, timeout: Duration) -> Self {
+        SqliteStore {
+            db: Arc::new(Db {
+                path: path.to_path_buf(),
+                timeout,
+                conn: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// Like [`Self::open`], but for a store that must already exist (the source
+    /// of a migration): a mistyped path is an error, not a new empty store.
+    pub fn open_existing(path: &Path, timeout: Duration) -> Result<Self> {
+        if !path.is_file() {
+            return Err(Error::StoreUnusable {
+                path: path.display().to_string(),
+                detail: "no store file exists there".into(),
+            });
+        }
+        Ok(Self::open(path, timeout))
+    }
+
+    /// The store's file.
+    pub fn path(&self) -> &Path {
+        &self.db.path
+    }
+
+    /// Runs `work` on the connection, off the async runtime.
+    async fn run<T, F>(&self, work: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> DbResult<T> + Send + 'static,
+    {
+        let db = self.db.clone();
+        tokio::task::spawn_blocking(move || db.with(work))
+            .await
+            .map_err(|e| Error::Internal(format!("SQLite worker thread failed: {e}")))?
+    }
+
+    /// Runs `work` inside one `BEGIN IMMEDIATE` transaction; it commits only
+    /// when `work` returns `Ok` (and asks to).
+    async fn write<T, F>(&self, work: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> DbResult<T> + Send + 'static,
+    {
+        self.run(move |conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let value = work(&tx)?;
+            tx.commit()?;
+            Ok(value)
+        })
+        .await
+    }
+
+    /// Runs `work` in a read transaction: one consistent snapshot, no write lock.
+    async fn read<T, F>(&self, work: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> DbResult<T> + Send + 'static,
+    {
+        self.run(move |conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            let value = work(&tx)?;
+            tx.commit()?;
+            Ok(value)
+        })
+        .await
+    }
+
+    /// Marks `app` as moved out to `destination` and returns what is needed to
+    /// recreate it there. From now on no segment is taken for it here, so every
+    /// shard's `max_id` is final; stock already taken may still be served (those
+    /// indexes are at or below the final `max_id`, which the destination starts
+    /// above). Sealing again returns the same data; sealing for another
+    /// destination is refused, since two deployments continuing from the same
+    /// `max_id` would repeat each other's IDs.
+    pub async fn seal_app(&self, app: u8, destination: &str) -> Result<SealedApp> {
+        let destination = destination.to_string();
+        self.write(move |tx| ledger::seal(tx, app, &destination))
+            .await
+    }
+
+    /// Deletes the app's stock on every shard, of both dispenser kinds; returns
+    /// how many indexes were dropped (a gap, never a repeat).
+    pub async fn drop_app_stock(&self, app: u8) -> Result<u64> {
+        self.write(move |tx| dispenser::drop_app_stock(tx, app))
+            .await
+    }
+
+    /// The destination of a sealed app, `None` while it is served here.
+    pub async fn moved_to(&self, app: u8) -> Result<Option<String>> {
+        self.read(move |tx| ledger::moved_to(tx, app)).await
+    }
+}
+
+impl Db {
+    /// Locks the connection, opening it first if needed, and runs `work`.
+    fn with<T>(&self, work: impl FnOnce(&mut Connection) -> DbResult<T>) -> Result<T> {
+        // A panic elsewhere while holding the lock leaves no half-done state: every
+        // change is inside a transaction that was rolled back when it unwound.
+        let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_none() {
+            *guard = Some(self.connect().map_err(|e| self.error(e))?);
+        }
+        let Some(conn) = guard.as_mut() else {
+            return Err(Error::Internal("SQLite connection vanished".into()));
+        };
+        work(conn).map_err(|e| self.error(e))
+    }
+
+    fn connect(&self) -> DbResult<Connection> {
+        self.check_path()?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut conn = Connection::open_with_flags(&self.path, flags)?;
+        conn.busy_timeout(self.timeout)?;
+        conn.set_prepared_statement_cache_capacity(64);
+        // The first statement to read the file: garbage fails here with NotADatabase.
+        let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        // By default the last connection to close copies the WAL into the file,
+        // which costs a short-lived process (a warm `next`) three more fsyncs than
+        // its one commit. Frames in the WAL are as durable as the file, so exits
+        // leave them there, and `Drop` empties the WAL once it has grown.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        schema::ensure(&mut conn)?;
+        Ok(conn)
+    }
+
+    /// The WAL's size in bytes (0 when missing).
+    fn wal_bytes(&self) -> u64 {
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        std::fs::metadata(wal).map_or(0, |m| m.len())
+    }
+
+    /// Explains a path SQLite could only call "unable to open".
+    fn check_path(&self) -> DbResult<()> {
+        let unusable = DbError::Unusable;
+        if self.path.is_dir() {
+            return Err(unusable("it is a directory, not a file".into()));
+        }
+        let parent = match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        match std::fs::metadata(parent) {
+            Ok(meta) if meta.is_dir() => Ok(()),
+            Ok(_) => Err(unusable(format!("{} is not a directory", parent.display()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(unusable(format!(
+                "directory {} does not exist",
+                parent.display()
+            ))),
+            Err(e) => Err(unusable(format!("cannot reach {}: {e}", parent.display()))),
+        }
+    }
+
+    /// Gives a failure the file's name and idgen's classification.
+    fn error(&self, e: DbError) -> Error {
+        let path = self.path.display().to_string();
+        let e = match e {
+            DbError::Idgen(e) => return e,
+            DbError::Unusable(detail) => return Error::StoreUnusable { path, detail },
+            DbError::Sql(e) => e,
+        };
+        let detail = e.to_string();
+        match e.sqlite_error_code() {
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Error::Timeout {
+                backend: "SQLite",
+                url: path,
+                after: self.timeout,
+            },
+            Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => Error::StoreUnusable {
+                path,
+                detail: format!("{detail} (not an intact idgen store)"),
+            },
+            Some(
+                ErrorCode::CannotOpen
+                | ErrorCode::ReadOnly
+                | ErrorCode::PermissionDenied
+                | ErrorCode::DiskFull
+                | ErrorCode::SystemIoFailure
+                | ErrorCode::NoLargeFileSupport
+                | ErrorCode::FileLockingProtocolFailed,
+            ) => Error::StoreUnusable { path, detail },
+            Some(_) => Error::Backend {
+                backend: "SQLite",
+                url: path,
+                detail,
+            },
+            // Values that do not convert: someone wrote to the file by hand.
+            None => Error::Corrupt {
+                detail: format!("{path}: {detail}"),
+            },
+        }
+    }
+}
+
+/// Past this size the WAL is copied into the file and emptied when a process
+/// closes the store. Below it, every process that opens the store reads the
+/// whole WAL (nobody else may have it open to share the index with), which is
+/// cheap while the WAL is short.
+const WAL_TRUNCATE_BYTES: u64 = 512 * 1024;
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        if self.wal_bytes() < WAL_TRUNCATE_BYTES {
+            return;
+        }
+        let conn = self.conn.get_mut().unwrap_or_else(|p| p.into_inner());
+        let Some(conn) = conn.as_mut() else {
+            return;
+        };
+        // Housekeeping on the way out: if others are busy, a later exit does it.
+        let _ = conn.busy_timeout(Duration::from_millis(50));
+        let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    }
+}
+
+/// A fresh random token for locks and leases.
+fn token() -> String {
+    random_hex(16)
+}
+
+#[cfg(test)]
+mod tests;
