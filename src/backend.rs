@@ -128,6 +128,14 @@ impl Backend {
         }
     }
 
+    /// The MySQL ledger of the distributed backend.
+    pub fn mysql_ledger(&self) -> Option<&Arc<MysqlLedger>> {
+        match &self.parts {
+            Parts::Distributed { mysql, .. } => Some(mysql),
+            Parts::Embedded { .. } => None,
+        }
+    }
+
     /// Where worker-ID leases live: the default Redis node, or the store file.
     pub async fn lease_store(&self) -> Result<Arc<dyn LeaseStore>> {
         match &self.parts {

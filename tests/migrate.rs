@@ -286,3 +286,226 @@ fn an_app_moved_back_and_forth_never_repeats_an_id() {
     assert_eq!(ids.len(), 4000);
     assert_unique(&ids);
 }
+
+// ---- from an embedded store (a laptop) into Redis + MySQL ---------------------
+
+fn laptop_with_ids(laptop: &TestEnv) -> Vec<u64> {
+    laptop.ok(&["init-app", "--app", "1", "--name", "demo", "--step", "50"]);
+    let mut ids = laptop.run(&["next", "--app", "1", "--count", "400"]).ids();
+    ids.extend(
+        laptop
+            .run(&[
+                "next",
+                "--app",
+                "1",
+                "--gate-pass",
+                "alice@example.com",
+                "--count",
+                "20",
+            ])
+            .ids(),
+    );
+    laptop.ok(&["reload-segments", "--quiet"]);
+    ids
+}
+
+#[test]
+fn an_app_moves_from_the_embedded_store_into_redis_and_mysql_without_repeats() {
+    let laptop = TestEnv::embedded();
+    let production = TestEnv::distributed();
+    let before = laptop_with_ids(&laptop);
+    let store = laptop.store_path();
+    let report: serde_json::Value = serde_json::from_str(&production.ok(&[
+        "migrate",
+        "--app",
+        "1",
+        "--from-store",
+        store.to_str().unwrap(),
+        "--yes",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(report["result"]["adopted"], true);
+    assert_eq!(report["result"]["shards_stocked"], 64);
+    assert!(
+        report["result"]["ids_dropped_from_source"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    let names = production.query("SELECT DISTINCT app_name FROM id_alloc WHERE app_id = 1");
+    assert_eq!(names, vec![vec![Some("demo".to_string())]]);
+
+    let mut after = production
+        .run(&["next", "--app", "1", "--count", "500"])
+        .ids();
+    for _ in 0..20 {
+        after.extend(production.run(&["next", "--app", "1"]).ids());
+    }
+    after.extend(
+        production
+            .run(&[
+                "next",
+                "--app",
+                "1",
+                "--gate-pass",
+                "alice@example.com",
+                "--count",
+                "20",
+            ])
+            .ids(),
+    );
+    let all: Vec<u64> = before.iter().chain(&after).copied().collect();
+    assert_unique(&all);
+
+    // The laptop takes no more segments for the app.
+    let run = laptop.run(&["next", "--app", "1", "--count", "100"]);
+    assert_eq!(run.code(), 7, "{run}");
+    assert!(run.stderr.contains("moved out"), "{run}");
+}
+
+#[test]
+fn a_move_out_of_the_store_killed_midway_is_finished_by_running_it_again() {
+    let laptop = TestEnv::embedded();
+    let production = TestEnv::distributed();
+    let before = laptop_with_ids(&laptop);
+    let store = laptop.store_path();
+    let args = [
+        "migrate",
+        "--app",
+        "1",
+        "--from-store",
+        store.to_str().unwrap(),
+        "--yes",
+    ];
+    for failpoint in [
+        "store_exit.after_seal",
+        "adopt.before_commit",
+        "store_exit.after_adopt",
+    ] {
+        let run = production.run_with(&args, &[("IDGEN_FAILPOINTS", failpoint)]);
+        assert_eq!(
+            run.status.signal(),
+            Some(libc::SIGKILL),
+            "{failpoint}: {run}"
+        );
+    }
+    production.ok(&args);
+    production.ok(&args);
+    let after = production
+        .run(&["next", "--app", "1", "--count", "300"])
+        .ids();
+    let all: Vec<u64> = before.iter().chain(&after).copied().collect();
+    assert_unique(&all);
+}
+
+#[test]
+fn laptop_clients_running_during_the_move_never_collide_with_production() {
+    let laptop = TestEnv::embedded();
+    let production = TestEnv::distributed();
+    let mut ids = laptop_with_ids(&laptop);
+    let store = laptop.store_path();
+    let moved = AtomicBool::new(false);
+    let during: Vec<u64> = std::thread::scope(|s| {
+        let clients: Vec<_> = (0..3)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut ids = Vec::new();
+                    while !moved.load(Ordering::Acquire) {
+                        // Succeeds from the store's cache, or is refused once sealed.
+                        let run = laptop.run(&["next", "--app", "1", "--count", "7"]);
+                        assert!(run.success() || run.code() == 7, "{run}");
+                        ids.extend(run.ids());
+                    }
+                    ids
+                })
+            })
+            .collect();
+        let run = production.run(&[
+            "migrate",
+            "--app",
+            "1",
+            "--from-store",
+            store.to_str().unwrap(),
+            "--yes",
+        ]);
+        moved.store(true, Ordering::Release);
+        assert!(run.success(), "{run}");
+        clients
+            .into_iter()
+            .flat_map(|c| c.join().unwrap())
+            .collect()
+    });
+    ids.extend(during);
+    ids.extend(
+        production
+            .run(&["next", "--app", "1", "--count", "1000"])
+            .ids(),
+    );
+    assert_unique(&ids);
+}
+
+#[test]
+fn an_app_that_already_issued_ids_in_the_destination_is_not_merged() {
+    let laptop = TestEnv::embedded();
+    let production = TestEnv::distributed();
+    laptop_with_ids(&laptop);
+    production.ok(&["init-app", "--app", "1", "--name", "demo"]);
+    production.ok(&["next", "--app", "1"]);
+    let store = laptop.store_path();
+    let run = production.run(&[
+        "migrate",
+        "--app",
+        "1",
+        "--from-store",
+        store.to_str().unwrap(),
+        "--yes",
+    ]);
+    assert_eq!(run.code(), 7, "{run}");
+    assert!(run.stderr.contains("unused app ID"), "{run}");
+}
+
+#[test]
+fn moving_out_of_a_store_needs_an_existing_store_and_a_distributed_destination() {
+    let laptop = TestEnv::embedded();
+    let production = TestEnv::distributed();
+    laptop_with_ids(&laptop);
+    let missing = laptop.home.path().join("nope.db");
+    let run = production.run(&[
+        "migrate",
+        "--app",
+        "1",
+        "--from-store",
+        missing.to_str().unwrap(),
+        "--yes",
+    ]);
+    assert_eq!(run.code(), 10, "{run}");
+    let store = laptop.store_path();
+    let run = laptop.run(&[
+        "migrate",
+        "--app",
+        "1",
+        "--from-store",
+        store.to_str().unwrap(),
+        "--yes",
+    ]);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(run.stderr.contains("--redis"), "{run}");
+    let dry: serde_json::Value = serde_json::from_str(&production.ok(&[
+        "migrate",
+        "--app",
+        "1",
+        "--from-store",
+        store.to_str().unwrap(),
+        "--dry-run",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(dry["plan"]["sealed"], false);
+    assert!(
+        laptop
+            .run(&["next", "--app", "1", "--count", "100"])
+            .success(),
+        "a dry run sealed the app"
+    );
+}

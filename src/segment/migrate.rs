@@ -294,3 +294,153 @@ fn check_cancel(cancel: &AtomicBool, what: &str) -> Result<()> {
         Ok(())
     }
 }
+
+/// What moving an app out of an embedded store into this deployment involves.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoreExitPlan {
+    pub app: u8,
+    pub name: String,
+    /// The embedded store's file.
+    pub source: String,
+    /// The Redis node that will serve the app.
+    pub to: String,
+    /// Already sealed by an earlier run (it resumes).
+    pub sealed: bool,
+    /// Indexes cached in the embedded store now; they become a gap.
+    pub stock_in_source: u64,
+}
+
+/// What moving out of an embedded store did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StoreExitReport {
+    /// The highest index the embedded store handed out, per shard; MySQL starts above.
+    pub sealed_max_ids: Vec<u64>,
+    /// `false` when an earlier run had already taken the app over.
+    pub adopted: bool,
+    pub ids_dropped_from_source: u64,
+    pub shards_stocked: u64,
+    pub ids_stocked: u64,
+    pub warnings: Vec<String>,
+}
+
+/// Moving an app from an embedded store (a laptop's) into a Redis + MySQL deployment.
+///
+/// Why nothing repeats: sealing is one transaction that fixes the embedded
+/// store's final `max_id` per shard and makes it refuse any further segment;
+/// MySQL then continues strictly above those (and refuses an app that already
+/// issued IDs of its own). Indexes still cached in the embedded store are at or
+/// below the sealed `max_id`s, so whatever an embedded client pops meanwhile is
+/// never issued again; the cache is dropped (a gap), never copied.
+pub struct StoreExit<'a> {
+    pub source: &'a crate::store::sqlite::SqliteStore,
+    pub mysql: &'a crate::store::mysql::MysqlLedger,
+    pub allocator: &'a SegmentAllocator,
+}
+
+impl StoreExit<'_> {
+    /// The name under which the destination is recorded in the source: stable
+    /// across reruns, so a rerun resumes instead of being refused.
+    fn destination(&self) -> String {
+        self.mysql.describe_url()
+    }
+
+    pub async fn plan(&self, app: u8, to: &str) -> Result<StoreExitPlan> {
+        use crate::store::Ledger;
+        if !self.allocator.nodes().contains(to).await {
+            return Err(Error::UnknownNode {
+                node: to.to_string(),
+            });
+        }
+        let sealed = match self.source.moved_to(app).await? {
+            Some(destination) if destination != self.destination() => {
+                return Err(Error::AppMovedOut {
+                    app,
+                    to: destination,
+                });
+            }
+            Some(_) => true,
+            None => false,
+        };
+        let record = self
+            .source
+            .app(app)
+            .await?
+            .ok_or(Error::UnknownApp { app })?;
+        let stock_in_source = self.allocator_stock_in_source(app).await?;
+        Ok(StoreExitPlan {
+            app,
+            name: record.name,
+            source: self.source.path().display().to_string(),
+            to: to.to_string(),
+            sealed,
+            stock_in_source,
+        })
+    }
+
+    async fn allocator_stock_in_source(&self, app: u8) -> Result<u64> {
+        use crate::store::Dispenser;
+        let slots: Vec<Slot> = (0..SHARDS).map(|shard| Slot { app, shard }).collect();
+        let mut total = 0;
+        for kind in [DispenserKind::Queue, DispenserKind::Range] {
+            total += self
+                .source
+                .stock(kind, &slots)
+                .await?
+                .into_iter()
+                .map(|s| s.unwrap_or(0))
+                .sum::<u64>();
+        }
+        Ok(total)
+    }
+
+    /// Seals, adopts, drops the embedded stock, routes and stocks the node.
+    /// Each step is idempotent: a killed run is finished by running it again.
+    pub async fn run(
+        &self,
+        plan: &StoreExitPlan,
+        progress: &dyn MoveProgress,
+        cancel: &AtomicBool,
+    ) -> Result<StoreExitReport> {
+        let app = plan.app;
+        let mut report = StoreExitReport::default();
+        let sealed = self.source.seal_app(app, &self.destination()).await?;
+        report.sealed_max_ids = sealed.shards.iter().map(|s| s.max_id).collect();
+        crate::failpoint::hit("store_exit.after_seal")?;
+        report.adopted = self
+            .mysql
+            .adopt(&sealed, &format!("embedded store {}", plan.source))
+            .await?;
+        crate::failpoint::hit("store_exit.after_adopt")?;
+        report.ids_dropped_from_source = self.source.drop_app_stock(app).await?;
+
+        let allocator = self.allocator;
+        let default = allocator.nodes().default_node().to_string();
+        if plan.to != default {
+            // Route the app to its node the way a move would, durably.
+            allocator.ledger().begin_move(app, &plan.to).await?;
+            allocator.ledger().switch_route(app, &plan.to).await?;
+            allocator.ledger().finish_move(app).await?;
+            let main = allocator.nodes().get(&default).await?;
+            main.set_route_hint(app, Some(&plan.to)).await?;
+        }
+        let node = allocator.nodes().get(&plan.to).await?;
+        let kind = allocator.options().kind_for(app);
+        progress.phase(&format!("stocking {}", plan.to), u64::from(SHARDS));
+        for shard in 0..SHARDS {
+            check_cancel(cancel, "migrate")?;
+            let trigger = Trigger::Restock {
+                idle: allocator.options().idle,
+            };
+            let slot = Slot { app, shard };
+            if let RefillOutcome::Refilled { added } = allocator
+                .refill_shard(&*node, kind, slot, trigger, &mut report.warnings)
+                .await?
+            {
+                report.shards_stocked += 1;
+                report.ids_stocked += added;
+            }
+            progress.advance();
+        }
+        Ok(report)
+    }
+}

@@ -292,6 +292,30 @@ pub struct InitReport {
     pub app: AppRecord,
 }
 
+/// Everything needed to recreate a sealed app in another deployment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SealedApp {
+    pub app: u8,
+    pub name: String,
+    pub description: Option<String>,
+    pub step: u64,
+    pub max_limit_id: u64,
+    pub policy: AppPolicy,
+    /// Per shard, the final `max_id`: this store will never take an index above it.
+    pub shards: Vec<SealedShard>,
+    /// The destination recorded by the first seal.
+    pub moved_to: String,
+    /// Unix ms of the first seal.
+    pub sealed_at_ms: i64,
+}
+
+/// One shard of a sealed app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SealedShard {
+    pub shard: u8,
+    pub max_id: u64,
+}
+
 /// Durable allocation: the only place where uniqueness is decided.
 #[async_trait]
 pub trait Ledger: Send + Sync {

@@ -6,7 +6,7 @@
 
 use super::{
     AppPolicy, AppRecord, AppSpec, InitOutcome, InitReport, Ledger, Planner, RefillMark, Route,
-    Segment, ShardRow, ShardState,
+    SealedApp, Segment, ShardRow, ShardState,
 };
 use crate::config::DEFAULT_NODE;
 use crate::error::{Error, Result};
@@ -58,6 +58,12 @@ const IDGEN_DDL: &[&str] = &[
   `loaded` bigint NOT NULL,
   `stock_after` bigint NOT NULL,
   PRIMARY KEY (`app_id`,`shard_id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+    "CREATE TABLE IF NOT EXISTS `idgen_adopted` (
+  `app_id` int(11) NOT NULL PRIMARY KEY,
+  `source` varchar(512) NOT NULL,
+  `sealed_at_ms` bigint NOT NULL,
+  `create_time` datetime NOT NULL DEFAULT CURRENT_TIMESTAMP
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
     "CREATE TABLE IF NOT EXISTS `idgen_route` (
   `app_id` int(11) NOT NULL PRIMARY KEY,
@@ -117,6 +123,11 @@ impl MysqlLedger {
             timeout,
             ready: AtomicBool::new(false),
         })
+    }
+
+    /// The redacted URL, naming this ledger in records other stores keep.
+    pub fn describe_url(&self) -> String {
+        self.url.to_string()
     }
 
     async fn conn(&self) -> Result<Conn> {
@@ -337,6 +348,103 @@ impl MysqlLedger {
 }
 
 impl MysqlLedger {
+    /// Takes over an app sealed in another store: creates it (or finds it
+    /// empty) and starts every shard above the sealed `max_id`, in one
+    /// transaction. Idempotent for the same source. Refuses an app that already
+    /// issued IDs here: two ledgers may have handed out the same indexes.
+    /// Returns `false` when this source was adopted before.
+    pub async fn adopt(&self, sealed: &SealedApp, source: &str) -> Result<bool> {
+        self.ensure_schema().await?;
+        let app = sealed.app;
+        let mut conn = self.conn().await?;
+        let mut tx = self
+            .bounded(conn.start_transaction(Self::tx_opts()))
+            .await?;
+        // Lock the marker row (or its absence) before reading the shards.
+        self.bounded(tx.exec_drop(
+            "INSERT INTO idgen_adopted (app_id, source, sealed_at_ms) VALUES (?, '', 0)
+             ON DUPLICATE KEY UPDATE app_id = app_id",
+            (app,),
+        ))
+        .await?;
+        let marker: Option<String> = self
+            .bounded(tx.exec_first(
+                "SELECT source FROM idgen_adopted WHERE app_id = ? FOR UPDATE",
+                (app,),
+            ))
+            .await?;
+        match marker.as_deref() {
+            Some(done) if done == source => {
+                self.bounded(tx.rollback()).await?;
+                return Ok(false);
+            }
+            Some("") | None => {}
+            Some(other) => {
+                return Err(Error::MigrationConflict {
+                    app,
+                    target: source.to_string(),
+                    detail: format!("the app was already taken over from {other}"),
+                });
+            }
+        }
+        let existing: Vec<(String, i64)> = self
+            .bounded(tx.exec(
+                "SELECT app_name, max_id FROM id_alloc WHERE app_id = ? FOR UPDATE",
+                (app,),
+            ))
+            .await?;
+        if let Some((name, _)) = existing.iter().find(|(name, _)| *name != sealed.name) {
+            return Err(Error::AppNameConflict {
+                app,
+                existing: name.clone(),
+                requested: sealed.name.clone(),
+            });
+        }
+        if existing.iter().any(|(_, max_id)| *max_id > 0) {
+            return Err(Error::MigrationConflict {
+                app,
+                target: source.to_string(),
+                detail: "the destination already issued IDs of this app; both stores may hold the same ones, so move it under an unused app ID".into(),
+            });
+        }
+        for shard in &sealed.shards {
+            self.bounded(tx.exec_drop(
+                "INSERT INTO id_alloc (app_id, app_name, max_id, shard_id, step, description, max_limit_id)
+                 VALUES (?, ?, ?, ?, ?, ?, ?)
+                 ON DUPLICATE KEY UPDATE max_id = GREATEST(max_id, VALUES(max_id))",
+                (
+                    app,
+                    &sealed.name,
+                    shard.max_id,
+                    shard.shard,
+                    sealed.step,
+                    sealed.description.as_deref(),
+                    sealed.max_limit_id,
+                ),
+            ))
+            .await?;
+        }
+        self.bounded(tx.exec_drop(
+            "INSERT INTO idgen_app (app_id, min_step, max_step, target_secs) VALUES (?, ?, ?, ?)
+             ON DUPLICATE KEY UPDATE app_id = app_id",
+            (
+                app,
+                sealed.policy.min_step,
+                sealed.policy.max_step,
+                sealed.policy.target.as_secs(),
+            ),
+        ))
+        .await?;
+        self.bounded(tx.exec_drop(
+            "UPDATE idgen_adopted SET source = ?, sealed_at_ms = ? WHERE app_id = ?",
+            (source, sealed.sealed_at_ms, app),
+        ))
+        .await?;
+        crate::failpoint::hit("adopt.before_commit")?;
+        self.bounded(tx.commit()).await?;
+        Ok(true)
+    }
+
     /// Inserts a `WORKER_NODE` row; its auto-increment ID is a worker ID nobody
     /// ever had and nobody will get again.
     pub async fn insert_worker_node(&self, host: &str, port: &str) -> Result<u64> {

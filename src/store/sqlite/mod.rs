@@ -44,11 +44,10 @@ mod lease;
 mod ledger;
 mod schema;
 
-use super::{AppPolicy, random_hex};
+use super::random_hex;
 use crate::error::{Error, Result};
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
-use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -71,29 +70,7 @@ struct Db {
     conn: Mutex<Option<Connection>>,
 }
 
-/// Everything needed to recreate a sealed app in another deployment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SealedApp {
-    pub app: u8,
-    pub name: String,
-    pub description: Option<String>,
-    pub step: u64,
-    pub max_limit_id: u64,
-    pub policy: AppPolicy,
-    /// Per shard, the final `max_id`: this store will never take an index above it.
-    pub shards: Vec<SealedShard>,
-    /// The destination recorded by the first seal.
-    pub moved_to: String,
-    /// Unix ms of the first seal.
-    pub sealed_at_ms: i64,
-}
-
-/// One shard of a sealed app.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct SealedShard {
-    pub shard: u8,
-    pub max_id: u64,
-}
+pub use super::{SealedApp, SealedShard};
 
 /// A failure inside a store call, before it is given the file's name.
 pub(crate) enum DbError {

@@ -4,7 +4,8 @@ use crate::confirm::{self, Answer};
 use crate::dispatch::Context;
 use crate::exit::Outcome;
 use idgen::backend::Backend;
-use idgen::segment::migrate::{MovePhase, MovePlan, MoveProgress, MoveReport};
+use idgen::segment::migrate::{MovePhase, MovePlan, MoveProgress, MoveReport, StoreExit};
+use idgen::store::sqlite::SqliteStore;
 use indicatif::ProgressBar;
 use serde_json::json;
 
@@ -13,18 +14,29 @@ use serde_json::json;
   idgen --redis-node hot=redis://10.0.0.7:6379 migrate --app 1 --to hot --dry-run
   idgen migrate --app 1 --to hot            # asks for confirmation on a terminal
   idgen migrate --app 1 --to hot --yes      # from scripts; rerun it if it was interrupted
+  idgen --redis redis://prod:6379 --mysql mysql://idgen@db/idgen \
+      migrate --app 1 --from-store ~/.local/share/idgen/idgen.db --yes   # laptop to production
 
-The new node is stocked from fresh segments, the route is switched in MySQL,
-then the old node's stock is retired shard by shard (it becomes a gap).
-`next` and `reload-segments` may keep running throughout.")]
+Between Redis nodes: the new node is stocked from fresh segments, the route is
+switched in MySQL, then the old node's stock is retired shard by shard (it
+becomes a gap). `next` and `reload-segments` may keep running throughout.
+
+Out of an embedded store (--from-store, with Redis and MySQL configured): the
+app is sealed in the store file (it takes no more segments there), created in
+MySQL above every index the store handed out, its embedded stock is dropped,
+and the Redis node (--to, default main) is stocked.")]
 pub struct MigrateArgs {
     /// The app to move
     #[arg(long, value_name = "ID")]
     pub app: u8,
 
     /// The Redis node to move it to (a name from --redis-node or the config file)
-    #[arg(long, value_name = "NODE")]
-    pub to: String,
+    #[arg(long, value_name = "NODE", required_unless_present = "from_store")]
+    pub to: Option<String>,
+
+    /// Move the app out of this embedded store file into the configured Redis + MySQL
+    #[arg(long, value_name = "PATH")]
+    pub from_store: Option<std::path::PathBuf>,
 
     /// Print the plan and change nothing
     #[arg(long)]
@@ -66,9 +78,13 @@ fn phase_text(phase: MovePhase) -> &'static str {
 
 pub async fn run(args: MigrateArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let backend = Backend::open(&ctx.settings)?;
-    ctx.out.info(&format!("backend: {}", backend.kind));
+    ctx.out.info(&format!("backend: {}", backend.describe()));
+    if let Some(path) = &args.from_store {
+        return leave_store(&args, path, &backend, ctx).await;
+    }
+    let to = args.to.clone().unwrap_or_default();
     let allocator = backend.allocator(&ctx.settings);
-    let plan = allocator.plan_move(args.app, &args.to).await?;
+    let plan = allocator.plan_move(args.app, &to).await?;
     if plan.phase == MovePhase::Done {
         if args.json {
             ctx.out
@@ -170,4 +186,122 @@ fn render_report(
     ]);
     ctx.out.print_table(&table)?;
     Ok(())
+}
+
+/// `--from-store`: the way from a laptop's embedded store to production.
+async fn leave_store(
+    args: &MigrateArgs,
+    path: &std::path::Path,
+    backend: &Backend,
+    ctx: &Context<'_>,
+) -> anyhow::Result<Outcome> {
+    let Some(mysql) = backend.mysql_ledger() else {
+        return Err(idgen::Error::invalid(
+            "--from-store",
+            "the destination is the embedded store itself",
+            "configure the Redis + MySQL deployment to move into (--redis and --mysql, or the config file)",
+        )
+        .into());
+    };
+    let source = SqliteStore::open_existing(path, ctx.settings.timeout)?;
+    let allocator = backend.allocator(&ctx.settings);
+    let exit = StoreExit {
+        source: &source,
+        mysql,
+        allocator: &allocator,
+    };
+    let to = args
+        .to
+        .clone()
+        .unwrap_or_else(|| idgen::config::DEFAULT_NODE.to_string());
+    let plan = exit.plan(args.app, &to).await?;
+    let render_plan = |json: bool| -> anyhow::Result<()> {
+        if json {
+            ctx.out
+                .print_json(&json!({ "plan": plan, "result": null }))?;
+            return Ok(());
+        }
+        let mut table = ctx.out.table();
+        table.set_header(vec![
+            "app",
+            "name",
+            "from store",
+            "to node",
+            "state",
+            "stock in store (becomes a gap)",
+        ]);
+        table.add_row(vec![
+            plan.app.to_string(),
+            plan.name.clone(),
+            plan.source.clone(),
+            plan.to.clone(),
+            if plan.sealed {
+                "sealed: resumes"
+            } else {
+                "not started"
+            }
+            .to_string(),
+            plan.stock_in_source.to_string(),
+        ]);
+        ctx.out.print_table(&table)?;
+        Ok(())
+    };
+    if args.dry_run {
+        render_plan(args.json)?;
+        return Ok(Outcome::Success);
+    }
+    if !args.json {
+        render_plan(false)?;
+    }
+    let action = format!(
+        "move app {} ({}) out of {} into {} (node {})",
+        plan.app,
+        plan.name,
+        plan.source,
+        backend.describe(),
+        plan.to
+    );
+    let hint = "rerun with --yes to move without asking, or with --dry-run to see the plan";
+    if let Answer::No = confirm::ask(ctx.out, &action, args.yes, hint)? {
+        ctx.out.note("nothing changed");
+        return Ok(Outcome::Declined);
+    }
+    let cancel = ctx.interrupt.graceful();
+    let bar = Bar {
+        out: ctx.out.progress(0, "moving"),
+    };
+    let result = exit.run(&plan, &bar, &cancel).await;
+    bar.out.finish_and_clear();
+    let report = result?;
+    for warning in &report.warnings {
+        ctx.out.warn(warning);
+    }
+    if args.json {
+        ctx.out
+            .print_json(&json!({ "plan": plan, "result": report }))?;
+    } else {
+        let mut table = ctx.out.table();
+        table.set_header(vec![
+            "moved",
+            "highest index in store",
+            "IDs dropped from store",
+            "shards stocked",
+            "IDs stocked",
+        ]);
+        table.add_row(vec![
+            format!("app {}: {} -> {}", plan.app, plan.source, plan.to),
+            report
+                .sealed_max_ids
+                .iter()
+                .max()
+                .copied()
+                .unwrap_or(0)
+                .to_string(),
+            report.ids_dropped_from_source.to_string(),
+            report.shards_stocked.to_string(),
+            report.ids_stocked.to_string(),
+        ]);
+        ctx.out.print_table(&table)?;
+    }
+    Ok(Outcome::Success)
 }
