@@ -1,10 +1,11 @@
-//! The embedded store: everything in one SQLite file, no server, with the same
-//! guarantees, through the real binary (and the library where a test needs it).
+//! What is particular to the embedded store: where the file lives, what makes
+//! it unusable, SQLite-level crash points, sealing for a move out.
+//!
+//! Behaviour it shares with Redis + MySQL is tested once, on both backends, by
+//! the suites that use `on_both_backends!` (segments, lease, inspect).
 
-use crate::harness::{Coprocess, Run, TestEnv, assert_unique, segment_parts, wait_until};
-use idgen::layout::{FieldKind, Layout};
+use crate::harness::{Run, TestEnv, assert_unique, segment_parts};
 use idgen::store::sqlite::SqliteStore;
-use std::collections::BTreeSet;
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
@@ -36,13 +37,6 @@ fn queue_stock(env: &TestEnv, app: u8, shard: u8) -> i64 {
             "SELECT COALESCE(SUM(last - first + 1), 0) FROM idgen_queue WHERE app_id = {app} AND shard_id = {shard}"
         ),
     )
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64
 }
 
 fn one_line_error(run: &Run) -> &str {
@@ -176,88 +170,6 @@ fn id_alloc_has_the_java_services_columns() {
 
 // ---- concurrency -------------------------------------------------------------------
 
-/// `workers` processes each call `next --count count` `calls` times while two
-/// `reload-segments` loops run; returns every ID issued.
-fn hammer(
-    env: &TestEnv,
-    app: &str,
-    dispenser: &str,
-    workers: usize,
-    calls: usize,
-    count: u64,
-) -> Vec<u64> {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    let vars = [("IDGEN_DISPENSER", dispenser)];
-    let count = count.to_string();
-    let done = AtomicBool::new(false);
-    // Stops the reloaders even when a worker's assertion fails.
-    struct Done<'a>(&'a AtomicBool);
-    impl Drop for Done<'_> {
-        fn drop(&mut self) {
-            self.0.store(true, Ordering::Release);
-        }
-    }
-    std::thread::scope(|s| {
-        let reloaders: Vec<_> = (0..2)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut runs = 0;
-                    while !done.load(Ordering::Acquire) || runs == 0 {
-                        let run =
-                            env.run_with(&["reload-segments", "--app", app, "--quiet"], &vars);
-                        assert!(run.success(), "{run}");
-                        runs += 1;
-                    }
-                    runs
-                })
-            })
-            .collect();
-        let workers: Vec<_> = (0..workers)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut ids = Vec::new();
-                    for _ in 0..calls {
-                        let run = env.run_with(&["next", "--app", app, "--count", &count], &vars);
-                        assert!(run.success(), "{run}");
-                        ids.extend(run.ids());
-                    }
-                    ids
-                })
-            })
-            .collect();
-        let stop = Done(&done);
-        let ids: Vec<u64> = workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap())
-            .collect();
-        drop(stop);
-        for reloader in reloaders {
-            assert!(reloader.join().unwrap() > 0);
-        }
-        ids
-    })
-}
-
-#[test]
-fn eight_next_processes_and_two_reloads_issue_no_duplicate_queue() {
-    let env = TestEnv::embedded();
-    init_app(&env, "20", "64");
-    let ids = hammer(&env, "20", "queue", 8, 100, 50);
-    assert_eq!(ids.len(), 40_000);
-    assert_unique(&ids);
-    assert!(ids.iter().all(|&id| segment_parts(id).2 == 20));
-}
-
-#[test]
-fn eight_next_processes_and_two_reloads_issue_no_duplicate_range() {
-    let env = TestEnv::embedded();
-    init_app(&env, "21", "64");
-    let ids = hammer(&env, "21", "range", 8, 100, 50);
-    assert_eq!(ids.len(), 40_000);
-    assert_unique(&ids);
-    assert!(ids.iter().all(|&id| segment_parts(id).2 == 21));
-}
-
 #[test]
 fn a_store_held_busy_past_the_timeout_fails_with_the_unavailable_code() {
     let env = TestEnv::embedded();
@@ -276,34 +188,6 @@ fn a_store_held_busy_past_the_timeout_fails_with_the_unavailable_code() {
 }
 
 // ---- crashes -------------------------------------------------------------------
-
-#[test]
-fn a_refiller_killed_after_taking_a_segment_leaves_a_gap_and_no_duplicate() {
-    let env = TestEnv::embedded();
-    init_app(&env, "13", "100");
-    let run = env.run_with(
-        &["next", "--app", "13", "--gate-pass", ALICE],
-        &[("IDGEN_FAILPOINTS", "segment.after_take")],
-    );
-    assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
-    assert!(run.stdout.is_empty());
-    assert_eq!(max_id(&env, 13, ALICE_SHARD), 100, "the segment was taken");
-    assert_eq!(queue_stock(&env, 13, ALICE_SHARD), 0, "…but never stocked");
-
-    // The dead refiller's lock is still there; later calls must not repeat 1..=100.
-    let mut ids = Vec::new();
-    for _ in 0..5 {
-        let run = env.run(&["next", "--app", "13", "--gate-pass", ALICE, "--count", "30"]);
-        assert!(run.success(), "{run}");
-        ids.extend(run.ids());
-    }
-    assert_eq!(ids.len(), 150);
-    assert_unique(&ids);
-    assert!(
-        ids.iter().all(|&id| segment_parts(id).0 > 100),
-        "an index of the lost segment was issued"
-    );
-}
 
 #[test]
 fn a_process_killed_inside_the_ledger_transaction_takes_nothing() {
@@ -352,46 +236,6 @@ fn a_process_killed_while_taking_from_stock_hands_nothing_out() {
         .ids();
     assert_eq!(segment_parts(ids[0]).0, 1);
     assert_eq!(queue_stock(&env, 15, ALICE_SHARD), 90);
-}
-
-#[test]
-fn init_app_killed_before_commit_leaves_no_shard_behind() {
-    let env = TestEnv::embedded();
-    init_app(&env, "1", "100");
-    let run = env.run_with(
-        &["init-app", "--app", "4", "--name", "crashy"],
-        &[("IDGEN_FAILPOINTS", "init_app.before_commit")],
-    );
-    assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
-    assert_eq!(
-        query_i64(&env, "SELECT COUNT(*) FROM id_alloc WHERE app_id = 4"),
-        0
-    );
-    env.ok(&["init-app", "--app", "4", "--name", "crashy"]);
-    assert_eq!(
-        query_i64(&env, "SELECT COUNT(*) FROM id_alloc WHERE app_id = 4"),
-        64
-    );
-}
-
-#[test]
-fn a_stale_refill_lock_does_not_block_next() {
-    let env = TestEnv::embedded();
-    init_app(&env, "16", "100");
-    sqlite(&env)
-        .execute(
-            "INSERT INTO idgen_lock (app_id, shard_id, token, expires_at_ms) VALUES (16, ?1, 'dead', ?2)",
-            rusqlite::params![ALICE_SHARD, now_ms() + 60_000],
-        )
-        .unwrap();
-    let started = Instant::now();
-    let run = env.run(&["next", "--app", "16", "--gate-pass", ALICE]);
-    assert!(run.success(), "{run}");
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "next waited {:?}",
-        started.elapsed()
-    );
 }
 
 // ---- an unusable store -------------------------------------------------------------
@@ -509,35 +353,10 @@ fn configuring_only_one_of_redis_and_mysql_is_still_a_usage_error() {
 
 // ---- leases ----------------------------------------------------------------------
 
-/// A layout with two worker IDs, so tests can hold every one of them.
-const TWO_WORKERS: [&str; 4] = ["--bits", "time:41,worker:1,seq:21", "--epoch", "2020-01-01"];
-
-fn worker_of(layout: &Layout, id: u64) -> u64 {
-    layout
-        .decompose(id)
-        .unwrap()
-        .get(FieldKind::Worker)
-        .unwrap()
-}
-
-fn time_of(layout: &Layout, id: u64) -> i64 {
-    layout.decompose(id).unwrap().unix_ms.unwrap()
-}
-
 fn lease_args<'a>(namespace: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec!["lease", "--namespace", namespace, "--json"];
     args.extend_from_slice(extra);
     args
-}
-
-/// A `lease --stdin` holder that has acquired its worker.
-fn holder(env: &TestEnv, namespace: &str, extra: &[&str]) -> (Coprocess, u64) {
-    let mut args = lease_args(namespace, &["--stdin"]);
-    args.extend_from_slice(extra);
-    let mut process = env.coprocess(&args, &[]);
-    let acquired = process.event("acquired");
-    let worker = acquired["worker"].as_u64().unwrap();
-    (process, worker)
 }
 
 fn acquired_worker(stderr: &str) -> u64 {
@@ -547,266 +366,6 @@ fn acquired_worker(stderr: &str) -> u64 {
         .find(|v| v["event"] == "acquired")
         .and_then(|v| v["worker"].as_u64())
         .unwrap_or_else(|| panic!("no acquired event in {stderr}"))
-}
-
-/// Is `worker` of `namespace` held by a row that has not expired?
-fn held(env: &TestEnv, namespace: &str, worker: u64) -> bool {
-    sqlite(env)
-        .query_row(
-            "SELECT COUNT(*) FROM idgen_lease_held WHERE namespace = ?1 AND worker = ?2
-               AND (expires_at_ms IS NULL OR expires_at_ms > ?3)",
-            rusqlite::params![namespace, worker as i64, now_ms()],
-            |r| r.get::<_, i64>(0),
-        )
-        .unwrap()
-        > 0
-}
-
-fn free_list(env: &TestEnv, namespace: &str) -> Vec<i64> {
-    let conn = sqlite(env);
-    let mut stmt = conn
-        .prepare("SELECT worker FROM idgen_lease_free WHERE namespace = ?1 ORDER BY pos")
-        .unwrap();
-    stmt.query_map([namespace], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
-}
-
-#[test]
-fn concurrent_lease_holders_get_distinct_workers_and_issue_no_duplicate() {
-    let env = TestEnv::embedded();
-    let layout = Layout::named("snowflake").unwrap();
-    let runs: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..4)
-            .map(|_| s.spawn(|| env.run(&lease_args("load", &["--count", "100000"]))))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    let mut workers = BTreeSet::new();
-    let mut all = Vec::new();
-    for run in &runs {
-        assert!(run.success(), "{run}");
-        let worker = acquired_worker(&run.stderr);
-        assert!(
-            workers.insert(worker),
-            "worker {worker} was leased twice at once"
-        );
-        let ids = run.ids();
-        assert_eq!(ids.len(), 100_000);
-        assert!(ids.iter().all(|&id| worker_of(&layout, id) == worker));
-        all.extend(ids);
-    }
-    assert_unique(&all);
-}
-
-#[test]
-fn release_returns_the_worker_and_records_the_last_time_issued() {
-    let env = TestEnv::embedded();
-    let run = env.run(&lease_args("release", &["--count", "10"]));
-    assert!(run.success(), "{run}");
-    let worker = acquired_worker(&run.stderr);
-    assert!(free_list(&env, "release").contains(&(worker as i64)));
-    assert!(!held(&env, "release", worker));
-    let fence = query_i64(
-        &env,
-        &format!(
-            "SELECT last_ms FROM idgen_lease_fence WHERE namespace = 'release' AND worker = {worker}"
-        ),
-    );
-    let layout = Layout::named("snowflake").unwrap();
-    let last_issued = run
-        .ids()
-        .iter()
-        .map(|&id| time_of(&layout, id))
-        .max()
-        .unwrap();
-    assert_eq!(fence, last_issued, "the fence is the last time unit issued");
-}
-
-#[test]
-fn when_every_worker_is_held_the_lease_error_is_clear() {
-    let env = TestEnv::embedded();
-    let (_a, _) = holder(&env, "full", &TWO_WORKERS);
-    let (_b, _) = holder(&env, "full", &TWO_WORKERS);
-    let mut args = lease_args("full", &["--count", "1"]);
-    args.extend(TWO_WORKERS);
-    let run = env.run(&args);
-    assert_eq!(run.code(), 4, "{run}");
-    assert!(
-        run.stderr
-            .contains("all 2 worker IDs of namespace \"full\" are held"),
-        "{run}"
-    );
-    assert!(run.stdout.is_empty());
-}
-
-#[test]
-fn a_paused_lease_holder_issues_nothing_under_its_stale_worker_after_waking() {
-    let env = TestEnv::embedded();
-    let layout = Layout::custom("time:41,worker:1,seq:21", None, Some(1_577_836_800_000)).unwrap();
-    let mut extra = TWO_WORKERS.to_vec();
-    extra.extend(["--ttl", "1s"]);
-    let (mut paused, stale) = holder(&env, "pause", &extra);
-    let before = paused.request(3);
-
-    paused.signal(libc::SIGSTOP);
-    wait_until(
-        Duration::from_secs(10),
-        "the paused lease to expire",
-        || !held(&env, "pause", stale),
-    );
-    // Take both workers: the free one first, then the stale one.
-    let (other_holder, other) = holder(&env, "pause", &extra);
-    let (mut taker, taken) = holder(&env, "pause", &extra);
-    assert_eq!(taken, stale, "the expired worker should be leased again");
-    assert_ne!(other, stale);
-    let taker_ids = taker.request(50);
-    // Free the other worker so the woken holder can lease again.
-    let (status, _, _) = other_holder.finish();
-    assert!(status.success());
-
-    paused.signal(libc::SIGCONT);
-    let after = paused.request(20);
-    let lost = paused.event("lost");
-    assert_eq!(lost["worker"].as_u64(), Some(stale));
-    for id in &after {
-        assert_ne!(
-            worker_of(&layout, *id),
-            stale,
-            "ID {id} was issued under the stale worker"
-        );
-    }
-    let all: Vec<u64> = before
-        .iter()
-        .chain(&taker_ids)
-        .chain(&after)
-        .copied()
-        .collect();
-    assert_unique(&all);
-    let (status, _, _) = paused.finish();
-    assert!(status.success());
-}
-
-#[test]
-fn a_lease_holder_with_another_layout_is_refused() {
-    let env = TestEnv::embedded();
-    env.ok(&lease_args("shared", &["--count", "1"]));
-    let run = env.run(&lease_args(
-        "shared",
-        &["--count", "1", "--layout", "discord"],
-    ));
-    assert_eq!(run.code(), 7, "{run}");
-    assert!(run.stderr.contains("is recorded with snowflake"), "{run}");
-}
-
-#[test]
-fn the_worker_node_assigner_never_reuses_a_worker_on_the_embedded_store() {
-    let env = TestEnv::embedded();
-    let args = [
-        "lease",
-        "--namespace",
-        "uid",
-        "--json",
-        "--layout",
-        "uid-generator",
-        "--epoch",
-        "2025-01-01",
-        "--assigner",
-        "worker-node",
-        "--count",
-        "3",
-    ];
-    let workers: Vec<u64> = (0..3)
-        .map(|_| {
-            let run = env.run(&args);
-            assert!(run.success(), "{run}");
-            acquired_worker(&run.stderr)
-        })
-        .collect();
-    assert_eq!(workers, [1, 2, 3]);
-    assert_eq!(query_i64(&env, "SELECT COUNT(*) FROM WORKER_NODE"), 3);
-}
-
-#[test]
-fn inspect_freelist_finds_and_repairs_tampering_in_the_lease_tables() {
-    let env = TestEnv::embedded();
-    let bits = ["--bits", "time:41,worker:3,seq:19", "--epoch", "2020-01-01"];
-    env.ok(&{
-        let mut args = lease_args("tamper", &["--count", "1"]);
-        args.extend(bits);
-        args
-    });
-    let (holding, worker) = holder(&env, "tamper", &bits);
-    assert!(!free_list(&env, "tamper").contains(&(worker as i64)));
-    let idle: Vec<i64> = (0..8).filter(|&w| w != worker as i64).collect();
-    let (dup, leaked, stuck) = (idle[0], idle[1], idle[2]);
-    sqlite(&env)
-        .execute_batch(&format!(
-            "INSERT INTO idgen_lease_free (namespace, pos, worker) VALUES
-               ('tamper', 1000, {worker}), ('tamper', 1001, {dup}), ('tamper', 1002, 99);
-             DELETE FROM idgen_lease_free WHERE namespace = 'tamper' AND worker IN ({leaked}, {stuck});
-             INSERT INTO idgen_lease_held (namespace, worker, holder, token, since_ms, expires_at_ms)
-               VALUES ('tamper', {stuck}, 'by-hand', 't', 0, NULL);"
-        ))
-        .unwrap();
-
-    let run = env.run(&["inspect-freelist", "--namespace", "tamper", "--json"]);
-    assert_eq!(run.code(), 8, "{run}");
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    let mut found: Vec<(String, u64)> = report["problems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["kind"].as_str().unwrap().to_string(),
-                p["worker"].as_u64().unwrap(),
-            )
-        })
-        .collect();
-    found.sort();
-    let mut expected = vec![
-        ("duplicate_free".to_string(), dup as u64),
-        ("free_but_held".to_string(), worker),
-        ("leaked".to_string(), leaked as u64),
-        ("no_expiry".to_string(), stuck as u64),
-        ("out_of_range".to_string(), 99),
-    ];
-    expected.sort();
-    assert_eq!(found, expected);
-
-    let run = env.run(&[
-        "inspect-freelist",
-        "--namespace",
-        "tamper",
-        "--repair",
-        "--yes",
-        "--json",
-    ]);
-    assert_eq!(run.code(), 0, "{run}");
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(report["problems"].as_array().unwrap().len(), 0, "{run}");
-    assert!(
-        held(&env, "tamper", worker),
-        "repair never frees a held worker"
-    );
-    let mut free = free_list(&env, "tamper");
-    free.sort();
-    let unheld: Vec<i64> = idle.iter().copied().filter(|&w| w != stuck).collect();
-    assert_eq!(free, unheld);
-    let expires: Option<i64> = sqlite(&env)
-        .query_row(
-            "SELECT expires_at_ms FROM idgen_lease_held WHERE namespace = 'tamper' AND worker = ?1",
-            [stuck],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert!(
-        expires.is_some(),
-        "repair gives a held row without expiry one"
-    );
-    drop(holding);
 }
 
 // ---- sealing an app for a move out of the store ---------------------------------------
@@ -911,4 +470,27 @@ fn a_holder_killed_while_acquiring_leaves_the_worker_free() {
     let run = env.run(&lease_args("crash", &["--count", "1"]));
     assert!(run.success(), "{run}");
     assert_eq!(acquired_worker(&run.stderr), 0);
+}
+
+#[test]
+fn status_reports_the_embedded_store_and_its_apps() {
+    let env = TestEnv::embedded();
+    init_app(&env, "1", "100");
+    env.ok(&["reload-segments", "--quiet"]);
+    let run = env.run(&["status", "--json"]);
+    assert!(run.success(), "{run}");
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["backend"], "embedded");
+    assert_eq!(report["apps"][0]["app"], 1);
+    assert!(
+        report["stores"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["reachable"] == true),
+        "{report}"
+    );
+    // Emptying a shard's stock is something to look at.
+    env.ok(&["next", "--app", "1", "--gate-pass", ALICE, "--count", "100"]);
+    assert_eq!(env.run(&["status"]).code(), 8);
 }

@@ -1,7 +1,7 @@
-//! `idgen inspect-freelist`: lease state, inconsistencies and their repair.
+//! `idgen inspect-freelist`: lease state, inconsistencies and their repair, on
+//! both backends.
 
 use crate::harness::{Coprocess, TestEnv};
-use redis::Commands;
 
 fn hold(env: &TestEnv, namespace: &str) -> (Coprocess, u64) {
     let mut process = env.coprocess(
@@ -29,11 +29,18 @@ fn inspect(env: &TestEnv, args: &[&str]) -> (i32, serde_json::Value) {
     (run.code(), json)
 }
 
-#[test]
-fn shows_layout_capacity_and_each_holder() {
-    let env = TestEnv::distributed();
-    let (_holder, worker) = hold(&env, "shown");
-    let (code, state) = inspect(&env, &["--namespace", "shown"]);
+/// Every kind of damage at once: the held worker also listed free, a duplicate,
+/// a leaked ID and a lease without expiry.
+fn break_namespace(env: &TestEnv, namespace: &str, held: u64) {
+    env.tamper_free_push(namespace, held);
+    env.tamper_free_push(namespace, 900);
+    env.tamper_free_remove(namespace, 901);
+    env.tamper_no_expiry(namespace, held);
+}
+
+fn shows_layout_capacity_and_each_holder(env: &TestEnv) {
+    let (_holder, worker) = hold(env, "shown");
+    let (code, state) = inspect(env, &["--namespace", "shown"]);
     assert_eq!(code, 0, "{state}");
     assert_eq!(state["namespace"], "shown");
     assert_eq!(state["layout"], "snowflake");
@@ -48,19 +55,10 @@ fn shows_layout_capacity_and_each_holder() {
     assert!(held["last_unix_ms"].as_i64().unwrap() > 1_700_000_000_000);
 }
 
-#[test]
-fn finds_every_kind_of_inconsistency_and_exits_for_monitoring() {
-    let env = TestEnv::distributed();
-    let (_holder, worker) = hold(&env, "broken");
-    let mut conn = env.redis();
-    let free = "idgen:{broken}:free";
-    let _: () = conn.rpush(free, worker).unwrap(); // free but held
-    let _: () = conn.rpush(free, 900).unwrap(); // a duplicate
-    let _: () = conn.lrem(free, 1, 901).unwrap(); // leaked
-    let _: () = conn
-        .persist(format!("idgen:{{broken}}:w:{worker}"))
-        .unwrap(); // no expiry
-    let (code, state) = inspect(&env, &["--namespace", "broken"]);
+fn finds_every_kind_of_inconsistency_and_exits_for_monitoring(env: &TestEnv) {
+    let (_holder, worker) = hold(env, "broken");
+    break_namespace(env, "broken", worker);
+    let (code, state) = inspect(env, &["--namespace", "broken"]);
     assert_eq!(code, 8, "{state}");
     let kinds: Vec<&str> = state["problems"]
         .as_array()
@@ -73,49 +71,42 @@ fn finds_every_kind_of_inconsistency_and_exits_for_monitoring() {
     }
 }
 
-#[test]
-fn repair_fixes_everything_without_freeing_a_held_worker() {
-    let env = TestEnv::distributed();
-    let (mut holder, worker) = hold(&env, "fixme");
-    let mut conn = env.redis();
-    let free = "idgen:{fixme}:free";
-    let _: () = conn.rpush(free, worker).unwrap();
-    let _: () = conn.rpush(free, 900).unwrap();
-    let _: () = conn.lrem(free, 1, 901).unwrap();
-    let key = format!("idgen:{{fixme}}:w:{worker}");
-    let _: () = conn.persist(&key).unwrap();
-
-    let (code, state) = inspect(&env, &["--namespace", "fixme", "--repair", "--yes"]);
+fn repair_fixes_everything_without_freeing_a_held_worker(env: &TestEnv) {
+    let (mut holder, worker) = hold(env, "fixme");
+    break_namespace(env, "fixme", worker);
+    let (code, state) = inspect(env, &["--namespace", "fixme", "--repair", "--yes"]);
     assert_eq!(code, 0, "{state}");
     assert_eq!(state["repaired"], true);
     assert_eq!(state["problems"], serde_json::json!([]));
-    let listed: Vec<u64> = conn.lrange(free, 0, -1).unwrap();
-    assert!(!listed.contains(&worker), "a held worker was freed");
-    assert_eq!(listed.len(), 1023);
-    assert!(
-        conn.pttl::<_, i64>(&key).unwrap() > 0,
-        "the held key got no expiry"
-    );
+    let snapshot = env.lease_snapshot("fixme");
+    assert!(!snapshot.free.contains(&worker), "a held worker was freed");
+    assert_eq!(snapshot.free.len(), 1023);
+    let lease = snapshot.held.iter().find(|h| h.worker == worker).unwrap();
+    assert!(lease.ttl_ms.is_some(), "the held lease got no expiry");
     // The holder keeps its lease and goes on issuing.
     assert_eq!(holder.request(3).len(), 3);
 }
 
-#[test]
-fn repair_without_a_terminal_needs_yes_and_changes_nothing() {
-    let env = TestEnv::distributed();
-    let (_holder, worker) = hold(&env, "ask");
-    let _: () = env.redis().rpush("idgen:{ask}:free", worker).unwrap();
+fn repair_without_a_terminal_needs_yes_and_changes_nothing(env: &TestEnv) {
+    let (_holder, worker) = hold(env, "ask");
+    env.tamper_free_push("ask", worker);
     let run = env.run(&["inspect-freelist", "--namespace", "ask", "--repair"]);
     assert_eq!(run.code(), 2, "{run}");
     assert!(run.stderr.contains("--yes"), "{run}");
-    let (code, _) = inspect(&env, &["--namespace", "ask"]);
+    let (code, _) = inspect(env, &["--namespace", "ask"]);
     assert_eq!(code, 8, "the problem is still there");
 }
 
-#[test]
-fn an_unused_namespace_is_not_found() {
-    let env = TestEnv::distributed();
+fn an_unused_namespace_is_not_found(env: &TestEnv) {
     let run = env.run(&["inspect-freelist", "--namespace", "never"]);
     assert_eq!(run.code(), 3, "{run}");
     assert!(run.stderr.contains("\"never\""), "{run}");
 }
+
+crate::on_both_backends!(
+    shows_layout_capacity_and_each_holder,
+    finds_every_kind_of_inconsistency_and_exits_for_monitoring,
+    repair_fixes_everything_without_freeing_a_held_worker,
+    repair_without_a_terminal_needs_yes_and_changes_nothing,
+    an_unused_namespace_is_not_found,
+);

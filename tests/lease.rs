@@ -56,9 +56,7 @@ fn acquired_worker(stderr: &str) -> u64 {
         .unwrap_or_else(|| panic!("no acquired event in {stderr}"))
 }
 
-#[test]
-fn four_concurrent_holders_get_distinct_workers_and_issue_no_duplicate() {
-    let env = TestEnv::distributed();
+fn four_concurrent_holders_get_distinct_workers_and_issue_no_duplicate(env: &TestEnv) {
     let layout = Layout::named("snowflake").unwrap();
     let runs: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..4)
@@ -83,26 +81,22 @@ fn four_concurrent_holders_get_distinct_workers_and_issue_no_duplicate() {
     assert_unique(&all);
 }
 
-#[test]
-fn a_paused_holder_issues_nothing_under_its_stale_worker_after_waking() {
-    let env = TestEnv::distributed();
+fn a_paused_holder_issues_nothing_under_its_stale_worker_after_waking(env: &TestEnv) {
     let layout = two_workers();
     let mut extra = TWO_WORKERS.to_vec();
     extra.extend(["--ttl", "1s"]);
-    let (mut paused, stale) = holder(&env, "pause", &extra, &[]);
+    let (mut paused, stale) = holder(env, "pause", &extra, &[]);
     let before = paused.request(3);
 
     paused.signal(libc::SIGSTOP);
-    let key = format!("idgen:{{pause}}:w:{stale}");
-    let mut conn = env.redis();
     wait_until(
         Duration::from_secs(10),
         "the paused lease to expire",
-        || !conn.exists::<_, bool>(&key).unwrap(),
+        || !env.worker_held("pause", stale),
     );
     // Take both workers: the free one first, then the stale one.
-    let (other_holder, other) = holder(&env, "pause", &extra, &[]);
-    let (mut taker, taken) = holder(&env, "pause", &extra, &[]);
+    let (other_holder, other) = holder(env, "pause", &extra, &[]);
+    let (mut taker, taken) = holder(env, "pause", &extra, &[]);
     assert_eq!(taken, stale, "the expired worker should be leased again");
     assert_ne!(other, stale);
     let taker_ids = taker.request(50);
@@ -132,21 +126,23 @@ fn a_paused_holder_issues_nothing_under_its_stale_worker_after_waking() {
     assert!(status.success());
 }
 
-#[test]
-fn release_returns_the_worker_to_the_free_list() {
-    let env = TestEnv::distributed();
+fn release_returns_the_worker_to_the_free_list(env: &TestEnv) {
     let run = env.run(&lease_args("release", &["--count", "10"]));
     assert!(run.success(), "{run}");
     let worker = acquired_worker(&run.stderr);
-    let mut conn = env.redis();
-    let free: Vec<u64> = conn.lrange("idgen:{release}:free", 0, -1).unwrap();
-    assert!(free.contains(&worker), "worker {worker} not in {free:?}");
+    let snapshot = env.lease_snapshot("release");
     assert!(
-        !conn
-            .exists::<_, bool>(format!("idgen:{{release}}:w:{worker}"))
-            .unwrap()
+        snapshot.free.contains(&worker),
+        "worker {worker} not in {:?}",
+        snapshot.free
     );
-    let fence: i64 = conn.hget("idgen:{release}:last", worker).unwrap();
+    assert!(snapshot.held.is_empty(), "{:?}", snapshot.held);
+    let fence = snapshot
+        .fences
+        .iter()
+        .find(|(w, _)| *w == worker)
+        .map(|(_, fence)| *fence)
+        .expect("a fence for the released worker");
     let layout = Layout::named("snowflake").unwrap();
     let last_issued = run
         .ids()
@@ -157,10 +153,8 @@ fn release_returns_the_worker_to_the_free_list() {
     assert_eq!(fence, last_issued, "the fence is the last time unit issued");
 }
 
-#[test]
-fn sigterm_releases_the_lease_before_exiting() {
-    let env = TestEnv::distributed();
-    let (mut process, worker) = holder(&env, "term", &[], &[]);
+fn sigterm_releases_the_lease_before_exiting(env: &TestEnv) {
+    let (mut process, worker) = holder(env, "term", &[], &[]);
     process.request(1);
     process.signal(libc::SIGTERM);
     let (status, _, stderr) = process.wait();
@@ -169,15 +163,12 @@ fn sigterm_releases_the_lease_before_exiting() {
         stderr.iter().any(|l| l.contains("\"released\"")),
         "{stderr:?}"
     );
-    let free: Vec<u64> = env.redis().lrange("idgen:{term}:free", 0, -1).unwrap();
-    assert!(free.contains(&worker));
+    assert!(env.lease_snapshot("term").free.contains(&worker));
 }
 
-#[test]
-fn when_every_worker_is_held_the_error_is_clear() {
-    let env = TestEnv::distributed();
-    let (_a, _) = holder(&env, "full", &TWO_WORKERS, &[]);
-    let (_b, _) = holder(&env, "full", &TWO_WORKERS, &[]);
+fn when_every_worker_is_held_the_error_is_clear(env: &TestEnv) {
+    let (_a, _) = holder(env, "full", &TWO_WORKERS, &[]);
+    let (_b, _) = holder(env, "full", &TWO_WORKERS, &[]);
     let mut args = lease_args("full", &["--count", "1"]);
     args.extend(TWO_WORKERS);
     let run = env.run(&args);
@@ -190,9 +181,7 @@ fn when_every_worker_is_held_the_error_is_clear() {
     assert!(run.stdout.is_empty());
 }
 
-#[test]
-fn a_holder_with_another_layout_or_epoch_is_refused() {
-    let env = TestEnv::distributed();
+fn a_holder_with_another_layout_or_epoch_is_refused(env: &TestEnv) {
     env.ok(&lease_args("shared", &["--count", "1"]));
     for extra in [
         vec!["--layout", "discord"],
@@ -208,9 +197,7 @@ fn a_holder_with_another_layout_or_epoch_is_refused() {
     }
 }
 
-#[test]
-fn a_later_holder_with_a_clock_behind_waits_past_the_recorded_fence() {
-    let env = TestEnv::distributed();
+fn a_later_holder_with_a_clock_behind_waits_past_the_recorded_fence(env: &TestEnv) {
     let layout = two_workers();
     let mut fixed = TWO_WORKERS.to_vec();
     fixed.extend(["--fix", "worker=0", "--count", "2000"]);
@@ -243,9 +230,7 @@ fn a_later_holder_with_a_clock_behind_waits_past_the_recorded_fence() {
     assert_unique(&all);
 }
 
-#[test]
-fn a_later_holder_far_behind_the_fence_refuses_with_the_clock_code() {
-    let env = TestEnv::distributed();
+fn a_later_holder_far_behind_the_fence_refuses_with_the_clock_code(env: &TestEnv) {
     let mut fixed = TWO_WORKERS.to_vec();
     fixed.extend(["--fix", "worker=0", "--count", "10"]);
     env.ok(&{
@@ -267,10 +252,8 @@ fn a_later_holder_far_behind_the_fence_refuses_with_the_clock_code() {
     assert!(run.stderr.contains("clock moved back"), "{run}");
 }
 
-#[test]
-fn stdin_mode_answers_each_line_and_an_empty_line_means_one() {
-    let env = TestEnv::distributed();
-    let (mut process, _) = holder(&env, "copro", &[], &[]);
+fn stdin_mode_answers_each_line_and_an_empty_line_means_one(env: &TestEnv) {
+    let (mut process, _) = holder(env, "copro", &[], &[]);
     let first = process.request(5);
     process.send("");
     let one = process.read_id();
@@ -287,9 +270,7 @@ fn stdin_mode_answers_each_line_and_an_empty_line_means_one() {
     );
 }
 
-#[test]
-fn stdout_carries_ids_only() {
-    let env = TestEnv::distributed();
+fn stdout_carries_ids_only(env: &TestEnv) {
     let run = env.run(&["lease", "--namespace", "plain", "--count", "3"]);
     assert!(run.success(), "{run}");
     assert_eq!(run.stdout.lines().count(), 3);
@@ -312,9 +293,7 @@ fn lease_keys_share_the_namespace_hash_tag() {
     );
 }
 
-#[test]
-fn the_worker_node_assigner_never_reuses_a_worker() {
-    let env = TestEnv::distributed();
+fn the_worker_node_assigner_never_reuses_a_worker(env: &TestEnv) {
     let args = [
         "lease",
         "--namespace",
@@ -341,9 +320,7 @@ fn the_worker_node_assigner_never_reuses_a_worker() {
     assert_eq!(rows, 3);
 }
 
-#[test]
-fn the_worker_node_assigner_refuses_once_the_worker_field_is_used_up() {
-    let env = TestEnv::distributed();
+fn the_worker_node_assigner_refuses_once_the_worker_field_is_used_up(env: &TestEnv) {
     let args = [
         "lease",
         "--namespace",
@@ -368,9 +345,7 @@ fn the_worker_node_assigner_refuses_once_the_worker_field_is_used_up() {
     );
 }
 
-#[test]
-fn a_wide_worker_field_needs_the_worker_node_assigner() {
-    let env = TestEnv::distributed();
+fn a_wide_worker_field_needs_the_worker_node_assigner(env: &TestEnv) {
     let run = env.run(&[
         "lease",
         "--layout",
@@ -384,9 +359,7 @@ fn a_wide_worker_field_needs_the_worker_node_assigner() {
     assert!(run.stderr.contains("--assigner worker-node"), "{run}");
 }
 
-#[test]
-fn lease_rejects_bad_input_without_leasing_anything() {
-    let env = TestEnv::distributed();
+fn lease_rejects_bad_input_without_leasing_anything(env: &TestEnv) {
     for args in [
         vec!["lease", "--count", "0"],
         vec!["lease", "--ttl", "10ms"],
@@ -403,40 +376,36 @@ fn lease_rejects_bad_input_without_leasing_anything() {
         assert_eq!(run.code(), 2, "{args:?}: {run}");
         assert!(run.stdout.is_empty(), "{run}");
     }
-    let keys: Vec<String> = env.redis().keys("idgen:*").unwrap();
-    assert!(keys.is_empty(), "a rejected lease left {keys:?}");
+    assert!(
+        env.lease_namespaces().is_empty(),
+        "a rejected lease recorded a namespace"
+    );
 }
 
-#[test]
-fn a_bad_stdin_line_fails_with_a_usage_error_and_releases() {
-    let env = TestEnv::distributed();
-    let (mut process, worker) = holder(&env, "badline", &[], &[]);
+fn a_bad_stdin_line_fails_with_a_usage_error_and_releases(env: &TestEnv) {
+    let (mut process, worker) = holder(env, "badline", &[], &[]);
     process.request(1);
     process.send("many");
     let (status, _, stderr) = process.wait();
     assert_eq!(status.code(), Some(2), "{stderr:?}");
     assert!(stderr.iter().any(|l| l.contains("\"many\"")), "{stderr:?}");
-    let free: Vec<u64> = env.redis().lrange("idgen:{badline}:free", 0, -1).unwrap();
-    assert!(free.contains(&worker));
+    assert!(env.lease_snapshot("badline").free.contains(&worker));
 }
 
-#[test]
-fn a_killed_holder_leaves_a_fence_the_next_holder_respects() {
-    let env = TestEnv::distributed();
+fn a_killed_holder_leaves_a_fence_the_next_holder_respects(env: &TestEnv) {
     let layout = two_workers();
     let mut fixed = TWO_WORKERS.to_vec();
     fixed.extend(["--fix", "worker=0", "--ttl", "1s"]);
-    let (mut first, _) = holder(&env, "killed", &fixed, &[]);
+    let (mut first, _) = holder(env, "killed", &fixed, &[]);
     let before = first.request(500);
     first.signal(libc::SIGKILL);
     let (status, _, _) = first.wait();
     assert_eq!(status.signal(), Some(libc::SIGKILL));
     // Nobody released the worker: it comes back when its key expires.
-    let mut conn = env.redis();
     wait_until(
         Duration::from_secs(10),
         "the killed holder's lease to expire",
-        || !conn.exists::<_, bool>("idgen:{killed}:w:0").unwrap(),
+        || !env.worker_held("killed", 0),
     );
     let mut args = lease_args("killed", &fixed);
     args.extend(["--count", "500"]);
@@ -459,29 +428,16 @@ impl idgen::lease::LeaseEvents for Quiet {
     fn event(&self, _: idgen::lease::LeaseEvent) {}
 }
 
-#[test]
-fn a_clock_moved_backwards_under_a_lease_produces_no_duplicate() {
+fn a_clock_moved_backwards_under_a_lease_produces_no_duplicate(env: &TestEnv) {
     use idgen::clock::{Clock, ManualClock};
     use idgen::lease::session::{LeasedGenerator, WorkerSource};
     use idgen::lease::{Assigner, LeaseSession, NamespaceSpec};
     use idgen::snowflake::GeneratorOptions;
     use std::sync::Arc;
 
-    let env = TestEnv::distributed();
-    let mut settings = idgen::config::Settings::default();
-    settings.redis_nodes.insert(
-        idgen::config::DEFAULT_NODE.into(),
-        idgen::redact::SecretUrl::new(env.redis_url.clone()),
-    );
-    settings.mysql = Some(idgen::redact::SecretUrl::new(env.mysql_url.clone()));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    let backend = env.backend();
+    env.block_on(async {
         let layout = Layout::named("snowflake").unwrap();
-        let backend = idgen::backend::Backend::open(&settings).unwrap();
         let clock = ManualClock::new(1_800_000_000_000);
         let namespace = NamespaceSpec::new("rewind", &layout, Assigner::Lease).unwrap();
         let session = Arc::new(LeaseSession::new(
@@ -518,3 +474,23 @@ fn a_clock_moved_backwards_under_a_lease_produces_no_duplicate() {
         session.release(generator.last_issued_ms()).await.unwrap();
     });
 }
+
+crate::on_both_backends!(
+    four_concurrent_holders_get_distinct_workers_and_issue_no_duplicate,
+    a_paused_holder_issues_nothing_under_its_stale_worker_after_waking,
+    release_returns_the_worker_to_the_free_list,
+    sigterm_releases_the_lease_before_exiting,
+    when_every_worker_is_held_the_error_is_clear,
+    a_holder_with_another_layout_or_epoch_is_refused,
+    a_later_holder_with_a_clock_behind_waits_past_the_recorded_fence,
+    a_later_holder_far_behind_the_fence_refuses_with_the_clock_code,
+    stdin_mode_answers_each_line_and_an_empty_line_means_one,
+    stdout_carries_ids_only,
+    the_worker_node_assigner_never_reuses_a_worker,
+    the_worker_node_assigner_refuses_once_the_worker_field_is_used_up,
+    a_wide_worker_field_needs_the_worker_node_assigner,
+    lease_rejects_bad_input_without_leasing_anything,
+    a_bad_stdin_line_fails_with_a_usage_error_and_releases,
+    a_killed_holder_leaves_a_fence_the_next_holder_respects,
+    a_clock_moved_backwards_under_a_lease_produces_no_duplicate,
+);

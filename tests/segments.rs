@@ -1,6 +1,6 @@
 //! Segment IDs end to end: `init-app`, `next`, `reload-segments` on real Redis and MySQL.
 
-use crate::harness::{Run, TestEnv, assert_unique, segment_parts};
+use crate::harness::{Backend, Run, TestEnv, assert_unique, segment_parts};
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
 use std::sync::Barrier;
@@ -9,12 +9,6 @@ use std::time::{Duration, Instant};
 fn shard_rows(env: &TestEnv, app: u8) -> u64 {
     env.query_u64(&format!(
         "SELECT COUNT(*) FROM id_alloc WHERE app_id = {app}"
-    ))
-}
-
-fn max_id(env: &TestEnv, app: u8, shard: u8) -> u64 {
-    env.query_u64(&format!(
-        "SELECT max_id FROM id_alloc WHERE app_id = {app} AND shard_id = {shard}"
     ))
 }
 
@@ -48,13 +42,11 @@ fn one_line_error(run: &Run) -> &str {
 
 // ---- init-app ------------------------------------------------------------
 
-#[test]
-fn init_app_seeds_64_shards_starting_at_zero() {
-    let env = TestEnv::distributed();
+fn init_app_seeds_64_shards_starting_at_zero(env: &TestEnv) {
     env.ok(&[
         "init-app", "--app", "1", "--name", "orders", "--step", "500",
     ]);
-    assert_eq!(shard_rows(&env, 1), 64);
+    assert_eq!(shard_rows(env, 1), 64);
     let rows = env.query(
         "SELECT MIN(shard_id), MAX(shard_id), MAX(max_id), MIN(step), MAX(step), MIN(app_name) FROM id_alloc WHERE app_id = 1",
     );
@@ -97,24 +89,20 @@ fn init_app_creates_id_alloc_exactly_as_the_java_service_defines_it() {
     );
 }
 
-#[test]
-fn init_app_rerun_with_the_same_name_changes_nothing_and_says_so() {
-    let env = TestEnv::distributed();
+fn init_app_rerun_with_the_same_name_changes_nothing_and_says_so(env: &TestEnv) {
     env.ok(&["init-app", "--app", "2", "--name", "coupons"]);
     env.ok(&["next", "--app", "2", "--gate-pass", "alice@example.com"]);
-    let before = max_id(&env, 2, 61);
+    let before = env.max_id(2, 61);
     let run = env.run(&["init-app", "--app", "2", "--name", "coupons", "--json"]);
     assert!(run.success(), "{run}");
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(report["outcome"], "unchanged");
     assert_eq!(report["shards_added"], 0);
-    assert_eq!(shard_rows(&env, 2), 64);
-    assert_eq!(max_id(&env, 2, 61), before);
+    assert_eq!(shard_rows(env, 2), 64);
+    assert_eq!(env.max_id(2, 61), before);
 }
 
-#[test]
-fn init_app_refuses_a_different_name_for_an_existing_app() {
-    let env = TestEnv::distributed();
+fn init_app_refuses_a_different_name_for_an_existing_app(env: &TestEnv) {
     env.ok(&["init-app", "--app", "3", "--name", "users"]);
     let run = env.run(&["init-app", "--app", "3", "--name", "accounts"]);
     assert_eq!(run.code(), 7, "{run}");
@@ -123,9 +111,7 @@ fn init_app_refuses_a_different_name_for_an_existing_app() {
     assert_eq!(names, vec![vec![Some("users".to_string())]]);
 }
 
-#[test]
-fn init_app_completes_an_app_the_java_procedure_left_half_seeded() {
-    let env = TestEnv::distributed();
+fn init_app_completes_an_app_the_java_procedure_left_half_seeded(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "other"]);
     let values: Vec<String> = (0..10).map(|s| format!("(12, 'half', 0, {s})")).collect();
     env.sql(&format!(
@@ -137,25 +123,21 @@ fn init_app_completes_an_app_the_java_procedure_left_half_seeded() {
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(report["outcome"], "completed");
     assert_eq!(report["shards_added"], 54);
-    assert_eq!(shard_rows(&env, 12), 64);
+    assert_eq!(shard_rows(env, 12), 64);
 }
 
-#[test]
-fn init_app_killed_before_commit_leaves_no_shard_behind() {
-    let env = TestEnv::distributed();
+fn init_app_killed_before_commit_leaves_no_shard_behind(env: &TestEnv) {
     let run = env.run_with(
         &["init-app", "--app", "4", "--name", "crashy"],
         &[("IDGEN_FAILPOINTS", "init_app.before_commit")],
     );
     assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
-    assert_eq!(shard_rows(&env, 4), 0);
+    assert_eq!(shard_rows(env, 4), 0);
     env.ok(&["init-app", "--app", "4", "--name", "crashy"]);
-    assert_eq!(shard_rows(&env, 4), 64);
+    assert_eq!(shard_rows(env, 4), 64);
 }
 
-#[test]
-fn init_app_rejects_bad_input_with_a_usage_error_and_changes_nothing() {
-    let env = TestEnv::distributed();
+fn init_app_rejects_bad_input_with_a_usage_error_and_changes_nothing(env: &TestEnv) {
     let long_name = "n".repeat(129);
     let long_description = "d".repeat(256);
     let cases: Vec<Vec<&str>> = vec![
@@ -198,17 +180,15 @@ fn init_app_rejects_bad_input_with_a_usage_error_and_changes_nothing() {
         assert!(!run.stderr.contains("panicked"), "{run}");
         assert!(run.stdout.is_empty(), "{run}");
     }
-    let tables = env.query_u64(
-        "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'id_alloc'",
+    assert!(
+        !env.has_schema(),
+        "a rejected init-app must not create the schema"
     );
-    assert_eq!(tables, 0, "a rejected init-app must not create the schema");
 }
 
 // ---- next ----------------------------------------------------------------
 
-#[test]
-fn issued_ids_decode_to_their_app_shard_and_index() {
-    let env = TestEnv::distributed();
+fn issued_ids_decode_to_their_app_shard_and_index(env: &TestEnv) {
     env.ok(&[
         "init-app", "--app", "9", "--name", "decode", "--step", "100",
     ]);
@@ -227,8 +207,7 @@ fn issued_ids_decode_to_their_app_shard_and_index() {
     assert_eq!(indexes, (1..=250).collect::<Vec<u64>>());
 }
 
-#[test]
-fn gate_pass_lands_on_the_shard_java_computes() {
+fn gate_pass_lands_on_the_shard_java_computes(env: &TestEnv) {
     // Shards from Java 17's String.hashCode: Math.abs(h) % 64.
     let cases = [
         ("alice@example.com", 61),
@@ -238,7 +217,6 @@ fn gate_pass_lands_on_the_shard_java_computes() {
         ("\u{1f600}emoji", 61),              // a surrogate pair
         ("polygenelubricants", 0),           // hashCode == Integer.MIN_VALUE
     ];
-    let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "10", "--name", "gate"]);
     for (gate_pass, shard) in cases {
         let ids = env
@@ -339,18 +317,14 @@ fn warm_next_is_one_pop_and_one_route_read() {
     assert_eq!(data, ["LPOP", "GET"], "all commands: {commands:?}");
 }
 
-#[test]
-fn next_for_an_unknown_app_is_not_found() {
-    let env = TestEnv::distributed();
+fn next_for_an_unknown_app_is_not_found(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "known"]);
     let run = env.run(&["next", "--app", "77"]);
     assert_eq!(run.code(), 3, "{run}");
     assert!(one_line_error(&run).contains("init-app --app 77"));
 }
 
-#[test]
-fn next_rejects_bad_input_with_a_usage_error() {
-    let env = TestEnv::distributed();
+fn next_rejects_bad_input_with_a_usage_error(env: &TestEnv) {
     for args in [
         vec!["next"],
         vec!["next", "--app", "256"],
@@ -366,12 +340,10 @@ fn next_rejects_bad_input_with_a_usage_error() {
     }
 }
 
-#[test]
-fn max_limit_id_is_refused_never_wrapped() {
-    let env = TestEnv::distributed();
+fn max_limit_id_is_refused_never_wrapped(env: &TestEnv) {
     // Shard 0 of app 9 may issue indexes 1..=3: 3 << 14 | 0 << 8 | 9.
     let limit: u64 = 3 << 14 | 9;
-    init_limited_app_9(&env, "small", limit);
+    init_limited_app_9(env, "small", limit);
     let gate = ["--gate-pass", "polygenelubricants"];
     let mut ids = Vec::new();
     for _ in 0..3 {
@@ -391,11 +363,9 @@ fn max_limit_id_is_refused_never_wrapped() {
     );
 }
 
-#[test]
-fn a_batch_that_reaches_max_limit_id_prints_what_it_got_then_fails() {
-    let env = TestEnv::distributed();
+fn a_batch_that_reaches_max_limit_id_prints_what_it_got_then_fails(env: &TestEnv) {
     let limit: u64 = 5 << 14 | 9;
-    init_limited_app_9(&env, "small", limit);
+    init_limited_app_9(env, "small", limit);
     let run = env.run(&[
         "next",
         "--app",
@@ -420,9 +390,7 @@ fn a_batch_that_reaches_max_limit_id_prints_what_it_got_then_fails() {
     );
 }
 
-#[test]
-fn a_crash_between_the_mysql_update_and_the_redis_push_leaves_a_gap() {
-    let env = TestEnv::distributed();
+fn a_crash_between_the_ledger_update_and_the_dispenser_push_leaves_a_gap(env: &TestEnv) {
     env.ok(&[
         "init-app", "--app", "13", "--name", "crash", "--step", "100",
     ]);
@@ -433,13 +401,8 @@ fn a_crash_between_the_mysql_update_and_the_redis_push_leaves_a_gap() {
     );
     assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
     assert!(run.stdout.is_empty());
-    assert_eq!(
-        max_id(&env, 13, 61),
-        100,
-        "the segment was taken from MySQL"
-    );
-    let stock: u64 = env.redis().llen("id.gen.idList_13_61").unwrap();
-    assert_eq!(stock, 0, "…but never reached Redis");
+    assert_eq!(env.max_id(13, 61), 100, "the segment was taken from MySQL");
+    assert_eq!(env.stock(13, 61), 0, "…but never reached the dispenser");
 
     // The dead refiller's lock is still there; later calls must not repeat 1..=100.
     let mut ids = Vec::new();
@@ -457,14 +420,9 @@ fn a_crash_between_the_mysql_update_and_the_redis_push_leaves_a_gap() {
     );
 }
 
-#[test]
-fn a_stale_lock_does_not_block_next() {
-    let env = TestEnv::distributed();
+fn a_stale_lock_does_not_block_next(env: &TestEnv) {
     env.ok(&["init-app", "--app", "14", "--name", "locked"]);
-    let _: () = env
-        .redis()
-        .set_ex("id.gen.lock_14_61", "held-by-a-dead-process", 60)
-        .unwrap();
+    env.hold_refill_lock(14, 61, 60);
     let started = Instant::now();
     let run = env.run(&["next", "--app", "14", "--gate-pass", "alice@example.com"]);
     assert!(run.success(), "{run}");
@@ -536,21 +494,17 @@ fn hammer(
     })
 }
 
-#[test]
-fn eight_next_processes_and_two_reloads_issue_no_duplicate_queue() {
-    let env = TestEnv::distributed();
+fn eight_next_processes_and_two_reloads_issue_no_duplicate_queue(env: &TestEnv) {
     env.ok(&["init-app", "--app", "20", "--name", "load", "--step", "64"]);
-    let ids = hammer(&env, "20", "queue", 8, 40, 160);
+    let ids = hammer(env, "20", "queue", 8, 40, 160);
     assert!(ids.len() >= 50_000, "only {} IDs", ids.len());
     assert_unique(&ids);
     assert!(ids.iter().all(|&id| segment_parts(id).2 == 20));
 }
 
-#[test]
-fn eight_next_processes_and_two_reloads_issue_no_duplicate_range() {
-    let env = TestEnv::distributed();
+fn eight_next_processes_and_two_reloads_issue_no_duplicate_range(env: &TestEnv) {
     env.ok(&["init-app", "--app", "21", "--name", "load", "--step", "64"]);
-    let ids = hammer(&env, "21", "range", 8, 40, 160);
+    let ids = hammer(env, "21", "range", 8, 40, 160);
     assert!(ids.len() >= 50_000, "only {} IDs", ids.len());
     assert_unique(&ids);
 }
@@ -595,9 +549,7 @@ fn redis_flushed_mid_run_causes_no_duplicate() {
 
 // ---- reload-segments -----------------------------------------------------------
 
-#[test]
-fn reload_tops_up_every_shard_below_the_threshold() {
-    let env = TestEnv::distributed();
+fn reload_tops_up_every_shard_below_the_threshold(env: &TestEnv) {
     env.ok(&["init-app", "--app", "30", "--name", "cron", "--step", "100"]);
     let run = env.run(&["reload-segments", "--json"]);
     assert!(run.success(), "{run}");
@@ -605,10 +557,8 @@ fn reload_tops_up_every_shard_below_the_threshold() {
     assert_eq!(report["shards_checked"], 64);
     assert_eq!(report["shards_refilled"], 64);
     assert_eq!(report["ids_added"], 6400);
-    let mut conn = env.redis();
     for shard in 0..64 {
-        let stock: u64 = conn.llen(format!("id.gen.idList_30_{shard}")).unwrap();
-        assert_eq!(stock, 100, "shard {shard}");
+        assert_eq!(env.stock(30, shard), 100, "shard {shard}");
     }
     // Full shards are left alone.
     let again: serde_json::Value =
@@ -616,37 +566,30 @@ fn reload_tops_up_every_shard_below_the_threshold() {
     assert_eq!(again["shards_refilled"], 0);
 }
 
-#[test]
-fn reload_skips_a_shard_whose_lock_another_refiller_holds() {
-    let env = TestEnv::distributed();
+fn reload_skips_a_shard_whose_lock_another_refiller_holds(env: &TestEnv) {
     env.ok(&["init-app", "--app", "31", "--name", "busy", "--step", "10"]);
-    let mut conn = env.redis();
-    let _: () = conn
-        .set_ex("id.gen.lock_31_5", "1700000000000", 60)
-        .unwrap();
+    env.hold_refill_lock(31, 5, 60);
     let report: serde_json::Value =
         serde_json::from_str(&env.ok(&["reload-segments", "--app", "31", "--json"])).unwrap();
     assert_eq!(report["shards_busy"], 1);
     assert_eq!(report["shards_refilled"], 63);
-    let stock: u64 = conn.llen("id.gen.idList_31_5").unwrap();
-    assert_eq!(stock, 0);
-    let lock: String = conn.get("id.gen.lock_31_5").unwrap();
+    assert_eq!(env.stock(31, 5), 0);
     assert_eq!(
-        lock, "1700000000000",
+        env.held_refill_locks(31),
+        1,
         "someone else's lock must not be touched"
     );
 }
 
-#[test]
-fn reload_reports_orphaned_queues_and_prunes_them_only_when_asked() {
-    let env = TestEnv::distributed();
+fn reload_reports_orphaned_queues_and_prunes_them_only_when_asked(env: &TestEnv) {
     env.ok(&["init-app", "--app", "32", "--name", "gone", "--step", "10"]);
     env.ok(&["init-app", "--app", "33", "--name", "stays", "--step", "10"]);
     env.ok(&["reload-segments", "--quiet"]);
     env.sql("DELETE FROM id_alloc WHERE app_id = 32");
-    let mut conn = env.redis();
-    // The Java service uses the bare prefix as a lock key: not a queue.
-    let _: () = conn.set("id.gen.idList_", "1700000000000").unwrap();
+    if env.backend == Backend::Distributed {
+        // The Java service uses the bare prefix as a lock key: not a queue.
+        let _: () = env.redis().set("id.gen.idList_", "1700000000000").unwrap();
+    }
 
     let report: serde_json::Value =
         serde_json::from_str(&env.ok(&["reload-segments", "--json"])).unwrap();
@@ -654,23 +597,18 @@ fn reload_reports_orphaned_queues_and_prunes_them_only_when_asked() {
     assert_eq!(orphans.len(), 1, "{report}");
     assert_eq!(orphans[0]["app"], 32);
     assert_eq!(orphans[0]["shards"].as_array().unwrap().len(), 64);
-    let kept: u64 = conn.llen("id.gen.idList_32_0").unwrap();
-    assert_eq!(kept, 10, "reported only");
+    assert_eq!(env.stock(32, 0), 10, "reported only");
 
     let report: serde_json::Value =
         serde_json::from_str(&env.ok(&["reload-segments", "--prune", "--json"])).unwrap();
     assert_eq!(report["orphans"][0]["pruned_ids"], 640);
-    let keys: Vec<String> = conn.keys("id.gen.idList_32_*").unwrap();
-    assert!(keys.is_empty(), "{keys:?}");
-    let stays: u64 = conn.llen("id.gen.idList_33_0").unwrap();
-    assert_eq!(stays, 10);
+    assert_eq!(env.stocked_shards(32), 0);
+    assert_eq!(env.stock(33, 0), 10);
 }
 
-#[test]
-fn reload_exits_partial_when_a_shard_fails() {
-    let env = TestEnv::distributed();
+fn reload_exits_partial_when_a_shard_fails(env: &TestEnv) {
     let limit: u64 = 2 << 14 | 9;
-    init_limited_app_9(&env, "tiny", limit);
+    init_limited_app_9(env, "tiny", limit);
     env.ok(&[
         "next",
         "--app",
@@ -689,9 +627,7 @@ fn reload_exits_partial_when_a_shard_fails() {
     assert!(run.stderr.contains("max_limit_id"), "{run}");
 }
 
-#[test]
-fn reload_prints_nothing_with_quiet_when_all_went_well() {
-    let env = TestEnv::distributed();
+fn reload_prints_nothing_with_quiet_when_all_went_well(env: &TestEnv) {
     env.ok(&["init-app", "--app", "34", "--name", "quiet", "--step", "10"]);
     let run = env.run(&["reload-segments", "--quiet"]);
     assert!(run.success(), "{run}");
@@ -863,9 +799,7 @@ fn help_lists_the_exit_codes_and_never_shows_a_password() {
     assert!(!run.stdout.contains("hunter2"));
 }
 
-#[test]
-fn an_interrupted_reload_finishes_the_refill_under_way_and_leaves_no_lock() {
-    let env = TestEnv::distributed();
+fn an_interrupted_reload_finishes_the_refill_under_way_and_leaves_no_lock(env: &TestEnv) {
     env.ok(&["init-app", "--app", "35", "--name", "ctrlc", "--step", "10"]);
     let process = env.coprocess(
         &["reload-segments", "--app", "35", "--jobs", "1"],
@@ -883,17 +817,41 @@ fn an_interrupted_reload_finishes_the_refill_under_way_and_leaves_no_lock() {
     process.signal(libc::SIGCONT);
     let (status, _, stderr) = process.wait();
     assert_eq!(status.code(), Some(130), "{stderr:?}");
-    let mut conn = env.redis();
-    let locks: Vec<String> = conn.keys("id.gen.lock_35_*").unwrap();
-    assert!(locks.is_empty(), "Ctrl-C left {locks:?} held");
-    let stocked: Vec<String> = conn.keys("id.gen.idList_35_*").unwrap();
-    assert!(
-        (1..64).contains(&stocked.len()),
-        "{} shards stocked",
-        stocked.len()
+    assert_eq!(
+        env.held_refill_locks(35),
+        0,
+        "Ctrl-C left a refill lock held"
     );
-    for key in &stocked {
-        let stock: u64 = conn.llen(key).unwrap();
-        assert_eq!(stock, 10, "{key} holds a partial segment");
-    }
+    let stocks: Vec<u64> = (0..64).map(|shard| env.stock(35, shard)).collect();
+    let stocked = stocks.iter().filter(|&&n| n > 0).count();
+    assert!((1..64).contains(&stocked), "{stocked} shards stocked");
+    assert!(
+        stocks.iter().all(|&n| n == 0 || n == 10),
+        "a partial segment: {stocks:?}"
+    );
 }
+
+crate::on_both_backends!(
+    init_app_seeds_64_shards_starting_at_zero,
+    init_app_rerun_with_the_same_name_changes_nothing_and_says_so,
+    init_app_refuses_a_different_name_for_an_existing_app,
+    init_app_completes_an_app_the_java_procedure_left_half_seeded,
+    init_app_killed_before_commit_leaves_no_shard_behind,
+    init_app_rejects_bad_input_with_a_usage_error_and_changes_nothing,
+    issued_ids_decode_to_their_app_shard_and_index,
+    gate_pass_lands_on_the_shard_java_computes,
+    next_for_an_unknown_app_is_not_found,
+    next_rejects_bad_input_with_a_usage_error,
+    max_limit_id_is_refused_never_wrapped,
+    a_batch_that_reaches_max_limit_id_prints_what_it_got_then_fails,
+    a_crash_between_the_ledger_update_and_the_dispenser_push_leaves_a_gap,
+    a_stale_lock_does_not_block_next,
+    eight_next_processes_and_two_reloads_issue_no_duplicate_queue,
+    eight_next_processes_and_two_reloads_issue_no_duplicate_range,
+    reload_tops_up_every_shard_below_the_threshold,
+    reload_skips_a_shard_whose_lock_another_refiller_holds,
+    reload_reports_orphaned_queues_and_prunes_them_only_when_asked,
+    reload_exits_partial_when_a_shard_fails,
+    reload_prints_nothing_with_quiet_when_all_went_well,
+    an_interrupted_reload_finishes_the_refill_under_way_and_leaves_no_lock,
+);

@@ -12,6 +12,7 @@
 
 pub mod coprocess;
 pub mod servers;
+mod stores;
 
 use std::collections::HashSet;
 use std::io::Read;
@@ -231,26 +232,6 @@ impl TestEnv {
         redis::Client::open(self.hot_url.as_str())
             .and_then(|c| c.get_connection())
             .expect("hot redis test connection")
-    }
-
-    /// Runs SQL statements against this test's database.
-    pub fn sql(&self, statements: &str) {
-        servers::mysql_exec(&self.mysql_url, statements);
-    }
-
-    /// Runs a query and returns its rows as strings (NULL as `None`).
-    pub fn query(&self, query: &str) -> Vec<Vec<Option<String>>> {
-        servers::mysql_query(&self.mysql_url, query)
-    }
-
-    /// A single number from a query.
-    pub fn query_u64(&self, query: &str) -> u64 {
-        let rows = self.query(query);
-        rows.first()
-            .and_then(|r| r.first().cloned().flatten())
-            .unwrap_or_else(|| panic!("{query} returned no value"))
-            .parse()
-            .unwrap_or_else(|e| panic!("{query}: {e}"))
     }
 }
 

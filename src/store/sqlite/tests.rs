@@ -5,8 +5,8 @@ use crate::layout::Layout;
 use crate::lease::{Assigner, LeaseStore, NamespaceSpec, WorkerNodeAssigner};
 use crate::segment::DispenserKind::{Queue, Range};
 use crate::store::{
-    AppSpec, Dispenser, InitOutcome, Ledger, LockToken, PushOutcome, Segment, SegmentPlan,
-    ShardState, Slot,
+    AppPolicy, AppSpec, Dispenser, InitOutcome, Ledger, LockToken, PushOutcome, Segment,
+    SegmentPlan, ShardState, Slot,
 };
 
 const SLOT: Slot = Slot { app: 1, shard: 2 };

@@ -79,6 +79,7 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
         stores.add_row(vec![
             match store.role {
                 StoreRole::Ledger => "ledger",
+                StoreRole::Node if report.backend == "embedded" => "dispenser",
                 StoreRole::Node => "redis node",
             }
             .to_string(),
