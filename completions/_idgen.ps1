@@ -117,6 +117,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
         'idgen;migrate' {
             [CompletionResult]::new('--app', '--app', [CompletionResultType]::ParameterName, 'The app to move')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The Redis node to move it to (a name from --redis-node or the config file)')
+            [CompletionResult]::new('--from-store', '--from-store', [CompletionResultType]::ParameterName, 'Move the app out of this embedded store file into the configured Redis + MySQL')
             [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379')
             [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')

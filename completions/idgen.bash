@@ -593,7 +593,7 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__migrate)
-            opts="-v -h -V --app --to --dry-run --yes --json --redis --redis-node --mysql --store --config --dispenser --timeout --verbose --help --version"
+            opts="-v -h -V --app --to --from-store --dry-run --yes --json --redis --redis-node --mysql --store --config --dispenser --timeout --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -604,6 +604,10 @@ _idgen() {
                     return 0
                     ;;
                 --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -110,6 +110,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
         &'idgen;migrate'= {
             cand --app 'The app to move'
             cand --to 'The Redis node to move it to (a name from --redis-node or the config file)'
+            cand --from-store 'Move the app out of this embedded store file into the configured Redis + MySQL'
             cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379'
             cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'

@@ -94,6 +94,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s h -l hel
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l app -d 'The app to move' -r
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l to -d 'The Redis node to move it to (a name from --redis-node or the config file)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l from-store -d 'Move the app out of this embedded store file into the configured Redis + MySQL' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
