@@ -46,6 +46,7 @@ start_servers() {
   if [ -n "${IDGEN_BENCH_REDIS_URL:-}" ] && [ -n "${IDGEN_BENCH_MYSQL_URL:-}" ]; then
     export IDGEN_REDIS_URL="$IDGEN_BENCH_REDIS_URL" IDGEN_MYSQL_URL="$IDGEN_BENCH_MYSQL_URL"
     redis_cli=(redis-cli -u "$IDGEN_REDIS_URL")
+    mysql_cli=(true)  # history is kept on a server the bench did not start
     return
   fi
   local rport mport
@@ -65,6 +66,7 @@ start_servers() {
   mariadb -h127.0.0.1 -P"$mport" -uroot -e 'create database idgen'
   export IDGEN_REDIS_URL="redis://127.0.0.1:$rport/0" IDGEN_MYSQL_URL="mysql://root@127.0.0.1:$mport/idgen"
   redis_cli=(redis-cli -p "$rport" -n 0)
+  mysql_cli=(mariadb -h127.0.0.1 -P"$mport" -uroot idgen)
 }
 
 bench_segments() {
@@ -89,7 +91,9 @@ EOF
 
   echo "== reload-segments over 64 apps x 64 shards (step 1000: 4,096,000 indexes), from empty Redis"
   for app in $(seq 2 64); do "$idgen" init-app --app "$app" --name "bench$app" >/dev/null; done
-  hyperfine -N --runs 5 --prepare "${redis_cli[*]} FLUSHDB" --export-json "$out/reload.json" \
+  # Each run starts from empty Redis and no refill history, so every run loads 1000 per shard.
+  hyperfine --runs 5 --prepare "${redis_cli[*]} FLUSHDB; ${mysql_cli[*]} -e 'DELETE FROM idgen_refill'" \
+    --export-json "$out/reload.json" \
     "$idgen reload-segments --quiet" >/dev/null
   python3 - "$out/reload.json" <<'EOF'
 import json, sys

@@ -119,7 +119,7 @@ impl SegmentAllocator {
             0
         } else {
             let node = self.nodes().get(&from).await?;
-            self.total_stock(&*node, app).await?
+            app_stock(&*node, app).await?
         };
         Ok(MovePlan {
             app,
@@ -131,21 +131,6 @@ impl SegmentAllocator {
             shards: SHARDS,
             stock_on_from,
         })
-    }
-
-    /// Indexes cached for `app` on a node, over both dispenser kinds.
-    async fn total_stock(&self, node: &dyn Dispenser, app: u8) -> Result<u64> {
-        let slots: Vec<Slot> = (0..SHARDS).map(|shard| Slot { app, shard }).collect();
-        let mut total = 0;
-        for kind in [DispenserKind::Queue, DispenserKind::Range] {
-            total += node
-                .stock(kind, &slots)
-                .await?
-                .into_iter()
-                .map(|s| s.unwrap_or(0))
-                .sum::<u64>();
-        }
-        Ok(total)
     }
 
     /// Carries out (or resumes) a planned move. Stops between shards when `cancel`
@@ -285,6 +270,21 @@ impl SegmentAllocator {
     }
 }
 
+/// Indexes cached for `app` on a dispenser, over both dispenser kinds.
+async fn app_stock(node: &dyn Dispenser, app: u8) -> Result<u64> {
+    let slots: Vec<Slot> = (0..SHARDS).map(|shard| Slot { app, shard }).collect();
+    let mut total = 0;
+    for kind in [DispenserKind::Queue, DispenserKind::Range] {
+        total += node
+            .stock(kind, &slots)
+            .await?
+            .into_iter()
+            .map(|s| s.unwrap_or(0))
+            .sum::<u64>();
+    }
+    Ok(total)
+}
+
 fn check_cancel(cancel: &AtomicBool, what: &str) -> Result<()> {
     if cancel.load(Ordering::Acquire) {
         Err(Error::Interrupted {
@@ -366,7 +366,7 @@ impl StoreExit<'_> {
             .app(app)
             .await?
             .ok_or(Error::UnknownApp { app })?;
-        let stock_in_source = self.allocator_stock_in_source(app).await?;
+        let stock_in_source = app_stock(self.source, app).await?;
         Ok(StoreExitPlan {
             app,
             name: record.name,
@@ -375,22 +375,6 @@ impl StoreExit<'_> {
             sealed,
             stock_in_source,
         })
-    }
-
-    async fn allocator_stock_in_source(&self, app: u8) -> Result<u64> {
-        use crate::store::Dispenser;
-        let slots: Vec<Slot> = (0..SHARDS).map(|shard| Slot { app, shard }).collect();
-        let mut total = 0;
-        for kind in [DispenserKind::Queue, DispenserKind::Range] {
-            total += self
-                .source
-                .stock(kind, &slots)
-                .await?
-                .into_iter()
-                .map(|s| s.unwrap_or(0))
-                .sum::<u64>();
-        }
-        Ok(total)
     }
 
     /// Seals, adopts, drops the embedded stock, routes and stocks the node.

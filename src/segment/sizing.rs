@@ -29,6 +29,10 @@ pub fn needs_refill(trigger: Trigger, stock: u64, reference: u64) -> bool {
 
 /// The next step from the consumption rate since the last load, clamped to the
 /// app's bounds; without usable history, the configured step.
+///
+/// A step at most doubles from one segment to the next: stock that vanished
+/// (a flushed or restarted Redis) looks like a burst of consumption, and must
+/// not turn into one huge segment per shard.
 pub fn next_step(state: &ShardState, stock: u64, now_ms: i64) -> u64 {
     let policy = &state.policy;
     let (min, max) = (
@@ -45,7 +49,8 @@ pub fn next_step(state: &ShardState, stock: u64, now_ms: i64) -> u64 {
     let consumed = (last.stock_after - stock) as f64;
     let rate_per_ms = consumed / elapsed_ms as f64;
     let wanted = (rate_per_ms * policy.target.as_millis() as f64).ceil();
-    (wanted as u64).clamp(min, max)
+    let ramp = last.loaded.max(state.step).saturating_mul(2);
+    (wanted as u64).min(ramp).clamp(min, max)
 }
 
 /// How many indexes the shard can still hand out under `max_limit_id`.
@@ -144,10 +149,10 @@ mod tests {
         // 600 indexes used in 6 s = 100/s; 60 s target → 6000.
         let last = RefillMark {
             loaded_at_ms: 0,
-            loaded: 1000,
-            stock_after: 1000,
+            loaded: 4000,
+            stock_after: 4000,
         };
-        assert_eq!(next_step(&shard(1000, Some(last)), 400, 6_000), 6000);
+        assert_eq!(next_step(&shard(1000, Some(last)), 3400, 6_000), 6000);
     }
 
     #[test]
@@ -158,7 +163,23 @@ mod tests {
             stock_after: 1000,
         };
         assert_eq!(next_step(&shard(1000, Some(last)), 1000, 60_000), 100);
-        assert_eq!(next_step(&shard(1000, Some(last)), 0, 1), 10_000);
+        let big = RefillMark {
+            loaded_at_ms: 0,
+            loaded: 8000,
+            stock_after: 8000,
+        };
+        assert_eq!(next_step(&shard(1000, Some(big)), 0, 1), 10_000);
+    }
+
+    #[test]
+    fn step_at_most_doubles_when_stock_vanishes() {
+        // All 1000 gone within a second looks like 60,000 a minute: grow to 2000 only.
+        let last = RefillMark {
+            loaded_at_ms: 0,
+            loaded: 1000,
+            stock_after: 1000,
+        };
+        assert_eq!(next_step(&shard(1000, Some(last)), 0, 1_000), 2000);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 pub mod mysql;
 pub mod nodes;
 pub mod redis;
+pub(crate) mod sql_rows;
 pub mod sqlite;
 
 pub use nodes::NodeSet;

@@ -4,9 +4,11 @@
 //! Transactions run at READ COMMITTED so that locking the `id_alloc` row takes
 //! no gap locks: concurrent refills of different shards never deadlock.
 
+use super::sql_rows::{
+    SHARD_EXTRA_SQL, StoredAppShard, StoredShard, group_apps, route_columns, route_from,
+};
 use super::{
-    AppPolicy, AppRecord, AppSpec, InitOutcome, InitReport, Ledger, Planner, RefillMark, Route,
-    SealedApp, Segment, ShardRow, ShardState,
+    AppRecord, AppSpec, InitOutcome, InitReport, Ledger, Planner, Route, SealedApp, Segment,
 };
 use crate::config::DEFAULT_NODE;
 use crate::error::{Error, Result};
@@ -232,35 +234,34 @@ impl MysqlLedger {
             Option<String>,
         );
         let extra: Option<Extra> = self
-            .bounded(tx.exec_first(
-                "SELECT h.loaded_at_ms, h.loaded, h.stock_after, p.min_step, p.max_step, p.target_secs, r.node, r.target_node, r.phase
-                 FROM (SELECT 1 AS one) x
-                 LEFT JOIN idgen_refill h ON h.app_id = ? AND h.shard_id = ?
-                 LEFT JOIN idgen_app p ON p.app_id = ?
-                 LEFT JOIN idgen_route r ON r.app_id = ?",
-                (app, shard, app, app),
-            ))
+            .bounded(tx.exec_first(SHARD_EXTRA_SQL, (app, shard, app, app)))
             .await?;
-        let (loaded_at, loaded, stock_after, min_step, max_step, target, node, target_node, phase) =
-            extra.unwrap_or_default();
-        let step = to_u64(step, "step")?;
-        let state = ShardState {
-            app,
-            shard,
-            max_id: to_u64(max_id, "max_id")?,
+        let (
+            loaded_at_ms,
+            loaded,
+            stock_after,
+            min_step,
+            max_step,
+            target_secs,
+            node,
+            target_node,
+            phase,
+        ) = extra.unwrap_or_default();
+        let state = StoredShard {
+            max_id,
             step,
-            max_limit_id: to_u64(max_limit_id, "max_limit_id")?,
-            policy: policy_from(step, min_step, max_step, target),
-            last_refill: match (loaded_at, loaded, stock_after) {
-                (Some(at), Some(loaded), Some(after)) => Some(RefillMark {
-                    loaded_at_ms: at,
-                    loaded: loaded.max(0) as u64,
-                    stock_after: after.max(0) as u64,
-                }),
-                _ => None,
-            },
-            route: route_from(node, target_node, phase),
-        };
+            max_limit_id,
+            loaded_at_ms,
+            loaded,
+            stock_after,
+            min_step,
+            max_step,
+            target_secs,
+            node,
+            target_node,
+            phase,
+        }
+        .into_state(app, shard, DEFAULT_NODE)?;
         let planned = plan(&state)?;
         if planned.count == 0 {
             self.bounded(tx.rollback()).await?;
@@ -318,32 +319,19 @@ impl MysqlLedger {
             .into_iter()
             .map(|(app, min, max, target)| (app, (min, max, target)))
             .collect();
-        let mut apps: Vec<AppRecord> = Vec::new();
-        for (app_id, name, description, shard, max_id, step, limit, loaded) in rows {
-            if apps.last().is_none_or(|a| a.app != app_id) {
-                let step = step.max(1) as u64;
-                let (min, max, target) = policies
-                    .get(&app_id)
-                    .map(|&(a, b, c)| (Some(a), Some(b), Some(c)))
-                    .unwrap_or_default();
-                apps.push(AppRecord {
-                    app: app_id,
-                    name: name.clone(),
-                    description: description.clone(),
-                    policy: policy_from(step, min, max, target),
-                    shards: Vec::new(),
-                });
-            }
-            let record = apps.last_mut().expect("pushed above");
-            record.shards.push(ShardRow {
+        let rows = rows.into_iter().map(
+            |(app, name, description, shard, max_id, step, max_limit_id, loaded)| StoredAppShard {
+                app,
+                name,
+                description,
                 shard,
-                max_id: to_u64(max_id, "max_id")?,
-                step: to_u64(step, "step")?,
-                max_limit_id: to_u64(limit, "max_limit_id")?,
-                last_loaded: loaded.and_then(|l| u64::try_from(l).ok()),
-            });
-        }
-        Ok(apps)
+                max_id,
+                step,
+                max_limit_id,
+                loaded,
+            },
+        );
+        group_apps(rows, &policies)
     }
 }
 
@@ -460,21 +448,6 @@ impl MysqlLedger {
         .await?;
         conn.last_insert_id()
             .ok_or_else(|| Error::Internal("WORKER_NODE insert returned no ID".into()))
-    }
-}
-
-fn to_u64(value: i64, column: &str) -> Result<u64> {
-    u64::try_from(value).map_err(|_| Error::Corrupt {
-        detail: format!("id_alloc.{column} is negative ({value})"),
-    })
-}
-
-fn policy_from(step: u64, min: Option<i64>, max: Option<i64>, target: Option<i64>) -> AppPolicy {
-    let default = AppPolicy::for_step(step.max(1));
-    AppPolicy {
-        min_step: min.map_or(default.min_step, |v| v.max(1) as u64),
-        max_step: max.map_or(default.max_step, |v| v.max(1) as u64),
-        target: target.map_or(default.target, |v| Duration::from_secs(v.max(1) as u64)),
     }
 }
 
@@ -618,7 +591,9 @@ impl Ledger for MysqlLedger {
             .await?;
         Ok(rows
             .into_iter()
-            .map(|(app, node, target, phase)| (app, route_from(Some(node), target, phase)))
+            .map(|(app, node, target, phase)| {
+                (app, route_from(DEFAULT_NODE, Some(node), target, phase))
+            })
             .collect())
     }
 
@@ -684,32 +659,6 @@ impl Ledger for MysqlLedger {
     }
 }
 
-/// Reads a route row: during stocking `target_node` is the incoming node, while
-/// retiring it is the outgoing one.
-fn route_from(node: Option<String>, target: Option<String>, phase: Option<String>) -> Route {
-    let node = node.unwrap_or_else(|| DEFAULT_NODE.to_string());
-    match phase.as_deref() {
-        Some(PHASE_STOCKING) => Route {
-            node,
-            incoming: target,
-            outgoing: None,
-        },
-        Some(PHASE_RETIRING) => Route {
-            node,
-            incoming: None,
-            outgoing: target,
-        },
-        _ => Route {
-            node,
-            incoming: None,
-            outgoing: None,
-        },
-    }
-}
-
-const PHASE_STOCKING: &str = "stocking";
-const PHASE_RETIRING: &str = "retiring";
-
 impl MysqlLedger {
     /// Changes an app's route in one transaction, under the route row's lock.
     async fn change_route(
@@ -741,13 +690,9 @@ impl MysqlLedger {
             ))
             .await?;
         let (node, target, phase) = row.ok_or(Error::UnknownApp { app })?;
-        let current = route_from(Some(node), target, phase);
+        let current = route_from(DEFAULT_NODE, Some(node), target, phase);
         let next = change(&current)?;
-        let (target, phase) = match (&next.incoming, &next.outgoing) {
-            (Some(incoming), _) => (Some(incoming.clone()), Some(PHASE_STOCKING)),
-            (None, Some(outgoing)) => (Some(outgoing.clone()), Some(PHASE_RETIRING)),
-            (None, None) => (None, None),
-        };
+        let (target, phase) = route_columns(&next);
         crate::failpoint::hit("route.before_commit")?;
         self.bounded(tx.exec_drop(
             "UPDATE idgen_route SET node = ?, target_node = ?, phase = ? WHERE app_id = ?",

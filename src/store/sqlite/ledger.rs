@@ -8,57 +8,24 @@
 use super::{DbError, DbResult, EMBEDDED_NODE, SealedApp, SealedShard, SqliteStore, now_ms};
 use crate::error::{Error, Result};
 use crate::segment::{SHARDS, max_index_within};
+use crate::store::sql_rows::{
+    SHARD_EXTRA_SQL, StoredAppShard, StoredShard, group_apps, route_from,
+};
 use crate::store::{
-    AppPolicy, AppRecord, AppSpec, InitOutcome, InitReport, Ledger, Planner, RefillMark, Route,
-    Segment, SegmentPlan, ShardRow, ShardState,
+    AppRecord, AppSpec, InitOutcome, InitReport, Ledger, Planner, Route, Segment, SegmentPlan,
+    ShardState,
 };
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use std::collections::BTreeMap;
-use std::time::Duration;
-
-const PHASE_STOCKING: &str = "stocking";
-const PHASE_RETIRING: &str = "retiring";
-
-fn to_u64(value: i64, column: &str) -> DbResult<u64> {
-    u64::try_from(value).map_err(|_| {
-        DbError::Idgen(Error::Corrupt {
-            detail: format!("id_alloc.{column} is negative ({value}) in the embedded store"),
-        })
-    })
-}
 
 /// A validated count as SQLite stores it (AppSpec keeps them within i64).
 fn sql_u64(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
-fn policy_from(step: u64, min: Option<i64>, max: Option<i64>, target: Option<i64>) -> AppPolicy {
-    let default = AppPolicy::for_step(step.max(1));
-    AppPolicy {
-        min_step: min.map_or(default.min_step, |v| v.max(1) as u64),
-        max_step: max.map_or(default.max_step, |v| v.max(1) as u64),
-        target: target.map_or(default.target, |v| Duration::from_secs(v.max(1) as u64)),
-    }
-}
-
-/// A route row as the allocator sees it; no row means the one embedded node.
-fn route_from(node: Option<String>, target: Option<String>, phase: Option<String>) -> Route {
-    let node = node.unwrap_or_else(|| EMBEDDED_NODE.to_string());
-    let (incoming, outgoing) = match phase.as_deref() {
-        Some(PHASE_STOCKING) => (target, None),
-        Some(PHASE_RETIRING) => (None, target),
-        _ => (None, None),
-    };
-    Route {
-        node,
-        incoming,
-        outgoing,
-    }
-}
-
 fn embedded_route() -> Route {
-    route_from(None, None, None)
+    route_from(EMBEDDED_NODE, None, None, None)
 }
 
 /// Where a sealed app went; `None` while it is served here.
@@ -122,36 +89,23 @@ fn records(conn: &Connection, only: Option<u8>) -> DbResult<Vec<AppRecord>> {
             r.get(7)?,
         ))
     })?;
-    let mut apps: Vec<AppRecord> = Vec::new();
-    for row in rows {
-        let (app_id, name, description, shard, max_id, step, limit, loaded): Row = row?;
-        // The WHERE clause keeps both in range.
-        let (app_id, shard) = (app_id as u8, shard as u8);
-        let step = to_u64(step, "step")?;
-        if apps.last().is_none_or(|a| a.app != app_id) {
-            let (min, max, target) = policies
-                .get(&app_id)
-                .map(|&(a, b, c)| (Some(a), Some(b), Some(c)))
-                .unwrap_or_default();
-            apps.push(AppRecord {
-                app: app_id,
+    let rows = rows
+        .map(|row| {
+            let (app, name, description, shard, max_id, step, max_limit_id, loaded): Row = row?;
+            // The WHERE clause keeps both in range.
+            Ok(StoredAppShard {
+                app: app as u8,
                 name,
                 description,
-                policy: policy_from(step, min, max, target),
-                shards: Vec::new(),
-            });
-        }
-        if let Some(record) = apps.last_mut() {
-            record.shards.push(ShardRow {
-                shard,
-                max_id: to_u64(max_id, "max_id")?,
+                shard: shard as u8,
+                max_id,
                 step,
-                max_limit_id: to_u64(limit, "max_limit_id")?,
-                last_loaded: loaded.and_then(|l| u64::try_from(l).ok()),
-            });
-        }
-    }
-    Ok(apps)
+                max_limit_id,
+                loaded,
+            })
+        })
+        .collect::<DbResult<Vec<_>>>()?;
+    Ok(group_apps(rows, &policies)?)
 }
 
 fn init_app(conn: &Connection, spec: &AppSpec) -> DbResult<InitReport> {
@@ -240,45 +194,46 @@ fn shard_state(conn: &Connection, app: u8, shard: u8) -> DbResult<ShardState> {
         Option<String>,
         Option<String>,
     );
-    let (loaded_at, loaded, stock_after, min_step, max_step, target, node, target_node, phase): Extra =
-        conn.prepare_cached(
-            "SELECT h.loaded_at_ms, h.loaded, h.stock_after, p.min_step, p.max_step, p.target_secs, r.node, r.target_node, r.phase
-             FROM (SELECT 1) x
-             LEFT JOIN idgen_refill h ON h.app_id = ?1 AND h.shard_id = ?2
-             LEFT JOIN idgen_app p ON p.app_id = ?1
-             LEFT JOIN idgen_route r ON r.app_id = ?1",
-        )?
-        .query_row(params![app, shard], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-                r.get(6)?,
-                r.get(7)?,
-                r.get(8)?,
-            ))
-        })?;
-    let step = to_u64(step, "step")?;
-    Ok(ShardState {
-        app,
-        shard,
-        max_id: to_u64(max_id, "max_id")?,
+    let (
+        loaded_at_ms,
+        loaded,
+        stock_after,
+        min_step,
+        max_step,
+        target_secs,
+        node,
+        target_node,
+        phase,
+    ): Extra =
+        conn.prepare_cached(SHARD_EXTRA_SQL)?
+            .query_row(params![app, shard, app, app], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                ))
+            })?;
+    Ok(StoredShard {
+        max_id,
         step,
-        max_limit_id: to_u64(max_limit_id, "max_limit_id")?,
-        policy: policy_from(step, min_step, max_step, target),
-        last_refill: match (loaded_at, loaded, stock_after) {
-            (Some(at), Some(loaded), Some(after)) => Some(RefillMark {
-                loaded_at_ms: at,
-                loaded: loaded.max(0) as u64,
-                stock_after: after.max(0) as u64,
-            }),
-            _ => None,
-        },
-        route: route_from(node, target_node, phase),
-    })
+        max_limit_id,
+        loaded_at_ms,
+        loaded,
+        stock_after,
+        min_step,
+        max_step,
+        target_secs,
+        node,
+        target_node,
+        phase,
+    }
+    .into_state(app, shard, EMBEDDED_NODE)?)
 }
 
 /// Takes a segment in one immediate transaction. The planner runs on the
@@ -407,7 +362,7 @@ fn routes(conn: &Connection) -> DbResult<BTreeMap<u8, Route>> {
     for row in rows {
         let (app, node, target, phase) = row?;
         if let Ok(app) = u8::try_from(app) {
-            routes.insert(app, route_from(Some(node), target, phase));
+            routes.insert(app, route_from(EMBEDDED_NODE, Some(node), target, phase));
         }
     }
     Ok(routes)
