@@ -9,6 +9,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::Notify;
 
 /// Exit code after a signal; the same as `exit::for_kind(Interrupted)`.
 const INTERRUPTED: i32 = 130;
@@ -17,6 +18,7 @@ const INTERRUPTED: i32 = 130;
 pub struct Interrupt {
     graceful: Arc<AtomicBool>,
     raised: Arc<AtomicBool>,
+    raised_now: Arc<Notify>,
 }
 
 impl Interrupt {
@@ -30,6 +32,7 @@ impl Interrupt {
                 std::process::exit(INTERRUPTED);
             }
             watcher.raised.store(true, Ordering::Release);
+            watcher.raised_now.notify_waiters();
             shutdown().await;
             std::process::exit(INTERRUPTED);
         });
@@ -45,10 +48,21 @@ impl Interrupt {
     pub fn raised(&self) -> bool {
         self.raised.load(Ordering::Acquire)
     }
+
+    /// Resolves once the flag is raised (at once if it already is).
+    pub async fn wait(&self) {
+        loop {
+            let notified = self.raised_now.notified();
+            if self.raised() {
+                return;
+            }
+            notified.await;
+        }
+    }
 }
 
 /// Resolves with the signal's name on SIGINT or SIGTERM.
-pub async fn shutdown() -> &'static str {
+async fn shutdown() -> &'static str {
     let (Ok(mut interrupt), Ok(mut terminate)) = (
         signal(SignalKind::interrupt()),
         signal(SignalKind::terminate()),

@@ -241,8 +241,8 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
 
     let outcome = tokio::select! {
         outcome = issue(&mut generator, mode) => outcome,
-        signal = crate::signals::shutdown() => Err(idgen::Error::Interrupted {
-            what: format!("lease ({signal})"),
+        () = ctx.interrupt.wait() => Err(idgen::Error::Interrupted {
+            what: "lease (a signal arrived)".into(),
         }
         .into()),
     };
