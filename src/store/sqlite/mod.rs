@@ -211,12 +211,32 @@ impl Db {
         // change is inside a transaction that was rolled back when it unwound.
         let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
-            *guard = Some(self.connect().map_err(|e| self.error(e))?);
+            *guard = Some(self.connect_when_free().map_err(|e| self.error(e))?);
         }
         let Some(conn) = guard.as_mut() else {
             return Err(Error::Internal("SQLite connection vanished".into()));
         };
         work(conn).map_err(|e| self.error(e))
+    }
+
+    /// Opens the file, retrying while other processes are opening it too.
+    ///
+    /// On a new file, switching to WAL and creating the schema need locks
+    /// that SQLite sometimes refuses at once (SQLITE_BUSY without calling the
+    /// busy handler, to avoid a deadlock between first openers). Every step is
+    /// idempotent, so starting over is safe, within the usual timeout.
+    fn connect_when_free(&self) -> DbResult<Connection> {
+        let deadline = std::time::Instant::now() + self.timeout;
+        let mut pause = Duration::from_millis(2);
+        loop {
+            match self.connect() {
+                Err(DbError::Sql(e)) if is_busy(&e) && std::time::Instant::now() < deadline => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(50));
+                }
+                other => return other,
+            }
+        }
     }
 
     fn connect(&self) -> DbResult<Connection> {
@@ -306,6 +326,13 @@ impl Db {
             },
         }
     }
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
 }
 
 /// Past this size the WAL is copied into the file and emptied when a process
