@@ -152,9 +152,6 @@ pub enum Error {
     #[error("all {capacity} worker IDs of namespace {namespace:?} are held")]
     AllWorkersHeld { namespace: String, capacity: u64 },
 
-    #[error("the lease on worker {worker} of namespace {namespace:?} was lost")]
-    LeaseLost { namespace: String, worker: u64 },
-
     #[error(
         "the worker-node table has handed out {assigned} worker IDs, more than {layout} can hold ({capacity})"
     )]
@@ -218,7 +215,6 @@ impl Error {
             AppNameConflict { .. }
             | NamespaceBusy { .. }
             | NamespaceMismatch { .. }
-            | LeaseLost { .. }
             | MigrationConflict { .. }
             | Moved { .. }
             | AppMovedOut { .. } => ErrorKind::Conflict,
@@ -282,9 +278,6 @@ impl Error {
             AllWorkersHeld { .. } => {
                 "wait for a lease to expire, use a layout with more worker bits, or split the namespace"
                     .into()
-            }
-            LeaseLost { .. } => {
-                "the holder paused past its TTL; it stopped issuing and must lease again".into()
             }
             WorkerIdsExhausted { .. } => {
                 "use a layout with a wider worker field, or the Redis lease assigner".into()

@@ -65,7 +65,7 @@ pub const EXIT_CODES: &[ExitDoc] = &[
     ExitDoc {
         code: 7,
         name: "conflict",
-        meaning: "stored state disagrees: app name, namespace layout, route, lost lease",
+        meaning: "stored state disagrees: app name, namespace layout, route, sealed or moving app",
     },
     ExitDoc {
         code: 8,

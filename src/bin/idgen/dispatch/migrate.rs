@@ -55,6 +55,40 @@ struct Bar {
     out: ProgressBar,
 }
 
+impl Bar {
+    /// A progress bar (TTY only), and the flag by which SIGINT/SIGTERM stop a
+    /// move between shards, never inside one.
+    fn start(ctx: &Context<'_>) -> (Self, std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        let bar = Bar {
+            out: ctx.out.progress(0, "moving"),
+        };
+        (bar, ctx.interrupt.graceful())
+    }
+
+    fn finish<T>(&self, result: idgen::Result<T>) -> idgen::Result<T> {
+        self.out.finish_and_clear();
+        result
+    }
+}
+
+/// Asks before a move (or takes `--yes`); says so when the answer is no.
+fn agreed(ctx: &Context<'_>, action: &str, yes: bool) -> anyhow::Result<bool> {
+    let hint = "rerun with --yes to move without asking, or with --dry-run to see the plan";
+    match confirm::ask(ctx.out, action, yes, hint)? {
+        Answer::Yes => Ok(true),
+        Answer::No => {
+            ctx.out.note("nothing changed");
+            Ok(false)
+        }
+    }
+}
+
+fn warn_all(ctx: &Context<'_>, warnings: &[String]) {
+    for warning in warnings {
+        ctx.out.warn(warning);
+    }
+}
+
 impl MoveProgress for Bar {
     fn phase(&self, what: &str, shards: u64) {
         self.out.set_message(what.to_string());
@@ -108,23 +142,12 @@ pub async fn run(args: MigrateArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
         "move app {} ({}) from node {} to node {}",
         plan.app, plan.name, plan.from, plan.to
     );
-    let hint = "rerun with --yes to move without asking, or with --dry-run to see the plan";
-    if let Answer::No = confirm::ask(ctx.out, &action, args.yes, hint)? {
-        ctx.out.note("nothing changed");
+    if !agreed(ctx, &action, args.yes)? {
         return Ok(Outcome::Declined);
     }
-
-    // SIGINT/SIGTERM stop the move between shards, never inside one.
-    let cancel = ctx.interrupt.graceful();
-    let bar = Bar {
-        out: ctx.out.progress(0, "moving"),
-    };
-    let result = allocator.run_move(&plan, &bar, &cancel).await;
-    bar.out.finish_and_clear();
-    let report = result?;
-    for warning in &report.warnings {
-        ctx.out.warn(warning);
-    }
+    let (bar, cancel) = Bar::start(ctx);
+    let report = bar.finish(allocator.run_move(&plan, &bar, &cancel).await)?;
+    warn_all(ctx, &report.warnings);
     render_report(ctx, &plan, &report, args.json)?;
     Ok(Outcome::Success)
 }
@@ -261,21 +284,12 @@ async fn leave_store(
         backend.describe(),
         plan.to
     );
-    let hint = "rerun with --yes to move without asking, or with --dry-run to see the plan";
-    if let Answer::No = confirm::ask(ctx.out, &action, args.yes, hint)? {
-        ctx.out.note("nothing changed");
+    if !agreed(ctx, &action, args.yes)? {
         return Ok(Outcome::Declined);
     }
-    let cancel = ctx.interrupt.graceful();
-    let bar = Bar {
-        out: ctx.out.progress(0, "moving"),
-    };
-    let result = exit.run(&plan, &bar, &cancel).await;
-    bar.out.finish_and_clear();
-    let report = result?;
-    for warning in &report.warnings {
-        ctx.out.warn(warning);
-    }
+    let (bar, cancel) = Bar::start(ctx);
+    let report = bar.finish(exit.run(&plan, &bar, &cancel).await)?;
+    warn_all(ctx, &report.warnings);
     if args.json {
         ctx.out
             .print_json(&json!({ "plan": plan, "result": report }))?;
