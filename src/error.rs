@@ -27,6 +27,11 @@ pub enum ErrorKind {
     Store,
     /// The operation was interrupted by a signal before it finished.
     Interrupted,
+    /// A backend refused the credentials, or the user lacks a permission.
+    Access,
+    /// A backend holds data idgen did not write: a wrong type, a foreign value,
+    /// a malformed entry under one of its keys.
+    BadData,
     /// A bug or an unexpected answer from a backend.
     Internal,
 }
@@ -111,6 +116,21 @@ pub enum Error {
     Backend {
         backend: &'static str,
         url: String,
+        detail: String,
+    },
+
+    #[error("{backend} at {url} refused access: {detail}")]
+    AccessDenied {
+        backend: &'static str,
+        url: String,
+        detail: String,
+    },
+
+    /// Data under an idgen key that idgen cannot have written.
+    #[error("{backend} key {key} holds unexpected data: {detail}")]
+    BadData {
+        backend: &'static str,
+        key: String,
         detail: String,
     },
 
@@ -221,6 +241,8 @@ impl Error {
             ClockMovedBack { .. } => ErrorKind::Clock,
             StoreUnusable { .. } | Corrupt { .. } => ErrorKind::Store,
             Interrupted { .. } => ErrorKind::Interrupted,
+            AccessDenied { .. } => ErrorKind::Access,
+            BadData { .. } => ErrorKind::BadData,
             Internal(_) => ErrorKind::Internal,
         }
     }
@@ -257,6 +279,12 @@ impl Error {
                 "check the URL and that the server is up; --timeout raises the wait".into()
             }
             Backend { .. } => "check the server's log; the operation is safe to retry".into(),
+            AccessDenied { .. } => {
+                "check the user name and password (or the ACL rules) for this backend".into()
+            }
+            BadData { key, .. } => format!(
+                "something other than idgen wrote {key}; inspect it, then delete the key (its indexes become a gap, never a repeat)"
+            ),
             StoreUnusable { .. } => {
                 "check the file's permissions and disk space, or point --store at another path"
                     .into()

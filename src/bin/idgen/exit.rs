@@ -88,6 +88,16 @@ pub const EXIT_CODES: &[ExitDoc] = &[
         meaning: "the operator answered no at a confirmation prompt; nothing changed",
     },
     ExitDoc {
+        code: 12,
+        name: "access",
+        meaning: "a backend refused the credentials, or the user lacks a permission",
+    },
+    ExitDoc {
+        code: 13,
+        name: "bad-data",
+        meaning: "a backend holds data idgen did not write (wrong type, malformed entry) under an idgen key",
+    },
+    ExitDoc {
         code: 130,
         name: "interrupted",
         meaning: "stopped by SIGINT or SIGTERM before finishing; safe to rerun",
@@ -113,6 +123,8 @@ pub fn for_kind(kind: ErrorKind) -> u8 {
         ErrorKind::Clock => "clock",
         ErrorKind::Store => "store",
         ErrorKind::Interrupted => "interrupted",
+        ErrorKind::Access => "access",
+        ErrorKind::BadData => "bad-data",
         ErrorKind::Internal => "internal",
     })
 }
@@ -163,6 +175,8 @@ mod tests {
             Clock,
             Store,
             Interrupted,
+            Access,
+            BadData,
             Internal,
         ] {
             assert_ne!(for_kind(kind), 0, "{kind:?}");
