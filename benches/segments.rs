@@ -91,7 +91,7 @@ impl Bench {
                 .unwrap()
                 .expect("bench lock");
             self.node
-                .push(kind, slot, segment, &locked.token)
+                .push(kind, slot, segment, 0, &locked.token)
                 .await
                 .unwrap();
             self.node.unlock(slot, &locked.token).await.unwrap();

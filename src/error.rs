@@ -119,6 +119,14 @@ pub enum Error {
         detail: String,
     },
 
+    #[error("{backend} at {url} is version {version}; idgen needs {minimum} or later")]
+    ServerTooOld {
+        backend: &'static str,
+        url: String,
+        version: String,
+        minimum: String,
+    },
+
     #[error("{backend} at {url} refused access: {detail}")]
     AccessDenied {
         backend: &'static str,
@@ -219,7 +227,11 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         use Error::*;
         match self {
-            Invalid { .. } | Config { .. } | ConfigFile { .. } | Layout(_) => ErrorKind::Usage,
+            Invalid { .. }
+            | Config { .. }
+            | ConfigFile { .. }
+            | Layout(_)
+            | ServerTooOld { .. } => ErrorKind::Usage,
             UnknownApp { .. }
             | ShardMissing { .. }
             | UnknownNode { .. }
@@ -279,6 +291,9 @@ impl Error {
                 "check the URL and that the server is up; --timeout raises the wait".into()
             }
             Backend { .. } => "check the server's log; the operation is safe to retry".into(),
+            ServerTooOld {
+                backend, minimum, ..
+            } => format!("upgrade {backend} to {minimum} or later, or point idgen at another server"),
             AccessDenied { .. } => {
                 "check the user name and password (or the ACL rules) for this backend".into()
             }

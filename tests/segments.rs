@@ -1,6 +1,6 @@
 //! Segment IDs end to end: `init-app`, `next`, `reload-segments` on real Redis and MySQL.
 
-use crate::harness::{Backend, Run, TestEnv, assert_unique, segment_parts};
+use crate::harness::{Backend, Run, TestEnv, assert_unique, parse_ids, segment_parts};
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
 use std::sync::Barrier;
@@ -301,7 +301,7 @@ fn commands_in_db(env: &TestEnv, db: &str, during: impl FnOnce()) -> Vec<String>
 }
 
 #[test]
-fn warm_next_is_one_pop_and_one_route_read() {
+fn warm_next_is_one_verified_pop_and_one_route_read() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "12", "--name", "trips"]);
     env.ok(&["next", "--app", "12", "--gate-pass", "a"]);
@@ -314,7 +314,14 @@ fn warm_next_is_one_pop_and_one_route_read() {
         .map(String::as_str)
         .filter(|c| !matches!(*c, "CLIENT" | "SELECT" | "HELLO"))
         .collect();
-    assert_eq!(data, ["LPOP", "GET"], "all commands: {commands:?}");
+    // The server's version, once per connection; then the script proves the
+    // stock is this server's (INFO, the stamp), reads the recorded max_limit_id
+    // and pops; the route hint rides in the same round trip.
+    assert_eq!(
+        data,
+        ["INFO", "EVALSHA", "INFO", "HGET", "HGET", "LPOP", "GET"],
+        "all commands: {commands:?}"
+    );
 }
 
 fn next_for_an_unknown_app_is_not_found(env: &TestEnv) {
@@ -685,6 +692,17 @@ fn idgen_consumes_a_queue_the_java_algorithm_filled() {
     env.ok(&[
         "init-app", "--app", "41", "--name", "shared", "--step", "25",
     ]);
+    // idgen has served the shard once, so its stock carries this server's stamp.
+    let first = env.ok(&[
+        "next",
+        "--app",
+        "41",
+        "--gate-pass",
+        "13800138000",
+        "--count",
+        "25",
+    ]);
+    assert_eq!(parse_ids(&first).len(), 25);
     // The Java service's updateSegmentFromDb: UPDATE, read back, RPUSH the strings.
     env.sql("UPDATE id_alloc SET max_id = max_id + step WHERE app_id = 41 AND shard_id = 48");
     let row = env.query("SELECT max_id, step FROM id_alloc WHERE app_id = 41 AND shard_id = 48");
@@ -710,6 +728,24 @@ fn idgen_consumes_a_queue_the_java_algorithm_filled() {
         .collect();
     assert_eq!(got, indexes);
     assert!(ids.iter().all(|&id| segment_parts(id).1 == 48));
+}
+
+#[test]
+fn stock_without_a_stamp_is_retired_unserved_and_reported() {
+    let env = TestEnv::distributed();
+    env.ok(&[
+        "init-app", "--app", "42", "--name", "shared", "--step", "25",
+    ]);
+    // Indexes in a list idgen never stamped could be ones already popped from a
+    // dataset that went back in time: idgen cannot tell, so it serves none of them.
+    env.sql("UPDATE id_alloc SET max_id = max_id + step WHERE app_id = 42 AND shard_id = 48");
+    let indexes: Vec<String> = (1..=25).map(|i| i.to_string()).collect();
+    let _: () = env.redis().rpush("id.gen.idList_42_48", &indexes).unwrap();
+    let run = env.run(&["next", "--app", "42", "--gate-pass", "13800138000"]);
+    assert!(run.success(), "{run}");
+    assert!(segment_parts(run.ids()[0]).0 > 25, "{run}");
+    assert!(run.stderr.contains("carried no stamp"), "{run}");
+    assert!(run.stderr.contains("retired 25 indexes"), "{run}");
 }
 
 // ---- configuration, reachability, secrets ---------------------------------------

@@ -9,7 +9,12 @@
 //!   refiller that stalled past its lock cannot stock a shard it no longer owns
 //!   (its segment becomes a gap);
 //! * a crash between taking a segment and pushing it leaves a gap, since the
-//!   ledger has already moved past it.
+//!   ledger has already moved past it;
+//! * a Redis dataset that went back in time still holds popped indexes, so a
+//!   node serves and stocks a shard only after proving, inside the same
+//!   script, that the stock was stocked by the server process serving it now;
+//!   otherwise it retires that stock first ([`Rollback`]);
+//! * no index past the shard's `max_limit_id` is served, whoever stocked it.
 
 use super::DispenserKind;
 use super::id::{SHARDS, SegmentId};
@@ -17,8 +22,8 @@ pub use super::sizing::Trigger;
 use super::sizing::{near_limit, plan_direct, plan_refill};
 use crate::error::{Error, Result};
 use crate::store::{
-    Dispenser, Ledger, LockToken, NodeSet, PushOutcome, Route, Segment, SegmentPlan, ShardState,
-    Slot,
+    Dispenser, Ledger, LockToken, NodeSet, PushOutcome, Rollback, Route, Segment, SegmentPlan,
+    ShardState, Slot, Taken,
 };
 use futures::StreamExt;
 use serde::Serialize;
@@ -71,14 +76,29 @@ impl AllocatorOptions {
     }
 }
 
+/// What an operator should hear about, gathered along the way.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Notes {
+    /// Near `max_limit_id`, and the like.
+    pub warnings: Vec<String>,
+    /// Stale stock found and retired on a node that went back in time.
+    pub rollbacks: Vec<Rollback>,
+}
+
+impl Notes {
+    fn rollback(&mut self, rollback: Option<Rollback>) {
+        self.rollbacks.extend(rollback);
+    }
+}
+
 /// IDs handed out by one `next` call.
 #[derive(Debug)]
 pub struct Issued {
     pub app: u8,
     pub shard: u8,
     pub ids: Vec<u64>,
-    /// Things an operator should know (near `max_limit_id`, dropped bad entries).
-    pub warnings: Vec<String>,
+    /// Things an operator should know (near `max_limit_id`, a Redis rollback).
+    pub notes: Notes,
     /// Set when fewer IDs than asked were issued; `ids` are still valid and unique.
     pub failure: Option<Error>,
 }
@@ -158,6 +178,8 @@ pub struct ReloadReport {
     pub failures: Vec<ShardFailure>,
     pub orphans: Vec<OrphanStock>,
     pub warnings: Vec<String>,
+    /// Stale stock found and retired on a node that went back in time.
+    pub rollbacks: Vec<Rollback>,
     /// Stopped early by `cancel`: these shards were not refilled.
     pub shards_skipped: u64,
 }
@@ -236,7 +258,7 @@ impl SegmentAllocator {
             app,
             shard,
             ids: Vec::with_capacity(count.min(1 << 20) as usize),
-            warnings: Vec::new(),
+            notes: Notes::default(),
             failure: None,
         };
         if let Err(e) = self.fill(&mut issued, count).await {
@@ -259,14 +281,23 @@ impl SegmentAllocator {
         loop {
             let node = self.nodes.get(&node_name).await?;
             let remaining = count - issued.ids.len() as u64;
-            let taken = node.take(kind, slot, remaining).await?;
-            if taken.rejected > 0 {
-                issued.warnings.push(format!(
-                    "dropped {} malformed entries from app {} shard {} on node {node_name}",
-                    taken.rejected, slot.app, slot.shard
-                ));
+            let mut taken = node.take(kind, slot, remaining).await?;
+            issued.notes.rollback(taken.rollback.take());
+            let max_limit_id = self.limit_of(&*node, slot, &taken).await?;
+            let malformed = taken.malformed.take();
+            compose_within(&mut issued.ids, slot, max_limit_id, taken.indexes)?;
+            if let Some(bad) = malformed {
+                return Err(Error::BadData {
+                    backend: "dispenser",
+                    key: bad.key,
+                    detail: format!(
+                        "{} entr{} not an index idgen could have stocked, such as {:?}; dropped unserved",
+                        bad.count,
+                        if bad.count == 1 { "y is" } else { "ies are" },
+                        bad.entry
+                    ),
+                });
             }
-            compose_into(&mut issued.ids, slot, taken.indexes.into_iter())?;
             if issued.ids.len() as u64 == count {
                 return Ok(());
             }
@@ -314,6 +345,33 @@ impl SegmentAllocator {
         }
     }
 
+    /// The `max_limit_id` the taken indexes must respect: as recorded with the
+    /// stock, else (stock another tool pushed) from the ledger, then recorded.
+    async fn limit_of(&self, node: &dyn Dispenser, slot: Slot, taken: &Taken) -> Result<u64> {
+        if let Some(limit) = taken.max_limit_id {
+            return Ok(limit);
+        }
+        if taken.indexes.is_empty() {
+            return Ok(0);
+        }
+        let app = self
+            .ledger
+            .app(slot.app)
+            .await?
+            .ok_or(Error::UnknownApp { app: slot.app })?;
+        let limit = app
+            .shards
+            .iter()
+            .find(|s| s.shard == slot.shard)
+            .ok_or(Error::ShardMissing {
+                app: slot.app,
+                shard: slot.shard,
+            })?
+            .max_limit_id;
+        node.note_limit(slot, limit).await?;
+        Ok(limit)
+    }
+
     /// The stock ran short: refill it under the lock, wait for another
     /// refiller, or take a segment straight from the ledger.
     async fn make_up(
@@ -333,7 +391,8 @@ impl SegmentAllocator {
         }
         *refills += 1;
         match node.lock(kind, slot, self.options.lock_ttl).await? {
-            Some(locked) => {
+            Some(mut locked) => {
+                issued.notes.rollback(locked.rollback.take());
                 let stock = locked.stock.unwrap_or(0);
                 if stock > 0 {
                     // Someone stocked it between our take and our lock.
@@ -349,7 +408,7 @@ impl SegmentAllocator {
                         stock,
                         Trigger::Empty,
                         Some(remaining),
-                        &mut issued.warnings,
+                        &mut issued.notes,
                     )
                     .await;
                 node.unlock(slot, &locked.token).await?;
@@ -393,7 +452,7 @@ impl SegmentAllocator {
                 shard: slot.shard,
             })?;
         let limit = seen.lock().expect("not poisoned").max_limit_id;
-        warn_near_limit(&mut issued.warnings, limit, slot, segment.last);
+        warn_near_limit(&mut issued.notes.warnings, limit, slot, segment.last);
         Ok(segment)
     }
 
@@ -410,7 +469,7 @@ impl SegmentAllocator {
         stock: u64,
         trigger: Trigger,
         direct_for: Option<u64>,
-        warnings: &mut Vec<String>,
+        notes: &mut Notes,
     ) -> Result<(RefillOutcome, Option<Segment>)> {
         let node_name = node.node();
         let now = now_ms();
@@ -438,13 +497,15 @@ impl SegmentAllocator {
             let seen = seen.lock().expect("not poisoned");
             (seen.max_limit_id, seen.direct)
         };
-        warn_near_limit(warnings, limit, slot, segment.last);
+        warn_near_limit(&mut notes.warnings, limit, slot, segment.last);
         if direct {
             return Ok((RefillOutcome::NotNeeded, Some(segment)));
         }
         // A crash from here until the push leaves a gap: the ledger has moved on.
         crate::failpoint::hit("segment.after_take")?;
-        let outcome = match node.push(kind, slot, segment, token).await? {
+        let pushed = node.push(kind, slot, segment, limit, token).await?;
+        notes.rollback(pushed.rollback);
+        let outcome = match pushed.outcome {
             PushOutcome::Stocked(_) => RefillOutcome::Refilled {
                 added: segment.count(),
             },
@@ -461,11 +522,12 @@ impl SegmentAllocator {
         kind: DispenserKind,
         slot: Slot,
         trigger: Trigger,
-        warnings: &mut Vec<String>,
+        notes: &mut Notes,
     ) -> Result<RefillOutcome> {
-        let Some(locked) = node.lock(kind, slot, self.options.lock_ttl).await? else {
+        let Some(mut locked) = node.lock(kind, slot, self.options.lock_ttl).await? else {
             return Ok(RefillOutcome::Busy);
         };
+        notes.rollback(locked.rollback.take());
         let outcome = self
             .refill_with(
                 node,
@@ -475,7 +537,7 @@ impl SegmentAllocator {
                 locked.stock.unwrap_or(0),
                 trigger,
                 None,
-                warnings,
+                notes,
             )
             .await;
         node.unlock(slot, &locked.token).await?;
@@ -562,31 +624,32 @@ impl SegmentAllocator {
 
         let results: Vec<_> = futures::stream::iter(work)
             .map(|(node_name, kind, slot)| async move {
-                let mut warnings = Vec::new();
+                let mut notes = Notes::default();
                 let cancelled = options
                     .cancel
                     .as_ref()
                     .is_some_and(|c| c.load(Ordering::Acquire));
                 if cancelled {
                     progress.advance();
-                    return (node_name, slot, Ok(RefillOutcome::Skipped), warnings);
+                    return (node_name, slot, Ok(RefillOutcome::Skipped), notes);
                 }
                 let outcome = match self.nodes.get(&node_name).await {
                     Ok(node) => {
                         let trigger = Trigger::Threshold { idle: options.idle };
-                        self.refill_shard(&*node, kind, slot, trigger, &mut warnings)
+                        self.refill_shard(&*node, kind, slot, trigger, &mut notes)
                             .await
                     }
                     Err(e) => Err(e),
                 };
                 progress.advance();
-                (node_name, slot, outcome, warnings)
+                (node_name, slot, outcome, notes)
             })
             .buffer_unordered(options.jobs.max(1))
             .collect()
             .await;
-        for (node, slot, outcome, warnings) in results {
-            report.warnings.extend(warnings);
+        for (node, slot, outcome, notes) in results {
+            report.warnings.extend(notes.warnings);
+            report.rollbacks.extend(notes.rollbacks);
             match outcome {
                 Ok(RefillOutcome::Refilled { added }) => {
                     report.shards_refilled += 1;
@@ -795,6 +858,22 @@ fn warn_near_limit(warnings: &mut Vec<String>, limit: u64, slot: Slot, max_id: u
             slot.app, slot.shard
         ));
     }
+}
+
+/// Composes taken indexes, refusing every one past the shard's `max_limit_id`:
+/// stock can outlive a lowered limit, or come from a tool that never checks it.
+fn compose_within(ids: &mut Vec<u64>, slot: Slot, max_limit_id: u64, indexes: Vec<u64>) -> Result<()> {
+    let ceiling = super::id::max_index_within(max_limit_id, slot.app, slot.shard).unwrap_or(0);
+    let within = indexes.iter().take_while(|&&index| index <= ceiling).count();
+    compose_into(ids, slot, indexes[..within].iter().copied())?;
+    if within < indexes.len() {
+        return Err(Error::LimitReached {
+            app: slot.app,
+            shard: slot.shard,
+            max_limit_id,
+        });
+    }
+    Ok(())
 }
 
 fn compose_into(ids: &mut Vec<u64>, slot: Slot, indexes: impl Iterator<Item = u64>) -> Result<()> {

@@ -13,10 +13,10 @@
 //! killed at any point is finished by running it again.
 
 use super::DispenserKind;
-use super::allocator::{RefillOutcome, SegmentAllocator, Trigger};
+use super::allocator::{Notes, RefillOutcome, SegmentAllocator, Trigger};
 use super::id::SHARDS;
 use crate::error::{Error, Result};
-use crate::store::{Dispenser, Route, Slot};
+use crate::store::{Dispenser, Rollback, Route, Slot};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -59,6 +59,8 @@ pub struct MoveReport {
     /// Shards another refiller was stocking on the new node; they fill on demand.
     pub shards_busy: u64,
     pub warnings: Vec<String>,
+    /// Stale stock found and retired on a node that went back in time.
+    pub rollbacks: Vec<Rollback>,
 }
 
 /// Progress of a move, for a progress bar in the binary.
@@ -183,6 +185,7 @@ impl SegmentAllocator {
         report: &mut MoveReport,
     ) -> Result<()> {
         progress.phase(&format!("stocking {}", plan.to), u64::from(SHARDS));
+        let mut notes = Notes::default();
         for shard in 0..SHARDS {
             check_cancel(cancel, "migrate")?;
             let slot = Slot {
@@ -194,7 +197,7 @@ impl SegmentAllocator {
                 idle: self.options().idle,
             };
             match self
-                .refill_shard(target, plan.dispenser, slot, trigger, &mut report.warnings)
+                .refill_shard(target, plan.dispenser, slot, trigger, &mut notes)
                 .await?
             {
                 RefillOutcome::Refilled { added } => {
@@ -209,6 +212,8 @@ impl SegmentAllocator {
             }
             progress.advance();
         }
+        report.warnings.extend(notes.warnings);
+        report.rollbacks.extend(notes.rollbacks);
         Ok(())
     }
 
@@ -321,6 +326,8 @@ pub struct StoreExitReport {
     pub shards_stocked: u64,
     pub ids_stocked: u64,
     pub warnings: Vec<String>,
+    /// Stale stock found and retired on a node that went back in time.
+    pub rollbacks: Vec<Rollback>,
 }
 
 /// Moving an app from an embedded store (a laptop's) into a Redis + MySQL deployment.
@@ -410,6 +417,7 @@ impl StoreExit<'_> {
         let node = allocator.nodes().get(&plan.to).await?;
         let kind = allocator.options().kind_for(app);
         progress.phase(&format!("stocking {}", plan.to), u64::from(SHARDS));
+        let mut notes = Notes::default();
         for shard in 0..SHARDS {
             check_cancel(cancel, "migrate")?;
             let trigger = Trigger::Restock {
@@ -417,7 +425,7 @@ impl StoreExit<'_> {
             };
             let slot = Slot { app, shard };
             if let RefillOutcome::Refilled { added } = allocator
-                .refill_shard(&*node, kind, slot, trigger, &mut report.warnings)
+                .refill_shard(&*node, kind, slot, trigger, &mut notes)
                 .await?
             {
                 report.shards_stocked += 1;
@@ -425,6 +433,8 @@ impl StoreExit<'_> {
             }
             progress.advance();
         }
+        report.warnings.extend(notes.warnings);
+        report.rollbacks.extend(notes.rollbacks);
         Ok(report)
     }
 }

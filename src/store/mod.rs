@@ -378,15 +378,82 @@ pub fn random_hex(bytes: usize) -> String {
     buf.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A dispenser found that a shard's stock was not stocked by the server now
+/// serving it (Redis restarted from an older snapshot, lost its AOF tail, or a
+/// replica took over), and retired that stock unserved: a gap, never a repeat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rollback {
+    pub node: String,
+    pub app: u8,
+    pub shard: u8,
+    /// The server identity the stock carried (`None`: no stamp at all, such as
+    /// stock the Java service pushed before idgen ever stocked the shard).
+    pub stamped: Option<String>,
+    /// The identity of the server serving now.
+    pub serving: String,
+    /// Indexes retired unserved.
+    pub retired: u64,
+}
+
+impl Rollback {
+    /// One line per dataset change, for an operator: the shards of one node
+    /// found stale under the same stamps are added up.
+    pub fn summarize(rollbacks: &[Rollback]) -> Vec<String> {
+        let mut groups: BTreeMap<(&str, Option<&str>, &str), (u64, u64)> = BTreeMap::new();
+        for r in rollbacks {
+            let group = groups
+                .entry((r.node.as_str(), r.stamped.as_deref(), r.serving.as_str()))
+                .or_default();
+            group.0 += 1;
+            group.1 += r.retired;
+        }
+        groups
+            .into_iter()
+            .map(|((node, stamped, serving), (shards, retired))| {
+                let stamped = stamped.map_or_else(
+                    || "carried no stamp (stocked by another tool, or before idgen stamped it)".to_string(),
+                    |s| format!("was stocked by server {}", short_id(s)),
+                );
+                format!(
+                    "Redis node {node} is not the dataset idgen stocked: its stock {stamped}, and server {} serves it now (a restart from an older snapshot, a lost AOF tail or a failover); retired {retired} indexes from {shards} shard{} unserved, a gap and never a repeat",
+                    short_id(serving),
+                    if shards == 1 { "" } else { "s" }
+                )
+            })
+            .collect()
+    }
+}
+
+/// The first 8 characters of a 40-character server `run_id`.
+pub fn short_id(run_id: &str) -> &str {
+    run_id.get(..8).unwrap_or(run_id)
+}
+
+/// An entry in a dispenser that is not an index idgen could have stocked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Malformed {
+    /// Where it was: the Redis key, or the embedded store's table and shard.
+    pub key: String,
+    /// The first such entry, as stored.
+    pub entry: String,
+    /// How many were dropped.
+    pub count: u64,
+}
+
 /// The answer of [`Dispenser::take`].
 #[derive(Debug, Default)]
 pub struct Taken {
     /// The indexes handed out, in order.
     pub indexes: Vec<u64>,
-    /// Entries that were not valid indexes and were dropped (a gap, never a repeat).
-    pub rejected: u64,
+    /// Entries that were not valid indexes: dropped (a gap, never a repeat) and reported.
+    pub malformed: Option<Malformed>,
     /// The route hint this node holds for the app, if any.
     pub route_hint: Option<String>,
+    /// The shard's `max_limit_id` as recorded with the stock (0: no limit);
+    /// `None` when the dispenser does not know it.
+    pub max_limit_id: Option<u64>,
+    /// Set when the stock was retired before the take: see [`Rollback`].
+    pub rollback: Option<Rollback>,
 }
 
 /// The answer of [`Dispenser::lock`] when the lock was taken.
@@ -395,6 +462,8 @@ pub struct Locked {
     pub token: LockToken,
     /// The stock seen under the lock (`None`: missing).
     pub stock: Option<u64>,
+    /// Set when stale stock was retired under the lock.
+    pub rollback: Option<Rollback>,
 }
 
 /// What happened to a pushed segment.
@@ -406,6 +475,28 @@ pub enum PushOutcome {
     LockLost,
     /// A range dispenser already holds a current and a pending segment: dropped (a gap).
     Full,
+}
+
+/// The answer of [`Dispenser::push`].
+#[derive(Debug)]
+pub struct Pushed {
+    pub outcome: PushOutcome,
+    /// Set when stale stock was retired before the push.
+    pub rollback: Option<Rollback>,
+}
+
+/// The shards of one dataset change, added up, as `status` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RollbackRecord {
+    pub node: String,
+    /// Unix ms of the first and the last shard found stale.
+    pub first_ms: i64,
+    pub last_ms: i64,
+    /// The stamp found (`None`: none) and the server serving now.
+    pub stamped: Option<String>,
+    pub serving: String,
+    pub shards: u64,
+    pub retired: u64,
 }
 
 /// One (app, shard) stock on a node.
@@ -433,14 +524,30 @@ pub trait Dispenser: Send + Sync {
     /// Takes the shard's refill lock (`None` if someone holds it), reading the stock under it.
     async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>>;
 
-    /// Appends a segment to the stock, only while `token` still holds the lock.
+    /// Appends a segment to the stock, only while `token` still holds the lock,
+    /// and records the shard's `max_limit_id` beside it (0: no limit).
     async fn push(
         &self,
         kind: DispenserKind,
         slot: Slot,
         segment: Segment,
+        max_limit_id: u64,
         token: &LockToken,
-    ) -> Result<PushOutcome>;
+    ) -> Result<Pushed>;
+
+    /// Records the shard's `max_limit_id` beside its stock, after a take that
+    /// found it unknown (stock another tool pushed). A dispenser that always
+    /// knows the limit has nothing to record.
+    async fn note_limit(&self, _slot: Slot, _max_limit_id: u64) -> Result<()> {
+        Ok(())
+    }
+
+    /// The last dataset change this node detected (see [`Rollback`]), for
+    /// `status`. A dispenser that is its own ledger never goes back in time
+    /// alone, so it has none.
+    async fn last_rollback(&self) -> Result<Option<RollbackRecord>> {
+        Ok(None)
+    }
 
     /// Releases the lock if `token` still holds it.
     async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool>;

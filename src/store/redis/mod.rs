@@ -6,19 +6,30 @@
 //! `id.gen.route_{app}` (which node serves a moved app).
 //!
 //! Pushing and retiring are fenced by the lock token inside one script, so a
-//! refiller whose lock expired can never stock a shard it no longer owns. These
-//! scripts name two keys without a common hash tag (the Java names have none),
-//! so segment dispensers need a standalone Redis (replicas and Sentinel are fine).
+//! refiller whose lock expired can never stock a shard it no longer owns.
+//!
+//! A Redis dataset can go back in time (an older RDB or AOF, a restored backup,
+//! a lagging replica promoted), and then indexes already popped are back in the
+//! lists. So every script that serves or stocks a shard first proves that the
+//! stock was stocked by this very server process: `id.gen.stamp_{app}_{shard}`
+//! holds the `run_id` of the server that stocked it, compared inside the script
+//! with `INFO server`. A mismatch retires the shard's stock before anything is
+//! served (see `lua/stock.lua`). The scripts name keys without a common hash
+//! tag (the Java names have none), so segment dispensers need a standalone Redis.
 
 mod lease;
 
-use super::{Dispenser, LockToken, Locked, PushOutcome, Segment, Slot, Taken};
+use super::{
+    Dispenser, LockToken, Locked, Malformed, PushOutcome, Pushed, Rollback, RollbackRecord,
+    Segment, Slot, Taken,
+};
+use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
 use crate::segment::DispenserKind;
 use async_trait::async_trait;
-use redis::aio::MultiplexedConnection;
-use redis::{AsyncConnectionConfig, Script, Value};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{Script, Value};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
@@ -39,6 +50,14 @@ pub fn route_key(app: u8) -> String {
     format!("id.gen.route_{app}")
 }
 
+/// The server identity (`run_id`) that stocked a shard, and its `max_limit_id`.
+pub fn stamp_key(slot: Slot) -> String {
+    format!("id.gen.stamp_{}_{}", slot.app, slot.shard)
+}
+
+/// The last dataset change the scripts detected on this node, for `status`.
+pub const ROLLBACK_KEY: &str = "id.gen.rollback";
+
 fn stock_key(kind: DispenserKind, slot: Slot) -> String {
     match kind {
         DispenserKind::Queue => queue_key(slot),
@@ -46,134 +65,52 @@ fn stock_key(kind: DispenserKind, slot: Slot) -> String {
     }
 }
 
-/// Lua shared by the scripts: the stock of a queue or range key (-1: missing).
-const LUA_STOCK: &str = r#"
-local function stock_of(key, kind)
-  if kind == 'queue' then
-    if redis.call('EXISTS', key) == 0 then return -1 end
-    return redis.call('LLEN', key)
-  end
-  local f = redis.call('HMGET', key, 'next', 'last', 'pending_first', 'pending_last')
-  if not f[1] then return -1 end
-  local n = tonumber(f[2]) - tonumber(f[1]) + 1
-  if n < 0 then n = 0 end
-  if f[3] then n = n + tonumber(f[4]) - tonumber(f[3]) + 1 end
-  return n
-end
-"#;
-
-/// KEYS: lock, stock. ARGV: token, ttl ms, kind. Returns {taken, stock}.
-const LUA_LOCK: &str = r#"
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  return {1, stock_of(KEYS[2], ARGV[3])}
-end
-return {0, 0}
-"#;
-
-/// KEYS: lock, stock. ARGV: token, first, last, kind, then (queue) the index strings.
-/// Returns the new stock, -1 if the lock is not ours, -2 if a range is full.
-const LUA_PUSH: &str = r#"
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-if ARGV[4] == 'queue' then
-  for i = 5, #ARGV, 1000 do
-    redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
-  end
-  return redis.call('LLEN', KEYS[2])
-end
-local f = redis.call('HMGET', KEYS[2], 'next', 'last', 'pending_first', 'pending_last')
-local current_empty = (not f[1]) or tonumber(f[1]) > tonumber(f[2])
-if current_empty and not f[3] then
-  redis.call('HSET', KEYS[2], 'next', ARGV[2], 'last', ARGV[3])
-elseif current_empty then
-  redis.call('HSET', KEYS[2], 'next', f[3], 'last', f[4], 'pending_first', ARGV[2], 'pending_last', ARGV[3])
-elseif not f[3] then
-  redis.call('HSET', KEYS[2], 'pending_first', ARGV[2], 'pending_last', ARGV[3])
-else
-  return -2
-end
-return stock_of(KEYS[2], 'range')
-"#;
-
-/// KEYS: range hash. ARGV: n. Returns a flat list of first/last pairs taken.
-const LUA_RANGE_TAKE: &str = r#"
-local want = tonumber(ARGV[1])
-local f = redis.call('HMGET', KEYS[1], 'next', 'last', 'pending_first', 'pending_last')
-local out = {}
-if not f[1] then return out end
-local nxt, last = tonumber(f[1]), tonumber(f[2])
-local promoted = false
-while want > 0 do
-  if nxt > last then
-    if f[3] and not promoted then
-      nxt, last = tonumber(f[3]), tonumber(f[4])
-      promoted = true
-    else
-      break
-    end
-  end
-  local n = math.min(want, last - nxt + 1)
-  out[#out + 1] = string.format('%.0f', nxt)
-  out[#out + 1] = string.format('%.0f', nxt + n - 1)
-  nxt = nxt + n
-  want = want - n
-end
-if promoted then
-  redis.call('HDEL', KEYS[1], 'pending_first', 'pending_last')
-  redis.call('HSET', KEYS[1], 'last', string.format('%.0f', last))
-end
-redis.call('HSET', KEYS[1], 'next', string.format('%.0f', nxt))
-return out
-"#;
-
-/// KEYS: lock. ARGV: token. Deletes the lock only if it is ours.
-const LUA_UNLOCK: &str = r#"
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0
-"#;
-
-/// KEYS: lock, stock. ARGV: token, kind. Deletes the stock only under our lock.
-const LUA_RETIRE: &str = r#"
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-local n = stock_of(KEYS[2], ARGV[2])
-if n < 0 then n = 0 end
-redis.call('DEL', KEYS[2])
-return n
-"#;
+/// A script made of the shared prelude (`stock_of`, `verify`) and a body.
+fn with_prelude(body: &str) -> Script {
+    Script::new(&format!("{}\n{body}", include_str!("lua/stock.lua")))
+}
 
 struct Scripts {
+    take_queue: Script,
+    take_range: Script,
     lock: Script,
     push: Script,
-    range_take: Script,
-    unlock: Script,
     retire: Script,
+    unlock: Script,
+    note_rollback: Script,
 }
 
 impl Scripts {
     fn new() -> Self {
-        let with_stock = |body: &str| Script::new(&format!("{LUA_STOCK}{body}"));
         Scripts {
-            lock: with_stock(LUA_LOCK),
-            push: with_stock(LUA_PUSH),
-            range_take: Script::new(LUA_RANGE_TAKE),
-            unlock: Script::new(LUA_UNLOCK),
-            retire: with_stock(LUA_RETIRE),
+            take_queue: with_prelude(include_str!("lua/take_queue.lua")),
+            take_range: with_prelude(include_str!("lua/take_range.lua")),
+            lock: with_prelude(include_str!("lua/lock.lua")),
+            push: with_prelude(include_str!("lua/push.lua")),
+            retire: with_prelude(include_str!("lua/retire.lua")),
+            unlock: Script::new(include_str!("lua/unlock.lua")),
+            note_rollback: Script::new(include_str!("lua/note_rollback.lua")),
         }
     }
 }
 
-/// One connected Redis node.
+/// The oldest Redis the scripts run on: a script that reads `INFO` and then
+/// writes needs effects replication, the default since 5.0.
+pub const MIN_REDIS_VERSION: (u32, u32) = (5, 0);
+
+/// One connected Redis node. The connection reconnects by itself after the
+/// server restarts or fails over, so a long-lived client rides through it.
 pub struct RedisNode {
     name: String,
     url: SecretUrl,
-    conn: MultiplexedConnection,
+    conn: ConnectionManager,
     timeout: Duration,
     scripts: Scripts,
 }
 
 impl RedisNode {
-    /// Connects, failing within `timeout` if the server does not answer.
+    /// Connects, failing within `timeout` if the server does not answer, and
+    /// refuses a server older than [`MIN_REDIS_VERSION`].
     pub async fn connect(name: &str, url: &SecretUrl, timeout: Duration) -> Result<Self> {
         let client = redis::Client::open(url.expose()).map_err(|e| {
             Error::invalid(
@@ -182,40 +119,51 @@ impl RedisNode {
                 "write it as redis://[:password@]host[:port][/db]",
             )
         })?;
-        let config = AsyncConnectionConfig::new()
+        let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(timeout))
-            .set_response_timeout(Some(timeout));
-        let connecting = client.get_multiplexed_async_connection_with_config(&config);
+            .set_response_timeout(Some(timeout))
+            .set_number_of_retries(1)
+            .set_min_delay(Duration::from_millis(50))
+            .set_max_delay(Duration::from_secs(1));
+        let connecting = ConnectionManager::new_with_config(client, config);
+        let timed_out = || Error::Timeout {
+            backend: "Redis",
+            url: url.to_string(),
+            after: timeout,
+        };
         let conn = match tokio::time::timeout(timeout, connecting).await {
             Ok(Ok(conn)) => conn,
-            Ok(Err(e)) if e.is_timeout() => {
-                return Err(Error::Timeout {
-                    backend: "Redis",
-                    url: url.to_string(),
-                    after: timeout,
-                });
-            }
+            Ok(Err(e)) if e.is_timeout() => return Err(timed_out()),
             Ok(Err(e)) => return Err(connect_error(url, &e)),
-            Err(_) => {
-                return Err(Error::Timeout {
-                    backend: "Redis",
-                    url: url.to_string(),
-                    after: timeout,
-                });
-            }
+            Err(_) => return Err(timed_out()),
         };
-        Ok(RedisNode {
+        let node = RedisNode {
             name: name.to_string(),
             url: url.clone(),
             conn,
             timeout,
             scripts: Scripts::new(),
-        })
+        };
+        let version = node.server_version().await?;
+        if !version_at_least(&version, MIN_REDIS_VERSION) {
+            return Err(Error::ServerTooOld {
+                backend: "Redis",
+                url: url.to_string(),
+                version,
+                minimum: format!("{}.{}", MIN_REDIS_VERSION.0, MIN_REDIS_VERSION.1),
+            });
+        }
+        Ok(node)
     }
 
     /// A clone of the node's connection, for the lease store and tests.
-    pub fn connection(&self) -> MultiplexedConnection {
+    pub fn connection(&self) -> ConnectionManager {
         self.conn.clone()
+    }
+
+    /// The node's name in the configuration.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// Runs one Redis exchange with the node's time bound and error mapping.
@@ -314,12 +262,17 @@ fn connect_error(url: &SecretUrl, e: &redis::RedisError) -> Error {
     }
 }
 
+/// An index as the Java service stores it: ASCII digits only (its
+/// `NumberUtils.isDigits`), and within the 49-bit index field.
 fn parse_index(entry: &[u8]) -> Option<u64> {
-    // Java's NumberUtils.isDigits: ASCII digits only.
     if entry.is_empty() || !entry.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    std::str::from_utf8(entry).ok()?.parse().ok()
+    std::str::from_utf8(entry)
+        .ok()?
+        .parse()
+        .ok()
+        .filter(|&index| index <= crate::segment::id::MAX_INDEX)
 }
 
 fn bytes_of(value: &Value) -> Option<&[u8]> {
@@ -327,6 +280,93 @@ fn bytes_of(value: &Value) -> Option<&[u8]> {
         Value::BulkString(b) => Some(b),
         Value::SimpleString(s) => Some(s.as_bytes()),
         _ => None,
+    }
+}
+
+fn text_of(value: Option<&Value>) -> String {
+    match value {
+        Some(Value::Int(n)) => n.to_string(),
+        Some(v) => bytes_of(v)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default(),
+        None => String::new(),
+    }
+}
+
+fn int_of(value: Option<&Value>) -> i64 {
+    text_of(value).parse().unwrap_or(0)
+}
+
+/// A printable form of a stored entry, cut short.
+fn shown(entry: &[u8]) -> String {
+    let text = String::from_utf8_lossy(entry);
+    let mut shown: String = text.chars().take(40).collect::<String>().escape_debug().to_string();
+    if text.chars().count() > 40 {
+        shown.push('…');
+    }
+    shown
+}
+
+/// Is `version` (`7.2.4`) at least `minimum` (major, minor)?
+pub fn version_at_least(version: &str, minimum: (u32, u32)) -> bool {
+    let mut parts = version.trim().split(['.', '-']).map(|p| p.parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(major), Some(minor)) => (major, minor) >= minimum,
+        (Some(major), None) => major > minimum.0,
+        _ => false,
+    }
+}
+
+impl RedisNode {
+    /// The keys every stock script takes: lock, queue, range, stamp.
+    fn shard_keys(slot: Slot) -> [String; 4] {
+        [
+            lock_key(slot),
+            queue_key(slot),
+            range_key(slot),
+            stamp_key(slot),
+        ]
+    }
+
+    /// Reads a script's rollback answer (`''` or `'stamped serving'`) and
+    /// records it for `status`.
+    async fn rollback_of(&self, slot: Slot, answer: &str, retired: i64) -> Option<Rollback> {
+        let (stamped, serving) = answer.split_once(' ')?;
+        let rollback = Rollback {
+            node: self.name.clone(),
+            app: slot.app,
+            shard: slot.shard,
+            stamped: (stamped != "-").then(|| stamped.to_string()),
+            serving: serving.to_string(),
+            retired: u64::try_from(retired).unwrap_or(0),
+        };
+        // The record only informs `status`: losing it must not fail a take.
+        let _: Result<i64> = self
+            .invoke(
+                &self.scripts.note_rollback,
+                &[ROLLBACK_KEY],
+                &[
+                    crate::clock::SystemClock.now_ms().to_string(),
+                    self.name.clone(),
+                    stamped.to_string(),
+                    serving.to_string(),
+                    rollback.retired.to_string(),
+                ],
+            )
+            .await;
+        Some(rollback)
+    }
+
+    /// A script error about a key of the wrong type names the key.
+    fn script_error(&self, e: &redis::RedisError, key: &str) -> Error {
+        if e.code() == Some("WRONGTYPE") {
+            return Error::BadData {
+                backend: "Redis",
+                key: key.to_string(),
+                detail: format!("it is not the type idgen stores there ({})", self.url.scrub(&e.to_string())),
+            };
+        }
+        self.error(e)
     }
 }
 
@@ -345,69 +385,72 @@ impl Dispenser for RedisNode {
         if n == 0 {
             return Ok(taken);
         }
-        let route = route_key(slot.app);
+        let (script, stock) = match kind {
+            DispenserKind::Queue => (&self.scripts.take_queue, queue_key(slot)),
+            DispenserKind::Range => (&self.scripts.take_range, range_key(slot)),
+        };
+        // One round trip: the verified take and the route hint together.
+        let mut pipe = redis::pipe();
+        pipe.cmd("EVALSHA")
+            .arg(script.get_hash())
+            .arg(3)
+            .arg(queue_key(slot))
+            .arg(range_key(slot))
+            .arg(stamp_key(slot))
+            .arg(n)
+            .cmd("GET")
+            .arg(route_key(slot.app));
         let mut conn = self.conn.clone();
+        let first: redis::RedisResult<(Vec<Value>, Option<String>)> =
+            self.run_raw(pipe.query_async(&mut conn)).await?;
+        let (answer, hint) = match first {
+            Ok(answer) => answer,
+            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
+                // A new or restarted server without the script: nothing was taken.
+                let load = script.prepare_invoke();
+                self.run(load.load_async(&mut conn)).await?;
+                match self.run_raw(pipe.query_async(&mut conn)).await? {
+                    Ok(answer) => answer,
+                    Err(e) => return Err(self.script_error(&e, &stock)),
+                }
+            }
+            Err(e) => return Err(self.script_error(&e, &stock)),
+        };
+        taken.route_hint = hint;
+        taken.rollback = self
+            .rollback_of(slot, &text_of(answer.first()), int_of(answer.get(1)))
+            .await;
+        taken.max_limit_id = text_of(answer.get(2)).parse().ok();
+        let entries = answer.get(3..).unwrap_or_default();
+        let mut reject = |entry: &[u8]| {
+            let malformed = taken.malformed.get_or_insert_with(|| Malformed {
+                key: stock.clone(),
+                entry: shown(entry),
+                count: 0,
+            });
+            malformed.count += 1;
+        };
         match kind {
             DispenserKind::Queue => {
-                // One round trip: the pop and the route hint together.
-                let (popped, hint): (Value, Option<String>) = self
-                    .run(
-                        redis::pipe()
-                            .cmd("LPOP")
-                            .arg(queue_key(slot))
-                            .arg(n)
-                            .cmd("GET")
-                            .arg(&route)
-                            .query_async(&mut conn),
-                    )
-                    .await?;
-                taken.route_hint = hint;
-                if let Value::Array(entries) = popped {
-                    taken.indexes.reserve(entries.len());
-                    for entry in &entries {
-                        match bytes_of(entry).and_then(parse_index) {
-                            Some(index) => taken.indexes.push(index),
-                            None => taken.rejected += 1,
-                        }
+                taken.indexes.reserve(entries.len());
+                for entry in entries {
+                    let bytes = bytes_of(entry).unwrap_or_default();
+                    match parse_index(bytes) {
+                        Some(index) => taken.indexes.push(index),
+                        None => reject(bytes),
                     }
                 }
             }
             DispenserKind::Range => {
-                let key = range_key(slot);
-                let count = n.to_string();
-                let mut pipe = redis::pipe();
-                pipe.cmd("EVALSHA")
-                    .arg(self.scripts.range_take.get_hash())
-                    .arg(1)
-                    .arg(&key)
-                    .arg(&count)
-                    .cmd("GET")
-                    .arg(&route);
-                let first: redis::RedisResult<(Vec<String>, Option<String>)> =
-                    self.run_raw(pipe.query_async(&mut conn)).await?;
-                let (pairs, hint) = match first {
-                    Ok(answer) => answer,
-                    Err(e)
-                        if e.kind()
-                            == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) =>
-                    {
-                        // A new or restarted server without the script: nothing was taken.
-                        let load = self.scripts.range_take.prepare_invoke();
-                        self.run(load.load_async(&mut conn)).await?;
-                        self.run(pipe.query_async(&mut conn)).await?
+                for pair in entries.chunks(2) {
+                    let first = pair.first().and_then(bytes_of).unwrap_or_default();
+                    let last = pair.get(1).and_then(bytes_of).unwrap_or_default();
+                    match (parse_index(first), parse_index(last)) {
+                        (Some(first), Some(last)) if first <= last => {
+                            taken.indexes.extend(first..=last)
+                        }
+                        _ => reject(format!("{}..{}", shown(first), shown(last)).as_bytes()),
                     }
-                    Err(e) => return Err(self.error(&e)),
-                };
-                taken.route_hint = hint;
-                for pair in pairs.chunks(2) {
-                    let (Some(first), Some(last)) = (
-                        pair.first().and_then(|s| s.parse::<u64>().ok()),
-                        pair.get(1).and_then(|s| s.parse::<u64>().ok()),
-                    ) else {
-                        taken.rejected += 1;
-                        continue;
-                    };
-                    taken.indexes.extend(first..=last);
                 }
             }
         }
@@ -418,7 +461,10 @@ impl Dispenser for RedisNode {
         if slots.is_empty() {
             return Ok(Vec::new());
         }
+        // Stock stamped by another server process counts as missing: the next
+        // refill retires it (see `lua/stock.lua`).
         let mut pipe = redis::pipe();
+        pipe.cmd("INFO").arg("server");
         for &slot in slots {
             match kind {
                 DispenserKind::Queue => pipe.cmd("LLEN").arg(queue_key(slot)),
@@ -429,25 +475,38 @@ impl Dispenser for RedisNode {
                     "pending_last",
                 ]),
             };
+            pipe.cmd("HGET").arg(stamp_key(slot)).arg("run_id");
         }
         let mut conn = self.conn.clone();
         let answers: Vec<Value> = self.run(pipe.query_async(&mut conn)).await?;
-        Ok(answers
-            .iter()
-            .map(|answer| match (kind, answer) {
-                (DispenserKind::Queue, Value::Int(n)) => Some((*n).max(0) as u64),
-                (DispenserKind::Range, Value::Array(fields)) => range_stock(fields),
-                _ => None,
+        let info = text_of(answers.first());
+        let run_id = info
+            .lines()
+            .find_map(|l| l.strip_prefix("run_id:"))
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        Ok(answers[1..]
+            .chunks(2)
+            .map(|pair| {
+                let stamped = text_of(pair.get(1));
+                let stock = match (kind, pair.first()) {
+                    (DispenserKind::Queue, Some(Value::Int(n))) => Some((*n).max(0) as u64),
+                    (DispenserKind::Range, Some(Value::Array(fields))) => range_stock(fields),
+                    _ => None,
+                };
+                stock.filter(|&n| n == 0 || stamped == run_id)
             })
             .collect())
     }
 
     async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>> {
         let token = LockToken::random();
-        let (taken, stock): (i64, i64) = self
+        let keys = Self::shard_keys(slot);
+        let answer: Vec<Value> = self
             .invoke(
                 &self.scripts.lock,
-                &[&lock_key(slot), &stock_key(kind, slot)],
+                &keys.each_ref().map(String::as_str),
                 &[
                     token.0.clone(),
                     ttl.as_millis().max(1).to_string(),
@@ -455,9 +514,16 @@ impl Dispenser for RedisNode {
                 ],
             )
             .await?;
-        Ok((taken == 1).then(|| Locked {
+        if int_of(answer.first()) != 1 {
+            return Ok(None);
+        }
+        let rollback = self
+            .rollback_of(slot, &text_of(answer.get(2)), int_of(answer.get(3)))
+            .await;
+        Ok(Some(Locked {
             token,
-            stock: u64::try_from(stock).ok(),
+            stock: u64::try_from(int_of(answer.get(1))).ok(),
+            rollback,
         }))
     }
 
@@ -466,31 +532,70 @@ impl Dispenser for RedisNode {
         kind: DispenserKind,
         slot: Slot,
         segment: Segment,
+        max_limit_id: u64,
         token: &LockToken,
-    ) -> Result<PushOutcome> {
+    ) -> Result<Pushed> {
         crate::failpoint::hit("dispenser.before_push")?;
         let mut args = vec![
             token.0.clone(),
             segment.first.to_string(),
             segment.last.to_string(),
             kind.as_str().to_string(),
+            max_limit_id.to_string(),
         ];
         if kind == DispenserKind::Queue {
             // The strings are built here: formatting them in Lua is several times slower.
             args.extend(segment.indexes().map(|i| i.to_string()));
         }
-        let answer: i64 = self
+        let keys = Self::shard_keys(slot);
+        let answer: Vec<Value> = self
             .invoke(
                 &self.scripts.push,
-                &[&lock_key(slot), &stock_key(kind, slot)],
+                &keys.each_ref().map(String::as_str),
                 &args,
             )
             .await?;
-        Ok(match answer {
+        let rollback = self
+            .rollback_of(slot, &text_of(answer.get(1)), int_of(answer.get(2)))
+            .await;
+        let outcome = match int_of(answer.first()) {
             -1 => PushOutcome::LockLost,
             -2 => PushOutcome::Full,
             n => PushOutcome::Stocked(n.max(0) as u64),
-        })
+        };
+        Ok(Pushed { outcome, rollback })
+    }
+
+    async fn note_limit(&self, slot: Slot, max_limit_id: u64) -> Result<()> {
+        let mut conn = self.conn.clone();
+        self.run(
+            redis::cmd("HSET")
+                .arg(stamp_key(slot))
+                .arg("limit")
+                .arg(max_limit_id)
+                .query_async::<()>(&mut conn),
+        )
+        .await
+    }
+
+    async fn last_rollback(&self) -> Result<Option<RollbackRecord>> {
+        let mut conn = self.conn.clone();
+        let fields: BTreeMap<String, String> = self
+            .run(redis::cmd("HGETALL").arg(ROLLBACK_KEY).query_async(&mut conn))
+            .await?;
+        let Some(serving) = fields.get("run_id") else {
+            return Ok(None);
+        };
+        let number = |name: &str| fields.get(name).and_then(|v| v.parse().ok()).unwrap_or(0);
+        Ok(Some(RollbackRecord {
+            node: fields.get("node").cloned().unwrap_or_else(|| self.name.clone()),
+            first_ms: number("first_ms") as i64,
+            last_ms: number("last_ms") as i64,
+            stamped: fields.get("previous").filter(|p| *p != "-").cloned(),
+            serving: serving.clone(),
+            shards: number("shards"),
+            retired: number("retired"),
+        }))
     }
 
     async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool> {

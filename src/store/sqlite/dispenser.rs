@@ -14,7 +14,7 @@
 use super::{DbError, DbResult, EMBEDDED_NODE, SqliteStore, ms, now_ms, token};
 use crate::error::Result;
 use crate::segment::{DispenserKind, SHARDS};
-use crate::store::{Dispenser, LockToken, Locked, PushOutcome, Segment, Slot, Taken};
+use crate::store::{Dispenser, LockToken, Locked, PushOutcome, Pushed, Segment, Slot, Taken};
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::BTreeMap;
@@ -85,6 +85,26 @@ fn holds_lock(conn: &Connection, slot: Slot, token: &LockToken) -> DbResult<bool
         .is_some())
 }
 
+/// The shard's `max_limit_id` (0: no limit), read with every take so that
+/// no index past it is ever served.
+fn shard_limit(conn: &Connection, slot: Slot) -> DbResult<Option<u64>> {
+    let limit: Option<i64> = conn
+        .prepare_cached("SELECT max_limit_id FROM id_alloc WHERE app_id = ?1 AND shard_id = ?2")?
+        .query_row(params![slot.app, slot.shard], |r| r.get(0))
+        .optional()?;
+    Ok(limit.map(|l| l.max(0) as u64))
+}
+
+/// Notes a row that holds no index range (written by hand): dropped, a gap.
+fn reject(taken: &mut Taken, table: &str, slot: Slot, entry: String) {
+    let malformed = taken.malformed.get_or_insert_with(|| crate::store::Malformed {
+        key: format!("{table} app {} shard {}", slot.app, slot.shard),
+        entry,
+        count: 0,
+    });
+    malformed.count += 1;
+}
+
 /// Pops up to `n` indexes from the front of the queue.
 fn take_queue(conn: &Connection, slot: Slot, n: u64, taken: &mut Taken) -> DbResult<()> {
     let mut want = n;
@@ -99,17 +119,15 @@ fn take_queue(conn: &Connection, slot: Slot, n: u64, taken: &mut Taken) -> DbRes
         while want > 0 {
             let Some(row) = rows.next()? else { break };
             let (seq, first, last): (i64, i64, i64) = (row.get(0)?, row.get(1)?, row.get(2)?);
-            let (Ok(first_u), Ok(last_u)) = (u64::try_from(first), u64::try_from(last)) else {
-                // Not an index range (written by hand): dropped, a gap.
-                taken.rejected += 1;
+            let valid = u64::try_from(first)
+                .ok()
+                .zip(u64::try_from(last).ok())
+                .filter(|&(f, l)| f <= l && l <= crate::segment::id::MAX_INDEX);
+            let Some((first_u, last_u)) = valid else {
+                reject(taken, "idgen_queue", slot, format!("{first}..{last}"));
                 spent_through = Some(seq);
                 continue;
             };
-            if first_u > last_u {
-                taken.rejected += 1;
-                spent_through = Some(seq);
-                continue;
-            }
             let available = last_u - first_u + 1;
             if available <= want {
                 taken.indexes.extend(first_u..=last_u);
@@ -144,10 +162,9 @@ fn take_range(conn: &Connection, slot: Slot, n: u64, taken: &mut Taken) -> DbRes
     let Some((next, last, pending_first, pending_last)) = range_row(conn, slot)? else {
         return Ok(());
     };
-    let valid = |v: i64| u64::try_from(v).ok();
+    let valid = |v: i64| u64::try_from(v).ok().filter(|&i| i <= crate::segment::id::MAX_INDEX + 1);
     let (Some(mut next), Some(mut last)) = (valid(next), valid(last)) else {
-        // Not an index range (written by hand): dropped, a gap.
-        taken.rejected += 1;
+        reject(taken, "idgen_range", slot, format!("{next}..{last}"));
         conn.prepare_cached("DELETE FROM idgen_range WHERE app_id = ?1 AND shard_id = ?2")?
             .execute(params![slot.app, slot.shard])?;
         return Ok(());
@@ -156,7 +173,7 @@ fn take_range(conn: &Connection, slot: Slot, n: u64, taken: &mut Taken) -> DbRes
         (Some(f), Some(l)) => match (valid(f), valid(l)) {
             (Some(f), Some(l)) => Some((f, l)),
             _ => {
-                taken.rejected += 1;
+                reject(taken, "idgen_range", slot, format!("{f}..{l}"));
                 None
             }
         },
@@ -313,7 +330,10 @@ impl Dispenser for SqliteStore {
             return Ok(Taken::default());
         }
         self.write(move |tx| {
-            let mut taken = Taken::default();
+            let mut taken = Taken {
+                max_limit_id: shard_limit(tx, slot)?,
+                ..Taken::default()
+            };
             match kind {
                 DispenserKind::Queue => take_queue(tx, slot, n, &mut taken)?,
                 DispenserKind::Range => take_range(tx, slot, n, &mut taken)?,
@@ -364,6 +384,7 @@ impl Dispenser for SqliteStore {
             Ok(Some(Locked {
                 token,
                 stock: stock_of(tx, kind, slot)?,
+                rollback: None,
             }))
         })
         .await
@@ -374,12 +395,19 @@ impl Dispenser for SqliteStore {
         kind: DispenserKind,
         slot: Slot,
         segment: Segment,
+        _max_limit_id: u64,
         token: &LockToken,
-    ) -> Result<PushOutcome> {
+    ) -> Result<Pushed> {
+        // The store reads the limit from id_alloc on every take: nothing to record.
         crate::failpoint::hit("dispenser.before_push")?;
         let token = token.clone();
-        self.write(move |tx| push(tx, kind, slot, segment, &token))
-            .await
+        let outcome = self
+            .write(move |tx| push(tx, kind, slot, segment, &token))
+            .await?;
+        Ok(Pushed {
+            outcome,
+            rollback: None,
+        })
     }
 
     async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool> {

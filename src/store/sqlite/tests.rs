@@ -58,8 +58,9 @@ impl Fixture {
     }
 
     fn push(&self, kind: DispenserKind, first: u64, last: u64, token: &LockToken) -> PushOutcome {
-        self.block(self.store.push(kind, SLOT, Segment { first, last }, token))
+        self.block(self.store.push(kind, SLOT, Segment { first, last }, 0, token))
             .unwrap()
+            .outcome
     }
 
     fn take(&self, kind: DispenserKind, n: u64) -> Vec<u64> {
@@ -217,7 +218,7 @@ fn dropping_an_apps_stock_counts_both_dispensers() {
     let other_token = f.lock(other);
     f.block(
         f.store
-            .push(Queue, other, Segment { first: 1, last: 3 }, &other_token),
+            .push(Queue, other, Segment { first: 1, last: 3 }, 0, &other_token),
     )
     .unwrap();
     assert_eq!(f.block(f.store.drop_app_stock(1)).unwrap(), 15);
@@ -332,7 +333,9 @@ fn hand_written_queue_rows_that_are_not_indexes_are_dropped_not_served() {
     );
     let taken = f.block(f.store.take(Queue, SLOT, 10)).unwrap();
     assert_eq!(taken.indexes, [7, 8]);
-    assert_eq!(taken.rejected, 2);
+    let malformed = taken.malformed.expect("the bad rows are reported");
+    assert_eq!(malformed.count, 2);
+    assert_eq!(malformed.entry, "5..3");
     assert_eq!(f.stock(Queue), Some(0));
 }
 

@@ -83,8 +83,11 @@ fn agreed(ctx: &Context<'_>, action: &str, yes: bool) -> anyhow::Result<bool> {
     }
 }
 
-fn warn_all(ctx: &Context<'_>, warnings: &[String]) {
-    for warning in warnings {
+fn warn_all(ctx: &Context<'_>, warnings: &[String], rollbacks: &[idgen::store::Rollback]) {
+    for warning in idgen::store::Rollback::summarize(rollbacks)
+        .iter()
+        .chain(warnings)
+    {
         ctx.out.warn(warning);
     }
 }
@@ -147,7 +150,7 @@ pub async fn run(args: MigrateArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
     }
     let (bar, cancel) = Bar::start(ctx);
     let report = bar.finish(allocator.run_move(&plan, &bar, &cancel).await)?;
-    warn_all(ctx, &report.warnings);
+    warn_all(ctx, &report.warnings, &report.rollbacks);
     render_report(ctx, &plan, &report, args.json)?;
     Ok(Outcome::Success)
 }
@@ -289,7 +292,7 @@ async fn leave_store(
     }
     let (bar, cancel) = Bar::start(ctx);
     let report = bar.finish(exit.run(&plan, &bar, &cancel).await)?;
-    warn_all(ctx, &report.warnings);
+    warn_all(ctx, &report.warnings, &report.rollbacks);
     if args.json {
         ctx.out
             .print_json(&json!({ "plan": plan, "result": report }))?;

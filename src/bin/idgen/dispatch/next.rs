@@ -33,7 +33,10 @@ pub async fn run(args: NextArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let issued = allocator
         .next(args.app, args.gate_pass.as_deref(), args.count)
         .await?;
-    for warning in &issued.warnings {
+    for warning in idgen::store::Rollback::summarize(&issued.notes.rollbacks)
+        .iter()
+        .chain(&issued.notes.warnings)
+    {
         ctx.out.warn(warning);
     }
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());

@@ -68,7 +68,10 @@ pub async fn run(args: ReloadArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome>
     let report = allocator.reload(&options, &bar).await?;
     bar.0.finish_and_clear();
 
-    for warning in &report.warnings {
+    for warning in idgen::store::Rollback::summarize(&report.rollbacks)
+        .iter()
+        .chain(&report.warnings)
+    {
         ctx.out.warn(warning);
     }
     for failure in &report.failures {

@@ -1,0 +1,38 @@
+-- Prelude of every script that reads or writes a shard's stock.
+
+-- Indexes left in a queue list ('queue') or a range hash ('range'); -1 when missing.
+local function stock_of(key, kind)
+  if kind == 'queue' then
+    if redis.call('EXISTS', key) == 0 then return -1 end
+    return redis.call('LLEN', key)
+  end
+  local f = redis.call('HMGET', key, 'next', 'last', 'pending_first', 'pending_last')
+  if not f[1] then return -1 end
+  local n = tonumber(f[2]) - tonumber(f[1]) + 1
+  if n < 0 then n = 0 end
+  if f[3] then n = n + math.max(tonumber(f[4]) - tonumber(f[3]) + 1, 0) end
+  return n
+end
+
+-- This server process: a restart gets a new run_id, and a promoted replica has its own.
+local function server_run_id()
+  local info = redis.call('INFO', 'server')
+  return string.match(info, 'run_id:(%x+)')
+end
+
+-- Serves stock only to the server process that stocked it. A dataset that went
+-- back in time (an older RDB or AOF, a restored backup, a lagging replica
+-- promoted) holds indexes that were already popped, under an old stamp: both
+-- stocks of the shard are retired before anything is served.
+-- Returns '' when the stock is this server's, else '<stamp found or -> <run_id>',
+-- and the number of indexes retired.
+local function verify(queue, range, stamp)
+  local run_id = server_run_id()
+  local stamped = redis.call('HGET', stamp, 'run_id')
+  if stamped == run_id then return '', 0 end
+  local retired = math.max(stock_of(queue, 'queue'), 0) + math.max(stock_of(range, 'range'), 0)
+  redis.call('DEL', queue, range, stamp)
+  redis.call('HSET', stamp, 'run_id', run_id)
+  if (not stamped) and retired == 0 then return '', 0 end
+  return (stamped or '-') .. ' ' .. run_id, retired
+end
