@@ -11,6 +11,7 @@ use crate::redact::SecretUrl;
 use crate::segment::{AllocatorOptions, SegmentAllocator};
 use crate::store::mysql::MysqlLedger;
 use crate::store::redis::RedisNode;
+use crate::store::redis::lease::FencedLeaseStore;
 use crate::store::sqlite::SqliteStore;
 use crate::store::{Dispenser, Ledger, NodeSet};
 use std::path::{Path, PathBuf};
@@ -139,9 +140,14 @@ impl Backend {
     /// Where worker-ID leases live: the default Redis node, or the store file.
     pub async fn lease_store(&self) -> Result<Arc<dyn LeaseStore>> {
         match &self.parts {
-            Parts::Distributed { main, timeout, .. } => Ok(Arc::new(
-                RedisNode::connect(DEFAULT_NODE, main, *timeout).await?,
-            )),
+            Parts::Distributed {
+                mysql,
+                main,
+                timeout,
+            } => Ok(Arc::new(FencedLeaseStore::new(
+                Arc::new(RedisNode::connect(DEFAULT_NODE, main, *timeout).await?),
+                mysql.clone(),
+            ))),
             Parts::Embedded { store } => Ok(store.clone()),
         }
     }

@@ -66,6 +66,21 @@ pub struct Grant {
     pub token: String,
     /// The fence the previous holders left: issue only later time units.
     pub floor_ms: Option<i64>,
+    /// Leases Redis had lost (it offered workers that MySQL shows held) and
+    /// that were put back on the way to this grant.
+    pub restored: u64,
+}
+
+/// The answer of [`LeaseStore::renew`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Renewal {
+    /// Extended, fence raised.
+    Held,
+    /// Extended, fence raised; Redis had lost the lease's key (a restart or a
+    /// failover) and it was put back.
+    Restored,
+    /// Another holder has the worker now: issue nothing more under it.
+    Lost,
 }
 
 /// A worker ID someone holds.
@@ -107,7 +122,6 @@ pub trait LeaseStore: Send + Sync {
     ) -> Result<Grant>;
 
     /// Extends the lease and raises the fence, only while `token` holds it.
-    /// `false`: the lease is lost.
     async fn renew(
         &self,
         namespace: &str,
@@ -115,7 +129,7 @@ pub trait LeaseStore: Send + Sync {
         token: &str,
         ttl: Duration,
         fence_ms: i64,
-    ) -> Result<bool>;
+    ) -> Result<Renewal>;
 
     /// Ends the lease if `token` still holds it: the fence becomes `last_ms`
     /// (the last time unit really issued) and the ID returns to the free list.

@@ -4,7 +4,7 @@
 //! re-acquire after a loss, release at the end. A [`LeasedGenerator`] issues IDs
 //! only while the session can prove the lease valid, and never past its fence.
 
-use super::{Assigner, Grant, LeaseStore, NamespaceSpec, WorkerNodeAssigner};
+use super::{Assigner, Grant, LeaseStore, NamespaceSpec, Renewal, WorkerNodeAssigner};
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -18,6 +18,19 @@ pub enum LeaseEvent {
     Acquired {
         worker: u64,
         floor_ms: Option<i64>,
+        /// Leases Redis had lost and that were put back on the way (see [`Grant::restored`]).
+        restored: u64,
+    },
+    /// Redis had lost this lease's key (a restart or a failover); the durable
+    /// lease still held, and the key was put back.
+    Restored {
+        worker: u64,
+    },
+    /// No lease can be proven or acquired right now (a backend is down); no ID
+    /// is issued until one is, retried after `retry_in`.
+    Waiting {
+        error: String,
+        retry_in: Duration,
     },
     /// A renewal failed to reach the store; the lease may still be valid.
     RenewFailed {
@@ -148,6 +161,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
                     worker,
                     token: String::new(),
                     floor_ms: None,
+                    restored: 0,
                 };
                 // Never reused: valid for as long as the process lives.
                 (grant, sent + Duration::from_secs(100 * 365 * 86_400))
@@ -171,6 +185,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
         self.events.event(LeaseEvent::Acquired {
             worker: grant.worker,
             floor_ms: grant.floor_ms,
+            restored: grant.restored,
         });
         *self.held.lock().expect("not poisoned") = Some(Held {
             grant,
@@ -190,11 +205,11 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
         };
         let sent = Instant::now();
         let fence_ms = self.clock.now_ms() + self.ttl.as_millis() as i64;
-        let renewed = match store
+        let renewal = match store
             .renew(&self.namespace.name, worker, &token, self.ttl, fence_ms)
             .await
         {
-            Ok(renewed) => renewed,
+            Ok(renewal) => renewal,
             Err(e) => {
                 self.events.event(LeaseEvent::RenewFailed {
                     worker,
@@ -203,6 +218,10 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
                 return Err(e);
             }
         };
+        if renewal == Renewal::Restored {
+            self.events.event(LeaseEvent::Restored { worker });
+        }
+        let renewed = renewal != Renewal::Lost;
         let mut held = self.held.lock().expect("not poisoned");
         let Some(current) = held.as_mut().filter(|h| h.grant.token == token) else {
             return Ok(false);
@@ -313,6 +332,10 @@ pub struct LeasedGenerator<C: Clock + Clone + 'static> {
 /// IDs per generation step; the lease is re-checked between steps.
 const CHUNK: usize = 1 << 16;
 
+/// Backoff between attempts to prove or acquire a lease while a backend is down.
+const RETRY_MIN: Duration = Duration::from_millis(100);
+const RETRY_MAX: Duration = Duration::from_secs(2);
+
 impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
     pub fn new(session: Arc<LeaseSession<C>>, layout: Layout, options: GeneratorOptions) -> Self {
         let max_floor_wait = session.ttl();
@@ -340,7 +363,7 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
     pub async fn issue(&mut self, n: usize, out: &mut Vec<u64>) -> Result<()> {
         let target = out.len() + n;
         while out.len() < target {
-            let status = self.session.ensure_valid().await?;
+            let status = self.valid_lease().await?;
             self.prepare(&status).await?;
             let (_, generator) = self.current.as_mut().expect("prepared");
             generator.set_horizon_ms(Some(status.fence_ms));
@@ -362,6 +385,26 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
             }
         }
         Ok(())
+    }
+
+    /// A provably valid lease, waiting out backend outages: a holder stops
+    /// issuing while it cannot prove its lease, and carries on once it can.
+    async fn valid_lease(&self) -> Result<LeaseStatus> {
+        let mut retry_in = RETRY_MIN;
+        loop {
+            match self.session.ensure_valid().await {
+                Ok(status) => return Ok(status),
+                Err(e) if e.kind() == crate::ErrorKind::Unavailable => {
+                    self.session.events.event(LeaseEvent::Waiting {
+                        error: e.to_string(),
+                        retry_in,
+                    });
+                    tokio::time::sleep(retry_in).await;
+                    retry_in = (retry_in * 2).min(RETRY_MAX);
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// Makes sure the generator runs for the status's worker, past its floor.

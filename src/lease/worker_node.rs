@@ -3,6 +3,7 @@
 //! namespace), the worker ID comes from MySQL's `WORKER_NODE`.
 
 use super::{NamespaceSpec, WorkerNodeAssigner};
+use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::store::mysql::MysqlLedger;
 use crate::store::redis::RedisNode;
@@ -17,6 +18,10 @@ pub struct DistributedWorkerNodes {
 #[async_trait]
 impl WorkerNodeAssigner for DistributedWorkerNodes {
     async fn assign(&self, namespace: &NamespaceSpec, host: &str, port: &str) -> Result<u64> {
+        // Durably first: Redis's record alone can vanish with its data.
+        self.ledger
+            .claim_namespace(namespace, crate::clock::SystemClock.now_ms())
+            .await?;
         self.redis.claim_namespace(namespace).await?;
         let worker = self.ledger.insert_worker_node(host, port).await?;
         if worker >= namespace.capacity {

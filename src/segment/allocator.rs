@@ -862,9 +862,17 @@ fn warn_near_limit(warnings: &mut Vec<String>, limit: u64, slot: Slot, max_id: u
 
 /// Composes taken indexes, refusing every one past the shard's `max_limit_id`:
 /// stock can outlive a lowered limit, or come from a tool that never checks it.
-fn compose_within(ids: &mut Vec<u64>, slot: Slot, max_limit_id: u64, indexes: Vec<u64>) -> Result<()> {
+fn compose_within(
+    ids: &mut Vec<u64>,
+    slot: Slot,
+    max_limit_id: u64,
+    indexes: Vec<u64>,
+) -> Result<()> {
     let ceiling = super::id::max_index_within(max_limit_id, slot.app, slot.shard).unwrap_or(0);
-    let within = indexes.iter().take_while(|&&index| index <= ceiling).count();
+    let within = indexes
+        .iter()
+        .take_while(|&&index| index <= ceiling)
+        .count();
     compose_into(ids, slot, indexes[..within].iter().copied())?;
     if within < indexes.len() {
         return Err(Error::LimitReached {

@@ -24,8 +24,9 @@ use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-/// The schema version idgen's own tables are at.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The schema version idgen's own tables are at. Version 2 added the durable
+/// lease tables (`idgen_namespace`, `idgen_worker_lease`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// `id_alloc` exactly as the Java service defines it (SPEC §1.1).
 const ID_ALLOC_DDL: &str = "CREATE TABLE IF NOT EXISTS `id_alloc` (
@@ -66,6 +67,22 @@ const IDGEN_DDL: &[&str] = &[
   `source` varchar(512) NOT NULL,
   `sealed_at_ms` bigint NOT NULL,
   `create_time` datetime NOT NULL DEFAULT CURRENT_TIMESTAMP
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+    "CREATE TABLE IF NOT EXISTS `idgen_namespace` (
+  `name` varchar(64) NOT NULL PRIMARY KEY,
+  `signature` varchar(512) NOT NULL,
+  `capacity` bigint NOT NULL,
+  `created_ms` bigint NOT NULL
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+    "CREATE TABLE IF NOT EXISTS `idgen_worker_lease` (
+  `namespace` varchar(64) NOT NULL,
+  `worker` bigint NOT NULL,
+  `token` varchar(64) NOT NULL,
+  `holder` varchar(255) NOT NULL,
+  `fence_ms` bigint NOT NULL,
+  `renewals` bigint NOT NULL DEFAULT 0,
+  `update_time` datetime NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
+  PRIMARY KEY (`namespace`, `worker`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
     "CREATE TABLE IF NOT EXISTS `idgen_route` (
   `app_id` int(11) NOT NULL PRIMARY KEY,
@@ -487,6 +504,14 @@ impl Ledger for MysqlLedger {
                     ),
                 });
             }
+            // Every table above exists now: record that this version set them up.
+            Some(v) if v < SCHEMA_VERSION => {
+                self.bounded(conn.exec_drop(
+                    "UPDATE idgen_schema SET version = ? WHERE id = 1 AND version < ?",
+                    (SCHEMA_VERSION, SCHEMA_VERSION),
+                ))
+                .await?
+            }
             Some(_) => {}
         }
         self.ready.store(true, Ordering::Release);
@@ -701,5 +726,176 @@ impl MysqlLedger {
         .await?;
         self.bounded(tx.commit()).await?;
         Ok(next)
+    }
+}
+
+/// What the ledger said about a worker ID a Redis free list offered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WorkerClaim {
+    /// Ours now; only time units after `floor_ms` (every earlier holder's fence) may be issued.
+    Granted { floor_ms: Option<i64> },
+    /// Someone holds it durably although Redis offered it: Redis lost that lease.
+    Held {
+        holder: String,
+        token: String,
+        fence_ms: i64,
+    },
+}
+
+/// Durable worker leases: the authority on who holds a worker ID and up to
+/// which time, so that a Redis that loses or reverts its lease keys can never
+/// hand a held worker to a second holder below the first one's fence.
+///
+/// Why two holders can never issue the same (time, worker, sequence):
+/// * a holder adopts a fence only after writing it here, under its token;
+/// * a new holder takes the row under its lock, starts above the recorded
+///   fence, and replaces the token, so every later renewal of the old holder
+///   fails: the old holder stops at the fence it had written.
+impl MysqlLedger {
+    /// Records the namespace's layout signature on first use; refuses another.
+    pub async fn claim_namespace(
+        &self,
+        namespace: &crate::lease::NamespaceSpec,
+        now_ms: i64,
+    ) -> Result<()> {
+        self.ensure_schema().await?;
+        let mut conn = self.conn().await?;
+        self.check_namespace(&mut conn, namespace, now_ms).await
+    }
+
+    async fn check_namespace<Q: Queryable>(
+        &self,
+        conn: &mut Q,
+        namespace: &crate::lease::NamespaceSpec,
+        now_ms: i64,
+    ) -> Result<()> {
+        self.bounded(conn.exec_drop(
+            "INSERT INTO idgen_namespace (name, signature, capacity, created_ms) VALUES (?, ?, ?, ?)
+             ON DUPLICATE KEY UPDATE name = name",
+            (&namespace.name, &namespace.signature, namespace.capacity, now_ms),
+        ))
+        .await?;
+        let recorded: Option<String> = self
+            .bounded(conn.exec_first(
+                "SELECT signature FROM idgen_namespace WHERE name = ?",
+                (&namespace.name,),
+            ))
+            .await?;
+        match recorded {
+            Some(recorded) if recorded != namespace.signature => Err(Error::NamespaceMismatch {
+                namespace: namespace.name.clone(),
+                recorded,
+                requested: namespace.signature.clone(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Takes `worker` for `token` unless someone holds it durably (a fence
+    /// after `now_ms` under another token). On success the row carries our
+    /// token and at least `fence_ms`.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn take_worker(
+        &self,
+        namespace: &crate::lease::NamespaceSpec,
+        worker: u64,
+        token: &str,
+        holder: &str,
+        fence_ms: i64,
+        now_ms: i64,
+    ) -> Result<WorkerClaim> {
+        self.ensure_schema().await?;
+        let mut conn = self.conn().await?;
+        let mut tx = self
+            .bounded(conn.start_transaction(Self::tx_opts()))
+            .await?;
+        self.check_namespace(&mut tx, namespace, now_ms).await?;
+        // Make sure a row exists to lock, so two takers serialise.
+        self.bounded(tx.exec_drop(
+            "INSERT INTO idgen_worker_lease (namespace, worker, token, holder, fence_ms) VALUES (?, ?, '', '', 0)
+             ON DUPLICATE KEY UPDATE worker = worker",
+            (&namespace.name, worker),
+        ))
+        .await?;
+        let (held_by, held_holder, fence): (String, String, i64) = self
+            .bounded(tx.exec_first(
+                "SELECT token, holder, fence_ms FROM idgen_worker_lease WHERE namespace = ? AND worker = ? FOR UPDATE",
+                (&namespace.name, worker),
+            ))
+            .await?
+            .ok_or_else(|| Error::Internal("the worker lease row vanished".into()))?;
+        if !held_by.is_empty() && held_by != token && fence > now_ms {
+            self.bounded(tx.commit()).await?;
+            return Ok(WorkerClaim::Held {
+                holder: held_holder,
+                token: held_by,
+                fence_ms: fence,
+            });
+        }
+        let holder: String = holder.chars().take(255).collect();
+        self.bounded(tx.exec_drop(
+            "UPDATE idgen_worker_lease SET token = ?, holder = ?, fence_ms = GREATEST(fence_ms, ?), renewals = 0
+             WHERE namespace = ? AND worker = ?",
+            (token, holder, fence_ms, &namespace.name, worker),
+        ))
+        .await?;
+        crate::failpoint::hit("lease.take_worker.before_commit")?;
+        self.bounded(tx.commit()).await?;
+        Ok(WorkerClaim::Granted {
+            floor_ms: (fence > 0).then_some(fence),
+        })
+    }
+
+    /// Raises the worker's fence while `token` still holds it. `false`: another
+    /// holder took the worker; this one must stop at the fence it had.
+    pub async fn renew_worker(
+        &self,
+        namespace: &str,
+        worker: u64,
+        token: &str,
+        fence_ms: i64,
+    ) -> Result<bool> {
+        let mut conn = self.conn().await?;
+        // `renewals` always changes, so the row counts as affected whenever it matched.
+        self.bounded(conn.exec_drop(
+            "UPDATE idgen_worker_lease SET fence_ms = GREATEST(fence_ms, ?), renewals = renewals + 1
+             WHERE namespace = ? AND worker = ? AND token = ?",
+            (fence_ms, namespace, worker, token),
+        ))
+        .await?;
+        Ok(conn.affected_rows() == 1)
+    }
+
+    /// Ends the lease if `token` still holds it: the fence becomes `last_ms`,
+    /// the last time unit really issued (never below any earlier holder's fence,
+    /// which the caller's floor already covers).
+    pub async fn release_worker(
+        &self,
+        namespace: &str,
+        worker: u64,
+        token: &str,
+        last_ms: i64,
+    ) -> Result<bool> {
+        let mut conn = self.conn().await?;
+        self.bounded(conn.exec_drop(
+            "UPDATE idgen_worker_lease SET token = '', fence_ms = ?, renewals = renewals + 1
+             WHERE namespace = ? AND worker = ? AND token = ?",
+            (last_ms, namespace, worker, token),
+        ))
+        .await?;
+        Ok(conn.affected_rows() == 1)
+    }
+
+    /// Every durable lease of a namespace: (worker, holder, fence), held ones only.
+    pub async fn held_workers(&self, namespace: &str) -> Result<Vec<(u64, String, i64)>> {
+        if !self.ready().await? {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn().await?;
+        self.bounded(conn.exec(
+            "SELECT worker, holder, fence_ms FROM idgen_worker_lease WHERE namespace = ? AND token <> '' ORDER BY worker",
+            (namespace,),
+        ))
+        .await
     }
 }

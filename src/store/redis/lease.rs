@@ -8,10 +8,13 @@
 
 use super::RedisNode;
 use crate::error::{Error, Result};
-use crate::lease::{Grant, HeldWorker, LeaseStore, NamespaceSnapshot, NamespaceSpec};
+use crate::lease::{Grant, HeldWorker, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal};
+use crate::store::Ledger;
+use crate::store::mysql::{MysqlLedger, WorkerClaim};
 use crate::store::random_hex;
 use async_trait::async_trait;
 use redis::Script;
+use std::sync::Arc;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -77,14 +80,29 @@ claim(tostring(found))
 return grant(tostring(found))
 "#;
 
-/// KEYS: worker key, last. ARGV: token, ttl ms, worker, fence ms. Returns 1, or 0 if lost.
+/// KEYS: worker key, last. ARGV: token, ttl ms, worker, fence ms.
+/// Returns 1 when renewed, 2 when the key is gone (Redis lost it), 0 when
+/// another token holds it.
 const LUA_RENEW: &str = r#"
-if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
+local token = redis.call('HGET', KEYS[1], 'token')
+if not token then return 2 end
+if token ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 local fence = redis.call('HGET', KEYS[2], ARGV[3])
 if not fence or tonumber(fence) < tonumber(ARGV[4]) then
   redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
 end
+return 1
+"#;
+
+/// KEYS: worker key. ARGV: our token, their holder, their token, ttl ms, now ms.
+/// Hands a worker we claimed (or nobody's key) to the holder MySQL says has it.
+const LUA_RESTORE: &str = r#"
+local token = redis.call('HGET', KEYS[1], 'token')
+if token and token ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'holder', ARGV[2], 'token', ARGV[3], 'since_ms', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 "#;
 
@@ -146,12 +164,6 @@ end
 return sig
 "#;
 
-/// KEYS: lock. ARGV: token. Compare-and-delete.
-const LUA_UNLOCK: &str = r#"
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"#;
-
 struct LeaseScripts {
     acquire: Script,
     renew: Script,
@@ -159,6 +171,7 @@ struct LeaseScripts {
     snapshot: Script,
     repair: Script,
     claim_namespace: Script,
+    restore: Script,
     unlock: Script,
 }
 
@@ -171,7 +184,8 @@ fn scripts() -> &'static LeaseScripts {
         snapshot: Script::new(LUA_SNAPSHOT),
         repair: Script::new(LUA_REPAIR),
         claim_namespace: Script::new(LUA_CLAIM_NAMESPACE),
-        unlock: Script::new(LUA_UNLOCK),
+        restore: Script::new(LUA_RESTORE),
+        unlock: Script::new(include_str!("lua/unlock.lua")),
     })
 }
 
@@ -211,13 +225,11 @@ impl RedisNode {
     }
 }
 
-#[async_trait]
-impl LeaseStore for RedisNode {
-    fn describe(&self) -> String {
-        format!("redis node {} ({})", self.name, self.url)
-    }
-
-    async fn acquire(
+/// The Redis half of a lease: a fast free list and the keys that show who holds
+/// what. Only [`FencedLeaseStore`] uses it, because Redis alone can lose or
+/// revert these keys.
+impl RedisNode {
+    async fn lease_acquire(
         &self,
         namespace: &NamespaceSpec,
         holder: &str,
@@ -253,6 +265,7 @@ impl LeaseStore for RedisNode {
                     worker,
                     token,
                     floor_ms,
+                    restored: 0,
                 })
             }
             Some("mismatch") => Err(Error::NamespaceMismatch {
@@ -270,33 +283,57 @@ impl LeaseStore for RedisNode {
         }
     }
 
-    async fn renew(
+    async fn lease_renew(
         &self,
         namespace: &str,
         worker: u64,
         token: &str,
         ttl: Duration,
         fence_ms: i64,
-    ) -> Result<bool> {
-        let renewed: i64 = self
+    ) -> Result<i64> {
+        self.invoke(
+            &scripts().renew,
+            &[
+                &format!("{}{worker}", worker_prefix(namespace)),
+                &key(namespace, "last"),
+            ],
+            &[
+                token.to_string(),
+                millis(ttl),
+                worker.to_string(),
+                fence_ms.to_string(),
+            ],
+        )
+        .await
+    }
+
+    /// Gives a worker we claimed in Redis back to the holder MySQL names.
+    async fn lease_restore(
+        &self,
+        namespace: &str,
+        worker: u64,
+        our_token: &str,
+        holder: &str,
+        their_token: &str,
+        ttl: Duration,
+    ) -> Result<()> {
+        let _: i64 = self
             .invoke(
-                &scripts().renew,
+                &scripts().restore,
+                &[&format!("{}{worker}", worker_prefix(namespace))],
                 &[
-                    &format!("{}{worker}", worker_prefix(namespace)),
-                    &key(namespace, "last"),
-                ],
-                &[
-                    token.to_string(),
+                    our_token.to_string(),
+                    holder.to_string(),
+                    their_token.to_string(),
                     millis(ttl),
-                    worker.to_string(),
-                    fence_ms.to_string(),
+                    now_ms().to_string(),
                 ],
             )
             .await?;
-        Ok(renewed == 1)
+        Ok(())
     }
 
-    async fn release(
+    async fn lease_release(
         &self,
         namespace: &str,
         worker: u64,
@@ -317,7 +354,7 @@ impl LeaseStore for RedisNode {
         Ok(released == 1)
     }
 
-    async fn namespaces(&self) -> Result<Vec<String>> {
+    pub async fn namespaces(&self) -> Result<Vec<String>> {
         let keys = self.scan("idgen:{*}:meta").await?;
         let mut names: Vec<String> = keys
             .iter()
@@ -331,7 +368,7 @@ impl LeaseStore for RedisNode {
         Ok(names)
     }
 
-    async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot> {
+    pub async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot> {
         type Raw = (String, String, Vec<String>, Vec<String>, Vec<String>);
         let (signature, capacity, free, last, held): Raw = self
             .invoke(
@@ -374,7 +411,7 @@ impl LeaseStore for RedisNode {
         })
     }
 
-    async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()> {
+    pub async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()> {
         let _: i64 = self
             .invoke(
                 &scripts().repair,
@@ -385,7 +422,7 @@ impl LeaseStore for RedisNode {
         Ok(())
     }
 
-    async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>> {
+    pub async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>> {
         let token = random_hex(16);
         let mut conn = self.conn.clone();
         let set: Option<String> = self
@@ -402,7 +439,7 @@ impl LeaseStore for RedisNode {
         Ok(set.map(|_| token))
     }
 
-    async fn unlock_namespace(&self, namespace: &str, token: &str) -> Result<()> {
+    pub async fn unlock_namespace(&self, namespace: &str, token: &str) -> Result<()> {
         let _: i64 = self
             .invoke(
                 &scripts().unlock,
@@ -411,5 +448,196 @@ impl LeaseStore for RedisNode {
             )
             .await?;
         Ok(())
+    }
+}
+
+/// Worker leases on the distributed backend: Redis hands out free worker IDs
+/// fast and shows who holds what; MySQL decides, durably, who holds a worker
+/// and up to which time ([`MysqlLedger::take_worker`]).
+///
+/// Redis can lose or revert its keys (a restart without persistence, an older
+/// snapshot, a lagging replica promoted, FLUSHALL). Then it may offer a worker
+/// that is still held: the MySQL row shows the live holder, the offer is handed
+/// back to that holder in Redis, and the next free worker is tried. A holder
+/// whose Redis key vanished keeps its lease (MySQL says so) and puts the key back.
+pub struct FencedLeaseStore {
+    redis: Arc<RedisNode>,
+    ledger: Arc<MysqlLedger>,
+}
+
+impl FencedLeaseStore {
+    pub fn new(redis: Arc<RedisNode>, ledger: Arc<MysqlLedger>) -> Self {
+        FencedLeaseStore { redis, ledger }
+    }
+}
+
+#[async_trait]
+impl LeaseStore for FencedLeaseStore {
+    fn describe(&self) -> String {
+        format!(
+            "redis node {} ({}) with fences in {}",
+            self.redis.name,
+            self.redis.url,
+            Ledger::describe(&*self.ledger)
+        )
+    }
+
+    async fn acquire(
+        &self,
+        namespace: &NamespaceSpec,
+        holder: &str,
+        ttl: Duration,
+        fence_ms: i64,
+    ) -> Result<Grant> {
+        let now = fence_ms - i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+        // Checked durably first: a Redis that lost the namespace's record must
+        // not let another layout into it.
+        self.ledger.claim_namespace(namespace, now).await?;
+        let mut restored = 0;
+        // Each offer Redis makes of a held worker is handed back, so the free
+        // list shrinks; it runs out after at most `capacity` offers.
+        for _ in 0..=namespace.capacity {
+            let offer = self
+                .redis
+                .lease_acquire(namespace, holder, ttl, fence_ms)
+                .await?;
+            let claim = self
+                .ledger
+                .take_worker(namespace, offer.worker, &offer.token, holder, fence_ms, now)
+                .await;
+            match claim {
+                Ok(WorkerClaim::Granted { floor_ms }) => {
+                    return Ok(Grant {
+                        floor_ms: offer.floor_ms.max(floor_ms),
+                        restored,
+                        ..offer
+                    });
+                }
+                Ok(WorkerClaim::Held {
+                    holder: live,
+                    token,
+                    fence_ms: until,
+                }) => {
+                    let left =
+                        Duration::from_millis(u64::try_from(until - now).unwrap_or(1).max(1));
+                    self.redis
+                        .lease_restore(
+                            &namespace.name,
+                            offer.worker,
+                            &offer.token,
+                            &live,
+                            &token,
+                            left,
+                        )
+                        .await?;
+                    restored += 1;
+                }
+                Err(e) => {
+                    // Give the offer back (best effort: it expires in any case).
+                    let _ = self
+                        .redis
+                        .lease_release(
+                            &namespace.name,
+                            offer.worker,
+                            &offer.token,
+                            offer.floor_ms.unwrap_or(0),
+                        )
+                        .await;
+                    return Err(e);
+                }
+            }
+        }
+        Err(Error::AllWorkersHeld {
+            namespace: namespace.name.clone(),
+            capacity: namespace.capacity,
+        })
+    }
+
+    async fn renew(
+        &self,
+        namespace: &str,
+        worker: u64,
+        token: &str,
+        ttl: Duration,
+        fence_ms: i64,
+    ) -> Result<Renewal> {
+        if !self
+            .ledger
+            .renew_worker(namespace, worker, token, fence_ms)
+            .await?
+        {
+            return Ok(Renewal::Lost);
+        }
+        // MySQL holds the lease; Redis only mirrors it. A Redis that is down or
+        // lost the key does not end the lease.
+        let mirrored = self
+            .redis
+            .lease_renew(namespace, worker, token, ttl, fence_ms)
+            .await;
+        if mirrored.ok() != Some(2) {
+            return Ok(Renewal::Held);
+        }
+        let holder = self.redis_holder(namespace, worker).await;
+        let put_back = self
+            .redis
+            .lease_restore(namespace, worker, token, &holder, token, ttl)
+            .await;
+        Ok(if put_back.is_ok() {
+            Renewal::Restored
+        } else {
+            Renewal::Held
+        })
+    }
+
+    async fn release(
+        &self,
+        namespace: &str,
+        worker: u64,
+        token: &str,
+        last_ms: i64,
+    ) -> Result<bool> {
+        let released = self
+            .ledger
+            .release_worker(namespace, worker, token, last_ms)
+            .await?;
+        // Redis's key expires by itself if this fails: the worker only comes back later.
+        let _ = self
+            .redis
+            .lease_release(namespace, worker, token, last_ms)
+            .await;
+        Ok(released)
+    }
+
+    async fn namespaces(&self) -> Result<Vec<String>> {
+        self.redis.namespaces().await
+    }
+
+    async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot> {
+        self.redis.snapshot(namespace).await
+    }
+
+    async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()> {
+        self.redis.repair(namespace, ttl).await
+    }
+
+    async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>> {
+        self.redis.lock_namespace(namespace, ttl).await
+    }
+
+    async fn unlock_namespace(&self, namespace: &str, token: &str) -> Result<()> {
+        self.redis.unlock_namespace(namespace, token).await
+    }
+}
+
+impl FencedLeaseStore {
+    /// The holder name MySQL records for a worker, to put back in Redis.
+    async fn redis_holder(&self, namespace: &str, worker: u64) -> String {
+        self.ledger
+            .held_workers(namespace)
+            .await
+            .ok()
+            .and_then(|held| held.into_iter().find(|(w, _, _)| *w == worker))
+            .map(|(_, holder, _)| holder)
+            .unwrap_or_default()
     }
 }

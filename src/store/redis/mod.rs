@@ -17,7 +17,7 @@
 //! served (see `lua/stock.lua`). The scripts name keys without a common hash
 //! tag (the Java names have none), so segment dispensers need a standalone Redis.
 
-mod lease;
+pub mod lease;
 
 use super::{
     Dispenser, LockToken, Locked, Malformed, PushOutcome, Pushed, Rollback, RollbackRecord,
@@ -300,7 +300,12 @@ fn int_of(value: Option<&Value>) -> i64 {
 /// A printable form of a stored entry, cut short.
 fn shown(entry: &[u8]) -> String {
     let text = String::from_utf8_lossy(entry);
-    let mut shown: String = text.chars().take(40).collect::<String>().escape_debug().to_string();
+    let mut shown: String = text
+        .chars()
+        .take(40)
+        .collect::<String>()
+        .escape_debug()
+        .to_string();
     if text.chars().count() > 40 {
         shown.push('…');
     }
@@ -309,7 +314,10 @@ fn shown(entry: &[u8]) -> String {
 
 /// Is `version` (`7.2.4`) at least `minimum` (major, minor)?
 pub fn version_at_least(version: &str, minimum: (u32, u32)) -> bool {
-    let mut parts = version.trim().split(['.', '-']).map(|p| p.parse::<u32>().ok());
+    let mut parts = version
+        .trim()
+        .split(['.', '-'])
+        .map(|p| p.parse::<u32>().ok());
     match (parts.next().flatten(), parts.next().flatten()) {
         (Some(major), Some(minor)) => (major, minor) >= minimum,
         (Some(major), None) => major > minimum.0,
@@ -363,7 +371,10 @@ impl RedisNode {
             return Error::BadData {
                 backend: "Redis",
                 key: key.to_string(),
-                detail: format!("it is not the type idgen stores there ({})", self.url.scrub(&e.to_string())),
+                detail: format!(
+                    "it is not the type idgen stores there ({})",
+                    self.url.scrub(&e.to_string())
+                ),
             };
         }
         self.error(e)
@@ -581,14 +592,21 @@ impl Dispenser for RedisNode {
     async fn last_rollback(&self) -> Result<Option<RollbackRecord>> {
         let mut conn = self.conn.clone();
         let fields: BTreeMap<String, String> = self
-            .run(redis::cmd("HGETALL").arg(ROLLBACK_KEY).query_async(&mut conn))
+            .run(
+                redis::cmd("HGETALL")
+                    .arg(ROLLBACK_KEY)
+                    .query_async(&mut conn),
+            )
             .await?;
         let Some(serving) = fields.get("run_id") else {
             return Ok(None);
         };
         let number = |name: &str| fields.get(name).and_then(|v| v.parse().ok()).unwrap_or(0);
         Ok(Some(RollbackRecord {
-            node: fields.get("node").cloned().unwrap_or_else(|| self.name.clone()),
+            node: fields
+                .get("node")
+                .cloned()
+                .unwrap_or_else(|| self.name.clone()),
             first_ms: number("first_ms") as i64,
             last_ms: number("last_ms") as i64,
             stamped: fields.get("previous").filter(|p| *p != "-").cloned(),

@@ -97,11 +97,13 @@ fn shard_limit(conn: &Connection, slot: Slot) -> DbResult<Option<u64>> {
 
 /// Notes a row that holds no index range (written by hand): dropped, a gap.
 fn reject(taken: &mut Taken, table: &str, slot: Slot, entry: String) {
-    let malformed = taken.malformed.get_or_insert_with(|| crate::store::Malformed {
-        key: format!("{table} app {} shard {}", slot.app, slot.shard),
-        entry,
-        count: 0,
-    });
+    let malformed = taken
+        .malformed
+        .get_or_insert_with(|| crate::store::Malformed {
+            key: format!("{table} app {} shard {}", slot.app, slot.shard),
+            entry,
+            count: 0,
+        });
     malformed.count += 1;
 }
 
@@ -162,7 +164,11 @@ fn take_range(conn: &Connection, slot: Slot, n: u64, taken: &mut Taken) -> DbRes
     let Some((next, last, pending_first, pending_last)) = range_row(conn, slot)? else {
         return Ok(());
     };
-    let valid = |v: i64| u64::try_from(v).ok().filter(|&i| i <= crate::segment::id::MAX_INDEX + 1);
+    let valid = |v: i64| {
+        u64::try_from(v)
+            .ok()
+            .filter(|&i| i <= crate::segment::id::MAX_INDEX + 1)
+    };
     let (Some(mut next), Some(mut last)) = (valid(next), valid(last)) else {
         reject(taken, "idgen_range", slot, format!("{next}..{last}"));
         conn.prepare_cached("DELETE FROM idgen_range WHERE app_id = ?1 AND shard_id = ?2")?

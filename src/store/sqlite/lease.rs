@@ -9,7 +9,7 @@
 use super::{DbError, DbResult, SqliteStore, ms, now_ms, token};
 use crate::error::{Error, Result};
 use crate::lease::{
-    Grant, HeldWorker, LeaseStore, NamespaceSnapshot, NamespaceSpec, WorkerNodeAssigner,
+    Grant, HeldWorker, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal, WorkerNodeAssigner,
 };
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -170,6 +170,7 @@ fn acquire(
             worker: worker as u64,
             token: token.clone(),
             floor_ms,
+            restored: 0,
         })
     };
     loop {
@@ -372,13 +373,15 @@ impl LeaseStore for SqliteStore {
         token: &str,
         ttl: Duration,
         fence_ms: i64,
-    ) -> Result<bool> {
+    ) -> Result<Renewal> {
         let Ok(worker) = i64::try_from(worker) else {
-            return Ok(false);
+            return Ok(Renewal::Lost);
         };
         let (namespace, token) = (namespace.to_string(), token.to_string());
-        self.write(move |tx| renew(tx, &namespace, worker, &token, ttl, fence_ms))
-            .await
+        let held = self
+            .write(move |tx| renew(tx, &namespace, worker, &token, ttl, fence_ms))
+            .await?;
+        Ok(if held { Renewal::Held } else { Renewal::Lost })
     }
 
     async fn release(

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::layout::Layout;
-use crate::lease::{Assigner, LeaseStore, NamespaceSpec, WorkerNodeAssigner};
+use crate::lease::{Assigner, LeaseStore, NamespaceSpec, Renewal, WorkerNodeAssigner};
 use crate::segment::DispenserKind::{Queue, Range};
 use crate::store::{
     AppPolicy, AppSpec, Dispenser, InitOutcome, Ledger, LockToken, PushOutcome, Segment,
@@ -58,9 +58,12 @@ impl Fixture {
     }
 
     fn push(&self, kind: DispenserKind, first: u64, last: u64, token: &LockToken) -> PushOutcome {
-        self.block(self.store.push(kind, SLOT, Segment { first, last }, 0, token))
-            .unwrap()
-            .outcome
+        self.block(
+            self.store
+                .push(kind, SLOT, Segment { first, last }, 0, token),
+        )
+        .unwrap()
+        .outcome
     }
 
     fn take(&self, kind: DispenserKind, n: u64) -> Vec<u64> {
@@ -378,9 +381,10 @@ fn an_expired_holder_row_counts_as_free_and_its_fence_is_the_floor() {
     assert_eq!(again.worker, first.worker);
     assert_eq!(again.floor_ms, Some(500));
     // The old holder lost it: it can neither renew nor release.
-    assert!(
-        !f.block(f.store.renew("ns", first.worker, &first.token, TTL, 1000))
-            .unwrap()
+    assert_eq!(
+        f.block(f.store.renew("ns", first.worker, &first.token, TTL, 1000))
+            .unwrap(),
+        Renewal::Lost
     );
     assert!(
         !f.block(f.store.release("ns", first.worker, &first.token, 1000))
@@ -393,9 +397,10 @@ fn release_sets_the_fence_and_returns_the_worker_to_the_free_list() {
     let f = Fixture::new();
     let ns = namespace("ns", "time:41,worker:1,seq:21");
     let grant = f.block(f.store.acquire(&ns, "a", TTL, 5_000)).unwrap();
-    assert!(
+    assert_eq!(
         f.block(f.store.renew("ns", grant.worker, &grant.token, TTL, 6_000))
-            .unwrap()
+            .unwrap(),
+        Renewal::Held
     );
     assert!(
         f.block(f.store.release("ns", grant.worker, &grant.token, 4_200))

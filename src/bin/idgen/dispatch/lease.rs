@@ -97,7 +97,11 @@ impl LeaseEvents for EventReport {
     fn event(&self, event: LeaseEvent) {
         let line = if self.json {
             let value = match &event {
-                LeaseEvent::Acquired { worker, floor_ms } => json!({
+                LeaseEvent::Acquired {
+                    worker,
+                    floor_ms,
+                    restored,
+                } => json!({
                     "event": "acquired",
                     "namespace": self.namespace,
                     "worker": worker,
@@ -106,6 +110,16 @@ impl LeaseEvents for EventReport {
                     "epoch_ms": self.layout.epoch_ms(),
                     "ttl_ms": self.ttl.as_millis() as u64,
                     "floor_unix_ms": floor_ms,
+                    "restored": restored,
+                }),
+                LeaseEvent::Restored { worker } => {
+                    json!({"event": "restored", "namespace": self.namespace, "worker": worker})
+                }
+                LeaseEvent::Waiting { error, retry_in } => json!({
+                    "event": "waiting",
+                    "namespace": self.namespace,
+                    "error": error,
+                    "retry_in_ms": retry_in.as_millis() as u64,
                 }),
                 LeaseEvent::RenewFailed { worker, error } => {
                     json!({"event": "renew_failed", "namespace": self.namespace, "worker": worker, "error": error})
@@ -123,15 +137,34 @@ impl LeaseEvents for EventReport {
             value.to_string()
         } else {
             match &event {
-                LeaseEvent::Acquired { worker, floor_ms } => format!(
-                    "idgen: leased worker {worker} of namespace {} ({}) as {} for {}{}",
+                LeaseEvent::Acquired {
+                    worker,
+                    floor_ms,
+                    restored,
+                } => format!(
+                    "idgen: leased worker {worker} of namespace {} ({}) as {} for {}{}{}",
                     self.namespace,
                     self.layout.name(),
                     self.holder,
                     idgen::error::fmt_duration(self.ttl),
                     floor_ms
                         .map(|f| format!("; issuing after {}", format_timestamp(f)))
-                        .unwrap_or_default()
+                        .unwrap_or_default(),
+                    if *restored > 0 {
+                        format!(
+                            "; Redis had lost {restored} live lease{} (a restart or a failover), put back from MySQL",
+                            if *restored == 1 { "" } else { "s" }
+                        )
+                    } else {
+                        String::new()
+                    }
+                ),
+                LeaseEvent::Restored { worker } => format!(
+                    "idgen: Redis had lost the lease on worker {worker} (a restart or a failover); MySQL still holds it for this process, so it was put back"
+                ),
+                LeaseEvent::Waiting { error, retry_in } => format!(
+                    "idgen: no lease can be proven right now, so no ID is issued: {error}; retrying in {}",
+                    idgen::error::fmt_duration(*retry_in)
                 ),
                 LeaseEvent::RenewFailed { worker, error } => {
                     if !self.verbose {
