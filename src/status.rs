@@ -11,7 +11,7 @@ use crate::layout::{Layout, format_timestamp};
 use crate::lease::{Assigner, HeldWorker, LeaseStore, Problem, problems, read_signature};
 use crate::segment::sizing::{Trigger, near_limit, needs_refill};
 use crate::segment::{DispenserKind, max_index_within};
-use crate::store::{AppRecord, Route, Slot};
+use crate::store::{AppRecord, RollbackRecord, Route, Slot};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -42,6 +42,9 @@ pub struct StatusReport {
     pub apps: Vec<AppStatus>,
     pub namespaces: Vec<NamespaceStatus>,
     pub layouts: Vec<LayoutStatus>,
+    /// The last time each Redis node was found to have gone back in time (its
+    /// stale stock was retired unserved).
+    pub redis_rollbacks: Vec<RollbackRecord>,
     /// What an operator should act on; empty when all is well.
     pub attention: Vec<Attention>,
 }
@@ -190,6 +193,7 @@ pub async fn gather(
         apps: Vec::new(),
         namespaces: Vec::new(),
         layouts: Vec::new(),
+        redis_rollbacks: Vec::new(),
         attention: Vec::new(),
     };
     let ledger_up = check_ledger(backend, &mut report).await;
@@ -265,7 +269,15 @@ async fn check_nodes(backend: &Backend, report: &mut StatusReport) -> BTreeSet<S
                 Err(_) => name.clone(),
             });
         let version = match node {
-            Ok(node) => node.server_version().await,
+            Ok(node) => {
+                let version = node.server_version().await;
+                if version.is_ok()
+                    && let Ok(Some(rollback)) = node.last_rollback().await
+                {
+                    report.redis_rollbacks.push(rollback);
+                }
+                version
+            }
             Err(e) => Err(e),
         };
         if let Err(e) = &version {

@@ -10,6 +10,7 @@ mod inspect;
 mod layouts;
 mod lease;
 mod migrate;
+mod rollback;
 mod segments;
 mod snowflake;
 mod status;

@@ -11,6 +11,7 @@
 //! they die with the test process however it ends.
 
 pub mod coprocess;
+pub mod faults;
 pub mod servers;
 mod stores;
 

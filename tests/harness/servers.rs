@@ -108,7 +108,7 @@ pub fn scratch_root() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("idgen-harness")
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free loopback port")
@@ -117,7 +117,7 @@ fn free_port() -> u16 {
 
 /// Runs `spawn` on one thread that lives as long as the test process, so that
 /// `PR_SET_PDEATHSIG` (tied to the spawning thread) fires only when the process ends.
-fn spawn_tied_to_process(mut cmd: Command) -> Child {
+pub fn spawn_tied_to_process(mut cmd: Command) -> Child {
     type Request = (Command, mpsc::Sender<std::io::Result<Child>>);
     static SPAWNER: OnceLock<mpsc::Sender<Request>> = OnceLock::new();
     let spawner = SPAWNER.get_or_init(|| {
@@ -155,7 +155,7 @@ fn keep(child: Child) {
     CHILDREN.lock().unwrap().push(child);
 }
 
-fn log_file(path: &Path) -> Stdio {
+pub fn log_file(path: &Path) -> Stdio {
     std::fs::File::create(path)
         .map(Stdio::from)
         .unwrap_or_else(|_| Stdio::null())
@@ -234,7 +234,7 @@ fn start_mariadb(dir: &Path) -> String {
     url
 }
 
-fn wait_for(what: &str, dir: &Path, mut ready: impl FnMut() -> bool) {
+pub fn wait_for(what: &str, dir: &Path, mut ready: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while !ready() {
         assert!(

@@ -319,6 +319,7 @@ impl IdSink {
                 self.out.write_all(self.text.format(id).as_bytes())?;
                 self.out.write_all(b"\n")?;
             }
+            idgen::failpoint::hit("lease.between_batches")?;
             left -= step;
         }
         self.out.flush()?;

@@ -5,6 +5,7 @@ use crate::exit::Outcome;
 use crate::layout_args::LayoutArgs;
 use idgen::backend::Backend;
 use idgen::config::check_idle;
+use idgen::layout::format_timestamp;
 use idgen::status::{LayoutState, StatusReport, StatusRequest, StoreRole, gather};
 
 #[derive(Debug, clap::Args)]
@@ -192,6 +193,20 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
     }
     out.print_table(&layouts)?;
 
+    for rollback in &report.redis_rollbacks {
+        out.print_line(&format!(
+            "Redis node {} went back in time (last found {}): stock stamped by {} was served by server {}; {} indexes retired unserved from {} shards, gaps only",
+            rollback.node,
+            format_timestamp(rollback.last_ms),
+            rollback
+                .stamped
+                .as_deref()
+                .map_or("nobody".to_string(), |s| format!("server {}", idgen::store::short_id(s))),
+            idgen::store::short_id(&rollback.serving),
+            rollback.retired,
+            rollback.shards
+        ))?;
+    }
     if report.attention.is_empty() {
         out.print_line("all good: nothing needs attention")?;
     } else {

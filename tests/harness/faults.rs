@@ -1,0 +1,297 @@
+//! Real faults for the tests that try to make an ID repeat: Redis servers of a
+//! test's own that it kills, restarts from an old snapshot or a truncated AOF,
+//! replicates and promotes, and a TCP proxy it can cut.
+//!
+//! Each [`RedisProcess`] is a redis-server on its own loopback port in its own
+//! directory, tied to the test process like the shared servers.
+
+use super::servers::{free_port, log_file, spawn_tied_to_process, wait_for};
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How a test's own Redis persists its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Persistence {
+    /// Nothing on disk: a restart comes back empty.
+    None,
+    /// RDB snapshots, taken only when the test says `SAVE`.
+    Snapshot,
+    /// An append-only file, synced on every write.
+    Aof,
+}
+
+pub struct RedisProcess {
+    dir: tempfile::TempDir,
+    port: u16,
+    persistence: Persistence,
+    replica_of: Option<u16>,
+    child: Option<Child>,
+}
+
+impl RedisProcess {
+    pub fn start(persistence: Persistence) -> Self {
+        Self::launch(persistence, None)
+    }
+
+    /// A replica of `master`, synced before this returns.
+    pub fn replica_of(master: &RedisProcess) -> Self {
+        let replica = Self::launch(Persistence::None, Some(master.port));
+        super::wait_until(Duration::from_secs(30), "the replica to sync", || {
+            let info: String = redis::cmd("INFO")
+                .arg("replication")
+                .query(&mut replica.conn())
+                .unwrap();
+            info.contains("master_link_status:up")
+        });
+        replica
+    }
+
+    fn launch(persistence: Persistence, replica_of: Option<u16>) -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("redis-")
+            .tempdir_in(super::servers::scratch_root())
+            .or_else(|_| {
+                std::fs::create_dir_all(super::servers::scratch_root())?;
+                tempfile::Builder::new()
+                    .prefix("redis-")
+                    .tempdir_in(super::servers::scratch_root())
+            })
+            .expect("redis test dir");
+        let mut process = RedisProcess {
+            dir,
+            port: free_port(),
+            persistence,
+            replica_of,
+            child: None,
+        };
+        process.run();
+        process
+    }
+
+    fn run(&mut self) {
+        let mut cmd = Command::new("redis-server");
+        cmd.args(["--port", &self.port.to_string()])
+            .args(["--bind", "127.0.0.1"])
+            .args(["--save", ""])
+            .args(["--maxclients", "2000"])
+            .arg("--dir")
+            .arg(self.dir.path());
+        match self.persistence {
+            Persistence::None | Persistence::Snapshot => {
+                cmd.args(["--appendonly", "no"]);
+            }
+            Persistence::Aof => {
+                cmd.args(["--appendonly", "yes", "--appendfsync", "always"]);
+            }
+        }
+        if let Some(master) = self.replica_of {
+            cmd.args(["--replicaof", "127.0.0.1", &master.to_string()]);
+        }
+        if self.persistence == Persistence::None {
+            // A restart must come back empty, whatever an earlier SAVE left.
+            let _ = std::fs::remove_file(self.dir.path().join("dump.rdb"));
+        }
+        cmd.stdin(Stdio::null())
+            .stdout(log_file(&self.dir.path().join("redis.log")))
+            .stderr(log_file(&self.dir.path().join("redis.err")));
+        self.child = Some(spawn_tied_to_process(cmd));
+        let url = self.url();
+        wait_for("redis-server", self.dir.path(), || {
+            redis::Client::open(url.as_str())
+                .and_then(|c| c.get_connection())
+                .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c))
+                .is_ok()
+        });
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn conn(&self) -> redis::Connection {
+        redis::Client::open(self.url().as_str())
+            .and_then(|c| c.get_connection())
+            .expect("connect to the test's own redis-server")
+    }
+
+    pub fn run_id(&self) -> String {
+        let info: String = redis::cmd("INFO")
+            .arg("server")
+            .query(&mut self.conn())
+            .unwrap();
+        info.lines()
+            .find_map(|l| l.strip_prefix("run_id:"))
+            .unwrap()
+            .trim()
+            .to_string()
+    }
+
+    /// `SAVE`s the dataset and keeps a copy of the snapshot.
+    pub fn snapshot(&self, name: &str) -> PathBuf {
+        let _: () = redis::cmd("SAVE").query(&mut self.conn()).unwrap();
+        let copy = self.dir.path().join(format!("{name}.rdb"));
+        std::fs::copy(self.dir.path().join("dump.rdb"), &copy).expect("copy the snapshot");
+        copy
+    }
+
+    /// The append-only file that grows with every write.
+    fn aof_tail(&self) -> PathBuf {
+        let dir = self.dir.path().join("appendonlydir");
+        std::fs::read_dir(&dir)
+            .expect("the AOF directory")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with(".incr.aof"))
+            .expect("an incremental AOF file")
+    }
+
+    /// How long the AOF is now, to cut it back to later.
+    pub fn aof_length(&self) -> u64 {
+        std::fs::metadata(self.aof_tail()).unwrap().len()
+    }
+
+    /// SIGKILL: a crash with nothing flushed.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    pub fn restart(&mut self) {
+        self.kill();
+        self.run();
+    }
+
+    /// Kills the server and starts it again from an older snapshot.
+    pub fn restart_from_snapshot(&mut self, snapshot: &Path) {
+        self.kill();
+        std::fs::copy(snapshot, self.dir.path().join("dump.rdb")).expect("restore the snapshot");
+        self.run();
+    }
+
+    /// Kills the server, cuts its AOF back to `length` bytes (the writes a power
+    /// loss took with it), and starts it again.
+    pub fn restart_with_aof_cut_to(&mut self, length: u64) {
+        self.kill();
+        let tail = self.aof_tail();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&tail)
+            .and_then(|f| f.set_len(length))
+            .expect("truncate the AOF");
+        self.run();
+    }
+
+    /// SIGSTOP: a replica that stops receiving the master's writes.
+    pub fn pause(&self) {
+        self.signal(libc::SIGSTOP);
+    }
+
+    pub fn resume(&self) {
+        self.signal(libc::SIGCONT);
+    }
+
+    fn signal(&self, signal: i32) {
+        let pid = self.child.as_ref().expect("running").id() as i32;
+        // SAFETY: kill(2) on our own child.
+        unsafe { libc::kill(pid, signal) };
+    }
+
+    /// `REPLICAOF NO ONE`: the replica becomes a master with what it has.
+    pub fn promote(&mut self) {
+        let _: () = redis::cmd("REPLICAOF")
+            .arg("NO")
+            .arg("ONE")
+            .query(&mut self.conn())
+            .unwrap();
+        self.replica_of = None;
+    }
+}
+
+impl Drop for RedisProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A TCP proxy on a loopback port of its own, forwarding to a server; `cut`
+/// drops every connection and refuses new ones until `restore`, as a network
+/// partition or a server outage looks to a client.
+pub struct TcpProxy {
+    port: u16,
+    cut: Arc<AtomicBool>,
+    open: Arc<Mutex<Vec<TcpStream>>>,
+}
+
+impl TcpProxy {
+    pub fn to(target: &str) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the proxy");
+        let port = listener.local_addr().unwrap().port();
+        let cut = Arc::new(AtomicBool::new(false));
+        let open: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
+        let target = target.to_string();
+        let (accept_cut, accept_open) = (cut.clone(), open.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                if accept_cut.load(Ordering::SeqCst) {
+                    let _ = client.shutdown(Shutdown::Both);
+                    continue;
+                }
+                let Ok(server) = TcpStream::connect(&target) else {
+                    let _ = client.shutdown(Shutdown::Both);
+                    continue;
+                };
+                {
+                    let mut open = accept_open.lock().unwrap();
+                    open.push(client.try_clone().unwrap());
+                    open.push(server.try_clone().unwrap());
+                }
+                pump(client.try_clone().unwrap(), server.try_clone().unwrap());
+                pump(server, client);
+            }
+        });
+        TcpProxy { port, cut, open }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn cut(&self) {
+        self.cut.store(true, Ordering::SeqCst);
+        for stream in self.open.lock().unwrap().drain(..) {
+            let _ = stream.shutdown(Shutdown::Both);
+        }
+    }
+
+    pub fn restore(&self) {
+        self.cut.store(false, Ordering::SeqCst);
+    }
+}
+
+fn pump(mut from: TcpStream, mut to: TcpStream) {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            match from.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if to.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        let _ = to.shutdown(Shutdown::Both);
+    });
+}

@@ -1,0 +1,488 @@
+//! Redis going back in time, with real faults: a restart from an older RDB
+//! snapshot, an AOF that lost its tail, a lagging replica promoted, FLUSHALL
+//! and a restart without persistence under live leases. Each case runs
+//! concurrent takers and ends with zero repeated IDs.
+//!
+//! `IDGEN_CHAOS_IDS` sets how many IDs each case issues (100 000 by default;
+//! `scripts/chaos.sh` runs them with 1 000 000).
+
+use crate::harness::faults::{Persistence, RedisProcess, TcpProxy};
+use crate::harness::{Coprocess, TestEnv, assert_unique, parse_ids};
+use redis::Commands;
+use std::sync::Mutex;
+
+/// How many IDs a case issues in all, half before the fault and half after.
+fn chaos_ids() -> u64 {
+    std::env::var("IDGEN_CHAOS_IDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100_000)
+}
+
+const APP: &str = "7";
+/// Concurrent `idgen next` processes.
+const TAKERS: u64 = 4;
+/// IDs per `next` call.
+const BATCH: u64 = 500;
+
+/// Runs `TAKERS` concurrent loops of `idgen next --count BATCH` against `redis`
+/// until they have `total` IDs between them.
+fn take(env: &TestEnv, redis: &str, kind: &str, total: u64) -> Vec<u64> {
+    let ids = Mutex::new(Vec::new());
+    let calls = total.div_ceil(BATCH * TAKERS);
+    std::thread::scope(|scope| {
+        for _ in 0..TAKERS {
+            scope.spawn(|| {
+                for _ in 0..calls {
+                    let run = env.run_with(
+                        &["next", "--app", APP, "--count", &BATCH.to_string()],
+                        &[("IDGEN_REDIS_URL", redis), ("IDGEN_DISPENSER", kind)],
+                    );
+                    assert!(run.success(), "{run}");
+                    ids.lock().unwrap().extend(run.ids());
+                }
+            });
+        }
+    });
+    ids.into_inner().unwrap()
+}
+
+/// An app whose 64 shards are stocked on `redis` with enough for the first half.
+fn stocked_app(env: &TestEnv, redis: &str, kind: &str) {
+    let step = (chaos_ids() / 64).max(1000).to_string();
+    env.ok(&[
+        "init-app",
+        "--app",
+        APP,
+        "--name",
+        "chaos",
+        "--step",
+        &step,
+        "--max-step",
+        &step,
+    ]);
+    let run = env.run_with(
+        &["reload-segments", "--app", APP, "--quiet"],
+        &[("IDGEN_REDIS_URL", redis), ("IDGEN_DISPENSER", kind)],
+    );
+    assert!(run.success(), "{run}");
+}
+
+/// The first `next` after a fault: its IDs join `ids`; returns its stderr.
+fn first_after_fault(env: &TestEnv, redis: &str, kind: &str, ids: &mut Vec<u64>) -> String {
+    let run = env.run_with(
+        &["next", "--app", APP, "--count", "100"],
+        &[("IDGEN_REDIS_URL", redis), ("IDGEN_DISPENSER", kind)],
+    );
+    assert!(run.success(), "{run}");
+    ids.extend(run.ids());
+    run.stderr
+}
+
+fn a_restart_from_an_older_snapshot_repeats_nothing(kind: &str) {
+    let env = TestEnv::distributed();
+    let mut redis = RedisProcess::start(Persistence::Snapshot);
+    stocked_app(&env, &redis.url(), kind);
+    let snapshot = redis.snapshot("stocked");
+    let mut ids = take(&env, &redis.url(), kind, chaos_ids() / 2);
+
+    redis.restart_from_snapshot(&snapshot);
+    let stderr = first_after_fault(&env, &redis.url(), kind, &mut ids);
+    ids.extend(take(&env, &redis.url(), kind, chaos_ids() / 2));
+    assert_unique(&ids);
+    assert!(
+        stderr.contains("is not the dataset idgen stocked"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_restart_from_an_older_snapshot_repeats_nothing_from_a_queue() {
+    a_restart_from_an_older_snapshot_repeats_nothing("queue");
+}
+
+#[test]
+fn a_restart_from_an_older_snapshot_repeats_nothing_from_a_range() {
+    a_restart_from_an_older_snapshot_repeats_nothing("range");
+}
+
+fn an_aof_that_lost_its_tail_repeats_nothing(kind: &str) {
+    let env = TestEnv::distributed();
+    let mut redis = RedisProcess::start(Persistence::Aof);
+    stocked_app(&env, &redis.url(), kind);
+    let synced = redis.aof_length();
+    let mut ids = take(&env, &redis.url(), kind, chaos_ids() / 2);
+
+    // A power loss: every pop after `synced` never reached the disk.
+    redis.restart_with_aof_cut_to(synced);
+    let stderr = first_after_fault(&env, &redis.url(), kind, &mut ids);
+    ids.extend(take(&env, &redis.url(), kind, chaos_ids() / 2));
+    assert_unique(&ids);
+    assert!(
+        stderr.contains("is not the dataset idgen stocked"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_aof_that_lost_its_tail_repeats_nothing_from_a_queue() {
+    an_aof_that_lost_its_tail_repeats_nothing("queue");
+}
+
+#[test]
+fn an_aof_that_lost_its_tail_repeats_nothing_from_a_range() {
+    an_aof_that_lost_its_tail_repeats_nothing("range");
+}
+
+fn a_replica_promoted_after_lag_repeats_nothing(kind: &str) {
+    let env = TestEnv::distributed();
+    let mut master = RedisProcess::start(Persistence::None);
+    stocked_app(&env, &master.url(), kind);
+    let mut replica = RedisProcess::replica_of(&master);
+    let _: i64 = redis::cmd("WAIT")
+        .arg(1)
+        .arg(10_000)
+        .query(&mut master.conn())
+        .unwrap();
+    // The replica stops receiving writes; the master pops on without it.
+    replica.pause();
+    let mut ids = take(&env, &master.url(), kind, chaos_ids() / 2);
+    master.kill();
+    replica.resume();
+    replica.promote();
+
+    let stderr = first_after_fault(&env, &replica.url(), kind, &mut ids);
+    ids.extend(take(&env, &replica.url(), kind, chaos_ids() / 2));
+    assert_unique(&ids);
+    assert!(
+        stderr.contains("is not the dataset idgen stocked"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_replica_promoted_after_lag_repeats_nothing_from_a_queue() {
+    a_replica_promoted_after_lag_repeats_nothing("queue");
+}
+
+#[test]
+fn a_replica_promoted_after_lag_repeats_nothing_from_a_range() {
+    a_replica_promoted_after_lag_repeats_nothing("range");
+}
+
+#[test]
+fn reload_after_a_rollback_restocks_and_reports_it_once_per_node() {
+    let env = TestEnv::distributed();
+    let mut redis = RedisProcess::start(Persistence::Snapshot);
+    stocked_app(&env, &redis.url(), "queue");
+    let snapshot = redis.snapshot("stocked");
+    redis.restart_from_snapshot(&snapshot);
+
+    let run = env.run_with(
+        &["reload-segments", "--app", APP],
+        &[("IDGEN_REDIS_URL", &redis.url())],
+    );
+    assert!(run.success(), "{run}");
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("is not the dataset idgen stocked"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{run}");
+    assert!(warnings[0].contains("from 64 shards"), "{run}");
+    let status = env.run_with(&["status", "--json"], &[("IDGEN_REDIS_URL", &redis.url())]);
+    let report: serde_json::Value = serde_json::from_str(&status.stdout).expect("status JSON");
+    let rollback = &report["redis_rollbacks"][0];
+    assert_eq!(rollback["shards"], 64, "{status}");
+    assert_eq!(rollback["serving"], redis.run_id(), "{status}");
+}
+
+#[test]
+fn a_long_lived_client_rides_through_a_restart_without_repeating() {
+    let env = TestEnv::distributed();
+    let mut redis = RedisProcess::start(Persistence::Snapshot);
+    stocked_app(&env, &redis.url(), "queue");
+    let snapshot = redis.snapshot("stocked");
+    let mut settings = env.settings();
+    settings.redis_nodes.insert(
+        idgen::config::DEFAULT_NODE.into(),
+        idgen::redact::SecretUrl::new(redis.url()),
+    );
+    let backend = idgen::backend::Backend::open(&settings).unwrap();
+    let allocator = backend.allocator(&settings);
+    let per_half = chaos_ids() / 2;
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let mut ids = Vec::new();
+    let issue = |ids: &mut Vec<u64>| {
+        while (ids.len() as u64) < per_half {
+            let issued = runtime.block_on(allocator.next(7, None, 1000)).unwrap();
+            ids.extend(issued.ids);
+        }
+    };
+    issue(&mut ids);
+    redis.restart_from_snapshot(&snapshot);
+    // The same allocator and connection: the first call after the restart may
+    // fail while it reconnects; it never serves the restored stock.
+    let mut errors = 0;
+    let mut after = Vec::new();
+    let mut rollbacks = 0;
+    while (after.len() as u64) < per_half {
+        match runtime.block_on(allocator.next(7, None, 1000)) {
+            Ok(issued) => {
+                rollbacks += issued.notes.rollbacks.len();
+                after.extend(issued.ids);
+            }
+            Err(e) => {
+                errors += 1;
+                assert!(errors < 5, "no reconnect after {errors} errors: {e}");
+            }
+        }
+    }
+    ids.extend(after);
+    assert_unique(&ids);
+    assert!(rollbacks > 0, "the restored stock was noticed");
+}
+
+// ---- leases ------------------------------------------------------------------------
+
+/// A `lease --stdin` holder on `redis` that has acquired its worker.
+fn holder(env: &TestEnv, redis: &str, namespace: &str) -> (Coprocess, u64) {
+    let mut holder = env.coprocess(
+        &[
+            "lease",
+            "--stdin",
+            "--json",
+            "--namespace",
+            namespace,
+            "--bits",
+            "time:41,worker:2,seq:20",
+            "--epoch",
+            "2024-01-01",
+            "--ttl",
+            "3s",
+        ],
+        &[("IDGEN_REDIS_URL", redis)],
+    );
+    let worker = holder.event("acquired")["worker"].as_u64().unwrap();
+    (holder, worker)
+}
+
+fn lease_ids(env: &TestEnv, redis: &str, namespace: &str, count: u64) -> (Vec<u64>, String) {
+    let run = env.run_with(
+        &[
+            "lease",
+            "--json",
+            "--namespace",
+            namespace,
+            "--bits",
+            "time:41,worker:2,seq:20",
+            "--epoch",
+            "2024-01-01",
+            "--count",
+            &count.to_string(),
+        ],
+        &[("IDGEN_REDIS_URL", redis)],
+    );
+    assert!(run.success(), "{run}");
+    (run.ids(), run.stderr)
+}
+
+/// IDs from a `--stdin` holder, in requests of at most 50 000.
+fn request(holder: &mut Coprocess, count: u64) -> Vec<u64> {
+    let mut ids = Vec::new();
+    while (ids.len() as u64) < count {
+        let n = (count - ids.len() as u64).min(50_000);
+        ids.extend(holder.request(n as usize));
+    }
+    ids
+}
+
+fn worker_of(id: u64) -> u64 {
+    (id >> 20) & 0b11
+}
+
+#[test]
+fn flushall_under_a_live_lease_gives_the_next_holder_another_worker() {
+    let env = TestEnv::distributed();
+    let redis = RedisProcess::start(Persistence::None);
+    let (mut first, worker) = holder(&env, &redis.url(), "flushed");
+    let mut ids = request(&mut first, chaos_ids() / 4);
+    let _: () = redis::cmd("FLUSHALL").query(&mut redis.conn()).unwrap();
+
+    // Started at once: Redis offers every worker again, the first one included.
+    let (second, stderr) = lease_ids(&env, &redis.url(), "flushed", chaos_ids() / 4);
+    assert!(stderr.contains("\"restored\":1"), "{stderr}");
+    assert!(second.iter().all(|&id| worker_of(id) != worker));
+    ids.extend(second);
+    ids.extend(request(&mut first, chaos_ids() / 2));
+    let (status, rest, stderr) = first.finish();
+    assert!(status.success(), "{stderr:?}");
+    assert!(!stderr.iter().any(|l| l.contains("\"lost\"")), "{stderr:?}");
+    ids.extend(parse_ids(&rest));
+    assert_unique(&ids);
+}
+
+#[test]
+fn a_holder_puts_back_the_lease_key_a_flush_removed() {
+    let env = TestEnv::distributed();
+    let redis = RedisProcess::start(Persistence::None);
+    let (mut holder, worker) = holder(&env, &redis.url(), "put-back");
+    let mut ids = request(&mut holder, 1000);
+    let _: () = redis::cmd("FLUSHALL").query(&mut redis.conn()).unwrap();
+    let restored = holder.event("restored");
+    assert_eq!(restored["worker"], worker);
+    let key = format!("idgen:{{put-back}}:w:{worker}");
+    let pttl: i64 = redis.conn().pttl(&key).unwrap();
+    assert!(pttl > 0, "the key is back with an expiry: {pttl}");
+    ids.extend(request(&mut holder, 1000));
+    assert!(holder.finish().0.success());
+    assert_unique(&ids);
+}
+
+#[test]
+fn a_restart_without_persistence_under_a_live_lease_repeats_nothing() {
+    let env = TestEnv::distributed();
+    let mut redis = RedisProcess::start(Persistence::None);
+    let (mut first, worker) = holder(&env, &redis.url(), "restarted");
+    let mut ids = request(&mut first, chaos_ids() / 4);
+    redis.restart();
+    let (mut second, second_worker) = holder(&env, &redis.url(), "restarted");
+    assert_ne!(second_worker, worker);
+    ids.extend(request(&mut second, chaos_ids() / 4));
+    ids.extend(request(&mut first, chaos_ids() / 4));
+    ids.extend(request(&mut second, chaos_ids() / 4));
+    assert!(first.finish().0.success());
+    assert!(second.finish().0.success());
+    assert_unique(&ids);
+}
+
+#[test]
+fn a_count_holder_paused_through_a_flush_repeats_nothing() {
+    let env = TestEnv::distributed();
+    let redis = RedisProcess::start(Persistence::None);
+    let count = (chaos_ids() / 2).to_string();
+    let mut paused = env.idgen();
+    paused
+        .args([
+            "lease",
+            "--json",
+            "--namespace",
+            "paused",
+            "--bits",
+            "time:41,worker:2,seq:20",
+            "--epoch",
+            "2024-01-01",
+            "--count",
+            &count,
+        ])
+        .env("IDGEN_REDIS_URL", redis.url())
+        .env("IDGEN_FAILPOINTS", "lease.between_batches=stop")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = paused.spawn().unwrap();
+    let pid = child.id() as i32;
+    // Read its output all along, so that a full pipe never blocks it.
+    let run = std::thread::spawn(move || crate::harness::Run::wait(child));
+    crate::harness::wait_until(
+        std::time::Duration::from_secs(30),
+        "the holder to stop at its failpoint",
+        || process_state(pid) == Some('T'),
+    );
+    let _: () = redis::cmd("FLUSHALL").query(&mut redis.conn()).unwrap();
+    let (mut ids, _) = lease_ids(&env, &redis.url(), "paused", chaos_ids() / 2);
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    let run = run.join().unwrap();
+    assert!(run.success(), "{run}");
+    ids.extend(run.ids());
+    assert_eq!(ids.len() as u64, chaos_ids() / 2 * 2);
+    assert_unique(&ids);
+}
+
+/// The state letter of `/proc/PID/stat` (`T`: stopped).
+fn process_state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')').next()?.trim().chars().next()
+}
+
+#[test]
+fn a_holder_waits_out_an_outage_of_both_backends_and_carries_on() {
+    let env = TestEnv::distributed();
+    let redis = RedisProcess::start(Persistence::None);
+    let redis_proxy = TcpProxy::to(&format!("127.0.0.1:{}", redis.port()));
+    let mysql_address = env
+        .mysql_url
+        .trim_start_matches("mysql://")
+        .split_once('@')
+        .map_or("", |(_, rest)| rest)
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let mysql_proxy = TcpProxy::to(&mysql_address);
+    let database = env.mysql_url.rsplit('/').next().unwrap();
+    let mysql_url = format!("mysql://root@127.0.0.1:{}/{database}", mysql_proxy.port());
+    let redis_url = format!("redis://127.0.0.1:{}/0", redis_proxy.port());
+    let mut holder = env.coprocess(
+        &[
+            "lease",
+            "--stdin",
+            "--json",
+            "--namespace",
+            "outage",
+            "--ttl",
+            "1s",
+        ],
+        &[
+            ("IDGEN_REDIS_URL", &redis_url),
+            ("IDGEN_MYSQL_URL", &mysql_url),
+            ("IDGEN_TIMEOUT", "300ms"),
+        ],
+    );
+    holder.event("acquired");
+    let mut ids = request(&mut holder, 10_000);
+
+    redis_proxy.cut();
+    mysql_proxy.cut();
+    // Renewals run every third of the 1s TTL; once four in a row have failed,
+    // more than a TTL has passed since the last proof of the lease.
+    for _ in 0..4 {
+        holder.event("renew_failed");
+    }
+    // Asked now, nothing comes until a lease is proven again.
+    holder.send("1000");
+    holder.event("waiting");
+    let asked = 1000;
+    redis_proxy.restore();
+    mysql_proxy.restore();
+    ids.extend((0..asked).map(|_| holder.read_id()));
+    ids.extend(request(&mut holder, 10_000));
+    let (status, rest, _) = holder.finish();
+    assert!(status.success());
+    ids.extend(parse_ids(&rest));
+    assert_unique(&ids);
+}
+
+#[test]
+fn the_java_algorithm_cannot_pop_a_rollback_idgen_retired() {
+    // After a rollback the first idgen touch retires the stale stock, so a
+    // Java-style LPOP that comes later finds nothing to re-serve.
+    let env = TestEnv::distributed();
+    let mut redis = RedisProcess::start(Persistence::Snapshot);
+    stocked_app(&env, &redis.url(), "queue");
+    let snapshot = redis.snapshot("stocked");
+    let mut ids = take(&env, &redis.url(), "queue", 20_000);
+    redis.restart_from_snapshot(&snapshot);
+    let run = env.run_with(
+        &["reload-segments", "--app", APP, "--quiet"],
+        &[("IDGEN_REDIS_URL", &redis.url())],
+    );
+    assert!(run.success(), "{run}");
+    let mut conn = redis.conn();
+    for shard in 0..64u64 {
+        let popped: Option<String> = conn.lpop(format!("id.gen.idList_7_{shard}"), None).unwrap();
+        let index: u64 = popped.expect("restocked").parse().unwrap();
+        ids.push(index << 14 | shard << 8 | 7);
+    }
+    assert_unique(&ids);
+}
