@@ -95,21 +95,6 @@ impl Coprocess {
         }
     }
 
-    /// Like [`Self::event`], but gives up after `limit` and says so.
-    pub fn event_within(&mut self, name: &str, limit: Duration) -> Option<serde_json::Value> {
-        let deadline = Instant::now() + limit;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self.stderr.recv_timeout(left).ok()?;
-            self.stderr_seen.push(line.clone());
-            if let Ok(value) = serde_json::from_str::<serde_json::Value>(&line)
-                && value["event"] == name
-            {
-                return Some(value);
-            }
-        }
-    }
-
     fn drain_stderr(&mut self) -> Vec<String> {
         while let Ok(line) = self.stderr.try_recv() {
             self.stderr_seen.push(line);
