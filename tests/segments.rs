@@ -748,6 +748,94 @@ fn stock_without_a_stamp_is_retired_unserved_and_reported() {
     assert!(run.stderr.contains("retired 25 indexes"), "{run}");
 }
 
+#[test]
+fn an_index_past_max_limit_id_is_never_served_whoever_stocked_it() {
+    let env = TestEnv::distributed();
+    // Shard 48's largest index within the limit is 3.
+    let limit: u64 = 3 << 14 | 48 << 8 | 43;
+    env.ok(&[
+        "init-app",
+        "--app",
+        "43",
+        "--name",
+        "capped",
+        "--step",
+        "2",
+        "--max-limit-id",
+        &limit.to_string(),
+    ]);
+    let first = env.ok(&["next", "--app", "43", "--gate-pass", "13800138000"]);
+    assert_eq!(segment_parts(parse_ids(&first)[0]).0, 1);
+    // The Java service's refill, which never checks the limit: 3 and 4 onto
+    // the stamped queue, behind idgen's own 2.
+    env.sql("UPDATE id_alloc SET max_id = max_id + step WHERE app_id = 43 AND shard_id = 48");
+    let _: () = env
+        .redis()
+        .rpush("id.gen.idList_43_48", &["3", "4"])
+        .unwrap();
+    let run = env.run(&[
+        "next",
+        "--app",
+        "43",
+        "--gate-pass",
+        "13800138000",
+        "--count",
+        "4",
+    ]);
+    assert_eq!(run.code(), 4, "{run}");
+    let served: Vec<u64> = run.ids().iter().map(|&id| segment_parts(id).0).collect();
+    assert_eq!(served, [2, 3], "{run}");
+    assert!(run.ids().iter().all(|&id| id <= limit), "{run}");
+    assert!(run.stderr.contains("max_limit_id"), "{run}");
+}
+
+#[test]
+fn a_malformed_queue_entry_is_bad_data_naming_the_key_and_the_entry() {
+    let env = TestEnv::distributed();
+    env.ok(&[
+        "init-app", "--app", "44", "--name", "dirty", "--step", "3",
+    ]);
+    env.ok(&["next", "--app", "44", "--gate-pass", "13800138000"]);
+    let too_wide = (1u64 << 49).to_string();
+    for bad in ["12abc", too_wide.as_str()] {
+        let _: () = env.redis().del("id.gen.idList_44_48").unwrap();
+        let _: () = env
+            .redis()
+            .rpush("id.gen.idList_44_48", &["7", bad, "8"])
+            .unwrap();
+        let run = env.run(&[
+            "next",
+            "--app",
+            "44",
+            "--gate-pass",
+            "13800138000",
+            "--count",
+            "3",
+        ]);
+        assert_eq!(run.code(), 13, "{run}");
+        assert_eq!(
+            run.ids().iter().map(|&id| segment_parts(id).0).collect::<Vec<_>>(),
+            [7, 8],
+            "the good entries are still served: {run}"
+        );
+        let error = run.stderr.lines().last().unwrap_or_default();
+        assert!(error.contains("id.gen.idList_44_48"), "{run}");
+        assert!(error.contains(bad), "{run}");
+    }
+}
+
+#[test]
+fn a_queue_key_of_the_wrong_type_is_bad_data_naming_the_key() {
+    let env = TestEnv::distributed();
+    env.ok(&[
+        "init-app", "--app", "45", "--name", "typed", "--step", "3",
+    ]);
+    let _: () = env.redis().set("id.gen.idList_45_48", "not a list").unwrap();
+    let run = env.run(&["next", "--app", "45", "--gate-pass", "13800138000"]);
+    assert_eq!(run.code(), 13, "{run}");
+    assert!(one_line_error(&run).contains("id.gen.idList_45_48"), "{run}");
+}
+
 // ---- configuration, reachability, secrets ---------------------------------------
 
 #[test]

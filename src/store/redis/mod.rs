@@ -367,7 +367,8 @@ impl RedisNode {
 
     /// A script error about a key of the wrong type names the key.
     fn script_error(&self, e: &redis::RedisError, key: &str) -> Error {
-        if e.code() == Some("WRONGTYPE") {
+        // Inside a pipeline the code is only in the message.
+        if e.code() == Some("WRONGTYPE") || e.to_string().contains("WRONGTYPE") {
             return Error::BadData {
                 backend: "Redis",
                 key: key.to_string(),
@@ -748,6 +749,23 @@ mod tests {
         assert_eq!(parse_slot("7_64"), None);
         assert_eq!(parse_slot(""), None);
         assert_eq!(parse_slot("x_1"), None);
+    }
+
+    #[test]
+    fn server_versions_compare_by_major_and_minor() {
+        assert!(version_at_least("7.0.15", (5, 0)));
+        assert!(version_at_least("5.0.0", (5, 0)));
+        assert!(version_at_least("6", (5, 0)));
+        assert!(!version_at_least("4.0.14", (5, 0)));
+        assert!(!version_at_least("", (5, 0)));
+        assert!(!version_at_least("unknown", (5, 0)));
+    }
+
+    #[test]
+    fn an_index_wider_than_49_bits_is_not_an_index() {
+        assert_eq!(parse_index(b"562949953421311"), Some((1 << 49) - 1));
+        assert_eq!(parse_index(b"562949953421312"), None);
+        assert_eq!(parse_index(b"99999999999999999999999"), None);
     }
 
     #[test]
