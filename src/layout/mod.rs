@@ -8,96 +8,19 @@
 //! The time field counts whole [`TimeUnit`]s since the layout's epoch. Every time is a
 //! Unix timestamp in milliseconds (`i64`), always UTC.
 
+mod error;
+mod fields;
+mod named;
+mod text;
+
+pub use error::LayoutError;
+pub use fields::{FieldKind, Role, TimeUnit};
+pub use named::{CUSTOM, layout_names, named_layouts};
+pub use text::{format_timestamp, parse_epoch, parse_fixed, parse_id};
+
+use named::NAMED;
 use std::fmt;
-use std::str::FromStr;
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
-
-/// What a field is for; decides how a generator fills it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Role {
-    /// Time units since the epoch.
-    Time,
-    /// Counts up within one time unit.
-    Sequence,
-    /// Names the issuer; the lease hands out one node value spread over these fields.
-    Node,
-    /// Part of a segment ID (app, shard, index); never generated here.
-    Segment,
-}
-
-/// Every field name a layout may use. A fixed set keeps decoded output stable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FieldKind {
-    Time,
-    Sequence,
-    Increment,
-    Worker,
-    Datacenter,
-    Process,
-    Machine,
-    App,
-    Shard,
-    Index,
-}
-
-impl FieldKind {
-    /// All kinds, in the order help texts list them.
-    pub const ALL: [FieldKind; 10] = [
-        FieldKind::Time,
-        FieldKind::Sequence,
-        FieldKind::Increment,
-        FieldKind::Worker,
-        FieldKind::Datacenter,
-        FieldKind::Process,
-        FieldKind::Machine,
-        FieldKind::App,
-        FieldKind::Shard,
-        FieldKind::Index,
-    ];
-
-    /// The name used in `--bits`, signatures, decoded text and JSON keys.
-    pub fn name(self) -> &'static str {
-        match self {
-            FieldKind::Time => "time",
-            FieldKind::Sequence => "sequence",
-            FieldKind::Increment => "increment",
-            FieldKind::Worker => "worker",
-            FieldKind::Datacenter => "datacenter",
-            FieldKind::Process => "process",
-            FieldKind::Machine => "machine",
-            FieldKind::App => "app",
-            FieldKind::Shard => "shard",
-            FieldKind::Index => "index",
-        }
-    }
-
-    pub fn role(self) -> Role {
-        match self {
-            FieldKind::Time => Role::Time,
-            FieldKind::Sequence | FieldKind::Increment => Role::Sequence,
-            FieldKind::Worker | FieldKind::Datacenter | FieldKind::Process | FieldKind::Machine => {
-                Role::Node
-            }
-            FieldKind::App | FieldKind::Shard | FieldKind::Index => Role::Segment,
-        }
-    }
-
-    /// Looks a kind up by name; `seq` is accepted for `sequence`.
-    pub fn from_name(name: &str) -> Option<FieldKind> {
-        let name = name.trim().to_ascii_lowercase();
-        if name == "seq" {
-            return Some(FieldKind::Sequence);
-        }
-        FieldKind::ALL.into_iter().find(|kind| kind.name() == name)
-    }
-}
-
-impl fmt::Display for FieldKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+use text::{parse_digits, parse_digits_signed};
 
 /// One field of a layout: its place in the ID and, for a node field, an optional fixed value.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -144,174 +67,6 @@ impl Field {
     fn place(&self, value: u64) -> u64 {
         value << self.shift
     }
-}
-
-/// How long one step of the time field lasts: `ms`, `10ms`, `s`, any `Nms` or `Ns`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct TimeUnit {
-    ms: u32,
-}
-
-impl TimeUnit {
-    /// Longest unit accepted: a day. Longer ones would not be IDs "roughly ordered by time".
-    pub const MAX_MS: u32 = 86_400_000;
-    pub const MILLISECOND: TimeUnit = TimeUnit { ms: 1 };
-    pub const SECOND: TimeUnit = TimeUnit { ms: 1000 };
-
-    pub fn from_ms(ms: u32) -> Option<TimeUnit> {
-        (1..=Self::MAX_MS).contains(&ms).then_some(TimeUnit { ms })
-    }
-
-    pub fn ms(self) -> u32 {
-        self.ms
-    }
-
-    pub fn parse(text: &str) -> Result<TimeUnit, LayoutError> {
-        let bad = || LayoutError::BadUnit {
-            text: text.to_string(),
-        };
-        let lower = text.trim().to_ascii_lowercase();
-        let (number, scale) = if let Some(number) = lower.strip_suffix("ms") {
-            (number, 1)
-        } else if let Some(number) = lower.strip_suffix('s') {
-            (number, 1000)
-        } else {
-            return Err(bad());
-        };
-        let count: u64 = if number.is_empty() {
-            1
-        } else if number.bytes().all(|b| b.is_ascii_digit()) {
-            number.parse().map_err(|_| bad())?
-        } else {
-            return Err(bad());
-        };
-        count
-            .checked_mul(scale)
-            .and_then(|ms| u32::try_from(ms).ok())
-            .and_then(TimeUnit::from_ms)
-            .ok_or_else(bad)
-    }
-}
-
-impl fmt::Display for TimeUnit {
-    /// The canonical spelling: `ms`, `10ms`, `s`, `60s`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.ms {
-            1 => f.write_str("ms"),
-            1000 => f.write_str("s"),
-            ms if ms % 1000 == 0 => write!(f, "{}s", ms / 1000),
-            ms => write!(f, "{ms}ms"),
-        }
-    }
-}
-
-impl FromStr for TimeUnit {
-    type Err = LayoutError;
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        TimeUnit::parse(text)
-    }
-}
-
-struct NamedLayout {
-    name: &'static str,
-    fields: &'static [(FieldKind, u32)],
-    unit: Option<TimeUnit>,
-    epoch_ms: i64,
-}
-
-const TWITTER_EPOCH_MS: i64 = 1_288_834_974_657;
-/// 2016-05-20T00:00:00Z; the original reads the date in the server's local time zone.
-const UID_GENERATOR_EPOCH_MS: i64 = 1_463_702_400_000;
-
-const NAMED: &[NamedLayout] = &[
-    NamedLayout {
-        name: "snowflake",
-        fields: &[
-            (FieldKind::Time, 41),
-            (FieldKind::Worker, 10),
-            (FieldKind::Sequence, 12),
-        ],
-        unit: Some(TimeUnit::MILLISECOND),
-        epoch_ms: TWITTER_EPOCH_MS,
-    },
-    NamedLayout {
-        name: "snowflake-dc",
-        fields: &[
-            (FieldKind::Time, 41),
-            (FieldKind::Datacenter, 5),
-            (FieldKind::Worker, 5),
-            (FieldKind::Sequence, 12),
-        ],
-        unit: Some(TimeUnit::MILLISECOND),
-        epoch_ms: TWITTER_EPOCH_MS,
-    },
-    NamedLayout {
-        name: "discord",
-        fields: &[
-            (FieldKind::Time, 42),
-            (FieldKind::Worker, 5),
-            (FieldKind::Process, 5),
-            (FieldKind::Increment, 12),
-        ],
-        unit: Some(TimeUnit::MILLISECOND),
-        epoch_ms: 1_420_070_400_000,
-    },
-    NamedLayout {
-        name: "uid-generator",
-        fields: &[
-            (FieldKind::Time, 28),
-            (FieldKind::Worker, 22),
-            (FieldKind::Sequence, 13),
-        ],
-        unit: Some(TimeUnit::SECOND),
-        epoch_ms: UID_GENERATOR_EPOCH_MS,
-    },
-    NamedLayout {
-        name: "uid-generator-dc",
-        fields: &[
-            (FieldKind::Time, 28),
-            (FieldKind::Datacenter, 5),
-            (FieldKind::Worker, 17),
-            (FieldKind::Sequence, 13),
-        ],
-        unit: Some(TimeUnit::SECOND),
-        epoch_ms: UID_GENERATOR_EPOCH_MS,
-    },
-    NamedLayout {
-        name: "sonyflake",
-        fields: &[
-            (FieldKind::Time, 39),
-            (FieldKind::Sequence, 8),
-            (FieldKind::Machine, 16),
-        ],
-        unit: Some(TimeUnit { ms: 10 }),
-        epoch_ms: 1_409_529_600_000,
-    },
-    NamedLayout {
-        name: "segment",
-        fields: &[
-            (FieldKind::Index, 49),
-            (FieldKind::Shard, 6),
-            (FieldKind::App, 8),
-        ],
-        unit: None,
-        epoch_ms: 0,
-    },
-];
-
-/// The name a layout gets when its fields match no named layout.
-pub const CUSTOM: &str = "custom";
-
-/// The names `Layout::named` accepts.
-pub fn layout_names() -> impl Iterator<Item = &'static str> {
-    NAMED.iter().map(|named| named.name)
-}
-
-/// Every named layout with its default epoch.
-pub fn named_layouts() -> impl Iterator<Item = Layout> {
-    NAMED
-        .iter()
-        .map(|named| Layout::named(named.name).expect("every named layout is valid"))
 }
 
 /// The time base of a layout that has a time field.
@@ -390,14 +145,6 @@ fn parse_field_specs(spec: &str) -> Result<Vec<FieldSpec>, LayoutError> {
         specs.push(FieldSpec { kind, width, fixed });
     }
     Ok(specs)
-}
-
-fn parse_digits<T: FromStr>(text: &str) -> Option<T> {
-    let text = text.trim();
-    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    text.parse().ok()
 }
 
 impl Layout {
@@ -545,7 +292,7 @@ impl Layout {
         layout.name = layout.matching_name();
         if let Some(time_field) = layout.field(FieldKind::Time) {
             let base = layout.time.ok_or(LayoutError::EpochNeeded)?;
-            let span = (1i128 << time_field.width) * i128::from(base.unit.ms);
+            let span = (1i128 << time_field.width) * i128::from(base.unit.ms());
             if i128::from(base.epoch_ms) + span > i128::from(i64::MAX) {
                 return Err(LayoutError::TimeRangeTooLarge {
                     width: time_field.width,
@@ -588,7 +335,7 @@ impl Layout {
             }
         };
         let base = self.time.as_mut().ok_or(LayoutError::EpochNeeded)?;
-        let span = (1i128 << time_width) * i128::from(base.unit.ms);
+        let span = (1i128 << time_width) * i128::from(base.unit.ms());
         if i128::from(epoch_ms) + span > i128::from(i64::MAX) {
             return Err(LayoutError::TimeRangeTooLarge {
                 width: time_width,
@@ -684,14 +431,14 @@ impl Layout {
     pub fn time_units_at(&self, unix_ms: i64) -> Option<i64> {
         let base = self.time?;
         let offset = i128::from(unix_ms) - i128::from(base.epoch_ms);
-        let units = offset.div_euclid(i128::from(base.unit.ms));
+        let units = offset.div_euclid(i128::from(base.unit.ms()));
         Some(units.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64)
     }
 
     /// The first Unix millisecond of time unit `units`.
     pub fn unit_start_ms(&self, units: i64) -> Option<i64> {
         let base = self.time?;
-        let ms = i128::from(base.epoch_ms) + i128::from(units) * i128::from(base.unit.ms);
+        let ms = i128::from(base.epoch_ms) + i128::from(units) * i128::from(base.unit.ms());
         i64::try_from(ms).ok()
     }
 
@@ -879,265 +626,5 @@ impl fmt::Display for Layout {
     /// The signature.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.signature())
-    }
-}
-
-fn parse_digits_signed(text: &str) -> Option<i64> {
-    match text.strip_prefix('-') {
-        Some(rest) => parse_digits::<i64>(rest).map(|v| -v),
-        None => parse_digits(text),
-    }
-}
-
-/// Parses an ID as users write it: an unsigned decimal integer.
-pub fn parse_id(text: &str) -> Result<u64, LayoutError> {
-    let trimmed = text.trim();
-    let digits = trimmed.strip_prefix('+').unwrap_or(trimmed);
-    if let Some(rest) = digits.strip_prefix('-')
-        && !rest.is_empty()
-        && rest.bytes().all(|b| b.is_ascii_digit())
-    {
-        return Err(LayoutError::NegativeId {
-            text: trimmed.to_string(),
-        });
-    }
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(LayoutError::NotANumber {
-            text: text.to_string(),
-        });
-    }
-    digits.parse().map_err(|_| LayoutError::IdTooLarge {
-        text: trimmed.to_string(),
-    })
-}
-
-/// Parses an epoch: Unix milliseconds (`1288834974657`), an RFC 3339 date-time with or
-/// without an offset (none means UTC), or a date `YYYY-MM-DD` (UTC midnight).
-pub fn parse_epoch(text: &str) -> Result<i64, LayoutError> {
-    let trimmed = text.trim();
-    let bad = |problem: &str| LayoutError::BadEpoch {
-        text: text.to_string(),
-        problem: problem.to_string(),
-    };
-    if let Some(ms) = parse_digits_signed(trimmed) {
-        return Ok(ms);
-    }
-    let candidates = [
-        trimmed.to_string(),
-        format!("{trimmed}Z"),
-        format!("{trimmed}T00:00:00Z"),
-    ];
-    let parsed = candidates
-        .iter()
-        .find_map(|candidate| OffsetDateTime::parse(candidate, &Rfc3339).ok())
-        .ok_or_else(|| bad("it is neither Unix milliseconds nor an RFC 3339 date-time"))?;
-    let nanos = parsed.unix_timestamp_nanos();
-    if nanos % 1_000_000 != 0 {
-        return Err(bad("it is not a whole millisecond"));
-    }
-    i64::try_from(nanos / 1_000_000).map_err(|_| bad("it is out of range"))
-}
-
-/// Formats Unix milliseconds as RFC 3339 in UTC with milliseconds:
-/// `2016-04-30T11:18:25.796Z`. Instants outside years 0..=9999 become `@MSms`.
-pub fn format_timestamp(unix_ms: i64) -> String {
-    let format = time::macros::format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-    );
-    OffsetDateTime::from_unix_timestamp_nanos(i128::from(unix_ms) * 1_000_000)
-        .ok()
-        .filter(|at| (0..=9999).contains(&at.year()))
-        .and_then(|at| at.format(&format).ok())
-        .unwrap_or_else(|| format!("@{unix_ms}ms"))
-}
-
-/// Parses `FIELD=VALUE`, the way node fields are fixed on the command line (`datacenter=3`).
-pub fn parse_fixed(text: &str) -> Result<(FieldKind, u64), LayoutError> {
-    let bad = || LayoutError::BadFixed {
-        text: text.to_string(),
-    };
-    let (name, value) = text.split_once('=').ok_or_else(bad)?;
-    let kind = FieldKind::from_name(name).ok_or_else(|| LayoutError::UnknownField {
-        name: name.trim().to_string(),
-    })?;
-    let value = parse_digits(value).ok_or_else(bad)?;
-    Ok((kind, value))
-}
-
-fn field_names() -> String {
-    let mut names: Vec<&str> = FieldKind::ALL.iter().map(|kind| kind.name()).collect();
-    names.insert(2, "seq");
-    names.join(", ")
-}
-
-fn known_layouts() -> String {
-    layout_names().collect::<Vec<_>>().join(", ")
-}
-
-/// A layout could not be built, or a value does not fit it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum LayoutError {
-    #[error("unknown layout {name:?}")]
-    UnknownLayout { name: String },
-
-    #[error("unknown field {name:?}")]
-    UnknownField { name: String },
-
-    #[error("{part:?} is not a field: expected NAME:WIDTH")]
-    BadField { part: String },
-
-    #[error("field {field} appears twice")]
-    DuplicateField { field: &'static str },
-
-    #[error("{first} and {second} are both sequence fields; a layout has at most one")]
-    TwoSequenceFields {
-        first: &'static str,
-        second: &'static str,
-    },
-
-    #[error("field {field} has width 0")]
-    ZeroWidth { field: &'static str },
-
-    #[error("the fields add up to {total} bits, not 63 (signed) or 64 (unsigned)")]
-    TotalWidth { total: u32 },
-
-    #[error("{text:?} is not a time unit")]
-    BadUnit { text: String },
-
-    #[error("{text:?} is not an epoch: {problem}")]
-    BadEpoch { text: String, problem: String },
-
-    #[error("a custom layout with a time field needs an epoch")]
-    EpochNeeded,
-
-    #[error("layout {layout} has no time field, so {what} does not apply")]
-    NoTimeField { layout: String, what: &'static str },
-
-    #[error("a {width}-bit time field counting {unit} reaches beyond the year 292 million")]
-    TimeRangeTooLarge { width: u32, unit: TimeUnit },
-
-    #[error("layout {layout} cannot generate IDs: {problem}")]
-    NotGeneratable { layout: String, problem: String },
-
-    #[error("layout {layout} has no field {field}")]
-    NoSuchField { layout: String, field: &'static str },
-
-    #[error("{field} is not a node field, so it cannot be fixed")]
-    NotANodeField { field: &'static str },
-
-    #[error("{field} is already fixed to {value}")]
-    AlreadyFixed { field: &'static str, value: u64 },
-
-    #[error("{field}={value} does not fit the field (max {max})")]
-    ValueTooLarge {
-        field: &'static str,
-        value: u64,
-        max: u64,
-    },
-
-    #[error("node {node} does not fit the {bits} node bits of layout {layout}")]
-    NodeTooLarge {
-        node: u64,
-        bits: u32,
-        layout: String,
-    },
-
-    #[error("compose needs a value for field {field}")]
-    MissingValue { field: &'static str },
-
-    #[error("{text:?} is not FIELD=VALUE")]
-    BadFixed { text: String },
-
-    #[error("{text:?} is not a layout signature: {problem}")]
-    BadSignature { text: String, problem: String },
-
-    #[error("ID {text:?} is not a decimal number")]
-    NotANumber { text: String },
-
-    #[error("ID {text} is negative")]
-    NegativeId { text: String },
-
-    #[error("ID {text} is larger than any 64-bit ID (max 18446744073709551615)")]
-    IdTooLarge { text: String },
-
-    #[error("ID {id} has the sign bit set, which layout {layout} never does")]
-    SignBitSet { id: u64, layout: String },
-
-    #[error("ID {id} has {field}={found}, but this layout fixes {field}={fixed}")]
-    FixedMismatch {
-        id: u64,
-        field: &'static str,
-        found: u64,
-        fixed: u64,
-    },
-
-    #[error(
-        "the clock reads {}, before the epoch {} of layout {layout}",
-        format_timestamp(*.now_ms),
-        format_timestamp(*.epoch_ms)
-    )]
-    BeforeEpoch {
-        now_ms: i64,
-        epoch_ms: i64,
-        layout: String,
-    },
-}
-
-impl LayoutError {
-    /// What to change so it works.
-    pub fn hint(&self) -> String {
-        use LayoutError::*;
-        match self {
-            UnknownLayout { .. } => format!(
-                "use one of {}, or describe the fields with --bits",
-                known_layouts()
-            ),
-            UnknownField { .. } => format!("field names are {}", field_names()),
-            BadField { .. } => "write fields as NAME:WIDTH, comma-separated, high bits first: time:41,worker:10,seq:12".into(),
-            DuplicateField { .. } => "list each field once".into(),
-            TwoSequenceFields { .. } => "keep one of them".into(),
-            ZeroWidth { .. } => "give the field at least 1 bit, or leave it out".into(),
-            TotalWidth { total } => {
-                let total = i64::from(*total);
-                if total > 64 {
-                    format!(
-                        "remove {} bits for a signed 63-bit layout, or {} for an unsigned 64-bit one",
-                        total - 63,
-                        total - 64
-                    )
-                } else {
-                    format!(
-                        "add {} bits for a signed 63-bit layout, or {} for an unsigned 64-bit one",
-                        63 - total,
-                        64 - total
-                    )
-                }
-            }
-            BadUnit { .. } => "write a unit as ms, s, or a count of them: 10ms, 2s".into(),
-            BadEpoch { .. } => "give Unix milliseconds (1288834974657), an RFC 3339 date-time (2016-05-20T00:00:00+08:00; no offset means UTC) or a date (2016-05-20)".into(),
-            EpochNeeded => "add --epoch with the instant the layout counts from, e.g. --epoch 2024-01-01".into(),
-            NoTimeField { .. } => "leave out --epoch and --unit for this layout".into(),
-            TimeRangeTooLarge { .. } => "use fewer time bits or a shorter unit".into(),
-            NotGeneratable { .. } => "a generator needs one time field, one sequence field and only node fields besides; segment IDs come from `idgen next`".into(),
-            NoSuchField { .. } => "check the field names of the layout (`idgen decode --help` lists them)".into(),
-            NotANodeField { .. } => "only worker, datacenter, process and machine fields can be fixed".into(),
-            AlreadyFixed { .. } => "fix each field once".into(),
-            ValueTooLarge { max, .. } => format!("use a value between 0 and {max}"),
-            NodeTooLarge { bits, .. } => format!(
-                "use a node below 2^{bits}, or a layout with more node bits"
-            ),
-            MissingValue { .. } => "give a value for every field that is not fixed".into(),
-            BadFixed { .. } => "write it as FIELD=VALUE, e.g. datacenter=3".into(),
-            BadSignature { .. } => "the stored layout signature is damaged; compare it with `Layout::signature` of the intended layout".into(),
-            NotANumber { .. } | NegativeId { .. } | IdTooLarge { .. } => {
-                "IDs are unsigned decimal integers such as 175928847299117063".into()
-            }
-            SignBitSet { .. } => {
-                "this ID was not made with this layout; try an unsigned layout such as discord, or --bits with 64 bits".into()
-            }
-            FixedMismatch { .. } => "the ID was made under another fixed value; decode it without --fix".into(),
-            BeforeEpoch { .. } => "choose an epoch in the past, or fix the host clock".into(),
-        }
     }
 }
