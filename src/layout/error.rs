@@ -1,7 +1,7 @@
 //! Everything that can be wrong with a layout or an ID.
 
-use super::TimeUnit;
 use super::text::{field_names, format_timestamp, known_layouts};
+use super::{MAX_FIELD_NAME, TimeUnit};
 
 /// A layout could not be built, or a value does not fit it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -12,6 +12,12 @@ pub enum LayoutError {
 
     #[error("unknown field {name:?}")]
     UnknownField { name: String },
+
+    #[error("{name:?} is not a field name")]
+    BadFieldName { name: String },
+
+    #[error("{name:?} cannot name a field: decode's output uses it")]
+    ReservedFieldName { name: String },
 
     #[error("{part:?} is not a field: expected NAME:WIDTH")]
     BadField { part: String },
@@ -81,7 +87,7 @@ pub enum LayoutError {
     #[error("{text:?} is not a layout signature: {problem}")]
     BadSignature { text: String, problem: String },
 
-    #[error("ID {text:?} is not a decimal number")]
+    #[error("ID {text:?} is not a number")]
     NotANumber { text: String },
 
     #[error("ID {text} is negative")]
@@ -123,6 +129,10 @@ impl LayoutError {
                 known_layouts()
             ),
             UnknownField { .. } => format!("field names are {}", field_names()),
+            BadFieldName { .. } => format!(
+                "name a field with up to {MAX_FIELD_NAME} lowercase letters, digits, _ or -, starting with a letter"
+            ),
+            ReservedFieldName { .. } => "choose another name; id, layout, timestamp and unix_ms are taken".into(),
             BadField { .. } => "write fields as NAME:WIDTH, comma-separated, high bits first: time:41,worker:10,seq:12".into(),
             DuplicateField { .. } => "list each field once".into(),
             TwoSequenceFields { .. } => "keep one of them".into(),
@@ -148,7 +158,7 @@ impl LayoutError {
             EpochNeeded => "add --epoch with the instant the layout counts from, e.g. --epoch 2024-01-01".into(),
             NoTimeField { .. } => "leave out --epoch and --unit for this layout".into(),
             TimeRangeTooLarge { .. } => "use fewer time bits or a shorter unit".into(),
-            NotGeneratable { .. } => "a generator needs one time field, one sequence field and only node fields besides; segment IDs come from `idgen next`".into(),
+            NotGeneratable { .. } => "a generator needs one time field, one sequence field and only node fields besides; segment IDs come from `idgen next`, and layouts with other fields can only be decoded".into(),
             NoSuchField { .. } => "check the field names of the layout (`idgen decode --help` lists them)".into(),
             NotANodeField { .. } => "only worker, datacenter, process and machine fields can be fixed".into(),
             AlreadyFixed { .. } => "fix each field once".into(),
@@ -159,8 +169,9 @@ impl LayoutError {
             MissingValue { .. } => "give a value for every field that is not fixed".into(),
             BadFixed { .. } => "write it as FIELD=VALUE, e.g. datacenter=3".into(),
             BadSignature { .. } => "the stored layout signature is damaged; compare it with `Layout::signature` of the intended layout".into(),
-            NotANumber { .. } | NegativeId { .. } | IdTooLarge { .. } => {
-                "IDs are unsigned decimal integers such as 175928847299117063".into()
+            NotANumber { .. } => "write an ID in decimal (175928847299117063) or hexadecimal (0x271065ac1020007), a TSID as its 13 characters, or give a URL or path that contains the ID".into(),
+            NegativeId { .. } | IdTooLarge { .. } => {
+                "IDs are unsigned 64-bit integers, from 0 to 18446744073709551615".into()
             }
             SignBitSet { .. } => {
                 "this ID was not made with this layout; try an unsigned layout such as discord, or --bits with 64 bits".into()

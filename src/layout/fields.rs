@@ -15,33 +15,47 @@ pub enum Role {
     Node,
     /// Part of a segment ID (app, shard, index); never generated here.
     Segment,
+    /// A field with a name of the user's choosing: decoded, never generated.
+    Other,
 }
 
-/// Every field name a layout may use. A fixed set keeps decoded output stable.
+/// A field's name. The known kinds have fixed roles; any other name is [`FieldKind::Other`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FieldKind {
     Time,
     Sequence,
     Increment,
+    Counter,
     Worker,
     Datacenter,
     Process,
     Machine,
+    Node,
     App,
     Shard,
     Index,
+    /// A name from a custom `--bits` layout, such as `rest` in `time:48,rest:16`.
+    Other(&'static str),
 }
 
+/// The longest name a custom field may have.
+pub const MAX_FIELD_NAME: usize = 32;
+
+/// Names decode's output uses for itself, so no field may take them.
+const RESERVED_NAMES: [&str; 4] = ["id", "layout", "timestamp", "unix_ms"];
+
 impl FieldKind {
-    /// All kinds, in the order help texts list them.
-    pub const ALL: [FieldKind; 10] = [
+    /// All known kinds, in the order help texts list them.
+    pub const ALL: [FieldKind; 12] = [
         FieldKind::Time,
         FieldKind::Sequence,
         FieldKind::Increment,
+        FieldKind::Counter,
         FieldKind::Worker,
         FieldKind::Datacenter,
         FieldKind::Process,
         FieldKind::Machine,
+        FieldKind::Node,
         FieldKind::App,
         FieldKind::Shard,
         FieldKind::Index,
@@ -53,28 +67,35 @@ impl FieldKind {
             FieldKind::Time => "time",
             FieldKind::Sequence => "sequence",
             FieldKind::Increment => "increment",
+            FieldKind::Counter => "counter",
             FieldKind::Worker => "worker",
             FieldKind::Datacenter => "datacenter",
             FieldKind::Process => "process",
             FieldKind::Machine => "machine",
+            FieldKind::Node => "node",
             FieldKind::App => "app",
             FieldKind::Shard => "shard",
             FieldKind::Index => "index",
+            FieldKind::Other(name) => name,
         }
     }
 
+    /// The role a field of this kind has unless its layout says otherwise.
     pub fn role(self) -> Role {
         match self {
             FieldKind::Time => Role::Time,
-            FieldKind::Sequence | FieldKind::Increment => Role::Sequence,
-            FieldKind::Worker | FieldKind::Datacenter | FieldKind::Process | FieldKind::Machine => {
-                Role::Node
-            }
+            FieldKind::Sequence | FieldKind::Increment | FieldKind::Counter => Role::Sequence,
+            FieldKind::Worker
+            | FieldKind::Datacenter
+            | FieldKind::Process
+            | FieldKind::Machine
+            | FieldKind::Node => Role::Node,
             FieldKind::App | FieldKind::Shard | FieldKind::Index => Role::Segment,
+            FieldKind::Other(_) => Role::Other,
         }
     }
 
-    /// Looks a kind up by name; `seq` is accepted for `sequence`.
+    /// Looks a known kind up by name; `seq` is accepted for `sequence`.
     pub fn from_name(name: &str) -> Option<FieldKind> {
         let name = name.trim().to_ascii_lowercase();
         if name == "seq" {
@@ -82,6 +103,44 @@ impl FieldKind {
         }
         FieldKind::ALL.into_iter().find(|kind| kind.name() == name)
     }
+
+    /// Any field name: a known kind, or else [`FieldKind::Other`]. Names are lowercase
+    /// letters, digits, `_` and `-`, start with a letter and are at most 32 long.
+    pub fn parse(name: &str) -> Result<FieldKind, LayoutError> {
+        if let Some(kind) = FieldKind::from_name(name) {
+            return Ok(kind);
+        }
+        let lower = name.trim().to_ascii_lowercase();
+        let well_formed = lower.len() <= MAX_FIELD_NAME
+            && lower.starts_with(|c: char| c.is_ascii_lowercase())
+            && lower
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
+        if !well_formed {
+            return Err(LayoutError::BadFieldName {
+                name: name.trim().to_string(),
+            });
+        }
+        if RESERVED_NAMES.contains(&lower.as_str()) {
+            return Err(LayoutError::ReservedFieldName { name: lower });
+        }
+        Ok(FieldKind::Other(intern(&lower)))
+    }
+}
+
+/// One `&'static str` per distinct custom field name, so [`FieldKind`] stays `Copy`.
+/// A process sees a handful of layouts, so the few leaked names stay bounded.
+fn intern(name: &str) -> &'static str {
+    use std::collections::BTreeSet;
+    use std::sync::{Mutex, PoisonError};
+    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(&known) = names.get(name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.insert(leaked);
+    leaked
 }
 
 impl fmt::Display for FieldKind {
@@ -100,6 +159,7 @@ impl TimeUnit {
     /// Longest unit accepted: a day. Longer ones would not be IDs "roughly ordered by time".
     pub const MAX_MS: u32 = 86_400_000;
     pub const MILLISECOND: TimeUnit = TimeUnit { ms: 1 };
+    pub const TEN_MILLISECONDS: TimeUnit = TimeUnit { ms: 10 };
     pub const SECOND: TimeUnit = TimeUnit { ms: 1000 };
 
     pub fn from_ms(ms: u32) -> Option<TimeUnit> {

@@ -10,15 +10,21 @@
 
 mod error;
 mod fields;
+mod guess;
 mod named;
 mod text;
 
 pub use error::LayoutError;
-pub use fields::{FieldKind, Role, TimeUnit};
-pub use named::{CUSTOM, layout_names, named_layouts};
-pub use text::{format_timestamp, parse_epoch, parse_fixed, parse_id};
+pub use fields::{FieldKind, MAX_FIELD_NAME, Role, TimeUnit};
+pub use guess::{Candidate, DEFAULT_FUTURE_MS, Window, guess};
+pub use named::{
+    CUSTOM, NamedLayout, catalog, layout_names, layout_names_and_aliases, named_layouts,
+};
+pub use text::{
+    IdForm, ReadId, TextForm, format_timestamp, parse_epoch, parse_fixed, parse_id, read_id,
+};
 
-use named::NAMED;
+use named::{NAMED, lookup};
 use std::fmt;
 use text::{parse_digits, parse_digits_signed};
 
@@ -26,6 +32,7 @@ use text::{parse_digits, parse_digits_signed};
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Field {
     kind: FieldKind,
+    role: Role,
     width: u32,
     shift: u32,
     fixed: Option<u64>,
@@ -38,6 +45,12 @@ impl Field {
 
     pub fn name(&self) -> &'static str {
         self.kind.name()
+    }
+
+    /// How a generator fills the field; usually its kind's role, but a named layout may
+    /// differ (instagram's shard names the issuer).
+    pub fn role(&self) -> Role {
+        self.role
     }
 
     /// Number of bits.
@@ -85,6 +98,7 @@ pub struct Layout {
     fields: Vec<Field>,
     width: u32,
     time: Option<TimeBase>,
+    text_form: Option<TextForm>,
 }
 
 /// The parts a generator puts into an ID: time units since the epoch, the leased node
@@ -104,6 +118,8 @@ pub struct Decoded {
     pub values: Vec<(FieldKind, u64)>,
     /// Start of the ID's time unit, for layouts with a time field.
     pub unix_ms: Option<i64>,
+    /// The ID in the layout's text form (a TSID string), if it has one.
+    pub text: Option<String>,
 }
 
 impl Decoded {
@@ -130,9 +146,7 @@ fn parse_field_specs(spec: &str) -> Result<Vec<FieldSpec>, LayoutError> {
             part: part.to_string(),
         };
         let (name, rest) = part.split_once(':').ok_or_else(bad)?;
-        let kind = FieldKind::from_name(name).ok_or_else(|| LayoutError::UnknownField {
-            name: name.trim().to_string(),
-        })?;
+        let kind = FieldKind::parse(name)?;
         let (width, fixed) = match rest.split_once('=') {
             Some((width, value)) => (width, Some(value)),
             None => (rest, None),
@@ -149,14 +163,11 @@ fn parse_field_specs(spec: &str) -> Result<Vec<FieldSpec>, LayoutError> {
 
 impl Layout {
     /// A named layout with its default epoch.
+    /// A named layout, by name or alias, with its default epoch.
     pub fn named(name: &str) -> Result<Layout, LayoutError> {
-        let wanted = name.trim().to_ascii_lowercase();
-        let named = NAMED
-            .iter()
-            .find(|named| named.name == wanted)
-            .ok_or_else(|| LayoutError::UnknownLayout {
-                name: name.to_string(),
-            })?;
+        let named = lookup(name).ok_or_else(|| LayoutError::UnknownLayout {
+            name: name.to_string(),
+        })?;
         let specs = named
             .fields
             .iter()
@@ -170,7 +181,7 @@ impl Layout {
             unit,
             epoch_ms: named.epoch_ms,
         });
-        Layout::build(specs, time)
+        Layout::build(specs, time, Some(named))
     }
 
     /// A layout from a field list such as `time:41,worker:10,seq:12`.
@@ -207,7 +218,7 @@ impl Layout {
             }
             None
         };
-        Layout::build(specs, time)
+        Layout::build(specs, time, None)
     }
 
     /// Parses a [`Layout::signature`] back into the layout it describes.
@@ -232,17 +243,33 @@ impl Layout {
                 _ => return Err(bad(&format!("{token:?} is neither unit=U nor epoch=MS"))),
             }
         }
-        let layout = Layout::custom(bits, unit, epoch)?;
+        let mut layout = Layout::custom(bits, unit, epoch)?;
         if layout.name != name {
-            return Err(bad(&format!(
-                "those fields make layout {}, not {name}",
-                layout.name
-            )));
+            // Layouts that differ only in their default epoch (sonyflake, sonyflake-v2)
+            // keep the name they were stored under.
+            match NAMED
+                .iter()
+                .find(|named| named.name == name && layout.has_fields_of(named))
+            {
+                Some(named) => layout.adopt(named),
+                None => {
+                    return Err(bad(&format!(
+                        "those fields make layout {}, not {name}",
+                        layout.name
+                    )));
+                }
+            }
         }
         Ok(layout)
     }
 
-    fn build(specs: Vec<FieldSpec>, time: Option<TimeBase>) -> Result<Layout, LayoutError> {
+    /// Checks and places the fields. `named` is the entry asked for by name; a custom
+    /// layout takes the name of the entry it matches, if any.
+    fn build(
+        specs: Vec<FieldSpec>,
+        time: Option<TimeBase>,
+        named: Option<&'static NamedLayout>,
+    ) -> Result<Layout, LayoutError> {
         if specs.is_empty() {
             return Err(LayoutError::TotalWidth { total: 0 });
         }
@@ -278,6 +305,7 @@ impl Layout {
             shift -= spec.width;
             fields.push(Field {
                 kind: spec.kind,
+                role: spec.kind.role(),
                 width: spec.width,
                 shift,
                 fixed: None,
@@ -288,8 +316,11 @@ impl Layout {
             fields,
             width: total,
             time,
+            text_form: None,
         };
-        layout.name = layout.matching_name();
+        if let Some(named) = named.or_else(|| layout.matching_named()) {
+            layout.adopt(named);
+        }
         if let Some(time_field) = layout.field(FieldKind::Time) {
             let base = layout.time.ok_or(LayoutError::EpochNeeded)?;
             let span = (1i128 << time_field.width) * i128::from(base.unit.ms());
@@ -308,19 +339,41 @@ impl Layout {
         Ok(layout)
     }
 
-    fn matching_name(&self) -> &'static str {
-        NAMED
-            .iter()
-            .find(|named| {
-                named.unit == self.time.map(|t| t.unit)
-                    && named.fields.len() == self.fields.len()
-                    && named
-                        .fields
-                        .iter()
-                        .zip(&self.fields)
-                        .all(|(&(kind, width), field)| field.kind == kind && field.width == width)
-            })
-            .map_or(CUSTOM, |named| named.name)
+    /// The named layout with these fields and unit; of several, the one with this epoch.
+    fn matching_named(&self) -> Option<&'static NamedLayout> {
+        let mut matches = NAMED.iter().filter(|named| self.has_fields_of(named));
+        let first = matches.next()?;
+        let epoch = self.epoch_ms();
+        Some(
+            std::iter::once(first)
+                .chain(matches)
+                .find(|named| named.unit.is_some() && Some(named.epoch_ms) == epoch)
+                .unwrap_or(first),
+        )
+    }
+
+    fn has_fields_of(&self, named: &NamedLayout) -> bool {
+        named.unit == self.time.map(|t| t.unit)
+            && named.fields.len() == self.fields.len()
+            && named
+                .fields
+                .iter()
+                .zip(&self.fields)
+                .all(|(&(kind, width), field)| field.kind == kind && field.width == width)
+    }
+
+    /// Takes the name, field roles and text form of the named layout it matches.
+    fn adopt(&mut self, named: &'static NamedLayout) {
+        self.name = named.name;
+        self.text_form = named.text_form;
+        for field in &mut self.fields {
+            field.role = named.role_of(field.kind);
+        }
+    }
+
+    /// The text form IDs of this layout also have (TSID strings), if any.
+    pub fn text_form(&self) -> Option<TextForm> {
+        self.text_form
     }
 
     /// The same layout counted from another epoch.
@@ -359,7 +412,7 @@ impl Layout {
                 layout: layout_name.clone(),
                 field: kind.name(),
             })?;
-        if kind.role() != Role::Node {
+        if field.role != Role::Node {
             return Err(LayoutError::NotANodeField { field: kind.name() });
         }
         if let Some(fixed) = field.fixed {
@@ -465,7 +518,7 @@ impl Layout {
     pub fn node_fields(&self) -> impl Iterator<Item = &Field> {
         self.fields
             .iter()
-            .filter(|field| field.kind.role() == Role::Node && field.fixed.is_none())
+            .filter(|field| field.role == Role::Node && field.fixed.is_none())
     }
 
     /// Bits of the one `node` value a holder leases.
@@ -482,13 +535,13 @@ impl Layout {
     pub fn check_generatable(&self) -> Result<(), LayoutError> {
         let problem = if self.field(FieldKind::Time).is_none() {
             Some("it has no time field".to_string())
-        } else if !self.fields.iter().any(|f| f.kind.role() == Role::Sequence) {
+        } else if !self.fields.iter().any(|f| f.role == Role::Sequence) {
             Some("it has no sequence field".to_string())
         } else {
             self.fields
                 .iter()
-                .find(|f| f.kind.role() == Role::Segment)
-                .map(|f| format!("{} is a segment field", f.name()))
+                .find(|f| matches!(f.role, Role::Segment | Role::Other))
+                .map(|f| format!("{} is neither a time, sequence nor node field", f.name()))
         };
         match problem {
             Some(problem) => Err(LayoutError::NotGeneratable {
@@ -555,6 +608,7 @@ impl Layout {
             id,
             values,
             unix_ms,
+            text: self.text_form.map(|form| form.format(id)),
         })
     }
 
@@ -572,7 +626,7 @@ impl Layout {
         let mut values = Vec::with_capacity(self.fields.len());
         let mut node = parts.node;
         for field in self.fields.iter().rev() {
-            let value = match field.kind.role() {
+            let value = match field.role {
                 Role::Time => parts.time,
                 Role::Sequence => parts.sequence,
                 Role::Node => match field.fixed {
@@ -583,7 +637,9 @@ impl Layout {
                         value
                     }
                 },
-                Role::Segment => unreachable!("check_generatable refuses segment fields"),
+                Role::Segment | Role::Other => {
+                    unreachable!("check_generatable refuses fields it cannot fill")
+                }
             };
             values.push((field.kind, value));
         }
@@ -601,7 +657,7 @@ impl Layout {
             sequence: 0,
         };
         for (field, &(_, value)) in self.fields.iter().zip(&decoded.values) {
-            match (field.kind.role(), field.fixed) {
+            match (field.role, field.fixed) {
                 (Role::Time, _) => parts.time = value,
                 (Role::Sequence, _) => parts.sequence = value,
                 (Role::Node, None) => {
