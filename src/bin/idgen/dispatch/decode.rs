@@ -172,7 +172,8 @@ impl Decoder<'_> {
             Style::Lines => self.ctx.out.print_line(&plain_line(self.layout, &decoded)),
             Style::Json => {
                 let record = JsonRecord {
-                    layout: Some(self.layout),
+                    layout: self.layout,
+                    layout_key: true,
                     decoded: &decoded,
                     id_as_string: false,
                 };
@@ -266,8 +267,9 @@ fn table_row(layout: &Layout, decoded: &Decoded) -> Vec<String> {
 /// One decoded ID as JSON; keys in a fixed order: id, layout, timestamp, unix_ms, fields,
 /// text form.
 struct JsonRecord<'a> {
-    /// `None` where the layout is said once around the records (`--guess`).
-    layout: Option<&'a Layout>,
+    layout: &'a Layout,
+    /// False where the layout is said once around the records (`--guess`).
+    layout_key: bool,
     decoded: &'a Decoded,
     id_as_string: bool,
 }
@@ -280,8 +282,8 @@ impl Serialize for JsonRecord<'_> {
         } else {
             map.serialize_entry("id", &self.decoded.id)?;
         }
-        if let Some(layout) = self.layout {
-            map.serialize_entry("layout", layout.name())?;
+        if self.layout_key {
+            map.serialize_entry("layout", self.layout.name())?;
         }
         if let Some(ms) = self.decoded.unix_ms {
             map.serialize_entry("timestamp", &format_timestamp(ms))?;
@@ -292,8 +294,8 @@ impl Serialize for JsonRecord<'_> {
                 map.serialize_entry(kind.name(), value)?;
             }
         }
-        if let Some(text) = &self.decoded.text {
-            map.serialize_entry("tsid", text)?;
+        if let (Some(form), Some(text)) = (self.layout.text_form(), &self.decoded.text) {
+            map.serialize_entry(form.name(), text)?;
         }
         map.end()
     }
@@ -478,7 +480,8 @@ impl Serialize for CandidateJson<'_> {
             .decoded
             .iter()
             .map(|decoded| JsonRecord {
-                layout: None,
+                layout,
+                layout_key: false,
                 decoded,
                 id_as_string: true,
             })
