@@ -169,6 +169,26 @@ fn mastodons_documented_status_decodes_to_its_creation_time() {
 }
 
 #[test]
+fn yitters_readme_examples_decode_to_one_three_and_five_years_of_running() {
+    // yitter/IdGenerator README, "ID示例": IDs after running 1, 3 and 5 years with the
+    // default configuration (WorkerId 1 in its examples; sequences start at 11).
+    let run = decode(&[
+        "--layout",
+        "yitter",
+        "129053495681099",
+        "387750301904971",
+        "646093214093387",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "129053495681099 yitter 2021-02-18T10:20:03.094Z worker=1 sequence=11\n\
+         387750301904971 yitter 2023-02-19T10:20:03.051Z worker=1 sequence=11\n\
+         646093214093387 yitter 2025-02-18T10:20:03.097Z worker=1 sequence=11\n"
+    );
+}
+
+#[test]
 fn tsid_creators_readme_strings_share_a_millisecond_until_it_says_it_changed() {
     // f4b6a3/tsid-creator README, "Sequence of TSID strings": eight strings in one
     // millisecond, then "01226N0693HDA < millisecond changed".
