@@ -1,6 +1,6 @@
 //! Everything that can be wrong with a layout or an ID.
 
-use super::text::{field_names, format_timestamp, known_layouts};
+use super::text::{format_timestamp, known_layouts};
 use super::{MAX_FIELD_NAME, TimeUnit};
 
 /// A layout could not be built, or a value does not fit it.
@@ -9,9 +9,6 @@ use super::{MAX_FIELD_NAME, TimeUnit};
 pub enum LayoutError {
     #[error("unknown layout {name:?}")]
     UnknownLayout { name: String },
-
-    #[error("unknown field {name:?}")]
-    UnknownField { name: String },
 
     #[error("{name:?} is not a field name")]
     BadFieldName { name: String },
@@ -128,7 +125,6 @@ impl LayoutError {
                 "use one of {}, or describe the fields with --bits",
                 known_layouts()
             ),
-            UnknownField { .. } => format!("field names are {}", field_names()),
             BadFieldName { .. } => format!(
                 "name a field with up to {MAX_FIELD_NAME} lowercase letters, digits, _ or -, starting with a letter"
             ),

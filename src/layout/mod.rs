@@ -1,6 +1,6 @@
 //! Bit layouts of 64-bit IDs: which field sits in which bits, and what the time field counts.
 //!
-//! A [`Layout`] is either one of the named layouts ([`named_layouts`]) or a custom one
+//! A [`Layout`] is either one of the named layouts ([`catalog`]) or a custom one
 //! described as `time:41,worker:10,seq:12`. Fields are listed from the high bits to the
 //! low bits. Their widths add up to 63 (a signed layout: the sign bit stays 0) or to 64
 //! (an unsigned layout such as `discord`).
@@ -162,7 +162,6 @@ fn parse_field_specs(spec: &str) -> Result<Vec<FieldSpec>, LayoutError> {
 }
 
 impl Layout {
-    /// A named layout with its default epoch.
     /// A named layout, by name or alias, with its default epoch.
     pub fn named(name: &str) -> Result<Layout, LayoutError> {
         let named = lookup(name).ok_or_else(|| LayoutError::UnknownLayout {

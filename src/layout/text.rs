@@ -243,12 +243,6 @@ pub fn parse_fixed(text: &str) -> Result<(FieldKind, u64), LayoutError> {
     Ok((kind, value))
 }
 
-pub(super) fn field_names() -> String {
-    let mut names: Vec<&str> = FieldKind::ALL.iter().map(|kind| kind.name()).collect();
-    names.insert(2, "seq");
-    names.join(", ")
-}
-
 pub(super) fn known_layouts() -> String {
     layout_names_and_aliases().collect::<Vec<_>>().join(", ")
 }

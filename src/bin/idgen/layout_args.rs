@@ -40,7 +40,7 @@ pub struct LayoutArgs {
     #[arg(long, value_name = "UNIT", requires = "bits")]
     pub unit: Option<String>,
 
-    /// Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)
+    /// Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)
     #[arg(long = "fix", value_name = "FIELD=VALUE")]
     pub fix: Vec<String>,
 }
