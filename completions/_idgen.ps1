@@ -138,11 +138,11 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
         }
         'idgen;lease' {
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Holders sharing one layout and epoch')
-            [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'Named layout (see the list below) [env: IDGEN_LAYOUT] [default: snowflake]')
+            [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]')
             [CompletionResult]::new('--epoch', '--epoch', [CompletionResultType]::ParameterName, 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]')
             [CompletionResult]::new('--bits', '--bits', [CompletionResultType]::ParameterName, 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)')
             [CompletionResult]::new('--unit', '--unit', [CompletionResultType]::ParameterName, 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]')
-            [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)')
+            [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Issue N IDs, then release the lease [default: 1]')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Issue N IDs, then release the lease [default: 1]')
             [CompletionResult]::new('--holder', '--holder', [CompletionResultType]::ParameterName, 'Who holds the lease, shown to operators [default: HOSTNAME:PID]')
@@ -187,11 +187,12 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;decode' {
-            [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'Named layout (see the list below) [env: IDGEN_LAYOUT] [default: snowflake]')
+            [CompletionResult]::new('--between', '--between', [CompletionResultType]::ParameterName, 'With --guess: the window a plausible moment lies in, e.g. 2020-01-01..2021-01-01; either end may be left out [default: the layout''s epoch..a day from now]')
+            [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]')
             [CompletionResult]::new('--epoch', '--epoch', [CompletionResultType]::ParameterName, 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]')
             [CompletionResult]::new('--bits', '--bits', [CompletionResultType]::ParameterName, 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)')
             [CompletionResult]::new('--unit', '--unit', [CompletionResultType]::ParameterName, 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]')
-            [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)')
+            [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)')
             [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379')
             [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
@@ -199,7 +200,8 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
             [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object per ID (JSON Lines)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON: one object per ID (JSON Lines); with --guess, one document')
+            [CompletionResult]::new('--guess', '--guess', [CompletionResultType]::ParameterName, 'List the named layouts under which every ID decodes to a plausible moment, ranked')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')

@@ -167,14 +167,18 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__decode)
-            opts="-v -h -V --json --layout --epoch --bits --unit --fix --redis --redis-node --mysql --store --config --dispenser --timeout --verbose --help --version"
+            opts="-v -h -V --json --guess --between --layout --epoch --bits --unit --fix --redis --redis-node --mysql --store --config --dispenser --timeout --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --layout)
+                --between)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --layout)
+                    COMPREPLY=($(compgen -W "snowflake snowflake-dc discord instagram mastodon uid-generator uid-generator-dc sonyflake sonyflake-v2 yitter tsid seata segment leaf twitter mybatis-plus" -- "${cur}"))
                     return 0
                     ;;
                 --epoch)
@@ -514,7 +518,7 @@ _idgen() {
                     return 0
                     ;;
                 --layout)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "snowflake snowflake-dc discord instagram mastodon uid-generator uid-generator-dc sonyflake sonyflake-v2 yitter tsid seata segment leaf twitter mybatis-plus" -- "${cur}"))
                     return 0
                     ;;
                 --epoch)

@@ -130,11 +130,11 @@ set edit:completion:arg-completer[idgen] = {|@words|
         }
         &'idgen;lease'= {
             cand --namespace 'Holders sharing one layout and epoch'
-            cand --layout 'Named layout (see the list below) [env: IDGEN_LAYOUT] [default: snowflake]'
+            cand --layout 'Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]'
             cand --epoch 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]'
             cand --bits 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)'
             cand --unit 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]'
-            cand --fix 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)'
+            cand --fix 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)'
             cand -n 'Issue N IDs, then release the lease [default: 1]'
             cand --count 'Issue N IDs, then release the lease [default: 1]'
             cand --holder 'Who holds the lease, shown to operators [default: HOSTNAME:PID]'
@@ -177,11 +177,12 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --version 'Print version'
         }
         &'idgen;decode'= {
-            cand --layout 'Named layout (see the list below) [env: IDGEN_LAYOUT] [default: snowflake]'
+            cand --between 'With --guess: the window a plausible moment lies in, e.g. 2020-01-01..2021-01-01; either end may be left out [default: the layout''s epoch..a day from now]'
+            cand --layout 'Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]'
             cand --epoch 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]'
             cand --bits 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)'
             cand --unit 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]'
-            cand --fix 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)'
+            cand --fix 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)'
             cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379'
             cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
@@ -189,7 +190,8 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
             cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
             cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
-            cand --json 'Print one JSON object per ID (JSON Lines)'
+            cand --json 'Print JSON: one object per ID (JSON Lines); with --guess, one document'
+            cand --guess 'List the named layouts under which every ID decodes to a plausible moment, ranked'
             cand -v 'Explain what the command is doing, on stderr'
             cand --verbose 'Explain what the command is doing, on stderr'
             cand -h 'Print help'

@@ -109,11 +109,26 @@ complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s v -l verbose -d 
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l namespace -d 'Holders sharing one layout and epoch' -r
-complete -c idgen -n "__fish_idgen_using_subcommand lease" -l layout -d 'Named layout (see the list below) [env: IDGEN_LAYOUT] [default: snowflake]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l layout -d 'Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]' -r -f -a "snowflake\t''
+snowflake-dc\t''
+discord\t''
+instagram\t''
+mastodon\t''
+uid-generator\t''
+uid-generator-dc\t''
+sonyflake\t''
+sonyflake-v2\t''
+yitter\t''
+tsid\t''
+seata\t''
+segment\t''
+leaf\t''
+twitter\t''
+mybatis-plus\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l epoch -d 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout\'s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l bits -d 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l unit -d 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand lease" -l fix -d 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l fix -d 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -s n -l count -d 'Issue N IDs, then release the lease [default: 1]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l holder -d 'Who holds the lease, shown to operators [default: HOSTNAME:PID]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l ttl -d 'Lease expiry; renewed every third of it [default: 30s, or the config file\'s]' -r
@@ -146,11 +161,27 @@ complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l json -d
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l layout -d 'Named layout (see the list below) [env: IDGEN_LAYOUT] [default: snowflake]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l between -d 'With --guess: the window a plausible moment lies in, e.g. 2020-01-01..2021-01-01; either end may be left out [default: the layout\'s epoch..a day from now]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l layout -d 'Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]' -r -f -a "snowflake\t''
+snowflake-dc\t''
+discord\t''
+instagram\t''
+mastodon\t''
+uid-generator\t''
+uid-generator-dc\t''
+sonyflake\t''
+sonyflake-v2\t''
+yitter\t''
+tsid\t''
+seata\t''
+segment\t''
+leaf\t''
+twitter\t''
+mybatis-plus\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l epoch -d 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout\'s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l bits -d 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l unit -d 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l fix -d 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l fix -d 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
@@ -158,7 +189,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand decode" -l store -d 'The emb
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l json -d 'Print one JSON object per ID (JSON Lines)'
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l json -d 'Print JSON: one object per ID (JSON Lines); with --guess, one document'
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l guess -d 'List the named layouts under which every ID decodes to a plausible moment, ranked'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -s V -l version -d 'Print version'

@@ -75,7 +75,7 @@ impl<C: Clock> SnowflakeGenerator<C> {
             layout
                 .fields()
                 .iter()
-                .find(|field| field.kind().role() == role)
+                .find(|field| field.role() == role)
                 .expect("check_generatable found time and sequence fields")
         };
         let (time, sequence) = (field(Role::Time), field(Role::Sequence));

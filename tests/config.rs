@@ -345,7 +345,7 @@ fn every_kind_of_mistake_names_the_file_line_and_key() {
         ),
         (
             "layout",
-            "[snowflake]\nlayout = \"twitter\"\n",
+            "[snowflake]\nlayout = \"flickr\"\n",
             ":2: key snowflake.layout:",
         ),
         (

@@ -55,7 +55,12 @@ fn decode_stdin(args: &[&str], stdin: &str) -> Run {
 }
 
 /// Runs `idgen decode ARGS` on a pseudo-terminal (util-linux `script`), so stdout is a TTY.
+/// Fails, rather than skips, where `script` is missing.
 fn decode_on_terminal(args: &str) -> Run {
+    assert!(
+        script_available(),
+        "these tests need util-linux `script` to give idgen a terminal; install bsdutils (Debian, Ubuntu) or util-linux"
+    );
     let shell = format!(
         "stty cols 120 rows 40; exec {} decode {args}",
         env!("CARGO_BIN_EXE_idgen")
@@ -151,6 +156,129 @@ fn sonyflake_fields_sit_where_sonys_readme_puts_them() {
     );
 }
 
+#[test]
+fn mastodons_documented_status_decodes_to_its_creation_time() {
+    // Mastodon API docs, Status entity example: "id": "103270115826048975" with
+    // "created_at": "2019-12-08T03:48:33.901Z". The ID's time comes from the database's
+    // timestamp_id(), 52 ms before Rails stamped created_at.
+    let run = decode(&["--layout", "mastodon", "103270115826048975"]);
+    assert_eq!(
+        only_line(&run),
+        "103270115826048975 mastodon 2019-12-08T03:48:33.849Z sequence=40911"
+    );
+}
+
+#[test]
+fn yitters_readme_examples_decode_to_one_three_and_five_years_of_running() {
+    // yitter/IdGenerator README, "ID示例": IDs after running 1, 3 and 5 years with the
+    // default configuration (WorkerId 1 in its examples; sequences start at 11).
+    let run = decode(&[
+        "--layout",
+        "yitter",
+        "129053495681099",
+        "387750301904971",
+        "646093214093387",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "129053495681099 yitter 2021-02-18T10:20:03.094Z worker=1 sequence=11\n\
+         387750301904971 yitter 2023-02-19T10:20:03.051Z worker=1 sequence=11\n\
+         646093214093387 yitter 2025-02-18T10:20:03.097Z worker=1 sequence=11\n"
+    );
+}
+
+#[test]
+fn tsid_creators_readme_strings_share_a_millisecond_until_it_says_it_changed() {
+    // f4b6a3/tsid-creator README, "Sequence of TSID strings": eight strings in one
+    // millisecond, then "01226N0693HDA < millisecond changed".
+    let same = [
+        "01226N0640J7K",
+        "01226N0640J7M",
+        "01226N0640J7N",
+        "01226N0640J7P",
+        "01226N0640J7Q",
+        "01226N0640J7R",
+        "01226N0640J7S",
+        "01226N0640J7T",
+    ];
+    let mut args = vec!["--json", "--layout", "tsid"];
+    args.extend(same);
+    args.push("01226N0693HDA");
+    let run = decode(&args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let records: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let texts: Vec<&str> = records
+        .iter()
+        .map(|r| r["tsid"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts[..8], same);
+    let first_ms = &records[0]["unix_ms"];
+    assert!(records[..8].iter().all(|r| &r["unix_ms"] == first_ms));
+    let counters: Vec<u64> = records[..8]
+        .iter()
+        .map(|r| r["counter"].as_u64().unwrap())
+        .collect();
+    assert!(
+        counters.windows(2).all(|pair| pair[0] < pair[1]),
+        "{counters:?}"
+    );
+    assert!(records[8]["unix_ms"].as_i64() > first_ms.as_i64());
+}
+
+#[test]
+fn a_tsid_decodes_the_same_from_its_text_and_its_number() {
+    let from_text = decode(&["--layout", "tsid", "01226N0640J7Q"]);
+    let from_number = decode(&["--layout", "tsid", "38358284406638839"]);
+    assert_eq!(
+        only_line(&from_text),
+        "38358284406638839 tsid 2020-04-15T20:22:07.665Z node=4 counter=2295 tsid=01226N0640J7Q"
+    );
+    assert_eq!(only_line(&from_number), only_line(&from_text));
+}
+
+#[test]
+fn a_discord_message_link_decodes_its_message_id() {
+    // Discord's documented snowflake as the message in a message link.
+    let link =
+        "https://discord.com/channels/81384788765712384/381887113391505410/175928847299117063";
+    let run = decode(&["--layout", "discord", link]);
+    assert!(only_line(&run).starts_with("175928847299117063 discord 2016-04-30T11:18:25.796Z "));
+}
+
+#[test]
+fn a_tweet_url_decodes_under_twitter() {
+    // Twitter API docs, Tweet object: 1050118621198921728, created Wed Oct 10 20:19:24 2018.
+    let url = "https://twitter.com/TwitterDev/status/1050118621198921728";
+    let run = decode(&["--layout", "twitter", url]);
+    assert!(
+        only_line(&run).starts_with("1050118621198921728 snowflake-dc 2018-10-10T20:19:24.211Z "),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn verbose_says_when_the_id_was_taken_from_a_url() {
+    let run = decode(&[
+        "--verbose",
+        "--layout",
+        "discord",
+        "https://discord.com/channels/1/2/175928847299117063",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("took ID 175928847299117063, the longest run of digits"),
+        "{}",
+        run.stderr
+    );
+}
+
 // ---- formats ---------------------------------------------------------------------------
 
 #[test]
@@ -163,6 +291,12 @@ fn plain_lines_for_every_named_layout() {
         ("uid-generator", "3200169789968523265"),
         ("uid-generator-dc", "3200169789968523265"),
         ("sonyflake", "1677967087"),
+        ("instagram", "11637205501278089"),
+        ("mastodon", "103270115826048975"),
+        ("sonyflake-v2", "1677967087"),
+        ("yitter", "482769297408197"),
+        ("tsid", "38358284406638839"),
+        ("seata", "27478567185022977"),
         ("segment", "16400"),
     ] {
         text.push_str(only_line(&decode(&["--layout", layout, id])));
@@ -173,10 +307,6 @@ fn plain_lines_for_every_named_layout() {
 
 #[test]
 fn a_terminal_gets_a_table() {
-    if !script_available() {
-        eprintln!("skipped: util-linux `script` is not installed");
-        return;
-    }
     let run = decode_on_terminal("--layout discord 175928847299117063 175928847299117064");
     assert_eq!(run.code, 0, "{}", run.stdout);
     insta::assert_snapshot!("terminal_table", run.stdout);
@@ -184,10 +314,6 @@ fn a_terminal_gets_a_table() {
 
 #[test]
 fn a_terminal_table_for_a_layout_without_time_has_no_timestamp_column() {
-    if !script_available() {
-        eprintln!("skipped: util-linux `script` is not installed");
-        return;
-    }
     let run = decode_on_terminal("--layout segment 16400");
     assert_eq!(run.code, 0, "{}", run.stdout);
     insta::assert_snapshot!("terminal_table_segment", run.stdout);
@@ -268,10 +394,6 @@ fn ids_are_read_from_stdin_one_per_line_skipping_blank_lines() {
 
 #[test]
 fn no_ids_and_a_terminal_on_stdin_is_a_usage_error() {
-    if !script_available() {
-        eprintln!("skipped: util-linux `script` is not installed");
-        return;
-    }
     let run = decode_on_terminal("");
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(run.stdout.contains("no IDs given"), "{}", run.stdout);
@@ -338,7 +460,101 @@ fn a_custom_layout_decodes_with_its_own_names_unit_and_epoch() {
     );
 }
 
+#[test]
+fn hexadecimal_ids_decode_like_their_decimal_value() {
+    let hex = decode(&["--layout", "discord", "0x271065ac1020007"]);
+    let decimal = decode(&["--layout", "discord", "175928847299117063"]);
+    assert_eq!(only_line(&hex), only_line(&decimal));
+}
+
+#[test]
+fn a_custom_layout_may_name_its_fields_anything() {
+    let run = decode(&[
+        "--bits",
+        "time:48,rest:16",
+        "--epoch",
+        "0",
+        "103270115826048975",
+    ]);
+    assert_eq!(
+        only_line(&run),
+        "103270115826048975 custom 2019-12-08T03:48:33.849Z rest=40911"
+    );
+    let run = decode(&[
+        "--json",
+        "--bits",
+        "time:48,rest:16",
+        "--epoch",
+        "0",
+        "65539",
+    ]);
+    let record: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
+    assert_eq!(record["rest"], 3);
+}
+
+#[test]
+fn twitter_mybatis_plus_and_leaf_are_names_for_existing_layouts() {
+    for (alias, name) in [
+        ("twitter", "snowflake-dc"),
+        ("mybatis-plus", "snowflake-dc"),
+        ("leaf", "snowflake"),
+    ] {
+        let run = decode(&["--layout", alias, "1541815603606036480"]);
+        assert!(
+            only_line(&run).starts_with(&format!("1541815603606036480 {name} ")),
+            "{alias}"
+        );
+    }
+}
+
 // ---- bad input -------------------------------------------------------------------------
+
+#[test]
+fn fix_is_refused_because_decode_reads_every_field() {
+    let run = decode(&["--layout", "snowflake-dc", "--fix", "datacenter=3", "1"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("--fix datacenter=3"), "{}", run.stderr);
+    assert!(run.stderr.contains("idgen lease"), "{}", run.stderr);
+}
+
+#[test]
+fn a_hexadecimal_id_beyond_64_bits_is_reported_by_name_and_the_rest_decoded() {
+    let bad = "0x10000000000000000";
+    assert_rejected(
+        &with_one_bad("discord", bad),
+        bad,
+        "larger than any 64-bit ID",
+    );
+}
+
+#[test]
+fn a_negative_id_is_refused_by_an_unsigned_layout_too() {
+    let run = decode(&[
+        "--layout",
+        "tsid",
+        "38358284406638839",
+        "-38358284406638839",
+    ]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout.lines().count(), 1);
+    assert!(
+        run.stderr.contains("-38358284406638839 is negative"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn tsid_text_is_refused_by_layouts_without_it() {
+    let run = decode(&["--layout", "snowflake", "01226N0640J7Q"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("\"01226N0640J7Q\" is not a number"),
+        "{}",
+        run.stderr
+    );
+}
 
 /// Decodes one good ID around a bad one; returns the run.
 fn with_one_bad(layout: &str, bad: &str) -> Run {
@@ -367,11 +583,7 @@ fn assert_rejected(run: &Run, bad: &str, problem: &str) {
 
 #[test]
 fn an_id_that_is_not_a_number_is_reported_and_the_rest_decoded() {
-    assert_rejected(
-        &with_one_bad("discord", "12ab"),
-        "12ab",
-        "not a decimal number",
-    );
+    assert_rejected(&with_one_bad("discord", "12ab"), "12ab", "is not a number");
 }
 
 #[test]
@@ -407,7 +619,7 @@ fn bad_ids_on_stdin_are_reported_and_the_rest_decoded() {
         &["--layout", "discord"],
         "175928847299117063\nnope\n175928847299117064\n",
     );
-    assert_rejected(&run, "nope", "not a decimal number");
+    assert_rejected(&run, "nope", "is not a number");
 }
 
 #[test]
@@ -419,15 +631,24 @@ fn every_id_good_exits_zero_and_any_bad_exits_two() {
 
 #[test]
 fn an_unknown_layout_is_a_usage_error_listing_the_known_ones() {
-    let run = decode(&["--layout", "twitter", "1"]);
+    let run = decode(&["--layout", "flickr", "1"]);
     assert_eq!(run.code, 2);
     assert_eq!(run.stdout, "");
     assert!(
-        run.stderr.contains("unknown layout \"twitter\""),
+        run.stderr.contains("unknown layout \"flickr\""),
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("uid-generator-dc"), "{}", run.stderr);
+    for name in [
+        "uid-generator-dc",
+        "tsid",
+        "seata",
+        "twitter",
+        "mybatis-plus",
+        "leaf",
+    ] {
+        assert!(run.stderr.contains(name), "{name}: {}", run.stderr);
+    }
 }
 
 #[test]
@@ -468,6 +689,15 @@ fn help_lists_layouts_with_epochs_and_exhaustion_and_gives_examples() {
         "idgen decode --layout discord 175928847299117063",
         "epoch 2010-11-04T01:42:54.657Z, runs out 2080-07-10T17:30:30.209Z",
         "epoch 2016-05-20T00:00:00.000Z, runs out 2024-11-20T21:24:16.000Z",
+        "epoch 2011-08-24T21:07:01.721Z, runs out 2081-04-30T12:54:37.273Z",
+        "epoch 1970-01-01T00:00:00.000Z, runs out around the year 10889",
+        "epoch 2025-01-01T00:00:00.000Z, runs out 2199-03-19T03:28:58.880Z",
+        "epoch 2020-02-19T18:20:02.000Z, runs out around the year 73376",
+        "epoch 2020-01-01T00:00:00.000Z, runs out 2159-05-15T07:35:11.104Z",
+        "epoch 2020-05-02T16:00:00.000Z, runs out 2090-01-07T07:47:35.552Z",
+        "also called twitter, mybatis-plus",
+        "also called leaf",
+        "idgen decode --guess",
         "--epoch 2016-05-20T00:00:00+08:00",
         "ID LAYOUT [TIMESTAMP] FIELD=VALUE...",
     ] {
@@ -477,4 +707,199 @@ fn help_lists_layouts_with_epochs_and_exhaustion_and_gives_examples() {
             run.stdout
         );
     }
+}
+
+// ---- --guess -----------------------------------------------------------------------------
+
+/// The day Discord's documented snowflake was made.
+const DISCORD_DAY: &str = "2016-04-30..2016-05-01";
+
+#[test]
+fn guess_lists_each_plausible_layout_with_its_rank_and_fields() {
+    let run = decode(&["--guess", "--between", DISCORD_DAY, "175928847299117063"]);
+    assert_eq!(
+        only_line(&run),
+        "1 175928847299117063 discord 2016-04-30T11:18:25.796Z worker=1 process=0 increment=7"
+    );
+}
+
+#[test]
+fn guess_without_a_window_takes_epoch_to_a_day_from_now() {
+    let run = decode(&["--guess", "175928847299117063"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let layouts: Vec<&str> = run
+        .stdout
+        .lines()
+        .map(|line| line.split(' ').nth(2).unwrap())
+        .collect();
+    assert!(layouts.contains(&"discord"), "{}", run.stdout);
+    assert!(layouts.contains(&"snowflake"), "{}", run.stdout);
+    let ranks: Vec<&str> = run
+        .stdout
+        .lines()
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    let expected: Vec<String> = (1..=ranks.len()).map(|i| i.to_string()).collect();
+    assert_eq!(ranks, expected);
+}
+
+#[test]
+fn guess_json_is_one_document_with_ids_as_strings() {
+    let run = decode(&[
+        "--guess",
+        "--json",
+        "--between",
+        DISCORD_DAY,
+        "175928847299117063",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let document: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        document,
+        serde_json::json!({"candidates": [{
+            "rank": 1,
+            "layout": "discord",
+            "signature": "discord time:42,worker:5,process:5,increment:12 unit=ms epoch=1420070400000",
+            "ids": [{
+                "id": "175928847299117063",
+                "timestamp": "2016-04-30T11:18:25.796Z",
+                "unix_ms": 1462015105796i64,
+                "worker": 1,
+                "process": 0,
+                "increment": 7,
+            }],
+        }]})
+    );
+}
+
+#[test]
+fn guess_on_a_column_keeps_only_layouts_that_explain_every_id() {
+    let mastodon = "103270115826048975";
+    let alone = decode_stdin(&["--guess"], &format!("{mastodon}\n"));
+    assert!(alone.stdout.contains(" mastodon "), "{}", alone.stdout);
+    let with_tweet = decode_stdin(&["--guess"], &format!("{mastodon}\n1050118621198921728\n"));
+    assert_eq!(with_tweet.code, 0, "{}", with_tweet.stderr);
+    assert!(
+        !with_tweet.stdout.contains(" mastodon "),
+        "{}",
+        with_tweet.stdout
+    );
+    // Every layout listed shows both IDs.
+    for line in with_tweet.stdout.lines() {
+        let (rank, layout) = {
+            let mut words = line.split(' ');
+            (words.next().unwrap(), words.nth(1).unwrap())
+        };
+        let rows = with_tweet
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with(&format!("{rank} ")) && l.split(' ').nth(2) == Some(layout))
+            .count();
+        assert_eq!(rows, 2, "{layout}: {}", with_tweet.stdout);
+    }
+}
+
+#[test]
+fn guess_reads_tsid_text_as_a_tsid() {
+    let run = decode(&["--guess", "01226N0640J7Q"]);
+    assert_eq!(
+        only_line(&run),
+        "1 38358284406638839 tsid 2020-04-15T20:22:07.665Z node=4 counter=2295 tsid=01226N0640J7Q"
+    );
+}
+
+#[test]
+fn guess_says_so_and_exits_two_when_no_layout_fits() {
+    let run = decode(&["--guess", "5"]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("no named layout dates this ID"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--between"), "{}", run.stderr);
+}
+
+#[test]
+fn guess_reports_unreadable_ids_and_guesses_from_the_rest() {
+    let run = decode(&[
+        "--guess",
+        "--between",
+        DISCORD_DAY,
+        "175928847299117063",
+        "nope",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stdout.starts_with("1 175928847299117063 discord "),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("\"nope\" is not a number"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn between_may_leave_out_an_end() {
+    let run = decode(&["--guess", "--between", "2016-04-30..", "175928847299117063"]);
+    assert!(run.stdout.contains(" discord "), "{}", run.stdout);
+    let run = decode(&["--guess", "--between", "..2016-04-30", "175928847299117063"]);
+    assert!(!run.stdout.contains(" discord "), "{}", run.stdout);
+}
+
+#[test]
+fn a_bad_window_is_a_usage_error() {
+    for window in ["2016-05-01..2016-04-30", "2016-04-30", "soon..later"] {
+        let run = decode(&["--guess", "--between", window, "1"]);
+        assert_eq!(run.code, 2, "{window}");
+        assert!(run.stderr.contains("--between"), "{window}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn between_needs_guess() {
+    let run = decode(&["--between", DISCORD_DAY, "175928847299117063"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--guess"), "{}", run.stderr);
+}
+
+#[test]
+fn guess_refuses_a_layout_or_an_epoch_but_not_idgen_epoch() {
+    let run = decode(&["--guess", "--layout", "discord", "175928847299117063"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--layout"), "{}", run.stderr);
+    let run = decode(&["--guess", "--epoch", "0", "175928847299117063"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--epoch"), "{}", run.stderr);
+    let run = finish(
+        command().env("IDGEN_EPOCH", "0").args([
+            "decode",
+            "--guess",
+            "--between",
+            DISCORD_DAY,
+            "175928847299117063",
+        ]),
+        "",
+    );
+    assert!(only_line(&run).contains(" discord "));
+}
+
+#[test]
+fn a_terminal_gets_a_ranked_table_of_guesses() {
+    let run = decode_on_terminal(&format!(
+        "--guess --between {DISCORD_DAY} 175928847299117063 175928847299117064"
+    ));
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    insta::assert_snapshot!("terminal_guess_table", run.stdout);
+}
+
+#[test]
+fn a_terminal_table_for_tsid_shows_the_text_form() {
+    let run = decode_on_terminal("--layout tsid 01226N0640J7Q");
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    insta::assert_snapshot!("terminal_table_tsid", run.stdout);
 }

@@ -2,8 +2,9 @@
 //! compose/decompose as properties over every layout.
 
 use idgen::layout::{
-    FieldKind, Layout, LayoutError, Parts, Role, TimeUnit, format_timestamp, named_layouts,
-    parse_epoch, parse_fixed, parse_id,
+    FieldKind, IdForm, Layout, LayoutError, Parts, ReadId, Role, TextForm, TimeUnit, Window,
+    format_timestamp, guess, layout_names, named_layouts, parse_epoch, parse_fixed, parse_id,
+    read_id,
 };
 use proptest::prelude::*;
 
@@ -69,6 +70,24 @@ fn named_layouts_have_the_documented_fields_units_and_epochs() {
             signed: false,
         },
         Documented {
+            // "Sharding & IDs at Instagram": 41 bits of ms, 13 of logical shard, 10 of
+            // sequence; the epoch is the one in the post's PL/pgSQL.
+            name: "instagram",
+            fields: &[("time", 41), ("shard", 13), ("sequence", 10)],
+            unit_ms: Some(1),
+            epoch: Some("2011-08-24T21:07:01.721Z"),
+            signed: false,
+        },
+        Documented {
+            // lib/mastodon/snowflake.rb: 48 bits of ms since the Unix epoch, 16 of
+            // hash-plus-sequence.
+            name: "mastodon",
+            fields: &[("time", 48), ("sequence", 16)],
+            unit_ms: Some(1),
+            epoch: Some("1970-01-01"),
+            signed: false,
+        },
+        Documented {
             name: "uid-generator",
             fields: &[("time", 28), ("worker", 22), ("sequence", 13)],
             unit_ms: Some(1000),
@@ -92,6 +111,41 @@ fn named_layouts_have_the_documented_fields_units_and_epochs() {
             fields: &[("time", 39), ("sequence", 8), ("machine", 16)],
             unit_ms: Some(10),
             epoch: Some("2014-09-01T00:00:00Z"),
+            signed: true,
+        },
+        Documented {
+            // sony/sonyflake v2 defaults: BitsSequence 8, BitsMachineID 16, TimeUnit 10 ms,
+            // StartTime 2025-01-01 UTC; time takes 63 - 8 - 16 bits.
+            name: "sonyflake-v2",
+            fields: &[("time", 39), ("sequence", 8), ("machine", 16)],
+            unit_ms: Some(10),
+            epoch: Some("2025-01-01T00:00:00Z"),
+            signed: true,
+        },
+        Documented {
+            // yitter/IdGenerator defaults: BaseTime 1582136402000 (02:20:02 at +08:00),
+            // WorkerIdBitLength 6, SeqBitLength 6; time takes the remaining 51 bits.
+            name: "yitter",
+            fields: &[("time", 51), ("worker", 6), ("sequence", 6)],
+            unit_ms: Some(1),
+            epoch: Some("2020-02-20T02:20:02+08:00"),
+            signed: true,
+        },
+        Documented {
+            // f4b6a3/tsid-creator: 42 bits of ms since 2020-01-01, then 10 node bits and
+            // 12 counter bits by default.
+            name: "tsid",
+            fields: &[("time", 42), ("node", 10), ("counter", 12)],
+            unit_ms: Some(1),
+            epoch: Some("2020-01-01"),
+            signed: false,
+        },
+        Documented {
+            // Seata's IdWorker: worker above the time, twepoch 1588435200000.
+            name: "seata",
+            fields: &[("worker", 10), ("time", 41), ("sequence", 12)],
+            unit_ms: Some(1),
+            epoch: Some("1588435200000"),
             signed: true,
         },
         Documented {
@@ -139,6 +193,10 @@ fn time_bits_run_out_at_epoch_plus_two_to_the_width_units() {
         ("discord", "2154-05-15T07:35:11.104Z"),
         ("uid-generator-dc", "2024-11-20T21:24:16.000Z"),
         ("sonyflake", "2188-11-16T03:28:58.880Z"),
+        ("instagram", "2081-04-30T12:54:37.273Z"),
+        ("sonyflake-v2", "2199-03-19T03:28:58.880Z"),
+        ("tsid", "2159-05-15T07:35:11.104Z"),
+        ("seata", "2090-01-07T07:47:35.552Z"),
     ];
     for (name, end) in cases {
         assert_eq!(
@@ -148,6 +206,163 @@ fn time_bits_run_out_at_epoch_plus_two_to_the_width_units() {
         );
     }
     assert_eq!(named("segment").exhausted_at_ms(), None);
+}
+
+#[test]
+fn mastodon_and_yitter_run_out_long_after_the_year_9999() {
+    // 2^48 ms after 1970 is in the year 10889; 2^51 ms after 2020 in the year 73376.
+    let mastodon = named("mastodon").exhausted_at_ms().unwrap();
+    assert_eq!(mastodon, 1 << 48);
+    let yitter = named("yitter").exhausted_at_ms().unwrap();
+    assert_eq!(yitter, 1_582_136_402_000 + (1 << 51));
+    assert_eq!(format_timestamp(mastodon), format!("@{mastodon}ms"));
+}
+
+#[test]
+fn yitter_lasts_the_71000_years_its_readme_promises() {
+    // yitter/IdGenerator README: "在默认配置下，ID可用 71000 年不重复".
+    let layout = named("yitter");
+    let span_ms = layout.exhausted_at_ms().unwrap() - layout.epoch_ms().unwrap();
+    let years = span_ms as f64 / (365.2425 * 86_400_000.0);
+    assert!((71_000.0..72_000.0).contains(&years), "{years}");
+}
+
+#[test]
+fn aliases_are_the_very_same_layout_under_its_own_name() {
+    for (alias, name) in [
+        ("twitter", "snowflake-dc"),
+        ("mybatis-plus", "snowflake-dc"),
+        ("leaf", "snowflake"),
+        ("Twitter", "snowflake-dc"),
+    ] {
+        assert_eq!(named(alias), named(name), "{alias}");
+        assert_eq!(named(alias).name(), name);
+    }
+}
+
+#[test]
+fn sonyflake_v1_and_v2_differ_only_in_their_epoch() {
+    let v1 = named("sonyflake");
+    let v2 = named("sonyflake-v2");
+    assert_eq!(widths(&v1), widths(&v2));
+    assert_ne!(v1.signature(), v2.signature());
+    let custom_v2 = Layout::custom(
+        "time:39,seq:8,machine:16",
+        Some(TimeUnit::from_ms(10).unwrap()),
+        Some(parse_epoch("2025-01-01").unwrap()),
+    )
+    .unwrap();
+    assert_eq!(custom_v2, v2);
+}
+
+#[test]
+fn a_named_layout_moved_to_another_named_layouts_epoch_keeps_its_name() {
+    let moved = named("sonyflake")
+        .with_epoch_ms(parse_epoch("2025-01-01").unwrap())
+        .unwrap();
+    assert_eq!(moved.name(), "sonyflake");
+    assert_eq!(Layout::from_signature(&moved.signature()), Ok(moved));
+}
+
+#[test]
+fn instagrams_shard_names_the_issuer_so_instagram_can_be_generated() {
+    let layout = named("instagram");
+    assert_eq!(layout.field(FieldKind::Shard).unwrap().role(), Role::Node);
+    assert_eq!(layout.node_bits(), 13);
+    assert!(layout.check_generatable().is_ok());
+    assert_eq!(
+        named("segment").field(FieldKind::Shard).unwrap().role(),
+        Role::Segment
+    );
+}
+
+#[test]
+fn seata_puts_the_worker_above_the_time() {
+    let layout = named("seata");
+    let id = layout
+        .compose_parts(Parts {
+            time: 5,
+            node: 3,
+            sequence: 2,
+        })
+        .unwrap();
+    assert_eq!(id, (3 << 53) | (5 << 12) | 2);
+}
+
+#[test]
+fn every_named_layout_with_a_time_field_can_be_generated() {
+    for layout in named_layouts().filter(|layout| layout.name() != "segment") {
+        assert!(layout.check_generatable().is_ok(), "{}", layout.name());
+    }
+}
+
+#[test]
+fn instagrams_worked_example_keeps_its_fields() {
+    // Instagram Engineering, "Sharding & IDs at Instagram": 1387263000 ms since the epoch,
+    // logical shard 1341, sequence 5001 % 1024 = 905. (The post's own epoch and date do
+    // not match its millisecond count, so only the fields are checked.)
+    let layout = named("instagram");
+    let id = (1_387_263_000u64 << 23) | (1341 << 10) | 905;
+    let decoded = layout.decompose(id).unwrap();
+    assert_eq!(decoded.get(FieldKind::Time), Some(1_387_263_000));
+    assert_eq!(decoded.get(FieldKind::Shard), Some(1341));
+    assert_eq!(decoded.get(FieldKind::Sequence), Some(905));
+}
+
+#[test]
+fn tsid_creators_readme_instant_and_random_part_decode_to_its_instant() {
+    // f4b6a3/tsid-creator README: getTime() 9153062458, getRandom() 305516,
+    // getInstant() 2020-04-15T22:31:02.458Z.
+    let layout = named("tsid");
+    let id = (9_153_062_458u64 << 22) | 305_516;
+    let decoded = layout.decompose(id).unwrap();
+    assert_eq!(
+        format_timestamp(decoded.unix_ms.unwrap()),
+        "2020-04-15T22:31:02.458Z"
+    );
+    assert_eq!(decoded.get(FieldKind::Node), Some(305_516 >> 12));
+    assert_eq!(decoded.get(FieldKind::Counter), Some(305_516 & 4095));
+}
+
+#[test]
+fn tsid_text_is_13_crockford_characters_and_reads_back() {
+    // f4b6a3/tsid-creator README: a TSID string such as 01226N0640J7Q.
+    let read = read_id("01226N0640J7Q", Some(TextForm::Tsid)).unwrap();
+    assert_eq!(read.form, IdForm::Text(TextForm::Tsid));
+    assert_eq!(TextForm::Tsid.format(read.id), "01226N0640J7Q");
+    let decoded = named("tsid").decompose(read.id).unwrap();
+    assert_eq!(decoded.text.as_deref(), Some("01226N0640J7Q"));
+    // Lower case, and Crockford's O, I and L for 0, 1 and 1.
+    assert_eq!(
+        read_id("o1226n064oj7q", Some(TextForm::Tsid)).unwrap().id,
+        read.id
+    );
+    assert_eq!(
+        read_id("0I226N0640J7Q", Some(TextForm::Tsid)).unwrap().id,
+        read.id
+    );
+}
+
+#[test]
+fn tsid_text_beyond_64_bits_is_too_large() {
+    assert!(matches!(
+        read_id("G000000000000", Some(TextForm::Tsid)),
+        Err(LayoutError::IdTooLarge { .. })
+    ));
+    assert_eq!(
+        read_id("FZZZZZZZZZZZZ", Some(TextForm::Tsid)).unwrap().id,
+        u64::MAX
+    );
+}
+
+#[test]
+fn tsid_text_is_only_read_for_a_layout_that_has_it() {
+    assert!(matches!(
+        read_id("01226N0640J7Q", None),
+        Err(LayoutError::NotANumber { .. })
+    ));
+    assert_eq!(named("snowflake").text_form(), None);
+    assert_eq!(named("tsid").text_form(), Some(TextForm::Tsid));
 }
 
 #[test]
@@ -163,14 +378,16 @@ fn exhaustion_moves_with_the_epoch() {
 
 #[test]
 fn unknown_layout_names_are_refused_with_the_known_ones_in_the_hint() {
-    let err = Layout::named("twitter").unwrap_err();
+    let err = Layout::named("flickr").unwrap_err();
     assert_eq!(
         err,
         LayoutError::UnknownLayout {
-            name: "twitter".into()
+            name: "flickr".into()
         }
     );
-    assert!(err.hint().contains("snowflake-dc"), "{}", err.hint());
+    for name in layout_names().chain(["twitter", "leaf"]) {
+        assert!(err.hint().contains(name), "{}", err.hint());
+    }
 }
 
 #[test]
@@ -298,9 +515,13 @@ fn fixed_fields_parse_from_field_equals_value() {
         parse_fixed("datacenter"),
         Err(LayoutError::BadFixed { .. })
     ));
-    assert!(matches!(
+    assert_eq!(
         parse_fixed("rack=1"),
-        Err(LayoutError::UnknownField { .. })
+        Ok((FieldKind::parse("rack").unwrap(), 1))
+    );
+    assert!(matches!(
+        parse_fixed("9rack=1"),
+        Err(LayoutError::BadFieldName { .. })
     ));
 }
 
@@ -338,15 +559,51 @@ fn custom_layouts_of_64_bits_are_unsigned() {
 }
 
 #[test]
-fn custom_layouts_refuse_unknown_field_names() {
-    let err = custom("time:41,rack:10,seq:12").unwrap_err();
+fn custom_layouts_take_any_field_names() {
+    let layout = custom("time:48,rest:16").unwrap();
+    assert_eq!(widths(&layout), [("time", 48), ("rest", 16)]);
+    let rest = layout.fields()[1].kind();
+    assert_eq!(rest.role(), Role::Other);
+    let decoded = layout.decompose((7 << 16) | 9).unwrap();
+    assert_eq!(decoded.get(rest), Some(9));
+    assert_eq!(decoded.unix_ms, Some(7));
     assert_eq!(
-        err,
-        LayoutError::UnknownField {
-            name: "rack".into()
-        }
+        Layout::from_signature(&layout.signature()),
+        Ok(layout.clone())
     );
-    assert!(err.hint().contains("datacenter"), "{}", err.hint());
+}
+
+#[test]
+fn fields_with_names_idgen_does_not_know_are_decoded_but_never_generated() {
+    let err = custom("time:41,rack:10,seq:12")
+        .unwrap()
+        .check_generatable()
+        .unwrap_err();
+    assert!(err.to_string().contains("rack"), "{err}");
+}
+
+#[test]
+fn field_names_must_be_words_and_not_taken_by_the_output() {
+    for bad in ["time:48,9lives:16", "time:48,re st:16", "time:48,:16"] {
+        assert!(
+            matches!(
+                custom(bad),
+                Err(LayoutError::BadFieldName { .. } | LayoutError::BadField { .. })
+            ),
+            "{bad}"
+        );
+    }
+    let too_long = format!("time:48,{}:16", "a".repeat(33));
+    assert!(matches!(
+        custom(&too_long),
+        Err(LayoutError::BadFieldName { .. })
+    ));
+    for taken in ["id", "layout", "timestamp", "unix_ms"] {
+        assert_eq!(
+            custom(&format!("time:48,{taken}:16")),
+            Err(LayoutError::ReservedFieldName { name: taken.into() })
+        );
+    }
 }
 
 #[test]
@@ -536,7 +793,7 @@ fn time_units_are_counted_from_the_epoch_rounding_down() {
 }
 
 #[test]
-fn ids_parse_as_unsigned_decimal_integers() {
+fn ids_parse_as_unsigned_decimal_or_hexadecimal_integers() {
     assert_eq!(parse_id("175928847299117063"), Ok(175_928_847_299_117_063));
     assert_eq!(parse_id(" 7 "), Ok(7));
     assert_eq!(parse_id("18446744073709551615"), Ok(u64::MAX));
@@ -544,9 +801,24 @@ fn ids_parse_as_unsigned_decimal_integers() {
         parse_id("abc"),
         Err(LayoutError::NotANumber { .. })
     ));
+    assert_eq!(parse_id("0x10"), Ok(16));
+    assert_eq!(parse_id("0XfF"), Ok(255));
+    assert_eq!(parse_id("0x00000000000000000001"), Ok(1));
     assert!(matches!(
-        parse_id("0x10"),
+        parse_id("0x1_0000_0000_0000_0000"),
         Err(LayoutError::NotANumber { .. })
+    ));
+    assert!(matches!(
+        parse_id("0x10000000000000000"),
+        Err(LayoutError::IdTooLarge { .. })
+    ));
+    assert!(matches!(
+        parse_id("0x"),
+        Err(LayoutError::NotANumber { .. })
+    ));
+    assert!(matches!(
+        parse_id("-0x5"),
+        Err(LayoutError::NegativeId { .. })
     ));
     assert!(matches!(
         parse_id("1e5"),
@@ -560,6 +832,36 @@ fn ids_parse_as_unsigned_decimal_integers() {
     assert!(matches!(
         parse_id("18446744073709551616"),
         Err(LayoutError::IdTooLarge { .. })
+    ));
+}
+
+#[test]
+fn a_url_or_path_gives_its_longest_run_of_digits() {
+    let link =
+        "https://discord.com/channels/81384788765712384/381887113391505410/175928847299117063";
+    assert_eq!(
+        read_id(link, None),
+        Ok(ReadId {
+            id: 175_928_847_299_117_063,
+            form: IdForm::InUrlOrPath
+        })
+    );
+    let tweet = "https://twitter.com/TwitterDev/status/1050118621198921728?s=20";
+    assert_eq!(read_id(tweet, None).unwrap().id, 1_050_118_621_198_921_728);
+    // Of equally long runs, the last: message links end with the message.
+    assert_eq!(read_id("/channels/111/222", None).unwrap().id, 222);
+    assert!(matches!(
+        read_id("/users/99999999999999999999999", None),
+        Err(LayoutError::IdTooLarge { .. })
+    ));
+    assert!(matches!(
+        read_id("https://example.com/no/digits", None),
+        Err(LayoutError::NotANumber { .. })
+    ));
+    // Without a slash, text around digits is not an ID.
+    assert!(matches!(
+        read_id("12ab", None),
+        Err(LayoutError::NotANumber { .. })
     ));
 }
 
@@ -598,6 +900,93 @@ fn signatures_whose_name_does_not_match_their_fields_are_refused() {
         Layout::from_signature(text),
         Err(LayoutError::BadSignature { .. })
     ));
+}
+
+// ---- guessing ------------------------------------------------------------------------
+
+fn read_all(texts: &[&str]) -> Vec<ReadId> {
+    texts
+        .iter()
+        .map(|text| read_id(text, Some(TextForm::Tsid)).unwrap())
+        .collect()
+}
+
+fn window(from: &str, to: &str) -> Window {
+    Window {
+        from_ms: parse_epoch(from).unwrap(),
+        to_ms: parse_epoch(to).unwrap(),
+    }
+}
+
+fn guessed(texts: &[&str], window: Window) -> Vec<&'static str> {
+    guess(&read_all(texts), window)
+        .iter()
+        .map(|candidate| candidate.layout.name())
+        .collect()
+}
+
+#[test]
+fn a_discord_id_is_guessed_as_discord_inside_a_window_around_its_moment() {
+    let names = guessed(&["175928847299117063"], window("2016-04-30", "2016-05-01"));
+    assert_eq!(names, ["discord"]);
+}
+
+#[test]
+fn every_guess_carries_the_ids_decoded_under_it() {
+    let candidates = guess(
+        &read_all(&["175928847299117063"]),
+        window("2016-04-30", "2016-05-01"),
+    );
+    let decoded = &candidates[0].decoded[0];
+    assert_eq!(decoded.get(FieldKind::Increment), Some(7));
+    assert_eq!(
+        format_timestamp(decoded.unix_ms.unwrap()),
+        "2016-04-30T11:18:25.796Z"
+    );
+}
+
+#[test]
+fn a_layout_is_guessed_only_if_it_explains_every_id() {
+    let now = Window::until_tomorrow(parse_epoch("2026-11-22").unwrap());
+    // Mastodon's documented status ID dates under mastodon, a tweet ID does not.
+    assert!(guessed(&["103270115826048975"], now).contains(&"mastodon"));
+    let both = guessed(&["103270115826048975", "1050118621198921728"], now);
+    assert!(!both.contains(&"mastodon"), "{both:?}");
+}
+
+#[test]
+fn a_moment_at_the_epoch_or_more_than_a_day_ahead_is_not_plausible() {
+    let now = parse_epoch("2016-04-28T11:18:25.796Z").unwrap();
+    // Every layout puts a small number at its epoch.
+    assert!(guessed(&["5"], Window::until_tomorrow(now)).is_empty());
+    // The Discord example lies two days after `now`, then less than a day after.
+    let discord = "175928847299117063";
+    assert!(!guessed(&[discord], Window::until_tomorrow(now)).contains(&"discord"));
+    let day_later = now + 86_400_000;
+    assert!(guessed(&[discord], Window::until_tomorrow(day_later)).contains(&"discord"));
+}
+
+#[test]
+fn tsid_text_is_guessed_only_as_tsid() {
+    let now = Window::until_tomorrow(parse_epoch("2026-11-22").unwrap());
+    assert_eq!(guessed(&["01226N0640J7Q"], now), ["tsid"]);
+}
+
+#[test]
+fn guesses_are_ranked_by_how_few_ids_fit_the_window() {
+    let now = Window::until_tomorrow(parse_epoch("2026-11-22").unwrap());
+    let candidates = guess(&read_all(&["1541815603606036480"]), now);
+    assert!(candidates.len() > 1);
+    assert!(
+        candidates
+            .windows(2)
+            .all(|pair| pair[0].window_bits <= pair[1].window_bits)
+    );
+}
+
+#[test]
+fn no_ids_give_no_guesses() {
+    assert!(guess(&[], Window::until_tomorrow(0)).is_empty());
 }
 
 // ---- properties ----------------------------------------------------------------------
@@ -696,6 +1085,36 @@ fn layout_and_values() -> impl Strategy<Value = (Layout, Vec<(FieldKind, u64)>)>
             .collect();
         (Just(layout), values)
     })
+}
+
+/// A named layout with a time field, a "now" while it has time bits left, and an ID it
+/// could have made between its epoch and then.
+fn layout_now_and_plausible_id() -> impl Strategy<Value = (Layout, i64, u64)> {
+    let timed: Vec<Layout> = named_layouts()
+        .filter(|layout| layout.epoch_ms().is_some())
+        .collect();
+    proptest::sample::select(timed)
+        .prop_flat_map(|layout| {
+            let first = layout.unit_start_ms(1).unwrap();
+            let last = layout.exhausted_at_ms().unwrap() - 1;
+            (Just(layout), first..=last.min(4_000_000_000_000))
+        })
+        .prop_flat_map(|(layout, now)| {
+            let newest = layout.time_units_at(now).unwrap() as u64;
+            let values: Vec<_> = layout
+                .fields()
+                .iter()
+                .map(|field| match field.kind() {
+                    FieldKind::Time => (Just(field.kind()), (1..=newest).boxed()),
+                    kind => (Just(kind), field_value(field.max()).boxed()),
+                })
+                .collect();
+            (Just(layout), Just(now), values)
+        })
+        .prop_map(|(layout, now, values)| {
+            let id = layout.compose(&values).unwrap();
+            (layout, now, id)
+        })
 }
 
 fn layout_and_id() -> impl Strategy<Value = (Layout, u64)> {
@@ -799,6 +1218,53 @@ proptest! {
             let over_node = Parts { node: layout.node_capacity(), ..parts };
             prop_assert!(layout.compose_parts(over_node).is_err());
         }
+    }
+
+    #[test]
+    fn every_named_layout_composes_and_decomposes(raw in prop::array::uniform4(field_value(u64::MAX))) {
+        for layout in named_layouts() {
+            // Each field takes the low bits of one random value, so edges come up too.
+            let values: Vec<(FieldKind, u64)> = layout
+                .fields()
+                .iter()
+                .zip(raw)
+                .map(|(field, raw)| (field.kind(), raw & field.max()))
+                .collect();
+            let id = layout.compose(&values).unwrap();
+            let decoded = layout.decompose(id).unwrap();
+            prop_assert_eq!(&decoded.values, &values, "{}", layout.name());
+            prop_assert_eq!(layout.compose(&decoded.values).unwrap(), id);
+        }
+    }
+
+    #[test]
+    fn the_layout_that_made_an_id_is_always_among_the_guesses(
+        (layout, now, id) in layout_now_and_plausible_id(),
+    ) {
+        let form = match layout.text_form() {
+            Some(form) => IdForm::Text(form),
+            None => IdForm::Decimal,
+        };
+        let names: Vec<&str> = guess(&[ReadId { id, form }], Window::until_tomorrow(now))
+            .iter()
+            .map(|candidate| candidate.layout.name())
+            .collect();
+        prop_assert!(names.contains(&layout.name()), "{} not in {:?}", layout.name(), names);
+    }
+
+    #[test]
+    fn tsid_text_round_trips_every_64_bit_value(id in any::<u64>()) {
+        let text = TextForm::Tsid.format(id);
+        prop_assert_eq!(text.len(), 13);
+        let read = read_id(&text, Some(TextForm::Tsid)).unwrap();
+        prop_assert_eq!(read.id, id);
+    }
+
+    #[test]
+    fn decimal_and_hexadecimal_read_the_same_id(id in any::<u64>()) {
+        prop_assert_eq!(parse_id(&id.to_string()), Ok(id));
+        prop_assert_eq!(parse_id(&format!("0x{id:x}")), Ok(id));
+        prop_assert_eq!(parse_id(&format!("https://example.com/items/{id}")), Ok(id));
     }
 
     #[test]

@@ -418,6 +418,46 @@ fn a_fixed_datacenter_is_in_every_id() {
     assert_eq!(field(&layout, id, FieldKind::Worker), 31);
 }
 
+#[test]
+fn the_new_named_layouts_generate_ids_that_decode_to_the_clock_and_the_node() {
+    let cases = [
+        ("instagram", FieldKind::Shard),
+        ("sonyflake-v2", FieldKind::Machine),
+        ("yitter", FieldKind::Worker),
+        ("tsid", FieldKind::Node),
+        ("seata", FieldKind::Worker),
+    ];
+    for (name, node_field) in cases {
+        let layout = layout(name);
+        let node = layout.node_capacity() - 1;
+        let clock = ManualClock::new(today_ms());
+        let mut generator = generator(&layout, node, &clock);
+        let first = next(&mut generator);
+        let second = next(&mut generator);
+        assert!(first < second, "{name}");
+        assert_eq!(unix_ms(&layout, first), today_ms(), "{name}");
+        assert_eq!(field(&layout, first, node_field), node, "{name}");
+        let sequence = layout
+            .fields()
+            .iter()
+            .find(|f| f.role() == idgen::layout::Role::Sequence)
+            .unwrap()
+            .kind();
+        assert_eq!(field(&layout, second, sequence), 1, "{name}");
+    }
+}
+
+#[test]
+fn mastodon_has_no_node_bits_so_one_generator_fills_the_sequence() {
+    let layout = layout("mastodon");
+    assert_eq!(layout.node_capacity(), 1);
+    let clock = ManualClock::new(today_ms());
+    let mut generator = generator(&layout, 0, &clock);
+    let id = next(&mut generator);
+    assert_eq!(id >> 16, today_ms() as u64);
+    assert_eq!(field(&layout, next(&mut generator), FieldKind::Sequence), 1);
+}
+
 // ---- a long run with a jittery clock ---------------------------------------------------
 
 #[derive(Debug, Clone)]

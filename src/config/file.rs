@@ -660,7 +660,7 @@ lease_ttl = 10
             ),
             ("timeout = \"soon\"\n", 1, "timeout"),
             (
-                "[snowflake]\n\nlayout = \"twitter\"\n",
+                "[snowflake]\n\nlayout = \"flickr\"\n",
                 3,
                 "snowflake.layout",
             ),

@@ -1,11 +1,16 @@
 //! The flags that choose a bit layout, shared by `decode` and `lease`.
 
+use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
 use idgen::config::Settings;
-use idgen::layout::{Layout, TimeUnit, parse_epoch, parse_fixed};
+use idgen::layout::{Layout, TimeUnit, layout_names_and_aliases, parse_epoch, parse_fixed};
+use std::ffi::OsStr;
 
 /// Environment variable naming the default layout. Read here rather than by clap so that
 /// `--bits` on the command line overrides it instead of conflicting with it.
 pub const LAYOUT_ENV: &str = "IDGEN_LAYOUT";
+
+/// Environment variable giving the epoch, as `--epoch` does.
+pub const EPOCH_ENV: &str = "IDGEN_EPOCH";
 
 /// The layout to use when nothing names one.
 pub const DEFAULT_LAYOUT: &str = "snowflake";
@@ -13,12 +18,18 @@ pub const DEFAULT_LAYOUT: &str = "snowflake";
 #[derive(Debug, Clone, Default, clap::Args)]
 #[command(next_help_heading = "Layout")]
 pub struct LayoutArgs {
-    /// Named layout (see the list below) [env: IDGEN_LAYOUT] [default: snowflake]
-    #[arg(long, value_name = "NAME", conflicts_with = "bits")]
+    /// Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with = "bits",
+        value_parser = LayoutName,
+        hide_possible_values = true
+    )]
     pub layout: Option<String>,
 
     /// Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout's]
-    #[arg(long, env = "IDGEN_EPOCH", value_name = "EPOCH")]
+    #[arg(long, env = EPOCH_ENV, value_name = "EPOCH")]
     pub epoch: Option<String>,
 
     /// Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)
@@ -29,9 +40,31 @@ pub struct LayoutArgs {
     #[arg(long, value_name = "UNIT", requires = "bits")]
     pub unit: Option<String>,
 
-    /// Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable)
+    /// Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)
     #[arg(long = "fix", value_name = "FIELD=VALUE")]
     pub fix: Vec<String>,
+}
+
+/// Offers the named layouts to shell completion; the layout itself checks the name, so an
+/// unknown one gets the same error from the flag as from `IDGEN_LAYOUT`.
+#[derive(Debug, Clone, Copy)]
+struct LayoutName;
+
+impl TypedValueParser for LayoutName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<String, clap::Error> {
+        StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(layout_names_and_aliases().map(PossibleValue::new)))
+    }
 }
 
 impl LayoutArgs {
