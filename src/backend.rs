@@ -38,10 +38,24 @@ enum Parts {
 }
 
 impl Backend {
-    /// Opens the backend the settings describe. Nothing connects yet: the first
-    /// use of the ledger or of a node does.
+    /// Opens the backend the settings describe, creating the embedded store's
+    /// file if it is missing (for `init-app` and `lease`). Nothing connects yet:
+    /// the first use of the ledger or of a node does.
     pub fn open(settings: &Settings) -> Result<Self> {
+        Self::open_with(settings, true)
+    }
+
+    /// Like [`Self::open`], but a missing store file is an error rather than a
+    /// new empty store: a mistyped `--store` must not look like a fresh deployment.
+    pub fn open_existing(settings: &Settings) -> Result<Self> {
+        Self::open_with(settings, false)
+    }
+
+    fn open_with(settings: &Settings, create: bool) -> Result<Self> {
         let has_redis = !settings.redis_nodes.is_empty();
+        if settings.store.is_some() && (has_redis || settings.mysql.is_some()) {
+            return Err(store_and_servers(settings));
+        }
         match (has_redis, &settings.mysql) {
             (true, Some(mysql)) => {
                 if !settings.redis_nodes.contains_key(DEFAULT_NODE) {
@@ -82,9 +96,13 @@ impl Backend {
             (false, None) => {
                 let path = match &settings.store {
                     Some(path) => path.clone(),
-                    None => default_store_path()?,
+                    None => default_store_path(create)?,
                 };
-                let store = Arc::new(SqliteStore::open(&path, settings.timeout));
+                let store = Arc::new(if create {
+                    SqliteStore::open(&path, settings.timeout)
+                } else {
+                    SqliteStore::open_existing(&path, settings.timeout)?
+                });
                 let dispenser: Arc<dyn Dispenser> = store.clone();
                 Ok(Backend {
                     ledger: store.clone(),
@@ -173,9 +191,34 @@ impl Backend {
     }
 }
 
+/// The usage error for a store file configured together with servers: idgen
+/// would otherwise silently pick one of them.
+fn store_and_servers(settings: &Settings) -> Error {
+    let mut servers: Vec<String> = settings
+        .redis_nodes
+        .keys()
+        .map(|name| {
+            let key = format!("redis node {name}");
+            format!("{key} from {}", settings.origin(&key))
+        })
+        .collect();
+    if settings.mysql.is_some() {
+        servers.push(format!("MySQL from {}", settings.origin("mysql")));
+    }
+    Error::Config {
+        location: "backend".into(),
+        problem: format!(
+            "an embedded store (from {}) is configured together with servers ({})",
+            settings.origin("store"),
+            servers.join(", ")
+        ),
+        hint: "use either the store file or Redis and MySQL: unset one of them".into(),
+    }
+}
+
 /// `$XDG_DATA_HOME/idgen/idgen.db`, else `~/.local/share/idgen/idgen.db`;
-/// creates the directory.
-pub fn default_store_path() -> Result<PathBuf> {
+/// creates the directory when `create`.
+pub fn default_store_path(create: bool) -> Result<PathBuf> {
     let data_home = std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -191,6 +234,9 @@ pub fn default_store_path() -> Result<PathBuf> {
             hint: "pass --store PATH (or IDGEN_STORE), or configure --redis and --mysql".into(),
         })?;
     let dir = data_home.join("idgen");
+    if !create {
+        return Ok(dir.join("idgen.db"));
+    }
     std::fs::create_dir_all(&dir).map_err(|e| Error::StoreUnusable {
         path: dir.join("idgen.db").display().to_string(),
         detail: format!("cannot create directory {}: {e}", dir.display()),

@@ -156,7 +156,7 @@ impl TestEnv {
                 if self.named_nodes {
                     cmd.env(
                         "IDGEN_REDIS_NODES",
-                        format!("hot={},cold={}", self.hot_url, self.cold_url),
+                        format!("hot={} cold={}", self.hot_url, self.cold_url),
                     );
                 }
             }

@@ -67,6 +67,8 @@ pub struct SqliteStore {
 struct Db {
     path: PathBuf,
     timeout: Duration,
+    /// Whether opening may create the file (never for a store that must exist).
+    create: bool,
     conn: Mutex<Option<Connection>>,
 }
 
@@ -109,25 +111,28 @@ impl SqliteStore {
     /// Prepares the store at `path`; the file is opened (and created) on first use,
     /// so a command that fails its argument checks never touches it.
     pub fn open(path: &Path, timeout: Duration) -> Self {
+        Self::prepare(path, timeout, true)
+    }
+
+    fn prepare(path: &Path, timeout: Duration, create: bool) -> Self {
         SqliteStore {
             db: Arc::new(Db {
                 path: path.to_path_buf(),
                 timeout,
+                create,
                 conn: Mutex::new(None),
             }),
         }
     }
 
-    /// Like [`Self::open`], but for a store that must already exist (the source
-    /// of a migration): a mistyped path is an error, not a new empty store.
+    /// Like [`Self::open`], but for a store that must already exist: a mistyped
+    /// path is an error, not a new empty store. The file is opened without
+    /// SQLite's create flag, so one deleted meanwhile is not recreated either.
     pub fn open_existing(path: &Path, timeout: Duration) -> Result<Self> {
         if !path.is_file() {
-            return Err(Error::StoreUnusable {
-                path: path.display().to_string(),
-                detail: "no store file exists there".into(),
-            });
+            return Err(missing(path));
         }
-        Ok(Self::open(path, timeout))
+        Ok(Self::prepare(path, timeout, false))
     }
 
     /// The store's file.
@@ -204,6 +209,14 @@ impl SqliteStore {
     }
 }
 
+/// A store file that should exist and does not.
+fn missing(path: &Path) -> Error {
+    Error::StoreUnusable {
+        path: path.display().to_string(),
+        detail: "no store file exists there; `idgen init-app` creates one".into(),
+    }
+}
+
 impl Db {
     /// Locks the connection, opening it first if needed, and runs `work`.
     fn with<T>(&self, work: impl FnOnce(&mut Connection) -> DbResult<T>) -> Result<T> {
@@ -241,10 +254,16 @@ impl Db {
 
     fn connect(&self) -> DbResult<Connection> {
         self.check_path()?;
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let mut conn = Connection::open_with_flags(&self.path, flags)?;
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        if self.create {
+            flags |= OpenFlags::SQLITE_OPEN_CREATE;
+        }
+        let mut conn = match Connection::open_with_flags(&self.path, flags) {
+            Err(_) if !self.create && !self.path.exists() => {
+                return Err(DbError::Idgen(missing(&self.path)));
+            }
+            other => other?,
+        };
         conn.busy_timeout(self.timeout)?;
         conn.set_prepared_statement_cache_capacity(64);
         // The first statement to read the file: garbage fails here with NotADatabase.

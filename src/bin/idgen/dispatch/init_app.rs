@@ -68,11 +68,16 @@ pub async fn run(args: InitAppArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
     )?;
     let backend = Backend::open(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
+    let new_store = backend.store_path().filter(|path| !path.exists());
     let report = backend
         .ledger
         .init_app(&spec)
         .await
         .with_context(|| format!("init-app {}", args.app))?;
+    if let Some(path) = new_store {
+        ctx.out
+            .note(&format!("created the embedded store {}", path.display()));
+    }
     if report.outcome == InitOutcome::Unchanged {
         warn_about_ignored_flags(ctx, &spec, &report);
     }

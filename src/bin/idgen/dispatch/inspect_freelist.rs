@@ -57,7 +57,7 @@ fn describe(problem: &Problem) -> String {
 }
 
 pub async fn run(args: InspectArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let backend = Backend::open(&ctx.settings)?;
+    let backend = Backend::open_existing(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let store = backend.lease_store().await?;
     let ns = &args.namespace;

@@ -111,7 +111,7 @@ fn phase_text(phase: MovePhase) -> &'static str {
 }
 
 pub async fn run(args: MigrateArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let backend = Backend::open(&ctx.settings)?;
+    let backend = Backend::open_existing(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
     if let Some(path) = &args.from_store {
         return leave_store(&args, path, &backend, ctx).await;

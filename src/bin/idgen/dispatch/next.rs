@@ -25,7 +25,7 @@ pub struct NextArgs {
 }
 
 pub async fn run(args: NextArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let backend = Backend::open(&ctx.settings)?;
+    let backend = Backend::open_existing(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let allocator = backend.allocator(&ctx.settings);
     // An inline refill holds the shard's lock: let it finish before stopping.

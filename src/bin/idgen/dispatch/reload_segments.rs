@@ -53,7 +53,7 @@ impl ReloadProgress for Bar {
 
 pub async fn run(args: ReloadArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let idle = check_idle(args.idle.unwrap_or(ctx.settings.idle))?;
-    let backend = Backend::open(&ctx.settings)?;
+    let backend = Backend::open_existing(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let allocator = backend.allocator(&ctx.settings);
     let options = ReloadOptions {

@@ -38,7 +38,7 @@ pub async fn run(args: StatusArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome>
         ..LayoutArgs::default()
     };
     let default_layout = defaults.resolve(&ctx.settings)?;
-    let backend = Backend::open(&ctx.settings)?;
+    let backend = Backend::open_existing(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.kind));
     let request = StatusRequest {
         idle,
