@@ -60,6 +60,15 @@ impl SecretUrl {
     pub fn scrub(&self, message: &str) -> String {
         scrub_all(message, &secrets_in(&self.raw))
     }
+
+    /// A driver's error as one scrubbed message, told by its root cause: drivers
+    /// wrap an I/O error in layers that each repeat "Input/output error".
+    pub fn describe_error(&self, error: &(dyn std::error::Error + 'static)) -> String {
+        let root = std::iter::successors(Some(error), |e| e.source())
+            .last()
+            .unwrap_or(error);
+        self.scrub(&root.to_string())
+    }
 }
 
 impl fmt::Display for SecretUrl {

@@ -606,7 +606,7 @@ fn reload_reports_orphaned_queues_and_prunes_them_only_when_asked(env: &TestEnv)
     assert_eq!(env.stock(33, 0), 10);
 }
 
-fn reload_exits_partial_when_a_shard_fails(env: &TestEnv) {
+fn reload_reports_an_exhausted_app_once_not_as_a_failure(env: &TestEnv) {
     let limit: u64 = 2 << 14 | 9;
     init_limited_app_9(env, "tiny", limit);
     env.ok(&[
@@ -618,13 +618,15 @@ fn reload_exits_partial_when_a_shard_fails(env: &TestEnv) {
         "--count",
         "2",
     ]);
+    // An exhausted shard is reported once, with the fix, and is not a failure.
     let run = env.run(&["reload-segments", "--app", "9", "--json"]);
-    assert_eq!(run.code(), 6, "{run}");
+    assert_eq!(run.code(), 0, "{run}");
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    let failures = report["failures"].as_array().unwrap();
-    assert_eq!(failures.len(), 1, "{report}");
-    assert_eq!(failures[0]["shard"], 0);
-    assert!(run.stderr.contains("max_limit_id"), "{run}");
+    assert_eq!(report["failures"], serde_json::json!([]), "{report}");
+    assert_eq!(report["exhausted"][0]["app"], 9, "{report}");
+    assert_eq!(report["exhausted"][0]["shards"], serde_json::json!([0]));
+    assert_eq!(report["exhausted"][0]["max_limit_id"], limit.to_string());
+    assert_eq!(run.stderr.matches("max_limit_id").count(), 1, "{run}");
 }
 
 fn reload_prints_nothing_with_quiet_when_all_went_well(env: &TestEnv) {
@@ -851,7 +853,7 @@ crate::on_both_backends!(
     reload_tops_up_every_shard_below_the_threshold,
     reload_skips_a_shard_whose_lock_another_refiller_holds,
     reload_reports_orphaned_queues_and_prunes_them_only_when_asked,
-    reload_exits_partial_when_a_shard_fails,
+    reload_reports_an_exhausted_app_once_not_as_a_failure,
     reload_prints_nothing_with_quiet_when_all_went_well,
     an_interrupted_reload_finishes_the_refill_under_way_and_leaves_no_lock,
 );

@@ -256,10 +256,21 @@ impl RedisNode {
         if e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal() {
             return connect_error(&self.url, e);
         }
+        if let Some(denied) = access_error(&self.url, e) {
+            return denied;
+        }
+        if is_wrong_type(e) {
+            // The failing command's key is not known here: name the keys it can be.
+            return Error::BadData {
+                backend: "Redis",
+                key: format!("one of node {:?}'s id.gen.* keys", self.name),
+                detail: self.url.describe_error(e),
+            };
+        }
         Error::Backend {
             backend: "Redis",
             url: self.url.to_string(),
-            detail: self.url.scrub(&e.to_string()),
+            detail: self.url.describe_error(e),
         }
     }
 
@@ -307,11 +318,31 @@ impl RedisNode {
 }
 
 fn connect_error(url: &SecretUrl, e: &redis::RedisError) -> Error {
-    Error::Unreachable {
+    access_error(url, e).unwrap_or_else(|| Error::Unreachable {
         backend: "Redis",
         url: url.to_string(),
-        detail: url.scrub(&e.to_string()),
-    }
+        detail: url.describe_error(e),
+    })
+}
+
+/// A refused AUTH (at connect: NOAUTH, WRONGPASS) or a command the ACL denies
+/// (NOPERM, whose message names the command).
+fn access_error(url: &SecretUrl, e: &redis::RedisError) -> Option<Error> {
+    let denied = e.kind() == redis::ErrorKind::AuthenticationFailed
+        || matches!(e.code(), Some("NOAUTH" | "WRONGPASS" | "NOPERM"))
+        || ["NOAUTH", "WRONGPASS", "NOPERM"]
+            .iter()
+            .any(|code| e.detail().is_some_and(|d| d.starts_with(code)));
+    denied.then(|| Error::AccessDenied {
+        backend: "Redis",
+        url: url.to_string(),
+        detail: url.describe_error(e),
+    })
+}
+
+/// WRONGTYPE, also when a script's `redis.call` raised it.
+fn is_wrong_type(e: &redis::RedisError) -> bool {
+    e.code() == Some("WRONGTYPE") || e.detail().is_some_and(|d| d.contains("WRONGTYPE"))
 }
 
 fn parse_index(entry: &[u8]) -> Option<u64> {

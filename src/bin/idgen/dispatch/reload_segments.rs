@@ -71,11 +71,27 @@ pub async fn run(args: ReloadArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome>
     for warning in &report.warnings {
         ctx.out.warn(warning);
     }
-    for failure in &report.failures {
+    // Not a failure: every later run would fail alike until an operator acts.
+    if !args.quiet {
+        for exhausted in &report.exhausted {
+            ctx.out.warn(&format!(
+                "app {}: {} at max_limit_id {}, nothing left to refill; raise max_limit_id for app {} in id_alloc, or move its callers to a new app",
+                exhausted.app,
+                shards_text(&exhausted.shards),
+                exhausted.max_limit_id,
+                exhausted.app
+            ));
+        }
+    }
+    // One line per app and cause, however many shards failed.
+    for group in &report.failure_groups {
         ctx.out.error(
             &format!(
-                "app {} shard {} on node {}: {}",
-                failure.app, failure.shard, failure.node, failure.error
+                "app {}: {} on node {}: {}",
+                group.app,
+                shards_text(&group.shards),
+                group.node,
+                group.error
             ),
             None,
         );
@@ -141,4 +157,23 @@ fn render(ctx: &Context<'_>, report: &ReloadReport, prune: bool) -> anyhow::Resu
         }
     }
     Ok(())
+}
+
+/// `shard 3`, or `64 shards (0-63)` with runs collapsed.
+fn shards_text(shards: &[u8]) -> String {
+    if let [only] = shards {
+        return format!("shard {only}");
+    }
+    let mut runs: Vec<String> = Vec::new();
+    let mut start = 0;
+    for i in 1..=shards.len() {
+        if i == shards.len() || u16::from(shards[i]) != u16::from(shards[i - 1]) + 1 {
+            runs.push(match i - start {
+                1 => shards[start].to_string(),
+                _ => format!("{}-{}", shards[start], shards[i - 1]),
+            });
+            start = i;
+        }
+    }
+    format!("{} shards ({})", shards.len(), runs.join(","))
 }
