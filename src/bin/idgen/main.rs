@@ -68,16 +68,30 @@ fn main() -> ExitCode {
 
 /// Prints the one-line error and picks the exit code from the core error inside it.
 fn report(out: &output::Output, err: &anyhow::Error) -> ExitCode {
-    if is_broken_pipe(err) {
-        // The reader went away (`idgen next --count 1000 | head`): not our failure.
-        return exit::exit(0);
-    }
     let core = err.chain().find_map(|e| e.downcast_ref::<idgen::Error>());
     let problem = format!("{err:#}");
+    if core.is_none() && let Some(io) = write_failure(err) {
+        // Also a closed pipe (`idgen next -n 1000 | head`): the IDs not read are
+        // lost, and a script must not take the run for a success.
+        out.error(
+            &format!("cannot write to stdout: {problem}"),
+            Some(match io.kind() {
+                std::io::ErrorKind::BrokenPipe => "the reader closed the pipe early; read all of the output, or ask for fewer items",
+                _ => "check the disk space and the file or pipe stdout goes to",
+            }),
+        );
+        return exit::exit(exit::for_write_failure());
+    }
     let hint = core.and_then(idgen::Error::hint);
     out.error(&problem, hint.as_deref());
     let kind = core.map_or(idgen::ErrorKind::Internal, idgen::Error::kind);
     exit::exit(exit::for_kind(kind))
+}
+
+/// The I/O error of a failed write to stdout: the binary's only raw I/O errors
+/// (every other one reaches it inside a core error).
+fn write_failure(err: &anyhow::Error) -> Option<&std::io::Error> {
+    err.chain().find_map(|e| e.downcast_ref::<std::io::Error>())
 }
 
 /// Secrets in the raw URL options, for a usage error clap reports before any
@@ -136,13 +150,6 @@ fn usage_error_line(err: &clap::Error) -> (String, String) {
         None => "see `idgen --help`".to_string(),
     };
     (problem, hint)
-}
-
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| {
-        e.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
 }
 
 /// The variable that gave the value clap rejected, when the flag itself was not

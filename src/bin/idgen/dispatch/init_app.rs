@@ -2,6 +2,7 @@
 
 use crate::dispatch::Context;
 use crate::exit::Outcome;
+use crate::output::TextRows;
 use anyhow::Context as _;
 use idgen::backend::Backend;
 use idgen::config::parse_duration;
@@ -140,7 +141,7 @@ fn render(ctx: &Context<'_>, report: &InitReport, json: bool) -> anyhow::Result<
         "step bounds",
         "max_limit_id",
     ]);
-    table.add_row(vec![
+    table.add_text_row(vec![
         app.app.to_string(),
         app.name.clone(),
         outcome_text(report),

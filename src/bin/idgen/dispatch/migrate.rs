@@ -3,6 +3,7 @@
 use crate::confirm::{self, Answer};
 use crate::dispatch::Context;
 use crate::exit::Outcome;
+use crate::output::TextRows;
 use idgen::backend::Backend;
 use idgen::segment::migrate::{MovePhase, MovePlan, MoveProgress, MoveReport, StoreExit};
 use idgen::store::sqlite::SqliteStore;
@@ -168,7 +169,7 @@ fn render_plan(ctx: &Context<'_>, plan: &MovePlan, json: bool) -> anyhow::Result
         "dispenser",
         "stock on from (becomes a gap)",
     ]);
-    table.add_row(vec![
+    table.add_text_row(vec![
         plan.app.to_string(),
         plan.name.clone(),
         plan.from.clone(),
@@ -200,7 +201,7 @@ fn render_report(
         "shards retired",
         "IDs retired",
     ]);
-    table.add_row(vec![
+    table.add_text_row(vec![
         format!("app {}: {} -> {}", plan.app, plan.from, plan.to),
         report.shards_stocked.to_string(),
         report.ids_stocked.to_string(),
@@ -253,7 +254,7 @@ async fn leave_store(
             "state",
             "stock in store (becomes a gap)",
         ]);
-        table.add_row(vec![
+        table.add_text_row(vec![
             plan.app.to_string(),
             plan.name.clone(),
             plan.source.clone(),
@@ -302,7 +303,7 @@ async fn leave_store(
             "shards stocked",
             "IDs stocked",
         ]);
-        table.add_row(vec![
+        table.add_text_row(vec![
             format!("app {}: {} -> {}", plan.app, plan.source, plan.to),
             report
                 .sealed_max_ids

@@ -2,6 +2,7 @@
 
 use crate::dispatch::Context;
 use crate::exit::Outcome;
+use crate::output::TextRows;
 use idgen::backend::Backend;
 use idgen::config::check_idle;
 use idgen::segment::ReloadOptions;
@@ -119,7 +120,7 @@ fn render(ctx: &Context<'_>, report: &ReloadReport, prune: bool) -> anyhow::Resu
         "busy",
         "failed",
     ]);
-    table.add_row(vec![
+    table.add_text_row(vec![
         report.shards_checked.to_string(),
         report.shards_below_threshold.to_string(),
         report.shards_refilled.to_string(),
@@ -139,7 +140,7 @@ fn render(ctx: &Context<'_>, report: &ReloadReport, prune: bool) -> anyhow::Resu
             "pruned IDs",
         ]);
         for orphan in &report.orphans {
-            orphans.add_row(vec![
+            orphans.add_text_row(vec![
                 orphan.node.clone(),
                 orphan.app.to_string(),
                 orphan.dispenser.as_str().to_string(),

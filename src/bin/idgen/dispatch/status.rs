@@ -2,6 +2,7 @@
 
 use crate::dispatch::Context;
 use crate::exit::Outcome;
+use crate::output::TextRows;
 use crate::layout_args::LayoutArgs;
 use idgen::backend::Backend;
 use idgen::config::check_idle;
@@ -76,7 +77,7 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
     let mut stores = out.table();
     stores.set_header(vec!["store", "name", "location", "status", "version"]);
     for store in &report.stores {
-        stores.add_row(vec![
+        stores.add_text_row(vec![
             match store.role {
                 StoreRole::Ledger => "ledger",
                 StoreRole::Node if report.backend == "embedded" => "dispenser",
@@ -121,7 +122,7 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
             if let Some(e) = &app.error {
                 state.push(e.clone());
             }
-            apps.add_row(vec![
+            apps.add_text_row(vec![
                 app.app.to_string(),
                 app.name.clone(),
                 app.node.clone(),
@@ -157,7 +158,7 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
             "problems",
         ]);
         for ns in &report.namespaces {
-            leases.add_row(vec![
+            leases.add_text_row(vec![
                 ns.name.clone(),
                 ns.layout.clone().unwrap_or_else(|| "-".into()),
                 ns.held.len().to_string(),
@@ -176,7 +177,7 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
     let mut layouts = out.table();
     layouts.set_header(vec!["layout of", "layout", "time bits run out", "state"]);
     for layout in &report.layouts {
-        layouts.add_row(vec![
+        layouts.add_text_row(vec![
             layout.used_by.clone(),
             layout.layout.clone(),
             layout.exhausted_at.clone().unwrap_or_else(|| "-".into()),
