@@ -125,7 +125,8 @@ fn render(ctx: &Context<'_>, report: &InitReport, json: bool) -> anyhow::Result<
             "shards_added": report.shards_added,
             "shards": app.shards.len(),
             "step": app.step(),
-            "max_limit_id": app.max_limit_id(),
+            // A string, like every value that may exceed 2^53.
+            "max_limit_id": app.max_limit_id().to_string(),
             "description": app.description,
             "policy": app.policy,
         }))?;
