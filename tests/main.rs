@@ -10,6 +10,7 @@ mod inspect;
 mod layouts;
 mod lease;
 mod migrate;
+mod secrets;
 mod segments;
 mod snowflake;
 mod status;

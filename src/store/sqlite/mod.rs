@@ -129,9 +129,10 @@ impl SqliteStore {
     /// path is an error, not a new empty store. The file is opened without
     /// SQLite's create flag, so one deleted meanwhile is not recreated either.
     pub fn open_existing(path: &Path, timeout: Duration) -> Result<Self> {
-        if !path.is_file() {
+        if is_missing(path) {
             return Err(missing(path));
         }
+        // Anything else wrong with the path is for opening to describe.
         Ok(Self::prepare(path, timeout, false))
     }
 
@@ -209,6 +210,15 @@ impl SqliteStore {
     }
 }
 
+/// Nothing at all is at `path` (its directory exists; a path through a regular
+/// file or a missing directory is for opening to describe).
+fn is_missing(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        && path
+            .parent()
+            .is_none_or(|dir| dir.as_os_str().is_empty() || dir.is_dir())
+}
+
 /// A store file that should exist and does not.
 fn missing(path: &Path) -> Error {
     Error::StoreUnusable {
@@ -259,7 +269,7 @@ impl Db {
             flags |= OpenFlags::SQLITE_OPEN_CREATE;
         }
         let mut conn = match Connection::open_with_flags(&self.path, flags) {
-            Err(_) if !self.create && !self.path.exists() => {
+            Err(_) if !self.create && is_missing(&self.path) => {
                 return Err(DbError::Idgen(missing(&self.path)));
             }
             other => other?,
