@@ -259,18 +259,23 @@ impl RedisNode {
         if let Some(denied) = access_error(&self.url, e) {
             return denied;
         }
-        if is_wrong_type(e) {
+        match server_failure(&self.url, e) {
             // The failing command's key is not known here: name the keys it can be.
-            return Error::BadData {
+            Some((code, message)) if code == "WRONGTYPE" => Error::BadData {
                 backend: "Redis",
                 key: format!("one of node {:?}'s id.gen.* keys", self.name),
+                detail: message,
+            },
+            Some((_, message)) => Error::Backend {
+                backend: "Redis",
+                url: self.url.to_string(),
+                detail: message,
+            },
+            None => Error::Backend {
+                backend: "Redis",
+                url: self.url.to_string(),
                 detail: self.url.describe_error(e),
-            };
-        }
-        Error::Backend {
-            backend: "Redis",
-            url: self.url.to_string(),
-            detail: self.url.describe_error(e),
+            },
         }
     }
 
@@ -328,21 +333,34 @@ fn connect_error(url: &SecretUrl, e: &redis::RedisError) -> Error {
 /// A refused AUTH (at connect: NOAUTH, WRONGPASS) or a command the ACL denies
 /// (NOPERM, whose message names the command).
 fn access_error(url: &SecretUrl, e: &redis::RedisError) -> Option<Error> {
+    let failure = server_failure(url, e);
     let denied = e.kind() == redis::ErrorKind::AuthenticationFailed
-        || matches!(e.code(), Some("NOAUTH" | "WRONGPASS" | "NOPERM"))
-        || ["NOAUTH", "WRONGPASS", "NOPERM"]
-            .iter()
-            .any(|code| e.detail().is_some_and(|d| d.starts_with(code)));
+        || failure
+            .as_ref()
+            .is_some_and(|(code, _)| matches!(code.as_str(), "NOAUTH" | "WRONGPASS" | "NOPERM"));
     denied.then(|| Error::AccessDenied {
         backend: "Redis",
         url: url.to_string(),
-        detail: url.describe_error(e),
+        detail: failure.map_or_else(|| url.describe_error(e), |(_, message)| message),
     })
 }
 
-/// WRONGTYPE, also when a script's `redis.call` raised it.
-fn is_wrong_type(e: &redis::RedisError) -> bool {
-    e.code() == Some("WRONGTYPE") || e.detail().is_some_and(|d| d.contains("WRONGTYPE"))
+/// The server's own error code and scrubbed message, also from a pipeline or a
+/// script (the first failure, the others counted, not repeated).
+fn server_failure(url: &SecretUrl, e: &redis::RedisError) -> Option<(String, String)> {
+    let errors = e.clone().into_server_errors()?;
+    let (_, first) = errors.first()?;
+    let mut message = format!("{} {}", first.code(), first.details().unwrap_or_default());
+    if errors.len() > 1 {
+        message.push_str(&format!(" (and {} more commands alike)", errors.len() - 1));
+    }
+    // A script's error carries the code inside its message.
+    let code = ["WRONGTYPE", "NOPERM", "NOAUTH", "WRONGPASS"]
+        .into_iter()
+        .find(|code| message.contains(code))
+        .unwrap_or(first.code())
+        .to_string();
+    Some((code, url.scrub(message.trim())))
 }
 
 fn parse_index(entry: &[u8]) -> Option<u64> {
