@@ -45,18 +45,17 @@ impl Backend {
         Self::open_with(settings, true)
     }
 
-    /// Like [`Self::open`], but a missing store file is an error rather than a
-    /// new empty store: a mistyped `--store` must not look like a fresh deployment.
+    /// Like [`Self::open`], but a missing store file is an error (at first use)
+    /// rather than a new empty store: a mistyped `--store` must not look like a
+    /// fresh deployment.
     pub fn open_existing(settings: &Settings) -> Result<Self> {
         Self::open_with(settings, false)
     }
 
     fn open_with(settings: &Settings, create: bool) -> Result<Self> {
         let has_redis = !settings.redis_nodes.is_empty();
-        if settings.store.is_some() && (has_redis || settings.mysql.is_some()) {
-            return Err(store_and_servers(settings));
-        }
         match (has_redis, &settings.mysql) {
+            (true, Some(_)) if settings.store.is_some() => Err(store_and_servers(settings)),
             (true, Some(mysql)) => {
                 if !settings.redis_nodes.contains_key(DEFAULT_NODE) {
                     return Err(Error::Config {
@@ -98,11 +97,7 @@ impl Backend {
                     Some(path) => path.clone(),
                     None => default_store_path(create)?,
                 };
-                let store = Arc::new(if create {
-                    SqliteStore::open(&path, settings.timeout)
-                } else {
-                    SqliteStore::open_existing(&path, settings.timeout)?
-                });
+                let store = Arc::new(SqliteStore::open_with(&path, settings.timeout, create));
                 let dispenser: Arc<dyn Dispenser> = store.clone();
                 Ok(Backend {
                     ledger: store.clone(),

@@ -39,9 +39,7 @@ impl SecretUrl {
         match url::Url::parse(&self.raw) {
             Ok(parsed) => {
                 parsed.password().is_some_and(|p| !p.is_empty())
-                    || parsed
-                        .query_pairs()
-                        .any(|(key, _)| is_secret_param(&key))
+                    || parsed.query_pairs().any(|(key, _)| is_secret_param(&key))
             }
             Err(_) => !secrets_in(&self.raw).is_empty(),
         }
@@ -232,7 +230,9 @@ pub fn scrub_all(message: &str, secrets: &[String]) -> String {
     sorted.sort_by_key(|s| std::cmp::Reverse(s.len()));
     sorted
         .into_iter()
-        .fold(message.to_string(), |text, secret| scrub(&text, Some(secret)))
+        .fold(message.to_string(), |text, secret| {
+            scrub(&text, Some(secret))
+        })
 }
 
 fn percent_decode(s: &str) -> String {

@@ -316,7 +316,11 @@ fn a_wrong_redis_password_is_access_refused_with_a_credentials_hint() {
     env.ok(&["init-app", "--app", "1", "--name", "one"]);
     let (user, _) = crate::secrets::redis_user(&env, "wrongpass", &["~*", "&*", "+@all"]);
     let wrong = crate::secrets::redis_url_for(&env, &format!("{user}:not-the-password"));
-    for args in [&["next", "--app", "1"][..], &["reload-segments"], &["status"]] {
+    for args in [
+        &["next", "--app", "1"][..],
+        &["reload-segments"],
+        &["status"],
+    ] {
         let run = with_redis(&env, &wrong, args);
         if args == ["status"] {
             // status reports it in the table and exits 8; its JSON names the kind.
@@ -342,7 +346,8 @@ fn a_redis_command_the_acl_denies_is_access_refused_naming_the_command() {
         "noperm",
         &["~*", "&*", "+@all", "-evalsha", "-eval", "-lpop", "-lmpop"],
     );
-    let url = crate::secrets::redis_url_for(&env, &format!("{user}:{}", password.replace('/', "%2F")));
+    let url =
+        crate::secrets::redis_url_for(&env, &format!("{user}:{}", password.replace('/', "%2F")));
     let run = with_redis(&env, &url, &["next", "--app", "1"]);
     assert_eq!(run.code(), 12, "{run}");
     let line = single_error_line(&run);
@@ -406,7 +411,10 @@ fn an_unreachable_mysql_is_described_once_without_repeated_prefixes() {
     assert_eq!(run.code(), 5, "{run}");
     let line = single_error_line(&run);
     for phrase in ["Input/output error", "Connection refused", "unreachable"] {
-        assert!(line.matches(phrase).count() <= 1, "{phrase:?} repeated: {line}");
+        assert!(
+            line.matches(phrase).count() <= 1,
+            "{phrase:?} repeated: {line}"
+        );
     }
 }
 
@@ -478,7 +486,10 @@ fn per_shard_failures_are_one_line_per_app_and_cause() {
         (1..=2).contains(&stderr.len()),
         "expected a line per app at most: {run}"
     );
-    assert!(stderr[0].starts_with("error: app 1: 64 shards (0-63) on node main:"), "{run}");
+    assert!(
+        stderr[0].starts_with("error: app 1: 64 shards (0-63) on node main:"),
+        "{run}"
+    );
 }
 
 // ---- terminal and JSON hygiene -----------------------------------------------------
@@ -489,7 +500,11 @@ fn control_characters_in_stored_text_are_escaped() {
     let name = "evil\u{1b}[2J\nname\u{7}";
     let init = env.run(&["init-app", "--app", "1", "--name", name]);
     assert!(init.success(), "{init}");
-    for run in [init, env.run(&["status"]), env.run(&["init-app", "--app", "1", "--name", "other"])] {
+    for run in [
+        init,
+        env.run(&["status"]),
+        env.run(&["init-app", "--app", "1", "--name", "other"]),
+    ] {
         for text in [&run.stdout, &run.stderr] {
             assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{run}");
             assert!(!text.contains("evil\n"), "{run}");
@@ -504,7 +519,14 @@ fn values_that_may_exceed_2_pow_53_are_strings_in_json() {
     let env = TestEnv::embedded();
     let limit = "9007199254740993";
     let init = env.run(&[
-        "init-app", "--app", "1", "--name", "big", "--max-limit-id", limit, "--json",
+        "init-app",
+        "--app",
+        "1",
+        "--name",
+        "big",
+        "--max-limit-id",
+        limit,
+        "--json",
     ]);
     assert!(init.success(), "{init}");
     let report: serde_json::Value = serde_json::from_str(&init.stdout).unwrap();

@@ -64,7 +64,15 @@ const COMMANDS: &[&[&str]] = &[
     &["inspect-freelist"],
     &["inspect-freelist", "--json"],
     &["migrate", "--app", "1", "--to", "hot", "--dry-run"],
-    &["migrate", "--app", "1", "--to", "hot", "--dry-run", "--json"],
+    &[
+        "migrate",
+        "--app",
+        "1",
+        "--to",
+        "hot",
+        "--dry-run",
+        "--json",
+    ],
     &["init-app", "--app", "2", "--name", "two"],
     &["lease", "--count", "1"],
     &["--help"],
@@ -200,7 +208,8 @@ pub fn redis_user(env: &TestEnv, tag: &str, rules: &[&str]) -> (String, String) 
 
 /// `redis://USER@host:port/db` of this test's database.
 pub fn redis_url_for(env: &TestEnv, user: &str) -> String {
-    env.redis_url.replacen("redis://", &format!("redis://{user}@"), 1)
+    env.redis_url
+        .replacen("redis://", &format!("redis://{user}@"), 1)
 }
 
 #[test]
@@ -244,11 +253,9 @@ fn a_comma_in_a_password_does_not_split_the_node_list() {
     let (user, password) = redis_user(&env, "comma", &["~*", "&*", "+@all"]);
     let encoded = password.replace('/', "%2F");
     // The user exists on the first server only: `hot` is this slot's database there.
-    let hot_on_first = env.redis_url.replacen(
-        "redis://",
-        &format!("redis://{user}:{encoded}@"),
-        1,
-    );
+    let hot_on_first = env
+        .redis_url
+        .replacen("redis://", &format!("redis://{user}:{encoded}@"), 1);
     for (args, vars) in [
         (
             vec!["--redis-node".to_string(), format!("hot={hot_on_first}")],
@@ -256,7 +263,10 @@ fn a_comma_in_a_password_does_not_split_the_node_list() {
         ),
         (
             vec![],
-            vec![("IDGEN_REDIS_NODES", format!("cold={} hot={hot_on_first}", env.cold_url))],
+            vec![(
+                "IDGEN_REDIS_NODES",
+                format!("cold={} hot={hot_on_first}", env.cold_url),
+            )],
         ),
     ] {
         let mut cmd = env.idgen();
@@ -265,7 +275,10 @@ fn a_comma_in_a_password_does_not_split_the_node_list() {
             cmd.env(k, v);
         }
         let run = Run::of(cmd);
-        assert!(!run.stdout.contains(SECRET) && !run.stderr.contains(SECRET), "{run}");
+        assert!(
+            !run.stdout.contains(SECRET) && !run.stderr.contains(SECRET),
+            "{run}"
+        );
         let report: serde_json::Value =
             serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run}"));
         let hot = report["stores"]
@@ -276,7 +289,10 @@ fn a_comma_in_a_password_does_not_split_the_node_list() {
             .unwrap_or_else(|| panic!("no node hot: {report}"));
         assert_eq!(hot["reachable"], true, "{report}");
         assert!(
-            hot["location"].as_str().unwrap().starts_with("redis://***@"),
+            hot["location"]
+                .as_str()
+                .unwrap()
+                .starts_with("redis://***@"),
             "{report}"
         );
     }
@@ -308,7 +324,10 @@ pub fn mysql_user(tag: &str, password: &str, privileges: &str) -> String {
              GRANT {privileges} ON `{name}`.* TO '{name}'@'%'"
         ),
     );
-    format!("{}/{name}", base.replacen("mysql://root@", &format!("mysql://{name}@"), 1))
+    format!(
+        "{}/{name}",
+        base.replacen("mysql://root@", &format!("mysql://{name}@"), 1)
+    )
 }
 
 #[test]

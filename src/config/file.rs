@@ -290,7 +290,11 @@ pub fn passwords_in(text: &str) -> Vec<String> {
 }
 
 /// Every string of a document with the path of keys it sits under.
-fn collect_strings(table: &DeTable<'_>, path: &mut Vec<String>, into: &mut Vec<(Vec<String>, String)>) {
+fn collect_strings(
+    table: &DeTable<'_>,
+    path: &mut Vec<String>,
+    into: &mut Vec<(Vec<String>, String)>,
+) {
     for (key, value) in table.iter() {
         // A key is never a URL setting itself, but a URL pasted as a key is caught.
         into.push((Vec::new(), key.get_ref().to_string()));

@@ -186,7 +186,50 @@ pub struct ReloadReport {
     pub shards_skipped: u64,
 }
 
+/// `3`, or `0-63` or `1,4-6`: shard numbers with runs collapsed, for messages.
+pub fn shard_list(shards: &[u8]) -> String {
+    let mut runs: Vec<String> = Vec::new();
+    let mut start = 0;
+    for i in 1..=shards.len() {
+        if i == shards.len() || u16::from(shards[i]) != u16::from(shards[i - 1]) + 1 {
+            runs.push(match i - start {
+                1 => shards[start].to_string(),
+                _ => format!("{}-{}", shards[start], shards[i - 1]),
+            });
+            start = i;
+        }
+    }
+    runs.join(",")
+}
+
 impl ReloadReport {
+    /// Merges warnings that differ only in the shard (`app A shard S: …`) into
+    /// one per app, so a whole app near its limit is one line, not 64.
+    fn group_warnings(&mut self) {
+        let mut per_app: BTreeMap<(String, String), Vec<u8>> = BTreeMap::new();
+        let mut others = Vec::new();
+        for warning in self.warnings.drain(..) {
+            let parsed = warning.strip_prefix("app ").and_then(|rest| {
+                let (app, rest) = rest.split_once(" shard ")?;
+                let (shard, tail) = rest.split_once(' ')?;
+                Some((app.to_string(), shard.parse::<u8>().ok()?, tail.to_string()))
+            });
+            match parsed {
+                Some((app, shard, tail)) => per_app.entry((app, tail)).or_default().push(shard),
+                None => others.push(warning),
+            }
+        }
+        for ((app, tail), mut shards) in per_app {
+            shards.sort_unstable();
+            others.push(match shards.as_slice() {
+                [shard] => format!("app {app} shard {shard} {tail}"),
+                _ => format!("app {app} shards {}: {tail}", shard_list(&shards)),
+            });
+        }
+        others.sort();
+        self.warnings = others;
+    }
+
     /// Fills `failure_groups` from `failures`: by app, node and message, in shard order.
     fn group_failures(&mut self) {
         let mut groups: Vec<FailureGroup> = Vec::new();
@@ -722,6 +765,7 @@ impl SegmentAllocator {
         if report.shards_skipped > 0 {
             // Stopped early: leave the route hints and orphans for the next run.
             report.group_failures();
+            report.group_warnings();
             return Ok(report);
         }
         report.warnings.sort();
@@ -732,6 +776,7 @@ impl SegmentAllocator {
         self.find_orphans(&apps, &routes, options, &mut report)
             .await;
         report.group_failures();
+        report.group_warnings();
         Ok(report)
     }
 

@@ -57,7 +57,7 @@ fn main() -> ExitCode {
             return exit::exit(exit::for_kind(idgen::ErrorKind::Internal));
         }
     };
-    let result = runtime.block_on(dispatch::run(cli.command, settings, &out));
+    let result = runtime.block_on(dispatch::run(cli.command, settings, origins, &out));
     // Do not wait for background connection tasks on the way out.
     runtime.shutdown_background();
     match result {
@@ -70,7 +70,9 @@ fn main() -> ExitCode {
 fn report(out: &output::Output, err: &anyhow::Error) -> ExitCode {
     let core = err.chain().find_map(|e| e.downcast_ref::<idgen::Error>());
     let problem = format!("{err:#}");
-    if core.is_none() && let Some(io) = write_failure(err) {
+    if core.is_none()
+        && let Some(io) = write_failure(err)
+    {
         // Also a closed pipe (`idgen next -n 1000 | head`): the IDs not read are
         // lost, and a script must not take the run for a success.
         out.error(

@@ -15,8 +15,10 @@ use std::io::{self, IsTerminal, Write};
 /// Shows control characters (and the bidirectional overrides that reorder what
 /// a terminal displays) as escapes: `\n`, `\u{1b}`.
 pub fn escape_controls(text: &str) -> Cow<'_, str> {
-    let unsafe_char =
-        |c: char| c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
     if !text.chars().any(unsafe_char) {
         return Cow::Borrowed(text);
     }

@@ -22,30 +22,58 @@ pub struct Loaded {
 pub struct Origins(BTreeMap<String, String>);
 
 impl Origins {
-    /// Reads the sources clap recorded for the global options.
+    /// Reads the sources clap recorded, for the global options and those of the
+    /// subcommand that runs.
     pub fn from_matches(matches: &clap::ArgMatches) -> Self {
-        let command = crate::cli::Cli::command();
         let mut origins = BTreeMap::new();
-        for arg in command.get_arguments() {
-            let id = arg.get_id().as_str();
-            let source = std::iter::successors(Some(matches), |m| {
-                m.subcommand().map(|(_, sub)| sub)
-            })
-            .find_map(|m| m.try_contains_id(id).ok().filter(|&c| c).and(m.value_source(id)));
-            let origin = match source {
-                Some(clap::parser::ValueSource::CommandLine) => arg
-                    .get_long()
-                    .map(|long| format!("--{long}")),
-                Some(clap::parser::ValueSource::EnvVariable) => arg
-                    .get_env()
-                    .map(|env| env.to_string_lossy().into_owned()),
-                _ => None,
-            };
-            if let Some(origin) = origin {
-                origins.insert(id.to_string(), origin);
+        let mut command = crate::cli::Cli::command();
+        let mut level = Some(matches);
+        while let Some(m) = level {
+            for arg in command.get_arguments() {
+                let id = arg.get_id().as_str();
+                let origin = match m
+                    .try_contains_id(id)
+                    .ok()
+                    .filter(|&c| c)
+                    .and(m.value_source(id))
+                {
+                    Some(clap::parser::ValueSource::CommandLine) => {
+                        arg.get_long().map(|long| format!("--{long}"))
+                    }
+                    Some(clap::parser::ValueSource::EnvVariable) => {
+                        arg.get_env().map(|env| env.to_string_lossy().into_owned())
+                    }
+                    _ => None,
+                };
+                if let Some(origin) = origin {
+                    origins.entry(id.to_string()).or_insert(origin);
+                }
             }
+            level = m.subcommand().and_then(|(name, sub)| {
+                command = command.find_subcommand(name)?.clone();
+                Some(sub)
+            });
         }
         Origins(origins)
+    }
+
+    /// Names where a bad value of the option `id` came from, in its message.
+    pub fn blame(&self, id: &str, error: idgen::Error) -> idgen::Error {
+        match (self.0.get(id), error) {
+            (
+                Some(origin),
+                idgen::Error::Invalid {
+                    what,
+                    problem,
+                    hint,
+                },
+            ) => idgen::Error::Invalid {
+                what,
+                problem: format!("{problem} (from {origin})"),
+                hint,
+            },
+            (_, other) => other,
+        }
     }
 
     /// `--flag` or `IDGEN_VAR`, whichever gave the option `id`.
@@ -110,22 +138,6 @@ fn read_file(
     ConfigFile::load(path, required)
 }
 
-/// Names where a bad value came from in its message.
-fn from(origin: &str, error: idgen::Error) -> idgen::Error {
-    match error {
-        idgen::Error::Invalid {
-            what,
-            problem,
-            hint,
-        } => idgen::Error::Invalid {
-            what,
-            problem: format!("{problem} (from {origin})"),
-            hint,
-        },
-        other => other,
-    }
-}
-
 /// Defaults, then the file, then flags and environment.
 fn resolve(
     globals: &Globals,
@@ -160,24 +172,29 @@ fn resolve(
         settings
             .redis_nodes
             .insert(DEFAULT_NODE.to_string(), SecretUrl::new(url.clone()));
-        settings
-            .origins
-            .insert(format!("redis node {DEFAULT_NODE}"), origins.of("redis").into());
+        settings.origins.insert(
+            format!("redis node {DEFAULT_NODE}"),
+            origins.of("redis").into(),
+        );
     }
     if let Some(url) = &globals.mysql {
         settings.mysql = Some(SecretUrl::new(url.clone()));
-        settings.origins.insert("mysql".into(), origins.of("mysql").into());
+        settings
+            .origins
+            .insert("mysql".into(), origins.of("mysql").into());
     }
     if let Some(path) = &globals.store {
         settings.store = Some(path.clone());
-        settings.origins.insert("store".into(), origins.of("store").into());
+        settings
+            .origins
+            .insert("store".into(), origins.of("store").into());
     }
     if let Some(kind) = &globals.dispenser {
         settings.dispenser =
-            DispenserKind::parse(kind).map_err(|e| from(origins.of("dispenser"), e))?;
+            DispenserKind::parse(kind).map_err(|e| origins.blame("dispenser", e))?;
     }
     if let Some(timeout) = &globals.timeout {
-        settings.timeout = parse_duration(timeout).map_err(|e| from(origins.of("timeout"), e))?;
+        settings.timeout = parse_duration(timeout).map_err(|e| origins.blame("timeout", e))?;
     }
     let redis_password = password(
         globals.redis_password_file.as_deref(),
@@ -246,11 +263,7 @@ fn parse_node_spec(spec: &str) -> Result<(&str, &str), (String, String)> {
 
 /// A password kept outside the URL: the file named by `file` (from `origin`), or
 /// the variable `var`; not both.
-fn password(
-    file: Option<&Path>,
-    origin: &str,
-    var: &'static str,
-) -> idgen::Result<Option<String>> {
+fn password(file: Option<&Path>, origin: &str, var: &'static str) -> idgen::Result<Option<String>> {
     let from_var = std::env::var(var).ok();
     match (file, from_var) {
         (Some(_), Some(_)) => Err(idgen::Error::invalid(
@@ -313,7 +326,13 @@ mod tests {
         assert!(defaults.redis_nodes.is_empty());
         assert_eq!(defaults.dispenser, DispenserKind::Queue);
 
-        let from_file = resolve(&globals(), &Origins::default(), Some(&file()), &mut Vec::new()).unwrap();
+        let from_file = resolve(
+            &globals(),
+            &Origins::default(),
+            Some(&file()),
+            &mut Vec::new(),
+        )
+        .unwrap();
         assert_eq!(from_file.redis_nodes["main"].expose(), "redis://file-main");
         assert_eq!(from_file.timeout.as_secs(), 9);
         assert_eq!(from_file.dispenser, DispenserKind::Range);

@@ -111,10 +111,14 @@ impl SqliteStore {
     /// Prepares the store at `path`; the file is opened (and created) on first use,
     /// so a command that fails its argument checks never touches it.
     pub fn open(path: &Path, timeout: Duration) -> Self {
-        Self::prepare(path, timeout, true)
+        Self::open_with(path, timeout, true)
     }
 
-    fn prepare(path: &Path, timeout: Duration, create: bool) -> Self {
+    /// Prepares the store at `path`, which only [`Self::open`] may create: with
+    /// `create` false, the first use of a missing file fails (the command's
+    /// argument checks still come first), and the file is opened without
+    /// SQLite's create flag, so one deleted meanwhile is not recreated either.
+    pub fn open_with(path: &Path, timeout: Duration, create: bool) -> Self {
         SqliteStore {
             db: Arc::new(Db {
                 path: path.to_path_buf(),
@@ -125,15 +129,21 @@ impl SqliteStore {
         }
     }
 
-    /// Like [`Self::open`], but for a store that must already exist: a mistyped
-    /// path is an error, not a new empty store. The file is opened without
-    /// SQLite's create flag, so one deleted meanwhile is not recreated either.
+    /// Like [`Self::open`], but for a store that must already exist (the source
+    /// of a migration), checked now: a mistyped path is an error, not a new
+    /// empty store.
     pub fn open_existing(path: &Path, timeout: Duration) -> Result<Self> {
-        if is_missing(path) {
-            return Err(missing(path));
+        let store = Self::open_with(path, timeout, false);
+        store.check_exists()?;
+        Ok(store)
+    }
+
+    /// Fails when the store may not be created and its file is missing.
+    pub fn check_exists(&self) -> Result<()> {
+        if !self.db.create && is_missing(&self.db.path) {
+            return Err(missing(&self.db.path));
         }
-        // Anything else wrong with the path is for opening to describe.
-        Ok(Self::prepare(path, timeout, false))
+        Ok(())
     }
 
     /// The store's file.
@@ -210,13 +220,10 @@ impl SqliteStore {
     }
 }
 
-/// Nothing at all is at `path` (its directory exists; a path through a regular
-/// file or a missing directory is for opening to describe).
+/// Nothing at all is at `path` (a path through a regular file is for opening
+/// to describe).
 fn is_missing(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-        && path
-            .parent()
-            .is_none_or(|dir| dir.as_os_str().is_empty() || dir.is_dir())
 }
 
 /// A store file that should exist and does not.
@@ -263,6 +270,9 @@ impl Db {
     }
 
     fn connect(&self) -> DbResult<Connection> {
+        if !self.create && is_missing(&self.path) {
+            return Err(DbError::Idgen(missing(&self.path)));
+        }
         self.check_path()?;
         let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         if self.create {

@@ -6,7 +6,7 @@ use crate::output::TextRows;
 use idgen::backend::Backend;
 use idgen::config::check_idle;
 use idgen::segment::ReloadOptions;
-use idgen::segment::allocator::{ReloadProgress, ReloadReport};
+use idgen::segment::allocator::{ReloadProgress, ReloadReport, shard_list};
 use indicatif::ProgressBar;
 
 #[derive(Debug, clap::Args)]
@@ -53,7 +53,8 @@ impl ReloadProgress for Bar {
 }
 
 pub async fn run(args: ReloadArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let idle = check_idle(args.idle.unwrap_or(ctx.settings.idle))?;
+    let idle = check_idle(args.idle.unwrap_or(ctx.settings.idle))
+        .map_err(|e| ctx.origins.blame("idle", e))?;
     let backend = Backend::open_existing(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let allocator = backend.allocator(&ctx.settings);
@@ -160,21 +161,10 @@ fn render(ctx: &Context<'_>, report: &ReloadReport, prune: bool) -> anyhow::Resu
     Ok(())
 }
 
-/// `shard 3`, or `64 shards (0-63)` with runs collapsed.
+/// `shard 3`, or `64 shards (0-63)`.
 fn shards_text(shards: &[u8]) -> String {
-    if let [only] = shards {
-        return format!("shard {only}");
+    match shards {
+        [only] => format!("shard {only}"),
+        _ => format!("{} shards ({})", shards.len(), shard_list(shards)),
     }
-    let mut runs: Vec<String> = Vec::new();
-    let mut start = 0;
-    for i in 1..=shards.len() {
-        if i == shards.len() || u16::from(shards[i]) != u16::from(shards[i - 1]) + 1 {
-            runs.push(match i - start {
-                1 => shards[start].to_string(),
-                _ => format!("{}-{}", shards[start], shards[i - 1]),
-            });
-            start = i;
-        }
-    }
-    format!("{} shards ({})", shards.len(), runs.join(","))
 }

@@ -2,8 +2,8 @@
 
 use crate::dispatch::Context;
 use crate::exit::Outcome;
-use crate::output::TextRows;
 use crate::layout_args::LayoutArgs;
+use crate::output::TextRows;
 use idgen::backend::Backend;
 use idgen::config::check_idle;
 use idgen::status::{LayoutState, StatusReport, StatusRequest, StoreRole, gather};
@@ -30,7 +30,8 @@ pub struct StatusArgs {
 }
 
 pub async fn run(args: StatusArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let idle = check_idle(args.idle.unwrap_or(ctx.settings.idle))?;
+    let idle = check_idle(args.idle.unwrap_or(ctx.settings.idle))
+        .map_err(|e| ctx.origins.blame("idle", e))?;
     // The layout `lease` and `decode` would use without flags.
     let defaults = LayoutArgs {
         epoch: std::env::var("IDGEN_EPOCH")
@@ -40,6 +41,11 @@ pub async fn run(args: StatusArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome>
     };
     let default_layout = defaults.resolve(&ctx.settings)?;
     let backend = Backend::open_existing(&ctx.settings)?;
+    // The report shows what it cannot read; a store file that is not there at
+    // all is a mistyped path, not a deployment to report on.
+    if let Some(store) = backend.embedded_store() {
+        store.check_exists()?;
+    }
     ctx.out.info(&format!("backend: {}", backend.kind));
     let request = StatusRequest {
         idle,
