@@ -189,10 +189,17 @@ fn start_redis(dir: &Path) -> String {
 
 /// A second MariaDB that checks users and privileges (the shared one runs with
 /// `--skip-grant-tables`), for tests of refused access; started on first use.
-/// Its root logs in over TCP without a password.
+/// Its root logs in over TCP without a password. `IDGEN_TEST_MYSQL_GRANTS_URL`
+/// names an existing one instead (a root URL; tests create users and databases).
 pub fn mysql_with_grants() -> &'static str {
     static URL: OnceLock<String> = OnceLock::new();
     URL.get_or_init(|| {
+        if let Some(url) = std::env::var("IDGEN_TEST_MYSQL_GRANTS_URL")
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+        {
+            return strip_path(&url);
+        }
         let root = scratch_root().join(format!("run-{}", std::process::id()));
         start_mariadb_with(&root.join("mariadb-grants"), false)
     })

@@ -17,6 +17,12 @@ fn long_help() -> String {
     for (key, meaning) in idgen::config::file::KEYS {
         text.push_str(&format!("  {key:<32} {meaning}\n"));
     }
+    text.push_str(
+        "\nPasswords outside the URL (used for every URL that carries none):\n  \
+         IDGEN_REDIS_PASSWORD, IDGEN_MYSQL_PASSWORD, or the files named by\n  \
+         --redis-password-file / --mysql-password-file. IDGEN_REDIS_NODES separates\n  \
+         NAME=URL entries with spaces. Empty IDGEN_* variables count as unset.\n",
+    );
     text.push('\n');
     text.push_str(&exit::help_section());
     text
