@@ -11,12 +11,10 @@
 //! or `error` (fail the operation every time). Unset, a hit costs one load of a
 //! cached empty list.
 
-use crate::error::Result;
-
 /// Passes through unless the failpoint `name` is armed (only with `test-hooks`).
 #[cfg(not(feature = "test-hooks"))]
 #[inline(always)]
-pub fn hit(_name: &str) -> Result<()> {
+pub fn hit(_name: &str) -> crate::error::Result<()> {
     Ok(())
 }
 
