@@ -310,6 +310,26 @@ fn with_redis(env: &TestEnv, redis: &str, args: &[&str]) -> Run {
     Run::of(cmd)
 }
 
+/// `idgen ARGS` against MySQL at `url` with `password` kept outside it.
+fn with_mysql(env: &TestEnv, url: &str, password: Option<&str>, args: &[&str]) -> Run {
+    let mut cmd = env.idgen();
+    cmd.env("IDGEN_MYSQL_URL", url).args(args);
+    if let Some(password) = password {
+        cmd.env("IDGEN_MYSQL_PASSWORD", password);
+    }
+    Run::of(cmd)
+}
+
+/// Puts a string where each of the app's queues belongs, as foreign software might.
+fn spoil_queues(env: &TestEnv, app: u8) {
+    let mut redis = env.redis();
+    for shard in 0..64 {
+        let _: () = redis
+            .set(format!("id.gen.idList_{app}_{shard}"), "not a list")
+            .unwrap();
+    }
+}
+
 #[test]
 fn a_wrong_redis_password_is_access_refused_with_a_credentials_hint() {
     let env = TestEnv::distributed();
@@ -365,21 +385,20 @@ fn mysql_refusing_the_login_or_a_privilege_is_access_refused() {
     let env = TestEnv::distributed();
     let url = crate::secrets::mysql_user("readonly", "ro-pass", "SELECT");
     let wrong = url.replacen('@', ":wrong@", 1);
-    let mut cmd = env.idgen();
-    cmd.env("IDGEN_MYSQL_URL", &wrong)
-        .args(["init-app", "--app", "1", "--name", "one"]);
-    let run = Run::of(cmd);
+    let run = with_mysql(
+        &env,
+        &wrong,
+        None,
+        &["init-app", "--app", "1", "--name", "one"],
+    );
     assert_eq!(run.code(), 12, "{run}");
     let line = single_error_line(&run);
     assert!(line.contains("MySQL at mysql://***@"), "{line}");
     assert!(line.contains("user name and password"), "{line}");
 
     // Logged in, but without the CREATE/INSERT privilege init-app needs.
-    let mut cmd = env.idgen();
-    cmd.env("IDGEN_MYSQL_URL", &url)
-        .env("IDGEN_MYSQL_PASSWORD", "ro-pass")
-        .args(["init-app", "--app", "1", "--name", "one"]);
-    let run = Run::of(cmd);
+    let init = ["init-app", "--app", "1", "--name", "one"];
+    let run = with_mysql(&env, &url, Some("ro-pass"), &init);
     assert_eq!(run.code(), 12, "{run}");
     assert!(single_error_line(&run).contains("denied"), "{run}");
 }
@@ -388,12 +407,7 @@ fn mysql_refusing_the_login_or_a_privilege_is_access_refused() {
 fn a_foreign_value_under_an_idgen_key_is_bad_data_naming_the_key() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "1", "--name", "one"]);
-    let mut redis = env.redis();
-    for shard in 0..64 {
-        let _: () = redis
-            .set(format!("id.gen.idList_1_{shard}"), "not a list")
-            .unwrap();
-    }
+    spoil_queues(&env, 1);
     let run = env.run(&["next", "--app", "1"]);
     assert_eq!(run.code(), 13, "{run}");
     let line = single_error_line(&run);
@@ -404,10 +418,12 @@ fn a_foreign_value_under_an_idgen_key_is_bad_data_naming_the_key() {
 #[test]
 fn an_unreachable_mysql_is_described_once_without_repeated_prefixes() {
     let env = TestEnv::distributed();
-    let mut cmd = env.idgen();
-    cmd.env("IDGEN_MYSQL_URL", "mysql://root@127.0.0.1:1/idgen")
-        .args(["init-app", "--app", "1", "--name", "one"]);
-    let run = Run::of(cmd);
+    let run = with_mysql(
+        &env,
+        "mysql://root@127.0.0.1:1/idgen",
+        None,
+        &["init-app", "--app", "1", "--name", "one"],
+    );
     assert_eq!(run.code(), 5, "{run}");
     let line = single_error_line(&run);
     for phrase in ["Input/output error", "Connection refused", "unreachable"] {
@@ -449,11 +465,8 @@ fn reload_segments_stops_with_one_line_when_mysql_refuses_the_update() {
     let env = TestEnv::distributed();
     // A ledger this user may read but not write: every refill would be refused.
     let url = crate::secrets::mysql_user("noupdate", "nu-pass", "ALL");
-    let mut cmd = env.idgen();
-    cmd.env("IDGEN_MYSQL_URL", &url)
-        .env("IDGEN_MYSQL_PASSWORD", "nu-pass")
-        .args(["init-app", "--app", "1", "--name", "one"]);
-    assert!(Run::of(cmd).success());
+    let init = ["init-app", "--app", "1", "--name", "one"];
+    assert!(with_mysql(&env, &url, Some("nu-pass"), &init).success());
     let name = url.rsplit_once('/').unwrap().1;
     crate::harness::servers::mysql_exec(
         &format!("{}/mysql", crate::harness::servers::mysql_with_grants()),
@@ -461,11 +474,7 @@ fn reload_segments_stops_with_one_line_when_mysql_refuses_the_update() {
             "REVOKE ALL ON `{name}`.* FROM '{name}'@'%'; GRANT SELECT ON `{name}`.* TO '{name}'@'%'"
         ),
     );
-    let mut cmd = env.idgen();
-    cmd.env("IDGEN_MYSQL_URL", &url)
-        .env("IDGEN_MYSQL_PASSWORD", "nu-pass")
-        .args(["reload-segments", "--quiet"]);
-    let run = Run::of(cmd);
+    let run = with_mysql(&env, &url, Some("nu-pass"), &["reload-segments", "--quiet"]);
     assert_eq!(run.code(), 12, "{run}");
     assert!(single_error_line(&run).contains("MySQL"), "{run}");
 }
@@ -475,10 +484,7 @@ fn per_shard_failures_are_one_line_per_app_and_cause() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "1", "--name", "one", "--step", "10"]);
     env.ok(&["init-app", "--app", "2", "--name", "two", "--step", "10"]);
-    let mut redis = env.redis();
-    for shard in 0..64 {
-        let _: () = redis.set(format!("id.gen.idList_1_{shard}"), "x").unwrap();
-    }
+    spoil_queues(&env, 1);
     let run = env.run(&["reload-segments", "--quiet"]);
     assert_eq!(run.code(), 6, "{run}");
     let stderr = lines(&run.stderr);

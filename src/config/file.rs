@@ -448,13 +448,17 @@ fn walk_value(value: &DeValue<'_>, path: &mut Vec<String>, into: &mut Vec<Entry>
     }
 }
 
-fn check_node_name(name: &str) -> std::result::Result<(), Problem> {
-    let valid = !name.is_empty()
+/// A Redis node's name: 1 to 64 letters, digits, '-', '_' or '.'.
+pub fn is_node_name(name: &str) -> bool {
+    !name.is_empty()
         && name.len() <= 64
         && name
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    if valid {
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+fn check_node_name(name: &str) -> std::result::Result<(), Problem> {
+    if is_node_name(name) {
         Ok(())
     } else {
         Err((

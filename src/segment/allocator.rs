@@ -637,20 +637,7 @@ impl SegmentAllocator {
                     answered = true;
                     stocks
                 }
-                Err(e) if stops_the_run(&e) => {
-                    report
-                        .failures
-                        .extend(slots.iter().map(|(slot, _)| ShardFailure {
-                            app: slot.app,
-                            shard: slot.shard,
-                            node: node_name.clone(),
-                            error: e.to_string(),
-                        }));
-                    first_down.get_or_insert(e);
-                    continue;
-                }
                 Err(e) => {
-                    answered = true;
                     report
                         .failures
                         .extend(slots.iter().map(|(slot, _)| ShardFailure {
@@ -659,6 +646,11 @@ impl SegmentAllocator {
                             node: node_name.clone(),
                             error: e.to_string(),
                         }));
+                    if stops_the_run(&e) {
+                        first_down.get_or_insert(e);
+                    } else {
+                        answered = true;
+                    }
                     continue;
                 }
             };

@@ -3,7 +3,7 @@
 
 use crate::cli::{Globals, node_specs};
 use clap::CommandFactory;
-use idgen::config::file::{ConfigFile, passwords_in};
+use idgen::config::file::{ConfigFile, is_node_name, passwords_in};
 use idgen::config::{DEFAULT_NODE, Settings, parse_duration};
 use idgen::redact::SecretUrl;
 use idgen::segment::DispenserKind;
@@ -236,12 +236,7 @@ fn parse_node_spec(spec: &str) -> Result<(&str, &str), (String, String)> {
         return Err(("it is not NAME=URL".into(), example.into()));
     };
     let name = name.trim();
-    let valid_name = !name.is_empty()
-        && name.len() <= 64
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    if !valid_name {
+    if !is_node_name(name) {
         return Err((
             "the part before '=' is not a node name".into(),
             "use 1 to 64 letters, digits, '-', '_' or '.' as the name".into(),
