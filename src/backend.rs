@@ -66,7 +66,22 @@ impl Backend {
                         ),
                     });
                 }
-                let ledger = Arc::new(MysqlLedger::open(mysql, settings.timeout)?);
+                // URLs are checked now, naming where a bad one came from; nodes
+                // connect only when first used.
+                for (name, url) in &settings.redis_nodes {
+                    redis::Client::open(url.expose()).map_err(|e| {
+                        let origin = settings.origin(&format!("redis node {name}"));
+                        Error::invalid(
+                            "Redis URL",
+                            format!("{url} (node {name}, from {origin}): {}", url.scrub(&e.to_string())),
+                            "write it as redis://[user][:password@]host[:port][/db]",
+                        )
+                    })?;
+                }
+                let ledger = Arc::new(
+                    MysqlLedger::open(mysql, settings.timeout)
+                        .map_err(|e| crate::config::blame(e, settings.origin("mysql")))?,
+                );
                 Ok(Backend {
                     ledger: ledger.clone(),
                     nodes: Arc::new(NodeSet::redis(

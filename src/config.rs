@@ -80,6 +80,23 @@ impl Settings {
     }
 }
 
+/// Names where a bad value came from (`--timeout`, `IDGEN_MYSQL_URL`, a config
+/// file's key) in the message about it.
+pub fn blame(error: Error, origin: &str) -> Error {
+    match error {
+        Error::Invalid {
+            what,
+            problem,
+            hint,
+        } => Error::Invalid {
+            what,
+            problem: format!("{problem} (from {origin})"),
+            hint,
+        },
+        other => other,
+    }
+}
+
 /// Parses `250ms`, `5s`, `2m`, `1h` or a bare number of seconds.
 pub fn parse_duration(text: &str) -> Result<Duration> {
     let bad = || {

@@ -476,6 +476,19 @@ fn a_bad_value_from_the_environment_names_the_variable() {
     // From a flag, the flag is named.
     let flag = run(&env, &["--timeout", "soon", "status"], &[], &[]);
     assert!(one_line_error(&flag).contains("--timeout"), "{flag}");
+
+    // Server URLs too, without showing a value that is no URL at all.
+    let servers = TestEnv::distributed();
+    for (var, value) in [
+        ("IDGEN_MYSQL_URL", "hunter2"),
+        ("IDGEN_REDIS_URL", "redis//:hunter2@host"),
+    ] {
+        let bad = run(&servers, &["next", "--app", "1"], &[(var, value)], &[]);
+        assert_eq!(bad.code(), 2, "{bad}");
+        let line = one_line_error(&bad);
+        assert!(line.contains(var), "{var} is not named: {line}");
+        assert!(!line.contains("hunter2"), "{line}");
+    }
 }
 
 #[test]

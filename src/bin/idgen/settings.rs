@@ -59,20 +59,9 @@ impl Origins {
 
     /// Names where a bad value of the option `id` came from, in its message.
     pub fn blame(&self, id: &str, error: idgen::Error) -> idgen::Error {
-        match (self.0.get(id), error) {
-            (
-                Some(origin),
-                idgen::Error::Invalid {
-                    what,
-                    problem,
-                    hint,
-                },
-            ) => idgen::Error::Invalid {
-                what,
-                problem: format!("{problem} (from {origin})"),
-                hint,
-            },
-            (_, other) => other,
+        match self.0.get(id) {
+            Some(origin) => idgen::config::blame(error, origin),
+            None => error,
         }
     }
 
