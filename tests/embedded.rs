@@ -542,3 +542,20 @@ fn a_mistyped_store_path_is_refused_and_never_created() {
             .success()
     );
 }
+
+/// The crash tests rely on failpoints: the test suite's binary must have the
+/// `test-hooks` feature (a release build has not; see Cargo.toml).
+#[test]
+fn the_binary_under_test_honours_failpoints() {
+    let env = TestEnv::embedded();
+    let run = env.run_with(
+        &["init-app", "--app", "1", "--name", "one"],
+        &[("IDGEN_FAILPOINTS", "init_app.before_commit=error")],
+    );
+    assert_eq!(run.code(), 1, "{run}");
+    assert!(
+        run.stderr
+            .contains("failpoint init_app.before_commit fired"),
+        "{run}"
+    );
+}

@@ -305,6 +305,23 @@ mod tests {
     }
 
     #[test]
+    fn a_node_entry_is_checked_without_echoing_it() {
+        assert_eq!(
+            parse_node_spec("hot=redis://:a,b@h:6379/0").unwrap(),
+            ("hot", "redis://:a,b@h:6379/0")
+        );
+        for bad in [
+            "redis://:s3cret@h",
+            "redis://:s3cret@h/0?x=1",
+            "hot=redis://a:1,cold=redis://b:2",
+        ] {
+            let (problem, hint) = parse_node_spec(bad).unwrap_err();
+            assert!(!problem.contains("s3cret") && !hint.contains("s3cret"));
+            assert!(!problem.contains("redis://"), "{problem}");
+        }
+    }
+
+    #[test]
     fn flags_and_environment_override_the_file_which_overrides_defaults() {
         let defaults = resolve(&globals(), &Origins::default(), None, &mut Vec::new()).unwrap();
         assert!(defaults.redis_nodes.is_empty());
