@@ -434,6 +434,22 @@ fn an_unreachable_mysql_is_described_once_without_repeated_prefixes() {
     }
 }
 
+#[test]
+fn an_error_and_its_cause_say_the_reason_once() {
+    let env = TestEnv::embedded();
+    for args in [
+        &["decode", "1", "--layout", "twitter"][..],
+        &["decode", "1", "--bits", "time:41,worker:10,seq:12"],
+    ] {
+        let run = env.run(args);
+        assert_eq!(run.code(), 2, "{run}");
+        let line = single_error_line(&run);
+        let problem = line.split("; hint: ").next().unwrap();
+        let reason = problem.rsplit(": ").next().unwrap();
+        assert_eq!(problem.matches(reason).count(), 1, "said twice: {line}");
+    }
+}
+
 // ---- batch jobs fail fast ------------------------------------------------------
 
 #[test]

@@ -69,7 +69,7 @@ fn main() -> ExitCode {
 /// Prints the one-line error and picks the exit code from the core error inside it.
 fn report(out: &output::Output, err: &anyhow::Error) -> ExitCode {
     let core = err.chain().find_map(|e| e.downcast_ref::<idgen::Error>());
-    let problem = format!("{err:#}");
+    let problem = one_line(err);
     if core.is_none()
         && let Some(io) = write_failure(err)
     {
@@ -88,6 +88,23 @@ fn report(out: &output::Output, err: &anyhow::Error) -> ExitCode {
     out.error(&problem, hint.as_deref());
     let kind = core.map_or(idgen::ErrorKind::Internal, idgen::Error::kind);
     exit::exit(exit::for_kind(kind))
+}
+
+/// The error and its causes, each told once: an error whose message already
+/// includes its cause's (`layout: unknown layout "x"`) does not repeat it.
+fn one_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }
 
 /// The I/O error of a failed write to stdout: the binary's only raw I/O errors

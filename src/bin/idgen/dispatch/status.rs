@@ -34,9 +34,7 @@ pub async fn run(args: StatusArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome>
         .map_err(|e| ctx.origins.blame("idle", e))?;
     // The layout `lease` and `decode` would use without flags.
     let defaults = LayoutArgs {
-        epoch: std::env::var("IDGEN_EPOCH")
-            .ok()
-            .filter(|e| !e.trim().is_empty()),
+        epoch: std::env::var("IDGEN_EPOCH").ok(),
         ..LayoutArgs::default()
     };
     let default_layout = defaults.resolve(&ctx.settings)?;
