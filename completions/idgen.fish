@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_idgen_global_optspecs
-    string join \n redis= redis-node= mysql= store= config= dispenser= timeout= v/verbose h/help V/version
+    string join \n redis= redis-node= redis-password-file= mysql= mysql-password-file= store= config= dispenser= timeout= v/verbose h/help V/version
 end
 
 function __fish_idgen_needs_command
@@ -25,8 +25,10 @@ function __fish_idgen_using_subcommand
 end
 
 complete -c idgen -n "__fish_idgen_needs_command" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_needs_command" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_needs_command" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_needs_command" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_needs_command" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
@@ -53,8 +55,10 @@ complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l min-step -d 'Sm
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l max-step -d 'Largest step the consumption-based sizing may choose [default: 10 x --step]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l target-interval -d 'How long a segment should last at the observed rate' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
@@ -67,8 +71,10 @@ complete -c idgen -n "__fish_idgen_using_subcommand next" -l app -d 'App ID, 0..
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l gate-pass -d 'Pick the shard as the Java service does: abs(hashCode) % 64' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -s n -l count -d 'How many IDs to issue (1..=10000000)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
@@ -80,8 +86,10 @@ complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l app -d '
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l idle -d 'Refill a shard when its stock is at or below idle x its last segment [default: 0.2, or the config file\'s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l jobs -d 'Shards refilled at once' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
@@ -96,8 +104,10 @@ complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l app -d 'The app 
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l to -d 'The Redis node to move it to (a name from --redis-node or the config file)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l from-store -d 'Move the app out of this embedded store file into the configured Redis + MySQL' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
@@ -136,8 +146,10 @@ complete -c idgen -n "__fish_idgen_using_subcommand lease" -l assigner -d 'Where
 worker-node\t'A new never-reused ID per start from the WORKER_NODE table (uid-generator style)'"
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l max-clock-back -d 'Largest backward clock step waited out instead of refused' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
@@ -149,8 +161,10 @@ complete -c idgen -n "__fish_idgen_using_subcommand lease" -s h -l help -d 'Prin
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l namespace -d 'The namespace to inspect' -r
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
@@ -183,8 +197,10 @@ complete -c idgen -n "__fish_idgen_using_subcommand decode" -l bits -d 'Custom l
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l unit -d 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l fix -d 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
@@ -196,8 +212,10 @@ complete -c idgen -n "__fish_idgen_using_subcommand decode" -s h -l help -d 'Pri
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l idle -d 'Call a shard low when its stock is at or below idle x its step [default: 0.2, or the config file\'s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
@@ -207,8 +225,10 @@ complete -c idgen -n "__fish_idgen_using_subcommand status" -s v -l verbose -d '
 complete -c idgen -n "__fish_idgen_using_subcommand status" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand status" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379' -r
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r

@@ -39,11 +39,24 @@ enum Parts {
 }
 
 impl Backend {
-    /// Opens the backend the settings describe. Nothing connects yet: the first
-    /// use of the ledger or of a node does.
+    /// Opens the backend the settings describe, creating the embedded store's
+    /// file if it is missing (for `init-app` and `lease`). Nothing connects yet:
+    /// the first use of the ledger or of a node does.
     pub fn open(settings: &Settings) -> Result<Self> {
+        Self::open_with(settings, true)
+    }
+
+    /// Like [`Self::open`], but a missing store file is an error (at first use)
+    /// rather than a new empty store: a mistyped `--store` must not look like a
+    /// fresh deployment.
+    pub fn open_existing(settings: &Settings) -> Result<Self> {
+        Self::open_with(settings, false)
+    }
+
+    fn open_with(settings: &Settings, create: bool) -> Result<Self> {
         let has_redis = !settings.redis_nodes.is_empty();
         match (has_redis, &settings.mysql) {
+            (true, Some(_)) if settings.store.is_some() => Err(store_and_servers(settings)),
             (true, Some(mysql)) => {
                 if !settings.redis_nodes.contains_key(DEFAULT_NODE) {
                     return Err(Error::Config {
@@ -54,7 +67,22 @@ impl Backend {
                         ),
                     });
                 }
-                let ledger = Arc::new(MysqlLedger::open(mysql, settings.timeout)?);
+                // URLs are checked now, naming where a bad one came from; nodes
+                // connect only when first used.
+                for (name, url) in &settings.redis_nodes {
+                    redis::Client::open(url.expose()).map_err(|e| {
+                        let origin = settings.origin(&format!("redis node {name}"));
+                        Error::invalid(
+                            "Redis URL",
+                            format!("{url} (node {name}, from {origin}): {}", url.scrub(&e.to_string())),
+                            "write it as redis://[user][:password@]host[:port][/db]",
+                        )
+                    })?;
+                }
+                let ledger = Arc::new(
+                    MysqlLedger::open(mysql, settings.timeout)
+                        .map_err(|e| crate::config::blame(e, settings.origin("mysql")))?,
+                );
                 Ok(Backend {
                     ledger: ledger.clone(),
                     nodes: Arc::new(NodeSet::redis(
@@ -83,9 +111,9 @@ impl Backend {
             (false, None) => {
                 let path = match &settings.store {
                     Some(path) => path.clone(),
-                    None => default_store_path()?,
+                    None => default_store_path(create)?,
                 };
-                let store = Arc::new(SqliteStore::open(&path, settings.timeout));
+                let store = Arc::new(SqliteStore::open_with(&path, settings.timeout, create));
                 let dispenser: Arc<dyn Dispenser> = store.clone();
                 Ok(Backend {
                     ledger: store.clone(),
@@ -179,9 +207,34 @@ impl Backend {
     }
 }
 
+/// The usage error for a store file configured together with servers: idgen
+/// would otherwise silently pick one of them.
+fn store_and_servers(settings: &Settings) -> Error {
+    let mut servers: Vec<String> = settings
+        .redis_nodes
+        .keys()
+        .map(|name| {
+            let key = format!("redis node {name}");
+            format!("{key} from {}", settings.origin(&key))
+        })
+        .collect();
+    if settings.mysql.is_some() {
+        servers.push(format!("MySQL from {}", settings.origin("mysql")));
+    }
+    Error::Config {
+        location: "backend".into(),
+        problem: format!(
+            "an embedded store (from {}) is configured together with servers ({})",
+            settings.origin("store"),
+            servers.join(", ")
+        ),
+        hint: "use either the store file or Redis and MySQL: unset one of them".into(),
+    }
+}
+
 /// `$XDG_DATA_HOME/idgen/idgen.db`, else `~/.local/share/idgen/idgen.db`;
-/// creates the directory.
-pub fn default_store_path() -> Result<PathBuf> {
+/// creates the directory when `create`.
+pub fn default_store_path(create: bool) -> Result<PathBuf> {
     let data_home = std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -197,6 +250,9 @@ pub fn default_store_path() -> Result<PathBuf> {
             hint: "pass --store PATH (or IDGEN_STORE), or configure --redis and --mysql".into(),
         })?;
     let dir = data_home.join("idgen");
+    if !create {
+        return Ok(dir.join("idgen.db"));
+    }
     std::fs::create_dir_all(&dir).map_err(|e| Error::StoreUnusable {
         path: dir.join("idgen.db").display().to_string(),
         detail: format!("cannot create directory {}: {e}", dir.display()),

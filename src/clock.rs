@@ -138,7 +138,8 @@ fn whole_ms(duration: Duration) -> u64 {
 }
 
 /// The system clock shifted by a fixed offset. Tests give an `idgen` process a
-/// skewed clock this way (`IDGEN_TEST_CLOCK_OFFSET_MS`), as a host whose clock is
+/// skewed clock this way (`IDGEN_TEST_CLOCK_OFFSET_MS`, with the `test-hooks`
+/// feature only), as a host whose clock is
 /// ahead of or behind its peers would have.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SkewedClock {
@@ -150,12 +151,16 @@ impl SkewedClock {
         SkewedClock { offset_ms }
     }
 
-    /// The offset from `IDGEN_TEST_CLOCK_OFFSET_MS`, or none.
+    /// The offset from `IDGEN_TEST_CLOCK_OFFSET_MS`, or none. Only builds with the
+    /// `test-hooks` feature read the variable; a release build is never skewed.
     pub fn from_env() -> Self {
+        #[cfg(feature = "test-hooks")]
         let offset_ms = std::env::var("IDGEN_TEST_CLOCK_OFFSET_MS")
             .ok()
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(0);
+        #[cfg(not(feature = "test-hooks"))]
+        let offset_ms = 0;
         SkewedClock { offset_ms }
     }
 }

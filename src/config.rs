@@ -40,6 +40,10 @@ pub struct Settings {
     pub lease_ttl: Duration,
     /// The config file these settings were read from, if any (shown by `status`).
     pub config_file: Option<PathBuf>,
+    /// Where the server and store settings came from (`--mysql`, `IDGEN_STORE`,
+    /// a config file's key), keyed `mysql`, `store`, `redis node NAME`: messages
+    /// about a conflict name them.
+    pub origins: BTreeMap<String, String>,
 }
 
 impl Default for Settings {
@@ -56,17 +60,40 @@ impl Default for Settings {
             epoch: None,
             lease_ttl: Duration::from_secs(30),
             config_file: None,
+            origins: BTreeMap::new(),
         }
     }
 }
 
 impl Settings {
+    /// Where the setting `key` came from, for messages.
+    pub fn origin(&self, key: &str) -> &str {
+        self.origins.get(key).map_or("the defaults", String::as_str)
+    }
+
     /// The dispenser that serves `app`.
     pub fn dispenser_for(&self, app: u8) -> DispenserKind {
         self.app_dispensers
             .get(&app)
             .copied()
             .unwrap_or(self.dispenser)
+    }
+}
+
+/// Names where a bad value came from (`--timeout`, `IDGEN_MYSQL_URL`, a config
+/// file's key) in the message about it.
+pub fn blame(error: Error, origin: &str) -> Error {
+    match error {
+        Error::Invalid {
+            what,
+            problem,
+            hint,
+        } => Error::Invalid {
+            what,
+            problem: format!("{problem} (from {origin})"),
+            hint,
+        },
+        other => other,
     }
 }
 

@@ -1,11 +1,22 @@
 //! Keeping passwords out of everything idgen prints.
 //!
 //! A server URL enters the core as a [`SecretUrl`]. Its `Display` and `Debug`
-//! replace the password with `***`, so a URL can be put into an error, a log
-//! line, a table or JSON without a second thought. Only the store backends ask
-//! for the raw form, to connect.
+//! show [`redact_url`] of the raw setting, so a URL can be put into an error, a
+//! log line, a table or JSON without a second thought. Only the store backends
+//! ask for the raw form, to connect.
+//!
+//! Redaction works on the raw text, before and whether or not it parses: a
+//! setting pasted wrong (`redis//:PW@host`, `root:PW@host/db`, a bare password)
+//! is exactly the one that ends up in an error message.
 
 use std::fmt;
+
+/// What is shown instead of a setting that is not a URL at all: it may be a
+/// password pasted into the wrong variable.
+pub const HIDDEN: &str = "(value hidden: not a URL)";
+
+/// Query parameters that carry a password (redis-rs reads both).
+const SECRET_PARAMS: &[&str] = &["pass", "password"];
 
 /// A server URL whose password never appears when it is shown.
 #[derive(Clone, PartialEq, Eq)]
@@ -23,17 +34,38 @@ impl SecretUrl {
         &self.raw
     }
 
-    /// The password, if the URL carries one (for scrubbing driver messages).
-    pub fn password(&self) -> Option<String> {
-        let parsed = url::Url::parse(&self.raw).ok()?;
-        let pass = parsed.password()?;
-        let decoded = percent_decode(pass);
-        (!decoded.is_empty()).then_some(decoded)
+    /// Does the URL carry a password (in its userinfo or a `pass` parameter)?
+    pub fn has_password(&self) -> bool {
+        match url::Url::parse(&self.raw) {
+            Ok(parsed) => {
+                parsed.password().is_some_and(|p| !p.is_empty())
+                    || parsed.query_pairs().any(|(key, _)| is_secret_param(&key))
+            }
+            Err(_) => !secrets_in(&self.raw).is_empty(),
+        }
     }
 
-    /// Removes this URL's password from a message produced by a driver.
+    /// The same URL with `password` set, for a password kept outside the URL.
+    /// `None` when the URL does not parse or cannot carry one (the caller then
+    /// reports the URL itself).
+    pub fn with_password(&self, password: &str) -> Option<SecretUrl> {
+        let mut parsed = url::Url::parse(&self.raw).ok()?;
+        parsed.set_password(Some(password)).ok()?;
+        Some(SecretUrl::new(parsed.to_string()))
+    }
+
+    /// Removes this URL's secrets from a message produced by a driver.
     pub fn scrub(&self, message: &str) -> String {
-        scrub(message, self.password().as_deref())
+        scrub_all(message, &secrets_in(&self.raw))
+    }
+
+    /// A driver's error as one scrubbed message, told by its root cause: drivers
+    /// wrap an I/O error in layers that each repeat "Input/output error".
+    pub fn describe_error(&self, error: &(dyn std::error::Error + 'static)) -> String {
+        let root = std::iter::successors(Some(error), |e| e.source())
+            .last()
+            .unwrap_or(error);
+        self.scrub(&root.to_string())
     }
 }
 
@@ -49,35 +81,133 @@ impl fmt::Debug for SecretUrl {
     }
 }
 
-/// Replaces the password of a URL with `***`. Input that does not parse as a
-/// URL is cut at the last `@` of its authority, so a malformed URL with a
-/// password still shows none of it.
+/// The one way to show a raw URL setting: the whole userinfo becomes `***`, and
+/// so does the value of every `pass` / `password` parameter. A setting that is
+/// not `scheme://…` is shown only from its last `@` on, or not at all.
 pub fn redact_url(raw: &str) -> String {
-    match url::Url::parse(raw) {
-        Ok(mut parsed) => {
-            if parsed.password().is_some() && parsed.set_password(Some("***")).is_ok() {
-                return parsed.to_string();
+    let raw = raw.trim();
+    let shown = match split_scheme(raw) {
+        Some((scheme, rest)) => match url::Url::parse(raw) {
+            Ok(parsed) if parsed.has_host() || parsed.path().starts_with('/') => {
+                redact_parsed(scheme, &parsed)
             }
-            parsed.to_string()
+            _ => format!("{scheme}://{}", redact_authority_text(rest)),
+        },
+        None if raw.contains('@') => redact_authority_text(raw),
+        None => HIDDEN.to_string(),
+    };
+    // The rule above in reverse: if any piece that may be a secret still shows,
+    // show nothing but the scheme.
+    let leaked = secrets_in(raw).iter().any(|s| shown.contains(s.as_str()));
+    if leaked {
+        return match split_scheme(raw) {
+            Some((scheme, _)) => format!("{scheme}://***"),
+            None => HIDDEN.to_string(),
+        };
+    }
+    shown
+}
+
+/// Every piece of a raw setting that may be a secret, as written and
+/// percent-decoded: the userinfo (whole, and what follows each `:`), the value of
+/// every `pass` / `password` parameter, and a value that is no URL at all.
+pub fn secrets_in(raw: &str) -> Vec<String> {
+    let raw = raw.trim();
+    let mut found = Vec::new();
+    let rest = split_scheme(raw).map_or(raw, |(_, rest)| rest);
+    match rest.rfind('@') {
+        Some(at) => {
+            let userinfo = &rest[..at];
+            found.push(userinfo.to_string());
+            if let Some((_, password)) = userinfo.split_once(':') {
+                found.push(password.to_string());
+            }
+            if let Some((_, last)) = userinfo.rsplit_once(':') {
+                found.push(last.to_string());
+            }
         }
-        Err(_) => redact_unparsed(raw),
+        // A bare value: a password pasted into the wrong variable looks like this.
+        None if split_scheme(raw).is_none() => found.push(raw.to_string()),
+        None => {}
+    }
+    for param in raw.split(['?', '&']).skip(1) {
+        if let Some((key, value)) = param.split_once('=')
+            && is_secret_param(key)
+        {
+            found.push(value.split('#').next().unwrap_or(value).to_string());
+        }
+    }
+    let decoded: Vec<String> = found.iter().map(|s| percent_decode(s)).collect();
+    found.extend(decoded);
+    found.retain(|s| !s.is_empty());
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// `scheme` and what follows `scheme://`, when the text starts like a URL.
+fn split_scheme(raw: &str) -> Option<(&str, &str)> {
+    let end = raw.find("://")?;
+    let scheme = &raw[..end];
+    let valid = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    valid.then(|| (scheme, &raw[end + 3..]))
+}
+
+fn is_secret_param(key: &str) -> bool {
+    let key = percent_decode(key);
+    SECRET_PARAMS.iter().any(|p| key.eq_ignore_ascii_case(p))
+}
+
+/// A URL the parser accepted, rebuilt without its secrets.
+fn redact_parsed(scheme: &str, parsed: &url::Url) -> String {
+    let mut shown = format!("{scheme}://");
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        shown.push_str("***@");
+    }
+    if let Some(host) = parsed.host_str() {
+        shown.push_str(host);
+    }
+    if let Some(port) = parsed.port() {
+        shown.push_str(&format!(":{port}"));
+    }
+    shown.push_str(parsed.path());
+    if let Some(query) = parsed.query() {
+        shown.push('?');
+        shown.push_str(&redact_query(query));
+    }
+    shown
+}
+
+/// Text after a scheme that did not parse: everything up to the last `@` is
+/// userinfo. When a `?` or `&` comes before that `@`, the `@` may sit inside a
+/// parameter, so nothing after the scheme is shown.
+fn redact_authority_text(rest: &str) -> String {
+    match rest.rfind('@') {
+        Some(at) if rest[..at].contains(['?', '&']) => "***".to_string(),
+        Some(at) => format!("***@{}", redact_tail(&rest[at + 1..])),
+        None => redact_tail(rest),
     }
 }
 
-fn redact_unparsed(raw: &str) -> String {
-    let (scheme, rest) = match raw.find("://") {
-        Some(i) => (&raw[..i + 3], &raw[i + 3..]),
-        None => ("", raw),
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    let authority = &rest[..authority_end];
-    match authority.rfind('@') {
-        Some(at) => {
-            let user = authority[..at].split(':').next().unwrap_or("");
-            format!("{scheme}{user}:***@{}", &rest[at + 1..])
-        }
-        None => raw.to_string(),
+fn redact_tail(tail: &str) -> String {
+    match tail.split_once('?') {
+        Some((before, query)) => format!("{before}?{}", redact_query(query)),
+        None => tail.to_string(),
     }
+}
+
+fn redact_query(query: &str) -> String {
+    query
+        .split('&')
+        .map(|param| match param.split_once('=') {
+            Some((key, _)) if is_secret_param(key) => format!("{key}=***"),
+            _ => param.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("&")
 }
 
 /// Replaces every occurrence of `secret` (and its percent-encoded form) with `***`.
@@ -93,6 +223,18 @@ pub fn scrub(message: &str, secret: Option<&str>) -> String {
     out
 }
 
+/// [`scrub`] for many secrets, longest first so that a secret containing
+/// another is removed whole.
+pub fn scrub_all(message: &str, secrets: &[String]) -> String {
+    let mut sorted: Vec<&String> = secrets.iter().collect();
+    sorted.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    sorted
+        .into_iter()
+        .fold(message.to_string(), |text, secret| {
+            scrub(&text, Some(secret))
+        })
+}
+
 fn percent_decode(s: &str) -> String {
     percent_encoding::percent_decode_str(s)
         .decode_utf8_lossy()
@@ -104,14 +246,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn password_is_replaced_in_redis_and_mysql_urls() {
+    fn userinfo_is_replaced_in_redis_and_mysql_urls() {
         assert_eq!(
             redact_url("redis://:s3cret@10.0.0.1:6379/2"),
-            "redis://:***@10.0.0.1:6379/2"
+            "redis://***@10.0.0.1:6379/2"
         );
         assert_eq!(
             redact_url("mysql://root:p%40ss@db:3306/idgen"),
-            "mysql://root:***@db:3306/idgen"
+            "mysql://***@db:3306/idgen"
         );
     }
 
@@ -121,21 +263,76 @@ mod tests {
             redact_url("redis://127.0.0.1:6379"),
             "redis://127.0.0.1:6379"
         );
+        assert_eq!(
+            redact_url("redis+unix:///run/redis.sock?db=2"),
+            "redis+unix:///run/redis.sock?db=2"
+        );
+    }
+
+    /// Every form the operator report found leaking, and then some.
+    #[test]
+    fn no_form_of_a_url_shows_its_password() {
+        for raw in [
+            "redis//:PW9x@host",
+            "mysql:/root:PW9x@host/db",
+            "root:PW9x@host:3306/db",
+            "PW9x",
+            "redis://:S3cret/PW9x@host:6379/0",
+            "mysql://root:S3cret/PW9x@db:3306/idgen",
+            "redis+unix:///path.sock?pass=PW9x",
+            "redis://host/0?password=PW9x",
+            "redis://host/0?PASSWORD=PW9x&db=1",
+            "redis://:a,PW9x@host",
+            "redis://PW9x@host",
+            "redis://host/0?password=PW9x@b",
+            "redis://:PW9x?x@host",
+            "mysql://u:hunter2PW9x@bad host/db",
+            "  redis://:PW9x@h  ",
+        ] {
+            let shown = redact_url(raw);
+            assert!(!shown.contains("PW9x"), "{raw:?} shown as {shown:?}");
+            assert!(
+                secrets_in(raw).iter().any(|s| s.contains("PW9x")),
+                "{raw:?}: {:?}",
+                secrets_in(raw)
+            );
+        }
     }
 
     #[test]
-    fn unparseable_url_still_hides_the_password() {
-        let shown = redact_url("mysql://u:hunter2@bad host/db");
-        assert!(!shown.contains("hunter2"), "{shown}");
+    fn the_host_still_shows_where_it_can() {
+        assert_eq!(
+            redact_url("redis://:S3cret/PW@host:6379/0"),
+            "redis://***@host:6379/0"
+        );
+        assert_eq!(redact_url("root:PW@host:3306/db"), "***@host:3306/db");
+        assert_eq!(
+            redact_url("redis+unix:///path.sock?pass=PW"),
+            "redis+unix:///path.sock?pass=***"
+        );
+        assert_eq!(redact_url("hunter2"), HIDDEN);
     }
 
     #[test]
     fn scrub_removes_plain_and_encoded_password() {
         let url = SecretUrl::new("mysql://root:p%40ss@db/idgen");
-        assert_eq!(url.password().as_deref(), Some("p@ss"));
+        assert!(url.has_password());
         assert_eq!(
             url.scrub("login p@ss failed, url p%40ss"),
             "login *** failed, url ***"
+        );
+    }
+
+    #[test]
+    fn a_password_kept_outside_is_put_into_the_url() {
+        let url = SecretUrl::new("redis://h:6379/0");
+        assert!(!url.has_password());
+        let with = url.with_password("a/b@c").unwrap();
+        assert!(with.has_password());
+        assert_eq!(with.to_string(), "redis://***@h:6379/0");
+        assert_eq!(
+            url::Url::parse(with.expose()).unwrap().password(),
+            Some("a%2Fb%40c")
         );
     }
 }

@@ -97,7 +97,8 @@ pub struct AppStatus {
     pub empty_shards: Vec<u8>,
     /// Shards at or below the refill threshold.
     pub low_shards: Vec<u8>,
-    /// 0: no limit.
+    /// 0: no limit. A string in JSON, like every value that may exceed 2^53.
+    #[serde(serialize_with = "u64_as_string")]
     pub max_limit_id: u64,
     /// The largest share of its `max_limit_id` range any shard has taken, in percent.
     pub limit_used_percent: Option<f64>,
@@ -174,6 +175,12 @@ pub enum AttentionKind {
 pub struct Attention {
     pub kind: AttentionKind,
     pub message: String,
+}
+
+/// Serializes a 64-bit ID (or a limit on one) as a decimal string: JSON readers
+/// that hold numbers as doubles (JavaScript, jq 1.6) would round it above 2^53.
+pub fn u64_as_string<S: serde::Serializer>(value: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
 }
 
 /// Collects the report. Only reads; never changes stored state.

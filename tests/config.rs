@@ -417,3 +417,120 @@ fn passwords_in_the_file_are_never_printed() {
         one_line_error(&run);
     }
 }
+
+#[test]
+fn empty_environment_variables_count_as_unset() {
+    let env = TestEnv::embedded();
+    let empty = [
+        "IDGEN_REDIS_URL",
+        "IDGEN_MYSQL_URL",
+        "IDGEN_REDIS_NODES",
+        "IDGEN_REDIS_PASSWORD",
+        "IDGEN_REDIS_PASSWORD_FILE",
+        "IDGEN_MYSQL_PASSWORD",
+        "IDGEN_MYSQL_PASSWORD_FILE",
+        "IDGEN_CONFIG",
+        "IDGEN_DISPENSER",
+        "IDGEN_TIMEOUT",
+        "IDGEN_IDLE",
+        "IDGEN_LAYOUT",
+        "IDGEN_EPOCH",
+        "IDGEN_NAMESPACE",
+    ];
+    let vars: Vec<(&str, &str)> = empty
+        .iter()
+        .enumerate()
+        // Docker writes `VAR=`; some env files hold a blank.
+        .map(|(i, name)| (*name, if i % 2 == 0 { "" } else { "  " }))
+        .collect();
+    for args in [
+        &["init-app", "--app", "1", "--name", "one"][..],
+        &["next", "--app", "1"],
+        &["reload-segments", "--quiet"],
+        &["status", "--json"],
+        &["decode", "175928847299117063"],
+        &["lease", "--count", "1"],
+        &["inspect-freelist"],
+    ] {
+        let done = run(&env, args, &vars, &[]);
+        assert!(done.success(), "{args:?}: {done}");
+    }
+}
+
+#[test]
+fn a_bad_value_from_the_environment_names_the_variable() {
+    let env = TestEnv::embedded();
+    env.ok(&["init-app", "--app", "1", "--name", "one"]);
+    for (var, value, args) in [
+        ("IDGEN_TIMEOUT", "soon", &["status"][..]),
+        ("IDGEN_IDLE", "lots", &["status"]),
+        ("IDGEN_IDLE", "2", &["reload-segments"]),
+        ("IDGEN_DISPENSER", "stack", &["next", "--app", "1"]),
+        ("IDGEN_REDIS_NODES", "no-equals-sign", &["status"]),
+        ("IDGEN_LAYOUT", "flickr", &["decode", "1"]),
+    ] {
+        let bad = run(&env, args, &[(var, value)], &[]);
+        assert_eq!(bad.code(), 2, "{var}={value}: {bad}");
+        let line = one_line_error(&bad);
+        assert!(line.contains(var), "{var} is not named: {line}");
+    }
+    // From a flag, the flag is named.
+    let flag = run(&env, &["--timeout", "soon", "status"], &[], &[]);
+    assert!(one_line_error(&flag).contains("--timeout"), "{flag}");
+
+    // Server URLs too, without showing a value that is no URL at all.
+    let servers = TestEnv::distributed();
+    for (var, value) in [
+        ("IDGEN_MYSQL_URL", "hunter2"),
+        ("IDGEN_REDIS_URL", "redis//:hunter2@host"),
+    ] {
+        let bad = run(&servers, &["next", "--app", "1"], &[(var, value)], &[]);
+        assert_eq!(bad.code(), 2, "{bad}");
+        let line = one_line_error(&bad);
+        assert!(line.contains(var), "{var} is not named: {line}");
+        assert!(!line.contains("hunter2"), "{line}");
+    }
+}
+
+#[test]
+fn a_store_given_together_with_servers_is_a_usage_error_naming_each_source() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "1", "--name", "one"]);
+    let store = env.home.path().join("laptop.db");
+    let first = run(
+        &env,
+        &["next", "--app", "1"],
+        &[("IDGEN_STORE", store.to_str().unwrap())],
+        &[],
+    );
+    assert_eq!(first.code(), 2, "{first}");
+    assert_eq!(first.stdout, "", "an ID was issued anyway: {first}");
+    let line = one_line_error(&first);
+    for source in ["IDGEN_STORE", "IDGEN_REDIS_URL", "IDGEN_MYSQL_URL"] {
+        assert!(line.contains(source), "{source} is not named: {line}");
+    }
+    assert!(!store.exists());
+
+    // The servers from the config file, the store from a flag.
+    let path = write_config(
+        &env,
+        &format!(
+            "mysql = \"{}\"\n[redis.nodes]\nmain = \"{}\"\n",
+            env.mysql_url, env.redis_url
+        ),
+    );
+    let second = run(
+        &env,
+        &["--store", store.to_str().unwrap(), "status"],
+        &[],
+        &["IDGEN_REDIS_URL", "IDGEN_MYSQL_URL"],
+    );
+    assert_eq!(second.code(), 2, "{second}");
+    let line = one_line_error(&second);
+    assert!(line.contains("--store"), "{line}");
+    assert!(
+        line.contains(&format!("{} key mysql", path.display())),
+        "{line}"
+    );
+    assert!(line.contains("key redis.nodes.main"), "{line}");
+}

@@ -494,3 +494,68 @@ fn status_reports_the_embedded_store_and_its_apps() {
     env.ok(&["next", "--app", "1", "--gate-pass", ALICE, "--count", "100"]);
     assert_eq!(env.run(&["status"]).code(), 8);
 }
+
+#[test]
+fn a_mistyped_store_path_is_refused_and_never_created() {
+    let env = TestEnv::embedded();
+    let typo = env.home.path().join("idgne.db");
+    let typo_arg = typo.to_str().unwrap();
+    for args in [
+        &["next", "--app", "1"][..],
+        &["status"],
+        &["status", "--json"],
+        &["inspect-freelist"],
+        &["reload-segments"],
+    ] {
+        let run = env.run(&[&["--store", typo_arg][..], args].concat());
+        assert_eq!(run.code(), 10, "{args:?}: {run}");
+        assert!(one_line_error(&run).contains(typo_arg), "{args:?}: {run}");
+        assert!(!typo.exists(), "{args:?} created {}", typo.display());
+    }
+    // decode needs no store, and does not create one.
+    let run = env.run(&["--store", typo_arg, "decode", "175928847299117063"]);
+    assert!(run.success(), "{run}");
+    assert!(!typo.exists());
+    // Without --store, the default location is not created either.
+    let mut cmd = env.idgen();
+    cmd.env_remove("IDGEN_STORE").args(["status"]);
+    let run = Run::of(cmd);
+    assert_eq!(run.code(), 10, "{run}");
+    assert!(
+        !env.home.path().join("data").join("idgen").exists(),
+        "{run}"
+    );
+
+    // init-app creates it and says where.
+    let run = env.run(&[
+        "--store", typo_arg, "init-app", "--app", "1", "--name", "one",
+    ]);
+    assert!(run.success(), "{run}");
+    assert!(typo.is_file());
+    assert!(
+        run.stderr
+            .contains(&format!("created the embedded store {typo_arg}")),
+        "{run}"
+    );
+    assert!(
+        env.run(&["--store", typo_arg, "next", "--app", "1"])
+            .success()
+    );
+}
+
+/// The crash tests rely on failpoints: the test suite's binary must have the
+/// `test-hooks` feature (a release build has not; see Cargo.toml).
+#[test]
+fn the_binary_under_test_honours_failpoints() {
+    let env = TestEnv::embedded();
+    let run = env.run_with(
+        &["init-app", "--app", "1", "--name", "one"],
+        &[("IDGEN_FAILPOINTS", "init_app.before_commit=error")],
+    );
+    assert_eq!(run.code(), 1, "{run}");
+    assert!(
+        run.stderr
+            .contains("failpoint init_app.before_commit fired"),
+        "{run}"
+    );
+}

@@ -291,3 +291,298 @@ fn without_a_terminal_repair_refuses_instead_of_prompting() {
     assert_eq!(stderr.len(), 1, "{run}");
     assert!(stderr[0].contains("hint: rerun with --yes"), "{run}");
 }
+
+// ---- errors that say what kind of failure ------------------------------------
+
+/// The one stderr line of a run, which must carry a hint.
+fn single_error_line(run: &Run) -> String {
+    let stderr = lines(&run.stderr);
+    assert_eq!(stderr.len(), 1, "expected one stderr line: {run}");
+    assert!(stderr[0].starts_with("error: "), "{run}");
+    assert!(stderr[0].contains("; hint: "), "{run}");
+    stderr[0].to_string()
+}
+
+/// `idgen ARGS` with the default Redis node at `redis` (MySQL stays this test's).
+fn with_redis(env: &TestEnv, redis: &str, args: &[&str]) -> Run {
+    let mut cmd = env.idgen();
+    cmd.env("IDGEN_REDIS_URL", redis).args(args);
+    Run::of(cmd)
+}
+
+/// `idgen ARGS` against MySQL at `url` with `password` kept outside it.
+fn with_mysql(env: &TestEnv, url: &str, password: Option<&str>, args: &[&str]) -> Run {
+    let mut cmd = env.idgen();
+    cmd.env("IDGEN_MYSQL_URL", url).args(args);
+    if let Some(password) = password {
+        cmd.env("IDGEN_MYSQL_PASSWORD", password);
+    }
+    Run::of(cmd)
+}
+
+/// Puts a string where each of the app's queues belongs, as foreign software might.
+fn spoil_queues(env: &TestEnv, app: u8) {
+    let mut redis = env.redis();
+    for shard in 0..64 {
+        let _: () = redis
+            .set(format!("id.gen.idList_{app}_{shard}"), "not a list")
+            .unwrap();
+    }
+}
+
+#[test]
+fn a_wrong_redis_password_is_access_refused_with_a_credentials_hint() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "1", "--name", "one"]);
+    let (user, _) = crate::secrets::redis_user(&env, "wrongpass", &["~*", "&*", "+@all"]);
+    let wrong = crate::secrets::redis_url_for(&env, &format!("{user}:not-the-password"));
+    for args in [
+        &["next", "--app", "1"][..],
+        &["reload-segments"],
+        &["status"],
+    ] {
+        let run = with_redis(&env, &wrong, args);
+        if args == ["status"] {
+            // status reports it in the table and exits 8; its JSON names the kind.
+            assert_eq!(run.code(), 8, "{run}");
+            continue;
+        }
+        assert_eq!(run.code(), 12, "{args:?}: {run}");
+        let line = single_error_line(&run);
+        assert!(line.contains("refused access"), "{line}");
+        assert!(line.contains("user name and password"), "{line}");
+        assert!(!line.contains("not-the-password"), "{line}");
+        assert!(!line.contains("safe to retry"), "{line}");
+    }
+}
+
+#[test]
+fn a_redis_command_the_acl_denies_is_access_refused_naming_the_command() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "1", "--name", "one"]);
+    // May connect and read, may not run scripts (every refill and pop is one).
+    let (user, password) = crate::secrets::redis_user(
+        &env,
+        "noperm",
+        &["~*", "&*", "+@all", "-evalsha", "-eval", "-lpop", "-lmpop"],
+    );
+    let url =
+        crate::secrets::redis_url_for(&env, &format!("{user}:{}", password.replace('/', "%2F")));
+    let run = with_redis(&env, &url, &["next", "--app", "1"]);
+    assert_eq!(run.code(), 12, "{run}");
+    let line = single_error_line(&run);
+    assert!(line.contains("refused access"), "{line}");
+    assert!(
+        ["evalsha", "eval", "lpop", "lmpop"]
+            .iter()
+            .any(|c| line.contains(&format!("'{c}'"))),
+        "the refused command is not named: {line}"
+    );
+}
+
+#[test]
+fn mysql_refusing_the_login_or_a_privilege_is_access_refused() {
+    let env = TestEnv::distributed();
+    let url = crate::secrets::mysql_user("readonly", "ro-pass", "SELECT");
+    let wrong = url.replacen('@', ":wrong@", 1);
+    let run = with_mysql(
+        &env,
+        &wrong,
+        None,
+        &["init-app", "--app", "1", "--name", "one"],
+    );
+    assert_eq!(run.code(), 12, "{run}");
+    let line = single_error_line(&run);
+    assert!(line.contains("MySQL at mysql://***@"), "{line}");
+    assert!(line.contains("user name and password"), "{line}");
+
+    // Logged in, but without the CREATE/INSERT privilege init-app needs.
+    let init = ["init-app", "--app", "1", "--name", "one"];
+    let run = with_mysql(&env, &url, Some("ro-pass"), &init);
+    assert_eq!(run.code(), 12, "{run}");
+    assert!(single_error_line(&run).contains("denied"), "{run}");
+}
+
+#[test]
+fn a_foreign_value_under_an_idgen_key_is_bad_data_naming_the_key() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "1", "--name", "one"]);
+    spoil_queues(&env, 1);
+    let run = env.run(&["next", "--app", "1"]);
+    assert_eq!(run.code(), 13, "{run}");
+    let line = single_error_line(&run);
+    assert!(line.contains("id.gen."), "the key is not named: {line}");
+    assert!(line.contains("WRONGTYPE"), "{line}");
+}
+
+#[test]
+fn an_unreachable_mysql_is_described_once_without_repeated_prefixes() {
+    let env = TestEnv::distributed();
+    let run = with_mysql(
+        &env,
+        "mysql://root@127.0.0.1:1/idgen",
+        None,
+        &["init-app", "--app", "1", "--name", "one"],
+    );
+    assert_eq!(run.code(), 5, "{run}");
+    let line = single_error_line(&run);
+    for phrase in ["Input/output error", "Connection refused", "unreachable"] {
+        assert!(
+            line.matches(phrase).count() <= 1,
+            "{phrase:?} repeated: {line}"
+        );
+    }
+}
+
+#[test]
+fn an_error_and_its_cause_say_the_reason_once() {
+    let env = TestEnv::embedded();
+    for args in [
+        &["decode", "1", "--layout", "flickr"][..],
+        &["decode", "1", "--bits", "time:41,worker:10,seq:12"],
+    ] {
+        let run = env.run(args);
+        assert_eq!(run.code(), 2, "{run}");
+        let line = single_error_line(&run);
+        let problem = line.split("; hint: ").next().unwrap();
+        let reason = problem.rsplit(": ").next().unwrap();
+        assert_eq!(problem.matches(reason).count(), 1, "said twice: {line}");
+    }
+}
+
+// ---- batch jobs fail fast ------------------------------------------------------
+
+#[test]
+fn reload_segments_stops_with_one_line_when_redis_is_down_or_refuses() {
+    let env = TestEnv::distributed();
+    for app in ["1", "2", "3"] {
+        env.ok(&["init-app", "--app", app, "--name", &format!("app{app}")]);
+    }
+    let (user, _) = crate::secrets::redis_user(&env, "reload", &["~*", "&*", "+@all"]);
+    let refused = crate::secrets::redis_url_for(&env, &format!("{user}:wrong"));
+    for (redis, code) in [("redis://127.0.0.1:1/0", 5), (refused.as_str(), 12)] {
+        for quiet in [false, true] {
+            let mut args = vec!["--timeout", "3s", "reload-segments"];
+            if quiet {
+                args.push("--quiet");
+            }
+            let started = std::time::Instant::now();
+            let run = with_redis(&env, redis, &args);
+            assert_eq!(run.code(), code, "{run}");
+            single_error_line(&run);
+            assert_eq!(run.stdout, "", "{run}");
+            assert!(started.elapsed() < Duration::from_secs(6), "{run}");
+        }
+    }
+}
+
+#[test]
+fn reload_segments_stops_with_one_line_when_mysql_refuses_the_update() {
+    let env = TestEnv::distributed();
+    // A ledger this user may read but not write: every refill would be refused.
+    let url = crate::secrets::mysql_user("noupdate", "nu-pass", "ALL");
+    let init = ["init-app", "--app", "1", "--name", "one"];
+    assert!(with_mysql(&env, &url, Some("nu-pass"), &init).success());
+    let name = url.rsplit_once('/').unwrap().1;
+    crate::harness::servers::mysql_exec(
+        &format!("{}/mysql", crate::harness::servers::mysql_with_grants()),
+        &format!(
+            "REVOKE ALL ON `{name}`.* FROM '{name}'@'%'; GRANT SELECT ON `{name}`.* TO '{name}'@'%'"
+        ),
+    );
+    let run = with_mysql(&env, &url, Some("nu-pass"), &["reload-segments", "--quiet"]);
+    assert_eq!(run.code(), 12, "{run}");
+    assert!(single_error_line(&run).contains("MySQL"), "{run}");
+}
+
+#[test]
+fn per_shard_failures_are_one_line_per_app_and_cause() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "1", "--name", "one", "--step", "10"]);
+    env.ok(&["init-app", "--app", "2", "--name", "two", "--step", "10"]);
+    spoil_queues(&env, 1);
+    let run = env.run(&["reload-segments", "--quiet"]);
+    assert_eq!(run.code(), 6, "{run}");
+    let stderr = lines(&run.stderr);
+    assert!(
+        (1..=2).contains(&stderr.len()),
+        "expected a line per app at most: {run}"
+    );
+    assert!(
+        stderr[0].starts_with("error: app 1: 64 shards (0-63) on node main:"),
+        "{run}"
+    );
+}
+
+// ---- terminal and JSON hygiene -----------------------------------------------------
+
+#[test]
+fn control_characters_in_stored_text_are_escaped() {
+    let env = TestEnv::embedded();
+    let name = "evil\u{1b}[2J\nname\u{7}";
+    let init = env.run(&["init-app", "--app", "1", "--name", name]);
+    assert!(init.success(), "{init}");
+    for run in [
+        init,
+        env.run(&["status"]),
+        env.run(&["init-app", "--app", "1", "--name", "other"]),
+    ] {
+        for text in [&run.stdout, &run.stderr] {
+            assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{run}");
+            assert!(!text.contains("evil\n"), "{run}");
+        }
+        let shown = format!("{}{}", run.stdout, run.stderr);
+        assert!(shown.contains("evil\\u{1b}[2J\\nname\\u{7}"), "{run}");
+    }
+}
+
+#[test]
+fn values_that_may_exceed_2_pow_53_are_strings_in_json() {
+    let env = TestEnv::embedded();
+    let limit = "9007199254740993";
+    let init = env.run(&[
+        "init-app",
+        "--app",
+        "1",
+        "--name",
+        "big",
+        "--max-limit-id",
+        limit,
+        "--json",
+    ]);
+    assert!(init.success(), "{init}");
+    let report: serde_json::Value = serde_json::from_str(&init.stdout).unwrap();
+    assert_eq!(report["max_limit_id"], limit, "{report}");
+    let status = env.run(&["status", "--json"]);
+    let report: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    assert_eq!(report["apps"][0]["max_limit_id"], limit, "{report}");
+    // Counts stay numbers.
+    assert!(report["apps"][0]["shards"].is_u64(), "{report}");
+}
+
+#[test]
+fn a_failed_write_to_stdout_exits_non_zero_and_says_so() {
+    let env = TestEnv::embedded();
+    env.ok(&["init-app", "--app", "1", "--name", "one"]);
+    let mut cmd = env.idgen();
+    cmd.args(["next", "--app", "1", "--count", "1000"])
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .stderr(Stdio::piped());
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(14), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot write to stdout"), "{stderr}");
+    assert!(stderr.contains("1000 IDs were issued"), "{stderr}");
+
+    // A reader that closes the pipe early: far more output than a pipe buffers.
+    let mut cmd = env.idgen();
+    cmd.args(["next", "--app", "1", "--count", "200000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(14), "{stderr}");
+    assert!(stderr.contains("closed the pipe"), "{stderr}");
+}

@@ -98,6 +98,8 @@ fn repair_without_a_terminal_needs_yes_and_changes_nothing(env: &TestEnv) {
 }
 
 fn an_unused_namespace_is_not_found(env: &TestEnv) {
+    // An existing store: a missing one is refused before any namespace is looked up.
+    env.ok(&["init-app", "--app", "1", "--name", "one"]);
     let run = env.run(&["inspect-freelist", "--namespace", "never"]);
     assert_eq!(run.code(), 3, "{run}");
     assert!(run.stderr.contains("\"never\""), "{run}");

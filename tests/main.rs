@@ -11,6 +11,7 @@ mod layouts;
 mod lease;
 mod migrate;
 mod rollback;
+mod secrets;
 mod segments;
 mod snowflake;
 mod status;

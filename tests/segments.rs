@@ -613,7 +613,7 @@ fn reload_reports_orphaned_queues_and_prunes_them_only_when_asked(env: &TestEnv)
     assert_eq!(env.stock(33, 0), 10);
 }
 
-fn reload_exits_partial_when_a_shard_fails(env: &TestEnv) {
+fn reload_reports_an_exhausted_app_once_not_as_a_failure(env: &TestEnv) {
     let limit: u64 = 2 << 14 | 9;
     init_limited_app_9(env, "tiny", limit);
     env.ok(&[
@@ -625,13 +625,17 @@ fn reload_exits_partial_when_a_shard_fails(env: &TestEnv) {
         "--count",
         "2",
     ]);
+    // An exhausted shard is reported once, with the fix, and is not a failure.
     let run = env.run(&["reload-segments", "--app", "9", "--json"]);
-    assert_eq!(run.code(), 6, "{run}");
+    assert_eq!(run.code(), 0, "{run}");
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    let failures = report["failures"].as_array().unwrap();
-    assert_eq!(failures.len(), 1, "{report}");
-    assert_eq!(failures[0]["shard"], 0);
-    assert!(run.stderr.contains("max_limit_id"), "{run}");
+    assert_eq!(report["failures"], serde_json::json!([]), "{report}");
+    assert_eq!(report["exhausted"][0]["app"], 9, "{report}");
+    assert_eq!(report["exhausted"][0]["shards"], serde_json::json!([0]));
+    assert_eq!(report["exhausted"][0]["max_limit_id"], limit.to_string());
+    assert_eq!(run.stderr.matches("raise max_limit_id").count(), 1, "{run}");
+    // Shards near the limit are one line for the app, not one per shard.
+    assert!(run.stderr.lines().count() <= 2, "{run}");
 }
 
 fn reload_prints_nothing_with_quiet_when_all_went_well(env: &TestEnv) {
@@ -792,9 +796,7 @@ fn an_index_past_max_limit_id_is_never_served_whoever_stocked_it() {
 #[test]
 fn a_malformed_queue_entry_is_bad_data_naming_the_key_and_the_entry() {
     let env = TestEnv::distributed();
-    env.ok(&[
-        "init-app", "--app", "44", "--name", "dirty", "--step", "3",
-    ]);
+    env.ok(&["init-app", "--app", "44", "--name", "dirty", "--step", "3"]);
     env.ok(&["next", "--app", "44", "--gate-pass", "13800138000"]);
     let too_wide = (1u64 << 49).to_string();
     for bad in ["12abc", too_wide.as_str()] {
@@ -814,7 +816,10 @@ fn a_malformed_queue_entry_is_bad_data_naming_the_key_and_the_entry() {
         ]);
         assert_eq!(run.code(), 13, "{run}");
         assert_eq!(
-            run.ids().iter().map(|&id| segment_parts(id).0).collect::<Vec<_>>(),
+            run.ids()
+                .iter()
+                .map(|&id| segment_parts(id).0)
+                .collect::<Vec<_>>(),
             [7, 8],
             "the good entries are still served: {run}"
         );
@@ -827,13 +832,17 @@ fn a_malformed_queue_entry_is_bad_data_naming_the_key_and_the_entry() {
 #[test]
 fn a_queue_key_of_the_wrong_type_is_bad_data_naming_the_key() {
     let env = TestEnv::distributed();
-    env.ok(&[
-        "init-app", "--app", "45", "--name", "typed", "--step", "3",
-    ]);
-    let _: () = env.redis().set("id.gen.idList_45_48", "not a list").unwrap();
+    env.ok(&["init-app", "--app", "45", "--name", "typed", "--step", "3"]);
+    let _: () = env
+        .redis()
+        .set("id.gen.idList_45_48", "not a list")
+        .unwrap();
     let run = env.run(&["next", "--app", "45", "--gate-pass", "13800138000"]);
     assert_eq!(run.code(), 13, "{run}");
-    assert!(one_line_error(&run).contains("id.gen.idList_45_48"), "{run}");
+    assert!(
+        one_line_error(&run).contains("id.gen.idList_45_48"),
+        "{run}"
+    );
 }
 
 // ---- configuration, reachability, secrets ---------------------------------------
@@ -975,7 +984,7 @@ crate::on_both_backends!(
     reload_tops_up_every_shard_below_the_threshold,
     reload_skips_a_shard_whose_lock_another_refiller_holds,
     reload_reports_orphaned_queues_and_prunes_them_only_when_asked,
-    reload_exits_partial_when_a_shard_fails,
+    reload_reports_an_exhausted_app_once_not_as_a_failure,
     reload_prints_nothing_with_quiet_when_all_went_well,
     an_interrupted_reload_finishes_the_refill_under_way_and_leaves_no_lock,
 );

@@ -33,7 +33,7 @@
 use super::{DEFAULT_NODE, Settings, check_idle, check_lease_ttl, parse_duration};
 use crate::error::{Error, Result};
 use crate::layout::{Layout, parse_epoch};
-use crate::redact::{SecretUrl, redact_url};
+use crate::redact::{SecretUrl, redact_url, scrub_all, secrets_in};
 use crate::segment::DispenserKind;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -229,16 +229,21 @@ impl ConfigFile {
     /// Puts the file's values into `settings`, over whatever is there.
     pub fn apply_to(&self, settings: &mut Settings) {
         settings.config_file = Some(self.path.clone());
-        settings.redis_nodes.extend(
-            self.redis_nodes
-                .iter()
-                .map(|(name, url)| (name.clone(), url.clone())),
-        );
+        let origin = |key: &str| format!("{} key {key}", self.path.display());
+        for (name, url) in &self.redis_nodes {
+            settings.redis_nodes.insert(name.clone(), url.clone());
+            settings.origins.insert(
+                format!("redis node {name}"),
+                origin(&format!("redis.nodes.{name}")),
+            );
+        }
         if let Some(url) = &self.mysql {
             settings.mysql = Some(url.clone());
+            settings.origins.insert("mysql".into(), origin("mysql"));
         }
         if let Some(path) = &self.store {
             settings.store = Some(path.clone());
+            settings.origins.insert("store".into(), origin("store"));
         }
         if let Some(timeout) = self.timeout {
             settings.timeout = timeout;
@@ -262,49 +267,56 @@ impl ConfigFile {
     }
 }
 
-/// Passwords of every URL written anywhere in a config file, even one that does not
-/// parse or check, so that no message about the file can show them.
+/// Secrets of every URL written anywhere in a config file, even one that does not
+/// parse or check, so that no message about the file can show them. Every string
+/// under `mysql` or `[redis]` counts as a URL setting (a bare password pasted
+/// there is a secret too); elsewhere only strings that look like URLs do.
 pub fn passwords_in(text: &str) -> Vec<String> {
     let (document, _) = DeTable::parse_recoverable(text);
     let mut strings = Vec::new();
-    collect_strings(document.get_ref(), &mut strings);
-    // Both the decoded password and the form the file spells it in.
+    collect_strings(document.get_ref(), &mut Vec::new(), &mut strings);
     let mut passwords: Vec<String> = strings
         .iter()
-        .flat_map(|s| [SecretUrl::new(s.as_str()).password(), written_password(s)])
-        .flatten()
+        .filter(|(path, s)| {
+            matches!(path.first().map(String::as_str), Some("mysql" | "redis"))
+                || s.contains("://")
+                || s.contains('@')
+        })
+        .flat_map(|(_, s)| secrets_in(s))
         .collect();
     passwords.sort();
     passwords.dedup();
     passwords
 }
 
-fn collect_strings(table: &DeTable<'_>, into: &mut Vec<String>) {
+/// Every string of a document with the path of keys it sits under.
+fn collect_strings(
+    table: &DeTable<'_>,
+    path: &mut Vec<String>,
+    into: &mut Vec<(Vec<String>, String)>,
+) {
     for (key, value) in table.iter() {
-        into.push(key.get_ref().to_string());
-        collect_value_strings(value.get_ref(), into);
+        // A key is never a URL setting itself, but a URL pasted as a key is caught.
+        into.push((Vec::new(), key.get_ref().to_string()));
+        path.push(key.get_ref().to_string());
+        collect_value_strings(value.get_ref(), path, into);
+        path.pop();
     }
 }
 
-fn collect_value_strings(value: &DeValue<'_>, into: &mut Vec<String>) {
+fn collect_value_strings(
+    value: &DeValue<'_>,
+    path: &mut Vec<String>,
+    into: &mut Vec<(Vec<String>, String)>,
+) {
     match value {
-        DeValue::String(s) => into.push(s.to_string()),
+        DeValue::String(s) => into.push((path.clone(), s.to_string())),
         DeValue::Array(items) => items
             .iter()
-            .for_each(|item| collect_value_strings(item.get_ref(), into)),
-        DeValue::Table(table) => collect_strings(table, into),
+            .for_each(|item| collect_value_strings(item.get_ref(), path, into)),
+        DeValue::Table(table) => collect_strings(table, path, into),
         _ => {}
     }
-}
-
-/// The password of a URL as written (percent-encoded or not), also in a URL too
-/// malformed for the URL parser.
-fn written_password(text: &str) -> Option<String> {
-    let rest = &text[text.find("://")? + 3..];
-    let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
-    let userinfo = &authority[..authority.rfind('@')?];
-    let password = &userinfo[userinfo.find(':')? + 1..];
-    (!password.is_empty()).then(|| password.to_string())
 }
 
 /// A problem with a value and its fix, before the file position is known.
@@ -373,11 +385,7 @@ impl Site<'_> {
 
     /// Removes the file's own passwords from a message about it.
     fn scrub(&self, message: &str) -> String {
-        passwords_in(self.text)
-            .iter()
-            .fold(message.to_string(), |text, secret| {
-                crate::redact::scrub(&text, Some(secret))
-            })
+        scrub_all(message, &passwords_in(self.text))
     }
 }
 
@@ -440,13 +448,17 @@ fn walk_value(value: &DeValue<'_>, path: &mut Vec<String>, into: &mut Vec<Entry>
     }
 }
 
-fn check_node_name(name: &str) -> std::result::Result<(), Problem> {
-    let valid = !name.is_empty()
+/// A Redis node's name: 1 to 64 letters, digits, '-', '_' or '.'.
+pub fn is_node_name(name: &str) -> bool {
+    !name.is_empty()
         && name.len() <= 64
         && name
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    if valid {
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+fn check_node_name(name: &str) -> std::result::Result<(), Problem> {
+    if is_node_name(name) {
         Ok(())
     } else {
         Err((
@@ -690,13 +702,14 @@ lease_ttl = 10
             let shown = format!("{err} {}", err.hint().unwrap_or_default());
             assert!(!shown.contains("s3cret"), "{shown}");
         }
-        assert_eq!(
-            passwords_in("a = \"redis://:pw1@h\"\nb = [\"mysql://u:p w2@h/d\"]\n"),
-            ["p w2", "pw1"]
-        );
-        assert_eq!(
-            passwords_in("mysql = \"mysql://u:p%2fw%3A@h/d\"\n"),
-            ["p%2fw%3A", "p/w:"]
-        );
+        let found = passwords_in("a = \"redis://:pw1@h\"\nb = [\"mysql://u:p w2@h/d\"]\n");
+        assert!(found.contains(&"pw1".to_string()), "{found:?}");
+        assert!(found.contains(&"p w2".to_string()), "{found:?}");
+        let found = passwords_in("mysql = \"mysql://u:p%2fw%3A@h/d\"\n");
+        assert!(found.contains(&"p%2fw%3A".to_string()), "{found:?}");
+        assert!(found.contains(&"p/w:".to_string()), "{found:?}");
+        // A bare password under a URL key is a secret; a path elsewhere is not.
+        let found = passwords_in("mysql = \"hunter2\"\nstore = \"/var/idgen.db\"\n");
+        assert_eq!(found, ["hunter2"]);
     }
 }

@@ -166,6 +166,27 @@ pub struct OrphanStock {
     pub pruned_ids: Option<u64>,
 }
 
+/// Shards of one app that failed for the same reason, so that output stays one
+/// line per app and cause however many shards there are.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailureGroup {
+    pub app: u8,
+    pub node: String,
+    pub shards: Vec<u8>,
+    pub error: String,
+}
+
+/// An app whose shards reached `max_limit_id`: reported, not a failure, since
+/// every later run would fail the same way until an operator acts.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExhaustedApp {
+    pub app: u8,
+    pub shards: Vec<u8>,
+    /// A string in JSON: it may exceed 2^53.
+    #[serde(serialize_with = "crate::status::u64_as_string")]
+    pub max_limit_id: u64,
+}
+
 /// The summary of `reload-segments`.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ReloadReport {
@@ -176,12 +197,79 @@ pub struct ReloadReport {
     pub shards_busy: u64,
     pub segments_dropped: u64,
     pub failures: Vec<ShardFailure>,
+    /// `failures` per app, node and cause.
+    pub failure_groups: Vec<FailureGroup>,
+    pub exhausted: Vec<ExhaustedApp>,
     pub orphans: Vec<OrphanStock>,
     pub warnings: Vec<String>,
     /// Stale stock found and retired on a node that went back in time.
     pub rollbacks: Vec<Rollback>,
     /// Stopped early by `cancel`: these shards were not refilled.
     pub shards_skipped: u64,
+}
+
+/// `3`, or `0-63` or `1,4-6`: shard numbers with runs collapsed, for messages.
+pub fn shard_list(shards: &[u8]) -> String {
+    let mut runs: Vec<String> = Vec::new();
+    let mut start = 0;
+    for i in 1..=shards.len() {
+        if i == shards.len() || u16::from(shards[i]) != u16::from(shards[i - 1]) + 1 {
+            runs.push(match i - start {
+                1 => shards[start].to_string(),
+                _ => format!("{}-{}", shards[start], shards[i - 1]),
+            });
+            start = i;
+        }
+    }
+    runs.join(",")
+}
+
+impl ReloadReport {
+    /// Merges warnings that differ only in the shard (`app A shard S: …`) into
+    /// one per app, so a whole app near its limit is one line, not 64.
+    fn group_warnings(&mut self) {
+        let mut per_app: BTreeMap<(String, String), Vec<u8>> = BTreeMap::new();
+        let mut others = Vec::new();
+        for warning in self.warnings.drain(..) {
+            let parsed = warning.strip_prefix("app ").and_then(|rest| {
+                let (app, rest) = rest.split_once(" shard ")?;
+                let (shard, tail) = rest.split_once(' ')?;
+                Some((app.to_string(), shard.parse::<u8>().ok()?, tail.to_string()))
+            });
+            match parsed {
+                Some((app, shard, tail)) => per_app.entry((app, tail)).or_default().push(shard),
+                None => others.push(warning),
+            }
+        }
+        for ((app, tail), mut shards) in per_app {
+            shards.sort_unstable();
+            others.push(match shards.as_slice() {
+                [shard] => format!("app {app} shard {shard} {tail}"),
+                _ => format!("app {app} shards {}: {tail}", shard_list(&shards)),
+            });
+        }
+        others.sort();
+        self.warnings = others;
+    }
+
+    /// Fills `failure_groups` from `failures`: by app, node and message, in shard order.
+    fn group_failures(&mut self) {
+        let mut groups: Vec<FailureGroup> = Vec::new();
+        for failure in &self.failures {
+            match groups.iter_mut().find(|g| {
+                g.app == failure.app && g.node == failure.node && g.error == failure.error
+            }) {
+                Some(group) => group.shards.push(failure.shard),
+                None => groups.push(FailureGroup {
+                    app: failure.app,
+                    node: failure.node.clone(),
+                    shards: vec![failure.shard],
+                    error: failure.error.clone(),
+                }),
+            }
+        }
+        self.failure_groups = groups;
+    }
 }
 
 /// Issues segment IDs and refills dispensers, over any ledger and node set.
@@ -550,6 +638,14 @@ impl SegmentAllocator {
         options: &ReloadOptions,
         progress: &dyn ReloadProgress,
     ) -> Result<ReloadReport> {
+        /// A whole backend down, refusing access or unwritable, rather than
+        /// one shard being wrong.
+        fn stops_the_run(error: &Error) -> bool {
+            matches!(
+                error.kind(),
+                crate::ErrorKind::Unavailable | crate::ErrorKind::Access | crate::ErrorKind::Store
+            ) && !matches!(error, Error::StockEmpty { .. })
+        }
         let mut report = ReloadReport::default();
         let apps = self.ledger.apps().await?;
         let apps: Vec<_> = match options.app {
@@ -585,6 +681,10 @@ impl SegmentAllocator {
         }
 
         let mut work: Vec<(String, DispenserKind, Slot)> = Vec::new();
+        // A node that is down, refuses access or cannot be written fails every
+        // shard alike: when no node answered at all, stop with that one error.
+        let mut answered = groups.is_empty();
+        let mut first_down: Option<Error> = None;
         for ((node_name, kind), slots) in &groups {
             report.shards_checked += slots.len() as u64;
             let stocks = match self.nodes.get(node_name).await {
@@ -595,7 +695,10 @@ impl SegmentAllocator {
                 Err(e) => Err(e),
             };
             let stocks = match stocks {
-                Ok(stocks) => stocks,
+                Ok(stocks) => {
+                    answered = true;
+                    stocks
+                }
                 Err(e) => {
                     report
                         .failures
@@ -605,6 +708,11 @@ impl SegmentAllocator {
                             node: node_name.clone(),
                             error: e.to_string(),
                         }));
+                    if stops_the_run(&e) {
+                        first_down.get_or_insert(e);
+                    } else {
+                        answered = true;
+                    }
                     continue;
                 }
             };
@@ -619,16 +727,24 @@ impl SegmentAllocator {
                 }
             }
         }
+        if let (false, Some(down)) = (answered, first_down) {
+            return Err(down);
+        }
         report.shards_below_threshold = work.len() as u64;
         progress.start(work.len() as u64);
 
+        // Set by the first refill that finds a backend down or refusing: the
+        // shards still queued would only fail the same way, each after a timeout.
+        let backend_down = AtomicBool::new(false);
+        let backend_down = &backend_down;
         let results: Vec<_> = futures::stream::iter(work)
             .map(|(node_name, kind, slot)| async move {
                 let mut notes = Notes::default();
                 let cancelled = options
                     .cancel
                     .as_ref()
-                    .is_some_and(|c| c.load(Ordering::Acquire));
+                    .is_some_and(|c| c.load(Ordering::Acquire))
+                    || backend_down.load(Ordering::Acquire);
                 if cancelled {
                     progress.advance();
                     return (node_name, slot, Ok(RefillOutcome::Skipped), notes);
@@ -641,12 +757,16 @@ impl SegmentAllocator {
                     }
                     Err(e) => Err(e),
                 };
+                if outcome.as_ref().is_err_and(stops_the_run) {
+                    backend_down.store(true, Ordering::Release);
+                }
                 progress.advance();
                 (node_name, slot, outcome, notes)
             })
             .buffer_unordered(options.jobs.max(1))
             .collect()
             .await;
+        let mut down = None;
         for (node, slot, outcome, notes) in results {
             report.warnings.extend(notes.warnings);
             report.rollbacks.extend(notes.rollbacks);
@@ -666,6 +786,21 @@ impl SegmentAllocator {
                 Err(Error::AppMovedOut { app, to }) => report.warnings.push(format!(
                     "app {app} has moved out of this store to {to}; its shards are no longer refilled here"
                 )),
+                Err(Error::LimitReached {
+                    app, max_limit_id, ..
+                }) => {
+                    match report.exhausted.iter_mut().find(|x| x.app == app) {
+                        Some(known) => known.shards.push(slot.shard),
+                        None => report.exhausted.push(ExhaustedApp {
+                            app,
+                            shards: vec![slot.shard],
+                            max_limit_id,
+                        }),
+                    }
+                }
+                Err(e) if stops_the_run(&e) => {
+                    down.get_or_insert(e);
+                }
                 Err(e) => report.failures.push(ShardFailure {
                     app: slot.app,
                     shard: slot.shard,
@@ -674,9 +809,18 @@ impl SegmentAllocator {
                 }),
             }
         }
+        if let Some(down) = down {
+            return Err(down);
+        }
         report.failures.sort_by_key(|f| (f.app, f.shard));
+        report.exhausted.sort_by_key(|x| x.app);
+        for exhausted in &mut report.exhausted {
+            exhausted.shards.sort_unstable();
+        }
         if report.shards_skipped > 0 {
             // Stopped early: leave the route hints and orphans for the next run.
+            report.group_failures();
+            report.group_warnings();
             return Ok(report);
         }
         report.warnings.sort();
@@ -686,6 +830,8 @@ impl SegmentAllocator {
             .await;
         self.find_orphans(&apps, &routes, options, &mut report)
             .await;
+        report.group_failures();
+        report.group_warnings();
         Ok(report)
     }
 

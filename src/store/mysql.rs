@@ -170,8 +170,18 @@ impl MysqlLedger {
     }
 
     fn error(&self, e: &mysql_async::Error) -> Error {
-        let detail = self.url.scrub(&e.to_string());
+        // Access denied to a user, a database, a table, a column, an operation
+        // needing a privilege (SUPER etc.) or a routine; a login without password.
+        const ACCESS_DENIED: &[u16] = &[1044, 1045, 1142, 1143, 1227, 1370, 1698];
+        let detail = self.url.describe_error(e);
         match e {
+            mysql_async::Error::Server(server) if ACCESS_DENIED.contains(&server.code) => {
+                Error::AccessDenied {
+                    backend: "MySQL",
+                    url: self.url.to_string(),
+                    detail,
+                }
+            }
             mysql_async::Error::Server(_) => Error::Backend {
                 backend: "MySQL",
                 url: self.url.to_string(),

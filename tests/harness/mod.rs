@@ -8,7 +8,9 @@
 //! directory, so tests run in parallel without seeing each other.
 //!
 //! Servers are started from one long-lived thread with `PR_SET_PDEATHSIG`, so
-//! they die with the test process however it ends.
+//! they die with the test process however it ends. Tests of refused access get a
+//! second `mariadbd` that checks privileges ([`servers::mysql_with_grants`]),
+//! started only when such a test runs.
 
 pub mod coprocess;
 pub mod faults;
@@ -157,7 +159,7 @@ impl TestEnv {
                 if self.named_nodes {
                     cmd.env(
                         "IDGEN_REDIS_NODES",
-                        format!("hot={},cold={}", self.hot_url, self.cold_url),
+                        format!("hot={} cold={}", self.hot_url, self.cold_url),
                     );
                 }
             }

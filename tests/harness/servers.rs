@@ -187,7 +187,29 @@ fn start_redis(dir: &Path) -> String {
     url
 }
 
+/// A second MariaDB that checks users and privileges (the shared one runs with
+/// `--skip-grant-tables`), for tests of refused access; started on first use.
+/// Its root logs in over TCP without a password. `IDGEN_TEST_MYSQL_GRANTS_URL`
+/// names an existing one instead (a root URL; tests create users and databases).
+pub fn mysql_with_grants() -> &'static str {
+    static URL: OnceLock<String> = OnceLock::new();
+    URL.get_or_init(|| {
+        if let Some(url) = std::env::var("IDGEN_TEST_MYSQL_GRANTS_URL")
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+        {
+            return strip_path(&url);
+        }
+        let root = scratch_root().join(format!("run-{}", std::process::id()));
+        start_mariadb_with(&root.join("mariadb-grants"), false)
+    })
+}
+
 fn start_mariadb(dir: &Path) -> String {
+    start_mariadb_with(dir, true)
+}
+
+fn start_mariadb_with(dir: &Path, skip_grants: bool) -> String {
     let data = dir.join("data");
     std::fs::create_dir_all(dir).expect("mariadb dir");
     let install = Command::new("mariadb-install-db")
@@ -217,13 +239,13 @@ fn start_mariadb(dir: &Path) -> String {
         .args([
             "--bind-address=127.0.0.1",
             "--user=root",
-            "--skip-grant-tables",
             "--skip-name-resolve",
             "--skip-log-bin",
             "--max-connections=2000",
             "--innodb-buffer-pool-size=128M",
             "--innodb-flush-log-at-trx-commit=2",
         ])
+        .args(skip_grants.then_some("--skip-grant-tables"))
         .stdin(Stdio::null())
         .stdout(log_file(&dir.join("mariadbd.log")))
         .stderr(log_file(&dir.join("mariadbd.err")));

@@ -17,6 +17,12 @@ fn long_help() -> String {
     for (key, meaning) in idgen::config::file::KEYS {
         text.push_str(&format!("  {key:<32} {meaning}\n"));
     }
+    text.push_str(
+        "\nPasswords outside the URL (used for every URL that carries none):\n  \
+         IDGEN_REDIS_PASSWORD, IDGEN_MYSQL_PASSWORD, or the files named by\n  \
+         --redis-password-file / --mysql-password-file. IDGEN_REDIS_NODES separates\n  \
+         NAME=URL entries with spaces. Empty IDGEN_* variables count as unset.\n",
+    );
     text.push('\n');
     text.push_str(&exit::help_section());
     text
@@ -53,16 +59,24 @@ pub struct Globals {
     )]
     pub redis: Option<String>,
 
-    /// Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379
+    /// Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces
     #[arg(
         long = "redis-node",
         global = true,
         env = "IDGEN_REDIS_NODES",
-        value_delimiter = ',',
         hide_env_values = true,
         value_name = "NAME=URL"
     )]
     pub redis_nodes: Vec<String>,
+
+    /// File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)
+    #[arg(
+        long,
+        global = true,
+        env = "IDGEN_REDIS_PASSWORD_FILE",
+        value_name = "PATH"
+    )]
+    pub redis_password_file: Option<std::path::PathBuf>,
 
     /// MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)
     #[arg(
@@ -73,6 +87,15 @@ pub struct Globals {
         value_name = "URL"
     )]
     pub mysql: Option<String>,
+
+    /// File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)
+    #[arg(
+        long,
+        global = true,
+        env = "IDGEN_MYSQL_PASSWORD_FILE",
+        value_name = "PATH"
+    )]
+    pub mysql_password_file: Option<std::path::PathBuf>,
 
     /// The embedded store's file, used when no server is configured [default: XDG data dir]
     #[arg(long, global = true, env = "IDGEN_STORE", value_name = "PATH")]
@@ -96,20 +119,28 @@ pub struct Globals {
 }
 
 impl Globals {
-    /// Passwords in the configured URLs, so output can be scrubbed of them.
+    /// Every secret in the URL settings as given, so output can be scrubbed of
+    /// them, whether or not they turn out to parse.
     pub fn secrets(&self) -> Vec<String> {
-        let named = self
-            .redis_nodes
-            .iter()
-            .filter_map(|spec| spec.split_once('=').map(|(_, url)| url.to_string()));
         [&self.redis, &self.mysql]
             .into_iter()
             .flatten()
-            .cloned()
-            .chain(named)
-            .filter_map(|url| idgen::redact::SecretUrl::new(url).password())
+            .chain(&self.redis_nodes)
+            .flat_map(|raw| node_specs(raw).into_iter().chain([raw.as_str()]))
+            .flat_map(|raw| {
+                let url = raw.split_once('=').map_or(raw, |(_, url)| url);
+                idgen::redact::secrets_in(url)
+                    .into_iter()
+                    .chain(idgen::redact::secrets_in(raw))
+            })
             .collect()
     }
+}
+
+/// The entries of one `--redis-node` value or of `IDGEN_REDIS_NODES`: separated
+/// by whitespace, which a URL cannot contain (a comma can, in a password).
+pub fn node_specs(raw: &str) -> Vec<&str> {
+    raw.split_whitespace().collect()
 }
 
 #[derive(Debug, Subcommand)]

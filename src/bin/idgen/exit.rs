@@ -98,6 +98,11 @@ pub const EXIT_CODES: &[ExitDoc] = &[
         meaning: "a backend holds data idgen did not write (wrong type, malformed entry) under an idgen key",
     },
     ExitDoc {
+        code: 14,
+        name: "output",
+        meaning: "stdout could not be written (full disk, closed pipe); IDs issued meanwhile are a gap, never repeated",
+    },
+    ExitDoc {
         code: 130,
         name: "interrupted",
         meaning: "stopped by SIGINT or SIGTERM before finishing; safe to rerun",
@@ -138,6 +143,11 @@ pub fn for_outcome(outcome: Outcome) -> u8 {
         Outcome::Attention => "attention",
         Outcome::Declined => "declined",
     })
+}
+
+/// The exit code for a failure to write the command's output to stdout.
+pub fn for_write_failure() -> u8 {
+    code_named("output")
 }
 
 /// Exit code for clap's own usage errors.

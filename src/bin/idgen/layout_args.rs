@@ -89,15 +89,21 @@ impl LayoutArgs {
                 Layout::custom(bits, unit, explicit_epoch)?
             }
             None => {
-                let explicit = self
-                    .layout
-                    .clone()
-                    .or(env_layout.filter(|name| !name.trim().is_empty()));
+                let from_env = self.layout.is_none() && env_layout.is_some();
+                let explicit = self.layout.clone().or(env_layout);
                 let configured = explicit.is_none();
                 let name = explicit
                     .or_else(|| settings.layout.clone())
                     .unwrap_or_else(|| DEFAULT_LAYOUT.to_string());
-                let layout = Layout::named(&name)?;
+                let layout = Layout::named(&name).map_err(|e| match from_env {
+                    // Say which variable holds the bad name.
+                    true => idgen::Error::invalid(
+                        "layout",
+                        format!("{e} (from {LAYOUT_ENV})"),
+                        e.hint(),
+                    ),
+                    false => e.into(),
+                })?;
                 let configured_epoch = match (&settings.epoch, configured) {
                     (Some(text), true) => Some(parse_epoch(text)?),
                     _ => None,

@@ -9,27 +9,32 @@ mod output;
 mod settings;
 mod signals;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
-        Ok(cli) => cli,
+    settings::forget_empty_environment();
+    let parsed = cli::Cli::command()
+        .try_get_matches()
+        .and_then(|matches| cli::Cli::from_arg_matches(&matches).map(|cli| (cli, matches)));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(err) if !err.use_stderr() => {
             // --help and --version
             let _ = err.print();
             return exit::exit(0);
         }
         Err(err) => {
-            let out = output::Output::detect(false, Vec::new());
+            let out = output::Output::detect(false, raw_secrets());
             let (problem, hint) = usage_error_line(&err);
             out.error(&problem, Some(&hint));
             return exit::exit(exit::USAGE);
         }
     };
+    let origins = settings::Origins::from_matches(&matches);
     // The config file's passwords are known to `Output` before anything can fail.
     let loaded = if cli.command.needs_settings() {
-        settings::load(&cli.globals)
+        settings::load(&cli.globals, &origins)
     } else {
         settings::Loaded {
             settings: Ok(idgen::config::Settings::default()),
@@ -52,7 +57,7 @@ fn main() -> ExitCode {
             return exit::exit(exit::for_kind(idgen::ErrorKind::Internal));
         }
     };
-    let result = runtime.block_on(dispatch::run(cli.command, settings, &out));
+    let result = runtime.block_on(dispatch::run(cli.command, settings, origins, &out));
     // Do not wait for background connection tasks on the way out.
     runtime.shutdown_background();
     match result {
@@ -63,19 +68,82 @@ fn main() -> ExitCode {
 
 /// Prints the one-line error and picks the exit code from the core error inside it.
 fn report(out: &output::Output, err: &anyhow::Error) -> ExitCode {
-    if is_broken_pipe(err) {
-        // The reader went away (`idgen next --count 1000 | head`): not our failure.
-        return exit::exit(0);
-    }
     let core = err.chain().find_map(|e| e.downcast_ref::<idgen::Error>());
-    let problem = format!("{err:#}");
+    let problem = one_line(err);
+    if core.is_none()
+        && let Some(io) = write_failure(err)
+    {
+        // Also a closed pipe (`idgen next -n 1000 | head`): the IDs not read are
+        // lost, and a script must not take the run for a success.
+        out.error(
+            &format!("cannot write to stdout: {problem}"),
+            Some(match io.kind() {
+                std::io::ErrorKind::BrokenPipe => "the reader closed the pipe early; read all of the output, or ask for fewer items",
+                _ => "check the disk space and the file or pipe stdout goes to",
+            }),
+        );
+        return exit::exit(exit::for_write_failure());
+    }
     let hint = core.and_then(idgen::Error::hint);
     out.error(&problem, hint.as_deref());
     let kind = core.map_or(idgen::ErrorKind::Internal, idgen::Error::kind);
     exit::exit(exit::for_kind(kind))
 }
 
-/// Clap's usage errors span several lines; idgen reports every error on one.
+/// The error and its causes, each told once: an error whose message already
+/// includes its cause's (`layout: unknown layout "x"`) does not repeat it.
+fn one_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
+/// The I/O error of a failed write to stdout: the binary's only raw I/O errors
+/// (every other one reaches it inside a core error).
+fn write_failure(err: &anyhow::Error) -> Option<&std::io::Error> {
+    err.chain().find_map(|e| e.downcast_ref::<std::io::Error>())
+}
+
+/// Secrets in the raw URL options, for a usage error clap reports before any
+/// setting is resolved: from every argument and every URL variable.
+fn raw_secrets() -> Vec<String> {
+    let vars = [
+        "IDGEN_REDIS_URL",
+        "IDGEN_MYSQL_URL",
+        "IDGEN_REDIS_NODES",
+        "IDGEN_REDIS_PASSWORD",
+        "IDGEN_MYSQL_PASSWORD",
+    ]
+    .into_iter()
+    .filter_map(|name| std::env::var(name).ok());
+    std::env::args()
+        .skip(1)
+        .filter(|arg| arg.contains('@') || arg.contains("://"))
+        .chain(vars)
+        .flat_map(|raw| {
+            cli::node_specs(&raw)
+                .into_iter()
+                .flat_map(|spec| {
+                    let url = spec.split_once('=').map_or(spec, |(_, url)| url);
+                    idgen::redact::secrets_in(url)
+                })
+                .chain(idgen::redact::secrets_in(&raw))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Clap's usage errors span several lines; idgen reports every error on one,
+/// naming the environment variable when that is where a bad value came from.
 fn usage_error_line(err: &clap::Error) -> (String, String) {
     let rendered = err.render().to_string();
     let problem = rendered
@@ -85,10 +153,13 @@ fn usage_error_line(err: &clap::Error) -> (String, String) {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    let problem = problem
+    let mut problem = problem
         .strip_prefix("error: ")
         .unwrap_or(&problem)
         .to_string();
+    if let Some(var) = env_behind(err) {
+        problem.push_str(&format!(" (from {var})"));
+    }
     let subcommand = std::env::args()
         .skip(1)
         .find(|a| !a.starts_with('-'))
@@ -100,9 +171,27 @@ fn usage_error_line(err: &clap::Error) -> (String, String) {
     (problem, hint)
 }
 
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| {
-        e.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
+/// The variable that gave the value clap rejected, when the flag itself was not
+/// on the command line.
+fn env_behind(err: &clap::Error) -> Option<String> {
+    let clap::error::ContextValue::String(invalid) =
+        err.get(clap::error::ContextKind::InvalidArg)?
+    else {
+        return None;
+    };
+    let long = invalid.strip_prefix("--")?.split([' ', '=']).next()?;
+    let on_command_line = std::env::args()
+        .skip(1)
+        .any(|arg| arg == format!("--{long}") || arg.starts_with(&format!("--{long}=")));
+    if on_command_line {
+        return None;
+    }
+    let command = cli::Cli::command();
+    std::iter::once(&command)
+        .chain(command.get_subcommands())
+        .flat_map(|c| c.get_arguments())
+        .find(|arg| arg.get_long() == Some(long))
+        .and_then(|arg| arg.get_env())
+        .filter(|env| std::env::var_os(env).is_some())
+        .map(|env| env.to_string_lossy().into_owned())
 }

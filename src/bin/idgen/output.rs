@@ -2,11 +2,54 @@
 //!
 //! Colour only on a terminal and never with `NO_COLOR`; progress bars and prompts
 //! only when stderr is a terminal. Every message passes through [`Output::scrub`]
-//! so a password that slipped into a driver's message is still not printed.
+//! so a password that slipped into a driver's message is still not printed, and
+//! through [`escape_controls`], so stored text (an app name, a lease holder) with
+//! an ESC or a newline in it can neither drive the terminal nor break a line or
+//! a table ([`TextRows`] does the same for table cells).
 
 use comfy_table::{ContentArrangement, Table, presets};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::borrow::Cow;
 use std::io::{self, IsTerminal, Write};
+
+/// Shows control characters (and the bidirectional overrides that reorder what
+/// a terminal displays) as escapes: `\n`, `\u{1b}`.
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => shown.push_str("\\n"),
+            '\r' => shown.push_str("\\r"),
+            '\t' => shown.push_str("\\t"),
+            c if unsafe_char(c) => shown.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => shown.push(c),
+        }
+    }
+    Cow::Owned(shown)
+}
+
+/// Table rows whose cells are shown with [`escape_controls`].
+pub trait TextRows {
+    fn add_text_row(&mut self, cells: Vec<String>) -> &mut Self;
+}
+
+impl TextRows for Table {
+    fn add_text_row(&mut self, cells: Vec<String>) -> &mut Self {
+        self.add_row(
+            cells
+                .iter()
+                .map(|cell| escape_controls(cell).into_owned())
+                .collect::<Vec<_>>(),
+        )
+    }
+}
 
 pub struct Output {
     pub stdout_tty: bool,
@@ -32,11 +75,12 @@ impl Output {
 
     /// Removes every configured password from a message.
     pub fn scrub(&self, message: &str) -> String {
-        self.secrets
-            .iter()
-            .fold(message.to_string(), |text, secret| {
-                idgen::redact::scrub(&text, Some(secret))
-            })
+        idgen::redact::scrub_all(message, &self.secrets)
+    }
+
+    /// A one-line message as it may be shown: scrubbed, controls escaped.
+    fn clean(&self, message: &str) -> String {
+        escape_controls(&self.scrub(message)).into_owned()
     }
 
     /// A table styled for where stdout goes: box drawing on a terminal, plain ASCII otherwise.
@@ -72,35 +116,35 @@ impl Output {
     /// A line of plain text to stdout.
     pub fn print_line(&self, line: &str) -> io::Result<()> {
         let mut out = io::stdout().lock();
-        writeln!(out, "{}", self.scrub(line))
+        writeln!(out, "{}", self.clean(line))
     }
 
     /// A warning on stderr; always shown, since cron mails stderr.
     pub fn warn(&self, message: &str) {
         let label = self.paint("warning:", "33");
-        eprintln!("{label} {}", self.scrub(message));
+        eprintln!("{label} {}", self.clean(message));
     }
 
     /// A note on stderr, shown with `--verbose` only.
     pub fn info(&self, message: &str) {
         if self.verbose {
-            eprintln!("{}", self.scrub(message));
+            eprintln!("{}", self.clean(message));
         }
     }
 
     /// A note on stderr that is always shown (lease information, summaries for humans).
     pub fn note(&self, message: &str) {
-        eprintln!("{}", self.scrub(message));
+        eprintln!("{}", self.clean(message));
     }
 
     /// The one-line error report: the problem, then the fix.
     pub fn error(&self, problem: &str, hint: Option<&str>) {
         let label = self.paint("error:", "31");
         let line = match hint {
-            Some(hint) => format!("{label} {problem}; hint: {hint}"),
-            None => format!("{label} {problem}"),
+            Some(hint) => format!("{problem}; hint: {hint}"),
+            None => problem.to_string(),
         };
-        eprintln!("{}", self.scrub(&line.replace('\n', " ")));
+        eprintln!("{label} {}", self.clean(&line.replace('\n', " ")));
     }
 
     /// A progress bar on stderr, drawn only when stderr is a terminal.

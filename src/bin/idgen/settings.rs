@@ -1,11 +1,13 @@
 //! Builds the core's [`Settings`]: built-in defaults, then the config file, then
 //! environment and flags (clap has merged those two already).
 
-use crate::cli::Globals;
-use idgen::config::file::{ConfigFile, passwords_in};
+use crate::cli::{Globals, node_specs};
+use clap::CommandFactory;
+use idgen::config::file::{ConfigFile, is_node_name, passwords_in};
 use idgen::config::{DEFAULT_NODE, Settings, parse_duration};
 use idgen::redact::SecretUrl;
 use idgen::segment::DispenserKind;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The resolved settings, and the passwords output must never show, which are
@@ -15,14 +17,85 @@ pub struct Loaded {
     pub secrets: Vec<String>,
 }
 
+/// Where each global option's value came from: `--flag` or `IDGEN_VAR`, by clap id.
+#[derive(Debug, Clone, Default)]
+pub struct Origins(BTreeMap<String, String>);
+
+impl Origins {
+    /// Reads the sources clap recorded, for the global options and those of the
+    /// subcommand that runs.
+    pub fn from_matches(matches: &clap::ArgMatches) -> Self {
+        let mut origins = BTreeMap::new();
+        let mut command = crate::cli::Cli::command();
+        let mut level = Some(matches);
+        while let Some(m) = level {
+            for arg in command.get_arguments() {
+                let id = arg.get_id().as_str();
+                let origin = match m
+                    .try_contains_id(id)
+                    .ok()
+                    .filter(|&c| c)
+                    .and(m.value_source(id))
+                {
+                    Some(clap::parser::ValueSource::CommandLine) => {
+                        arg.get_long().map(|long| format!("--{long}"))
+                    }
+                    Some(clap::parser::ValueSource::EnvVariable) => {
+                        arg.get_env().map(|env| env.to_string_lossy().into_owned())
+                    }
+                    _ => None,
+                };
+                if let Some(origin) = origin {
+                    origins.entry(id.to_string()).or_insert(origin);
+                }
+            }
+            level = m.subcommand().and_then(|(name, sub)| {
+                command = command.find_subcommand(name)?.clone();
+                Some(sub)
+            });
+        }
+        Origins(origins)
+    }
+
+    /// Names where a bad value of the option `id` came from, in its message.
+    pub fn blame(&self, id: &str, error: idgen::Error) -> idgen::Error {
+        match self.0.get(id) {
+            Some(origin) => idgen::config::blame(error, origin),
+            None => error,
+        }
+    }
+
+    /// `--flag` or `IDGEN_VAR`, whichever gave the option `id`.
+    pub fn of<'a>(&'a self, id: &'a str) -> &'a str {
+        self.0.get(id).map_or(id, String::as_str)
+    }
+}
+
+/// Treats every empty (or blank) `IDGEN_*` variable as unset, as docker and
+/// Kubernetes env files produce them. The one place that decides it: the
+/// variables are removed before clap or anything else reads the environment.
+pub fn forget_empty_environment() {
+    let blank: Vec<_> = std::env::vars_os()
+        .filter(|(name, value)| {
+            name.to_str().is_some_and(|n| n.starts_with("IDGEN_"))
+                && value.to_str().is_some_and(|v| v.trim().is_empty())
+        })
+        .map(|(name, _)| name)
+        .collect();
+    for name in blank {
+        // SAFETY: called first thing in `main`, before any other thread exists.
+        unsafe { std::env::remove_var(name) };
+    }
+}
+
 /// Reads the config file and layers everything.
-pub fn load(globals: &Globals) -> Loaded {
+pub fn load(globals: &Globals, origins: &Origins) -> Loaded {
     let mut secrets = globals.secrets();
     let settings = config_path(globals)
         .map_or(Ok(None), |(path, required)| {
             read_file(&path, required, &mut secrets)
         })
-        .and_then(|file| resolve(globals, file.as_ref()));
+        .and_then(|file| resolve(globals, origins, file.as_ref(), &mut secrets));
     Loaded {
         settings: settings.map_err(anyhow::Error::from),
         secrets,
@@ -55,54 +128,153 @@ fn read_file(
 }
 
 /// Defaults, then the file, then flags and environment.
-fn resolve(globals: &Globals, file: Option<&ConfigFile>) -> idgen::Result<Settings> {
+fn resolve(
+    globals: &Globals,
+    origins: &Origins,
+    file: Option<&ConfigFile>,
+    secrets: &mut Vec<String>,
+) -> idgen::Result<Settings> {
     let mut settings = Settings::default();
     if let Some(file) = file {
         file.apply_to(&mut settings);
     }
     // Named nodes from flags or IDGEN_REDIS_NODES add to (or replace) the file's.
-    for spec in &globals.redis_nodes {
-        let Some((name, url)) = spec.split_once('=') else {
-            return Err(idgen::Error::invalid(
-                "--redis-node",
-                format!("{:?} is not NAME=URL", idgen::redact::redact_url(spec)),
-                "write it as hot=redis://host:6379",
-            ));
-        };
-        let name = name.trim();
-        if name.is_empty()
-            || !name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        {
-            return Err(idgen::Error::invalid(
-                "--redis-node",
-                format!("{name:?} is not a node name"),
-                "use letters, digits, '-' and '_'",
-            ));
+    for raw in &globals.redis_nodes {
+        let origin = origins.of("redis_nodes");
+        for (index, spec) in node_specs(raw).into_iter().enumerate() {
+            let (name, url) = parse_node_spec(spec).map_err(|(problem, hint)| {
+                idgen::Error::invalid(
+                    "Redis node",
+                    format!("entry {} of {origin}: {problem}", index + 1),
+                    hint,
+                )
+            })?;
+            settings
+                .redis_nodes
+                .insert(name.to_string(), SecretUrl::new(url));
+            settings
+                .origins
+                .insert(format!("redis node {name}"), origin.to_string());
         }
-        settings
-            .redis_nodes
-            .insert(name.to_string(), SecretUrl::new(url.trim().to_string()));
     }
     if let Some(url) = &globals.redis {
         settings
             .redis_nodes
             .insert(DEFAULT_NODE.to_string(), SecretUrl::new(url.clone()));
+        settings.origins.insert(
+            format!("redis node {DEFAULT_NODE}"),
+            origins.of("redis").into(),
+        );
     }
     if let Some(url) = &globals.mysql {
         settings.mysql = Some(SecretUrl::new(url.clone()));
+        settings
+            .origins
+            .insert("mysql".into(), origins.of("mysql").into());
     }
     if let Some(path) = &globals.store {
         settings.store = Some(path.clone());
+        settings
+            .origins
+            .insert("store".into(), origins.of("store").into());
     }
     if let Some(kind) = &globals.dispenser {
-        settings.dispenser = DispenserKind::parse(kind)?;
+        settings.dispenser =
+            DispenserKind::parse(kind).map_err(|e| origins.blame("dispenser", e))?;
     }
     if let Some(timeout) = &globals.timeout {
-        settings.timeout = parse_duration(timeout)?;
+        settings.timeout = parse_duration(timeout).map_err(|e| origins.blame("timeout", e))?;
+    }
+    let redis_password = password(
+        globals.redis_password_file.as_deref(),
+        origins.of("redis_password_file"),
+        "IDGEN_REDIS_PASSWORD",
+    )?;
+    if let Some(password) = redis_password {
+        secrets.extend(idgen::redact::secrets_in(&password));
+        secrets.push(password.clone());
+        for url in settings.redis_nodes.values_mut() {
+            if !url.has_password()
+                && let Some(with) = url.with_password(&password)
+            {
+                *url = with;
+            }
+        }
+    }
+    let mysql_password = password(
+        globals.mysql_password_file.as_deref(),
+        origins.of("mysql_password_file"),
+        "IDGEN_MYSQL_PASSWORD",
+    )?;
+    if let (Some(password), Some(url)) = (mysql_password, settings.mysql.as_mut()) {
+        secrets.push(password.clone());
+        if !url.has_password()
+            && let Some(with) = url.with_password(&password)
+        {
+            *url = with;
+        }
     }
     Ok(settings)
+}
+
+/// `NAME=URL`, checked; the problem and its fix never echo the entry, which may
+/// be a password pasted in the wrong place.
+fn parse_node_spec(spec: &str) -> Result<(&str, &str), (String, String)> {
+    let example = "write entries as NAME=URL, e.g. hot=redis://10.0.0.7:6379/0; IDGEN_REDIS_NODES separates them with spaces";
+    let Some((name, url)) = spec.split_once('=') else {
+        return Err(("it is not NAME=URL".into(), example.into()));
+    };
+    let name = name.trim();
+    if !is_node_name(name) {
+        return Err((
+            "the part before '=' is not a node name".into(),
+            "use 1 to 64 letters, digits, '-', '_' or '.' as the name".into(),
+        ));
+    }
+    // The list syntax before spaces: `hot=redis://a,cold=redis://b`.
+    let legacy = url.split(',').skip(1).any(|rest| {
+        rest.split_once('=')
+            .is_some_and(|(n, u)| !n.is_empty() && !n.contains('/') && u.contains("://"))
+    });
+    if legacy {
+        return Err((
+            "it holds a comma followed by another NAME=URL".into(),
+            "separate entries with spaces, not commas: a comma may belong to a password".into(),
+        ));
+    }
+    Ok((name, url.trim()))
+}
+
+/// A password kept outside the URL: the file named by `file` (from `origin`), or
+/// the variable `var`; not both.
+fn password(file: Option<&Path>, origin: &str, var: &'static str) -> idgen::Result<Option<String>> {
+    let from_var = std::env::var(var).ok();
+    match (file, from_var) {
+        (Some(_), Some(_)) => Err(idgen::Error::invalid(
+            "password",
+            format!("both {origin} and {var} give a password"),
+            format!("keep one of them: unset {var} or drop {origin}"),
+        )),
+        (None, from_var) => Ok(from_var.map(|p| p.trim_end_matches(['\n', '\r']).to_string())),
+        (Some(path), None) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                idgen::Error::invalid(
+                    "password file",
+                    format!("cannot read {} (from {origin}): {e}", path.display()),
+                    "name a readable file holding only the password",
+                )
+            })?;
+            let password = text.trim_end_matches(['\n', '\r']);
+            if password.is_empty() {
+                return Err(idgen::Error::invalid(
+                    "password file",
+                    format!("{} (from {origin}) is empty", path.display()),
+                    "put the password in the file, on its first line",
+                ));
+            }
+            Ok(Some(password.to_string()))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -113,7 +285,9 @@ mod tests {
         Globals {
             redis: None,
             redis_nodes: Vec::new(),
+            redis_password_file: None,
             mysql: None,
+            mysql_password_file: None,
             store: None,
             config: None,
             dispenser: None,
@@ -131,12 +305,35 @@ mod tests {
     }
 
     #[test]
+    fn a_node_entry_is_checked_without_echoing_it() {
+        assert_eq!(
+            parse_node_spec("hot=redis://:a,b@h:6379/0").unwrap(),
+            ("hot", "redis://:a,b@h:6379/0")
+        );
+        for bad in [
+            "redis://:s3cret@h",
+            "redis://:s3cret@h/0?x=1",
+            "hot=redis://a:1,cold=redis://b:2",
+        ] {
+            let (problem, hint) = parse_node_spec(bad).unwrap_err();
+            assert!(!problem.contains("s3cret") && !hint.contains("s3cret"));
+            assert!(!problem.contains("redis://"), "{problem}");
+        }
+    }
+
+    #[test]
     fn flags_and_environment_override_the_file_which_overrides_defaults() {
-        let defaults = resolve(&globals(), None).unwrap();
+        let defaults = resolve(&globals(), &Origins::default(), None, &mut Vec::new()).unwrap();
         assert!(defaults.redis_nodes.is_empty());
         assert_eq!(defaults.dispenser, DispenserKind::Queue);
 
-        let from_file = resolve(&globals(), Some(&file())).unwrap();
+        let from_file = resolve(
+            &globals(),
+            &Origins::default(),
+            Some(&file()),
+            &mut Vec::new(),
+        )
+        .unwrap();
         assert_eq!(from_file.redis_nodes["main"].expose(), "redis://file-main");
         assert_eq!(from_file.timeout.as_secs(), 9);
         assert_eq!(from_file.dispenser, DispenserKind::Range);
@@ -148,7 +345,9 @@ mod tests {
                 dispenser: Some("queue".into()),
                 ..globals()
             },
+            &Origins::default(),
             Some(&file()),
+            &mut Vec::new(),
         )
         .unwrap();
         assert_eq!(overridden.redis_nodes["main"].expose(), "redis://flag");

@@ -204,10 +204,26 @@ impl RedisNode {
         if e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal() {
             return connect_error(&self.url, e);
         }
-        Error::Backend {
-            backend: "Redis",
-            url: self.url.to_string(),
-            detail: self.url.scrub(&e.to_string()),
+        if let Some(denied) = access_error(&self.url, e) {
+            return denied;
+        }
+        match server_failure(&self.url, e) {
+            // The failing command's key is not known here: name the keys it can be.
+            Some((code, message)) if code == "WRONGTYPE" => Error::BadData {
+                backend: "Redis",
+                key: format!("one of node {:?}'s id.gen.* keys", self.name),
+                detail: message,
+            },
+            Some((_, message)) => Error::Backend {
+                backend: "Redis",
+                url: self.url.to_string(),
+                detail: message,
+            },
+            None => Error::Backend {
+                backend: "Redis",
+                url: self.url.to_string(),
+                detail: self.url.describe_error(e),
+            },
         }
     }
 
@@ -255,11 +271,44 @@ impl RedisNode {
 }
 
 fn connect_error(url: &SecretUrl, e: &redis::RedisError) -> Error {
-    Error::Unreachable {
+    access_error(url, e).unwrap_or_else(|| Error::Unreachable {
         backend: "Redis",
         url: url.to_string(),
-        detail: url.scrub(&e.to_string()),
+        detail: url.describe_error(e),
+    })
+}
+
+/// A refused AUTH (at connect: NOAUTH, WRONGPASS) or a command the ACL denies
+/// (NOPERM, whose message names the command).
+fn access_error(url: &SecretUrl, e: &redis::RedisError) -> Option<Error> {
+    let failure = server_failure(url, e);
+    let denied = e.kind() == redis::ErrorKind::AuthenticationFailed
+        || failure
+            .as_ref()
+            .is_some_and(|(code, _)| matches!(code.as_str(), "NOAUTH" | "WRONGPASS" | "NOPERM"));
+    denied.then(|| Error::AccessDenied {
+        backend: "Redis",
+        url: url.to_string(),
+        detail: failure.map_or_else(|| url.describe_error(e), |(_, message)| message),
+    })
+}
+
+/// The server's own error code and scrubbed message, also from a pipeline or a
+/// script (the first failure, the others counted, not repeated).
+fn server_failure(url: &SecretUrl, e: &redis::RedisError) -> Option<(String, String)> {
+    let errors = e.clone().into_server_errors()?;
+    let (_, first) = errors.first()?;
+    let mut message = format!("{} {}", first.code(), first.details().unwrap_or_default());
+    if errors.len() > 1 {
+        message.push_str(&format!(" (and {} more commands alike)", errors.len() - 1));
     }
+    // A script's error carries the code inside its message.
+    let code = ["WRONGTYPE", "NOPERM", "NOAUTH", "WRONGPASS"]
+        .into_iter()
+        .find(|code| message.contains(code))
+        .unwrap_or(first.code())
+        .to_string();
+    Some((code, url.scrub(message.trim())))
 }
 
 /// An index as the Java service stores it: ASCII digits only (its

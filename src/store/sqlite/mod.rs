@@ -67,6 +67,8 @@ pub struct SqliteStore {
 struct Db {
     path: PathBuf,
     timeout: Duration,
+    /// Whether opening may create the file (never for a store that must exist).
+    create: bool,
     conn: Mutex<Option<Connection>>,
 }
 
@@ -109,25 +111,39 @@ impl SqliteStore {
     /// Prepares the store at `path`; the file is opened (and created) on first use,
     /// so a command that fails its argument checks never touches it.
     pub fn open(path: &Path, timeout: Duration) -> Self {
+        Self::open_with(path, timeout, true)
+    }
+
+    /// Prepares the store at `path`, which only [`Self::open`] may create: with
+    /// `create` false, the first use of a missing file fails (the command's
+    /// argument checks still come first), and the file is opened without
+    /// SQLite's create flag, so one deleted meanwhile is not recreated either.
+    pub fn open_with(path: &Path, timeout: Duration, create: bool) -> Self {
         SqliteStore {
             db: Arc::new(Db {
                 path: path.to_path_buf(),
                 timeout,
+                create,
                 conn: Mutex::new(None),
             }),
         }
     }
 
     /// Like [`Self::open`], but for a store that must already exist (the source
-    /// of a migration): a mistyped path is an error, not a new empty store.
+    /// of a migration), checked now: a mistyped path is an error, not a new
+    /// empty store.
     pub fn open_existing(path: &Path, timeout: Duration) -> Result<Self> {
-        if !path.is_file() {
-            return Err(Error::StoreUnusable {
-                path: path.display().to_string(),
-                detail: "no store file exists there".into(),
-            });
+        let store = Self::open_with(path, timeout, false);
+        store.check_exists()?;
+        Ok(store)
+    }
+
+    /// Fails when the store may not be created and its file is missing.
+    pub fn check_exists(&self) -> Result<()> {
+        if !self.db.create && is_missing(&self.db.path) {
+            return Err(missing(&self.db.path));
         }
-        Ok(Self::open(path, timeout))
+        Ok(())
     }
 
     /// The store's file.
@@ -204,6 +220,20 @@ impl SqliteStore {
     }
 }
 
+/// Nothing at all is at `path` (a path through a regular file is for opening
+/// to describe).
+fn is_missing(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+}
+
+/// A store file that should exist and does not.
+fn missing(path: &Path) -> Error {
+    Error::StoreUnusable {
+        path: path.display().to_string(),
+        detail: "no store file exists there; `idgen init-app` creates one".into(),
+    }
+}
+
 impl Db {
     /// Locks the connection, opening it first if needed, and runs `work`.
     fn with<T>(&self, work: impl FnOnce(&mut Connection) -> DbResult<T>) -> Result<T> {
@@ -240,11 +270,20 @@ impl Db {
     }
 
     fn connect(&self) -> DbResult<Connection> {
+        if !self.create && is_missing(&self.path) {
+            return Err(DbError::Idgen(missing(&self.path)));
+        }
         self.check_path()?;
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let mut conn = Connection::open_with_flags(&self.path, flags)?;
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        if self.create {
+            flags |= OpenFlags::SQLITE_OPEN_CREATE;
+        }
+        let mut conn = match Connection::open_with_flags(&self.path, flags) {
+            Err(_) if !self.create && is_missing(&self.path) => {
+                return Err(DbError::Idgen(missing(&self.path)));
+            }
+            other => other?,
+        };
         conn.busy_timeout(self.timeout)?;
         conn.set_prepared_statement_cache_capacity(64);
         // The first statement to read the file: garbage fails here with NotADatabase.

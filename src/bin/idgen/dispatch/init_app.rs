@@ -2,6 +2,7 @@
 
 use crate::dispatch::Context;
 use crate::exit::Outcome;
+use crate::output::TextRows;
 use anyhow::Context as _;
 use idgen::backend::Backend;
 use idgen::config::parse_duration;
@@ -68,11 +69,16 @@ pub async fn run(args: InitAppArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
     )?;
     let backend = Backend::open(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
+    let new_store = backend.store_path().filter(|path| !path.exists());
     let report = backend
         .ledger
         .init_app(&spec)
         .await
         .with_context(|| format!("init-app {}", args.app))?;
+    if let Some(path) = new_store {
+        ctx.out
+            .note(&format!("created the embedded store {}", path.display()));
+    }
     if report.outcome == InitOutcome::Unchanged {
         warn_about_ignored_flags(ctx, &spec, &report);
     }
@@ -119,7 +125,8 @@ fn render(ctx: &Context<'_>, report: &InitReport, json: bool) -> anyhow::Result<
             "shards_added": report.shards_added,
             "shards": app.shards.len(),
             "step": app.step(),
-            "max_limit_id": app.max_limit_id(),
+            // A string, like every value that may exceed 2^53.
+            "max_limit_id": app.max_limit_id().to_string(),
             "description": app.description,
             "policy": app.policy,
         }))?;
@@ -135,7 +142,7 @@ fn render(ctx: &Context<'_>, report: &InitReport, json: bool) -> anyhow::Result<
         "step bounds",
         "max_limit_id",
     ]);
-    table.add_row(vec![
+    table.add_text_row(vec![
         app.app.to_string(),
         app.name.clone(),
         outcome_text(report),

@@ -4,6 +4,7 @@
 use crate::confirm::{self, Answer};
 use crate::dispatch::Context;
 use crate::exit::Outcome;
+use crate::output::TextRows;
 use idgen::backend::Backend;
 use idgen::layout::format_timestamp;
 use idgen::lease::{NamespaceSnapshot, Problem, problems, read_signature};
@@ -57,7 +58,7 @@ fn describe(problem: &Problem) -> String {
 }
 
 pub async fn run(args: InspectArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let backend = Backend::open(&ctx.settings)?;
+    let backend = Backend::open_existing(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let store = backend.lease_store().await?;
     let ns = &args.namespace;
@@ -141,7 +142,7 @@ fn render(
         "held",
         "free",
     ]);
-    summary.add_row(vec![
+    summary.add_text_row(vec![
         ns.to_string(),
         layout
             .as_ref()
@@ -159,7 +160,7 @@ fn render(
         let mut held = ctx.out.table();
         held.set_header(vec!["worker", "holder", "ttl left", "last time issued"]);
         for h in &snapshot.held {
-            held.add_row(vec![
+            held.add_text_row(vec![
                 h.worker.to_string(),
                 h.holder.clone(),
                 h.ttl_ms.map_or_else(
@@ -181,7 +182,7 @@ fn render(
         let mut table = ctx.out.table();
         table.set_header(vec!["problem"]);
         for problem in found {
-            table.add_row(vec![describe(problem)]);
+            table.add_text_row(vec![describe(problem)]);
         }
         ctx.out.print_table(&table)?;
         if !repaired {

@@ -3,6 +3,7 @@
 use crate::confirm::{self, Answer};
 use crate::dispatch::Context;
 use crate::exit::Outcome;
+use crate::output::TextRows;
 use idgen::backend::Backend;
 use idgen::segment::migrate::{MovePhase, MovePlan, MoveProgress, MoveReport, StoreExit};
 use idgen::store::sqlite::SqliteStore;
@@ -114,7 +115,7 @@ fn phase_text(phase: MovePhase) -> &'static str {
 }
 
 pub async fn run(args: MigrateArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let backend = Backend::open(&ctx.settings)?;
+    let backend = Backend::open_existing(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
     if let Some(path) = &args.from_store {
         return leave_store(&args, path, &backend, ctx).await;
@@ -171,7 +172,7 @@ fn render_plan(ctx: &Context<'_>, plan: &MovePlan, json: bool) -> anyhow::Result
         "dispenser",
         "stock on from (becomes a gap)",
     ]);
-    table.add_row(vec![
+    table.add_text_row(vec![
         plan.app.to_string(),
         plan.name.clone(),
         plan.from.clone(),
@@ -203,7 +204,7 @@ fn render_report(
         "shards retired",
         "IDs retired",
     ]);
-    table.add_row(vec![
+    table.add_text_row(vec![
         format!("app {}: {} -> {}", plan.app, plan.from, plan.to),
         report.shards_stocked.to_string(),
         report.ids_stocked.to_string(),
@@ -256,7 +257,7 @@ async fn leave_store(
             "state",
             "stock in store (becomes a gap)",
         ]);
-        table.add_row(vec![
+        table.add_text_row(vec![
             plan.app.to_string(),
             plan.name.clone(),
             plan.source.clone(),
@@ -305,7 +306,7 @@ async fn leave_store(
             "shards stocked",
             "IDs stocked",
         ]);
-        table.add_row(vec![
+        table.add_text_row(vec![
             format!("app {}: {} -> {}", plan.app, plan.source, plan.to),
             report
                 .sealed_max_ids

@@ -13,6 +13,7 @@ pub mod status;
 use crate::cli::Command;
 use crate::exit::Outcome;
 use crate::output::Output;
+use crate::settings::Origins;
 use crate::signals::Interrupt;
 use idgen::config::Settings;
 
@@ -20,16 +21,24 @@ use idgen::config::Settings;
 pub struct Context<'a> {
     pub out: &'a Output,
     pub settings: Settings,
+    /// Where each option's value came from, for messages about a bad one.
+    pub origins: Origins,
     pub interrupt: Interrupt,
 }
 
-pub async fn run(command: Command, settings: Settings, out: &Output) -> anyhow::Result<Outcome> {
+pub async fn run(
+    command: Command,
+    settings: Settings,
+    origins: Origins,
+    out: &Output,
+) -> anyhow::Result<Outcome> {
     if let Some(path) = &settings.config_file {
         out.info(&format!("config file: {}", path.display()));
     }
     let ctx = Context {
         out,
         settings,
+        origins,
         interrupt: Interrupt::watch(),
     };
     let outcome = match command {

@@ -2,6 +2,7 @@
 
 use crate::dispatch::Context;
 use crate::exit::Outcome;
+use anyhow::Context as _;
 use idgen::backend::Backend;
 use std::io::{BufWriter, Write};
 
@@ -25,7 +26,7 @@ pub struct NextArgs {
 }
 
 pub async fn run(args: NextArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let backend = Backend::open(&ctx.settings)?;
+    let backend = Backend::open_existing(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let allocator = backend.allocator(&ctx.settings);
     // An inline refill holds the shard's lock: let it finish before stopping.
@@ -41,11 +42,20 @@ pub async fn run(args: NextArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     }
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut line = itoa::Buffer::new();
-    for id in &issued.ids {
-        out.write_all(line.format(*id).as_bytes())?;
-        out.write_all(b"\n")?;
-    }
-    out.flush()?;
+    let written: std::io::Result<()> = issued
+        .ids
+        .iter()
+        .try_for_each(|id| {
+            out.write_all(line.format(*id).as_bytes())?;
+            out.write_all(b"\n")
+        })
+        .and_then(|()| out.flush());
+    written.with_context(|| {
+        format!(
+            "{} IDs were issued but not all delivered (the rest are a gap, never reissued)",
+            issued.ids.len()
+        )
+    })?;
     match issued.failure {
         Some(failure) => Err(anyhow::Error::new(failure).context(format!(
             "issued {} of {} IDs",

@@ -2,10 +2,11 @@
 
 use crate::dispatch::Context;
 use crate::exit::Outcome;
+use crate::output::TextRows;
 use idgen::backend::Backend;
 use idgen::config::check_idle;
 use idgen::segment::ReloadOptions;
-use idgen::segment::allocator::{ReloadProgress, ReloadReport};
+use idgen::segment::allocator::{ReloadProgress, ReloadReport, shard_list};
 use indicatif::ProgressBar;
 
 #[derive(Debug, clap::Args)]
@@ -52,8 +53,9 @@ impl ReloadProgress for Bar {
 }
 
 pub async fn run(args: ReloadArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let idle = check_idle(args.idle.unwrap_or(ctx.settings.idle))?;
-    let backend = Backend::open(&ctx.settings)?;
+    let idle = check_idle(args.idle.unwrap_or(ctx.settings.idle))
+        .map_err(|e| ctx.origins.blame("idle", e))?;
+    let backend = Backend::open_existing(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let allocator = backend.allocator(&ctx.settings);
     let options = ReloadOptions {
@@ -74,11 +76,27 @@ pub async fn run(args: ReloadArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome>
     {
         ctx.out.warn(warning);
     }
-    for failure in &report.failures {
+    // Not a failure: every later run would fail alike until an operator acts.
+    if !args.quiet {
+        for exhausted in &report.exhausted {
+            ctx.out.warn(&format!(
+                "app {}: {} at max_limit_id {}, nothing left to refill; raise max_limit_id for app {} in id_alloc, or move its callers to a new app",
+                exhausted.app,
+                shards_text(&exhausted.shards),
+                exhausted.max_limit_id,
+                exhausted.app
+            ));
+        }
+    }
+    // One line per app and cause, however many shards failed.
+    for group in &report.failure_groups {
         ctx.out.error(
             &format!(
-                "app {} shard {} on node {}: {}",
-                failure.app, failure.shard, failure.node, failure.error
+                "app {}: {} on node {}: {}",
+                group.app,
+                shards_text(&group.shards),
+                group.node,
+                group.error
             ),
             None,
         );
@@ -106,7 +124,7 @@ fn render(ctx: &Context<'_>, report: &ReloadReport, prune: bool) -> anyhow::Resu
         "busy",
         "failed",
     ]);
-    table.add_row(vec![
+    table.add_text_row(vec![
         report.shards_checked.to_string(),
         report.shards_below_threshold.to_string(),
         report.shards_refilled.to_string(),
@@ -126,7 +144,7 @@ fn render(ctx: &Context<'_>, report: &ReloadReport, prune: bool) -> anyhow::Resu
             "pruned IDs",
         ]);
         for orphan in &report.orphans {
-            orphans.add_row(vec![
+            orphans.add_text_row(vec![
                 orphan.node.clone(),
                 orphan.app.to_string(),
                 orphan.dispenser.as_str().to_string(),
@@ -144,4 +162,12 @@ fn render(ctx: &Context<'_>, report: &ReloadReport, prune: bool) -> anyhow::Resu
         }
     }
     Ok(())
+}
+
+/// `shard 3`, or `64 shards (0-63)`.
+fn shards_text(shards: &[u8]) -> String {
+    match shards {
+        [only] => format!("shard {only}"),
+        _ => format!("{} shards ({})", shards.len(), shard_list(shards)),
+    }
 }

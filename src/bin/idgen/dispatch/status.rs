@@ -3,6 +3,7 @@
 use crate::dispatch::Context;
 use crate::exit::Outcome;
 use crate::layout_args::LayoutArgs;
+use crate::output::TextRows;
 use idgen::backend::Backend;
 use idgen::config::check_idle;
 use idgen::layout::format_timestamp;
@@ -30,16 +31,20 @@ pub struct StatusArgs {
 }
 
 pub async fn run(args: StatusArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let idle = check_idle(args.idle.unwrap_or(ctx.settings.idle))?;
+    let idle = check_idle(args.idle.unwrap_or(ctx.settings.idle))
+        .map_err(|e| ctx.origins.blame("idle", e))?;
     // The layout `lease` and `decode` would use without flags.
     let defaults = LayoutArgs {
-        epoch: std::env::var("IDGEN_EPOCH")
-            .ok()
-            .filter(|e| !e.trim().is_empty()),
+        epoch: std::env::var("IDGEN_EPOCH").ok(),
         ..LayoutArgs::default()
     };
     let default_layout = defaults.resolve(&ctx.settings)?;
-    let backend = Backend::open(&ctx.settings)?;
+    let backend = Backend::open_existing(&ctx.settings)?;
+    // The report shows what it cannot read; a store file that is not there at
+    // all is a mistyped path, not a deployment to report on.
+    if let Some(store) = backend.embedded_store() {
+        store.check_exists()?;
+    }
     ctx.out.info(&format!("backend: {}", backend.kind));
     let request = StatusRequest {
         idle,
@@ -77,7 +82,7 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
     let mut stores = out.table();
     stores.set_header(vec!["store", "name", "location", "status", "version"]);
     for store in &report.stores {
-        stores.add_row(vec![
+        stores.add_text_row(vec![
             match store.role {
                 StoreRole::Ledger => "ledger",
                 StoreRole::Node if report.backend == "embedded" => "dispenser",
@@ -122,7 +127,7 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
             if let Some(e) = &app.error {
                 state.push(e.clone());
             }
-            apps.add_row(vec![
+            apps.add_text_row(vec![
                 app.app.to_string(),
                 app.name.clone(),
                 app.node.clone(),
@@ -158,7 +163,7 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
             "problems",
         ]);
         for ns in &report.namespaces {
-            leases.add_row(vec![
+            leases.add_text_row(vec![
                 ns.name.clone(),
                 ns.layout.clone().unwrap_or_else(|| "-".into()),
                 ns.held.len().to_string(),
@@ -177,7 +182,7 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
     let mut layouts = out.table();
     layouts.set_header(vec!["layout of", "layout", "time bits run out", "state"]);
     for layout in &report.layouts {
-        layouts.add_row(vec![
+        layouts.add_text_row(vec![
             layout.used_by.clone(),
             layout.layout.clone(),
             layout.exhausted_at.clone().unwrap_or_else(|| "-".into()),

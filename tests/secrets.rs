@@ -1,0 +1,351 @@
+//! No password ever reaches any output: every command, with a password in every
+//! URL form an operator has been seen to write (well-formed or not), given by
+//! flag, environment or config file. Also passwords kept outside the URL, and
+//! the node-list syntax that a comma in a password cannot split.
+
+use crate::harness::servers::{mysql_exec, mysql_with_grants};
+use crate::harness::{Run, TestEnv};
+use std::process::Command;
+
+/// In every form below; no output may contain it.
+const SECRET: &str = "Pw9Zq";
+
+/// Which setting a form is written into.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    /// The default Redis node, `main`.
+    Redis,
+    Mysql,
+    /// A named node, `hot`, next to working `main` and MySQL.
+    Node,
+}
+
+/// Where the setting comes from.
+#[derive(Debug, Clone, Copy)]
+enum Source {
+    Flag,
+    Environment,
+    ConfigFile,
+}
+
+fn forms() -> Vec<(Slot, String)> {
+    let redis = [
+        format!("redis//:{SECRET}@127.0.0.1:1"),
+        format!("redis://:S3cret/{SECRET}@127.0.0.1:1/0"),
+        format!("redis+unix:///nonexistent/idgen.sock?pass={SECRET}"),
+        format!("redis://127.0.0.1:1/0?password={SECRET}"),
+        format!("redis://{SECRET}@127.0.0.1:1"),
+        format!("redis://:{SECRET},x@127.0.0.1:1/0"),
+        format!("redis://:x,{SECRET}@127.0.0.1:1/0"),
+        SECRET.to_string(),
+    ];
+    let mysql = [
+        format!("mysql:/root:{SECRET}@127.0.0.1:1/db"),
+        format!("root:{SECRET}@127.0.0.1:3306/db"),
+        SECRET.to_string(),
+        format!("mysql://root:S3cret/{SECRET}@127.0.0.1:1/idgen"),
+        format!("mysql://{SECRET}@127.0.0.1:1/idgen"),
+        format!("redis//:{SECRET}@127.0.0.1:1"),
+    ];
+    redis
+        .iter()
+        .map(|f| (Slot::Redis, f.clone()))
+        .chain(mysql.iter().map(|f| (Slot::Mysql, f.clone())))
+        .chain(redis.iter().map(|f| (Slot::Node, f.clone())))
+        .collect()
+}
+
+const COMMANDS: &[&[&str]] = &[
+    &["next", "--app", "1"],
+    &["status"],
+    &["status", "--json"],
+    &["reload-segments"],
+    &["reload-segments", "--quiet", "--json"],
+    &["inspect-freelist"],
+    &["inspect-freelist", "--json"],
+    &["migrate", "--app", "1", "--to", "hot", "--dry-run"],
+    &[
+        "migrate",
+        "--app",
+        "1",
+        "--to",
+        "hot",
+        "--dry-run",
+        "--json",
+    ],
+    &["init-app", "--app", "2", "--name", "two"],
+    &["lease", "--count", "1"],
+    &["--help"],
+    &["next", "--help"],
+    &["completions", "bash"],
+];
+
+/// `idgen -v ARGS` with the form in its slot, from its source; the other
+/// settings point at this test's servers (Node) or at nothing (Redis, Mysql).
+fn command(env: &TestEnv, slot: Slot, source: Source, form: &str, args: &[&str]) -> Command {
+    let mut cmd = env.idgen();
+    cmd.env_remove("IDGEN_REDIS_URL")
+        .env_remove("IDGEN_MYSQL_URL")
+        .env("IDGEN_TIMEOUT", "2s");
+    let (redis, mysql) = match slot {
+        Slot::Node => (env.redis_url.clone(), env.mysql_url.clone()),
+        _ => (
+            "redis://127.0.0.1:1/0".to_string(),
+            "mysql://root@127.0.0.1:1/idgen".to_string(),
+        ),
+    };
+    let (redis, mysql, node) = match slot {
+        Slot::Redis => (form.to_string(), mysql, None),
+        Slot::Mysql => (redis, form.to_string(), None),
+        Slot::Node => (redis, mysql, Some(form.to_string())),
+    };
+    let config = env.home.path().join(format!("secrets-{:?}.toml", slot));
+    cmd.env("IDGEN_CONFIG", &config);
+    let mut file = String::new();
+    match source {
+        Source::Flag => {
+            cmd.args(["--redis", &redis, "--mysql", &mysql]);
+            if let Some(node) = &node {
+                cmd.args(["--redis-node", &format!("hot={node}")]);
+            }
+        }
+        Source::Environment => {
+            cmd.env("IDGEN_REDIS_URL", &redis)
+                .env("IDGEN_MYSQL_URL", &mysql);
+            if let Some(node) = &node {
+                cmd.env("IDGEN_REDIS_NODES", format!("hot={node}"));
+            }
+        }
+        Source::ConfigFile => {
+            file = format!("mysql = {mysql:?}\n[redis.nodes]\nmain = {redis:?}\n");
+            if let Some(node) = &node {
+                file.push_str(&format!("hot = {node:?}\n"));
+            }
+        }
+    }
+    std::fs::write(&config, file).unwrap();
+    cmd.arg("-v").args(args);
+    cmd
+}
+
+#[test]
+fn no_password_appears_in_any_output_of_any_command() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "1", "--name", "one", "--step", "10"]);
+    let mut cases = Vec::new();
+    for (slot, form) in forms() {
+        for source in [Source::Flag, Source::Environment, Source::ConfigFile] {
+            for args in COMMANDS {
+                cases.push((slot, source, form.clone(), *args));
+            }
+        }
+    }
+    // Four at a time: each run is short, and most wait on a refused connection.
+    let leaks: Vec<String> = std::thread::scope(|scope| {
+        let workers: Vec<_> = cases
+            .chunks(cases.len().div_ceil(4))
+            .map(|chunk| {
+                let env = &env;
+                scope.spawn(move || {
+                    let mut leaks = Vec::new();
+                    for (slot, source, form, args) in chunk {
+                        let run = Run::of(command(env, *slot, *source, form, args));
+                        if run.stdout.contains(SECRET) || run.stderr.contains(SECRET) {
+                            leaks.push(format!("{slot:?} {source:?} {form:?} {args:?}: {run}"));
+                        }
+                    }
+                    leaks
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    assert!(
+        leaks.is_empty(),
+        "{} of {} runs printed the password; first: {}",
+        leaks.len(),
+        cases.len(),
+        leaks[0]
+    );
+}
+
+#[test]
+fn a_usage_error_from_clap_shows_no_password_either() {
+    let env = TestEnv::embedded();
+    let url = format!("redis://:{SECRET}@127.0.0.1:1/0");
+    for args in [
+        vec!["--redis", &url, "next", "--app", "x"],
+        vec!["next", "--app", "1", "--redis", &url, "--bogus"],
+        vec!["--redis-node", &url, "next"],
+    ] {
+        let run = env.run(&args);
+        assert_eq!(run.code(), 2, "{run}");
+        assert!(!run.stderr.contains(SECRET), "{run}");
+        assert!(!run.stdout.contains(SECRET), "{run}");
+    }
+}
+
+/// A Redis user of the test server with a password that holds `/` and `,`.
+pub fn redis_user(env: &TestEnv, tag: &str, rules: &[&str]) -> (String, String) {
+    let name = format!("idgen-{tag}-{}", std::process::id());
+    let password = format!("a/b,{SECRET}");
+    let mut conn = env.redis();
+    let mut acl = redis::cmd("ACL");
+    acl.arg("SETUSER")
+        .arg(&name)
+        .arg("reset")
+        .arg("on")
+        .arg(format!(">{password}"));
+    for rule in rules {
+        acl.arg(*rule);
+    }
+    acl.exec(&mut conn).expect("ACL SETUSER");
+    (name, password)
+}
+
+/// `redis://USER@host:port/db` of this test's database.
+pub fn redis_url_for(env: &TestEnv, user: &str) -> String {
+    env.redis_url
+        .replacen("redis://", &format!("redis://{user}@"), 1)
+}
+
+#[test]
+fn a_password_file_or_variable_keeps_the_password_out_of_the_url() {
+    let env = TestEnv::distributed();
+    let (user, password) = redis_user(&env, "file", &["~*", "&*", "+@all"]);
+    let file = env.home.path().join("redis-password");
+    std::fs::write(&file, format!("{password}\n")).unwrap();
+    let url = redis_url_for(&env, &user);
+
+    let mut cmd = env.idgen();
+    cmd.env("IDGEN_REDIS_URL", &url)
+        .env("IDGEN_REDIS_PASSWORD_FILE", &file)
+        .args(["init-app", "--app", "1", "--name", "one"]);
+    let run = Run::of(cmd);
+    assert!(run.success(), "{run}");
+
+    let mut cmd = env.idgen();
+    cmd.env("IDGEN_REDIS_URL", &url)
+        .env("IDGEN_REDIS_PASSWORD", &password)
+        .args(["-v", "next", "--app", "1"]);
+    let run = Run::of(cmd);
+    assert!(run.success(), "{run}");
+    assert_eq!(run.ids().len(), 1);
+    assert!(!run.stderr.contains(SECRET), "{run}");
+
+    // Both at once is ambiguous.
+    let mut cmd = env.idgen();
+    cmd.env("IDGEN_REDIS_URL", &url)
+        .env("IDGEN_REDIS_PASSWORD", &password)
+        .args(["--redis-password-file", file.to_str().unwrap(), "status"]);
+    let run = Run::of(cmd);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(run.stderr.contains("IDGEN_REDIS_PASSWORD"), "{run}");
+    assert!(!run.stderr.contains(SECRET), "{run}");
+}
+
+#[test]
+fn a_comma_in_a_password_does_not_split_the_node_list() {
+    let env = TestEnv::distributed();
+    let (user, password) = redis_user(&env, "comma", &["~*", "&*", "+@all"]);
+    let encoded = password.replace('/', "%2F");
+    // The user exists on the first server only: `hot` is this slot's database there.
+    let hot_on_first = env
+        .redis_url
+        .replacen("redis://", &format!("redis://{user}:{encoded}@"), 1);
+    for (args, vars) in [
+        (
+            vec!["--redis-node".to_string(), format!("hot={hot_on_first}")],
+            vec![],
+        ),
+        (
+            vec![],
+            vec![(
+                "IDGEN_REDIS_NODES",
+                format!("cold={} hot={hot_on_first}", env.cold_url),
+            )],
+        ),
+    ] {
+        let mut cmd = env.idgen();
+        cmd.args(&args).args(["status", "--json"]);
+        for (k, v) in &vars {
+            cmd.env(k, v);
+        }
+        let run = Run::of(cmd);
+        assert!(
+            !run.stdout.contains(SECRET) && !run.stderr.contains(SECRET),
+            "{run}"
+        );
+        let report: serde_json::Value =
+            serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run}"));
+        let hot = report["stores"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "hot")
+            .unwrap_or_else(|| panic!("no node hot: {report}"));
+        assert_eq!(hot["reachable"], true, "{report}");
+        assert!(
+            hot["location"]
+                .as_str()
+                .unwrap()
+                .starts_with("redis://***@"),
+            "{report}"
+        );
+    }
+
+    // The comma-separated list of old is refused, naming the variable, not split.
+    let mut cmd = env.idgen();
+    cmd.env(
+        "IDGEN_REDIS_NODES",
+        format!("hot={hot_on_first},cold={}", env.cold_url),
+    )
+    .arg("status");
+    let run = Run::of(cmd);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(run.stderr.contains("IDGEN_REDIS_NODES"), "{run}");
+    assert!(run.stderr.contains("spaces"), "{run}");
+    assert!(!run.stderr.contains(SECRET), "{run}");
+}
+
+/// A database and a user with `password` and `privileges` on it, on the MariaDB
+/// that checks privileges; returns the user's URL without the password.
+pub fn mysql_user(tag: &str, password: &str, privileges: &str) -> String {
+    let base = mysql_with_grants();
+    let name = format!("idgen_{tag}_{}", std::process::id());
+    mysql_exec(
+        &format!("{base}/mysql"),
+        &format!(
+            "CREATE DATABASE IF NOT EXISTS `{name}`; DROP USER IF EXISTS '{name}'@'%'; \
+             CREATE USER '{name}'@'%' IDENTIFIED BY '{password}'; \
+             GRANT {privileges} ON `{name}`.* TO '{name}'@'%'"
+        ),
+    );
+    format!(
+        "{}/{name}",
+        base.replacen("mysql://root@", &format!("mysql://{name}@"), 1)
+    )
+}
+
+#[test]
+fn a_mysql_password_variable_is_used_and_never_shown() {
+    let env = TestEnv::distributed();
+    let password = format!("c/d,{SECRET}");
+    let url = mysql_user("pwvar", &password, "ALL");
+    let mut cmd = env.idgen();
+    cmd.env("IDGEN_MYSQL_URL", &url)
+        .env("IDGEN_MYSQL_PASSWORD", &password)
+        .args(["-v", "init-app", "--app", "3", "--name", "three"]);
+    let run = Run::of(cmd);
+    assert!(run.success(), "{run}");
+    assert!(!run.stderr.contains(SECRET), "{run}");
+    // The same URL without the password is refused: the variable was what logged in.
+    let mut cmd = env.idgen();
+    cmd.env("IDGEN_MYSQL_URL", &url)
+        .args(["init-app", "--app", "3", "--name", "three"]);
+    let run = Run::of(cmd);
+    assert_eq!(run.code(), 12, "{run}");
+}
