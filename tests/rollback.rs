@@ -243,6 +243,52 @@ fn a_long_lived_client_rides_through_a_restart_without_repeating() {
     assert!(rollbacks > 0, "the restored stock was noticed");
 }
 
+#[test]
+fn a_failover_behind_a_proxy_that_keeps_connections_repeats_nothing() {
+    let env = TestEnv::distributed();
+    let mut master = RedisProcess::start(Persistence::None);
+    let proxy = TcpProxy::to(&format!("127.0.0.1:{}", master.port()));
+    let through_proxy = format!("redis://127.0.0.1:{}/0", proxy.port());
+    stocked_app(&env, &through_proxy, "queue");
+    let mut replica = RedisProcess::replica_of(&master);
+    let _: i64 = redis::cmd("WAIT")
+        .arg(1)
+        .arg(10_000)
+        .query(&mut master.conn())
+        .unwrap();
+    replica.pause();
+
+    // One long-lived client, one connection through the proxy, all along.
+    let mut settings = env.settings();
+    settings.redis_nodes.insert(
+        idgen::config::DEFAULT_NODE.into(),
+        idgen::redact::SecretUrl::new(through_proxy.clone()),
+    );
+    let backend = idgen::backend::Backend::open(&settings).unwrap();
+    let allocator = backend.allocator(&settings);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let half = chaos_ids() / 2;
+    let mut ids = Vec::new();
+    while (ids.len() as u64) < half {
+        ids.extend(runtime.block_on(allocator.next(7, None, 1000)).unwrap().ids);
+    }
+    master.kill();
+    replica.resume();
+    replica.promote();
+    proxy.switch_to(&format!("127.0.0.1:{}", replica.port()));
+
+    let mut rollbacks = 0;
+    let mut after = Vec::new();
+    while (after.len() as u64) < half {
+        let issued = runtime.block_on(allocator.next(7, None, 1000)).unwrap();
+        rollbacks += issued.notes.rollbacks.len();
+        after.extend(issued.ids);
+    }
+    ids.extend(after);
+    assert_unique(&ids);
+    assert!(rollbacks > 0, "the replica's stale stock was noticed");
+}
+
 // ---- leases ------------------------------------------------------------------------
 
 /// A `lease --stdin` holder on `redis` that has acquired its worker.

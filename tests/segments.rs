@@ -314,12 +314,12 @@ fn warm_next_is_one_verified_pop_and_one_route_read() {
         .map(String::as_str)
         .filter(|c| !matches!(*c, "CLIENT" | "SELECT" | "HELLO"))
         .collect();
-    // The server's version, once per connection; then the script proves the
-    // stock is this server's (INFO, the stamp), reads the recorded max_limit_id
-    // and pops; the route hint rides in the same round trip.
+    // Once per connection: what the server is (INFO) and that the connection
+    // ends at it (CLIENT INFO, filtered out above). Then one round trip: the
+    // shard's stamp and limit, the pop and the route hint; no script.
     assert_eq!(
         data,
-        ["INFO", "EVALSHA", "INFO", "HGET", "HGET", "LPOP", "GET"],
+        ["INFO", "HMGET", "LPOP", "GET"],
         "all commands: {commands:?}"
     );
 }

@@ -224,43 +224,62 @@ impl Drop for RedisProcess {
     }
 }
 
-/// A TCP proxy on a loopback port of its own, forwarding to a server; `cut`
-/// drops every connection and refuses new ones until `restore`, as a network
-/// partition or a server outage looks to a client.
+/// A TCP proxy on a loopback port of its own, forwarding to a server.
+/// * `cut` drops every connection and refuses new ones until `restore`, as a
+///   network partition or a server outage looks to a client;
+/// * `switch_to` points it at another server while keeping its clients'
+///   connections: a client whose server died goes on over the same connection
+///   to the new one, as through a managed endpoint or a multiplexing proxy.
 pub struct TcpProxy {
     port: u16,
+    target: Arc<Mutex<String>>,
     cut: Arc<AtomicBool>,
-    open: Arc<Mutex<Vec<TcpStream>>>,
+    sessions: Arc<Mutex<Vec<Arc<Session>>>>,
+}
+
+/// One client connection and its current upstream.
+struct Session {
+    client: TcpStream,
+    upstream: Mutex<Option<TcpStream>>,
 }
 
 impl TcpProxy {
     pub fn to(target: &str) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind the proxy");
         let port = listener.local_addr().unwrap().port();
-        let cut = Arc::new(AtomicBool::new(false));
-        let open: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
-        let target = target.to_string();
-        let (accept_cut, accept_open) = (cut.clone(), open.clone());
+        let proxy = TcpProxy {
+            port,
+            target: Arc::new(Mutex::new(target.to_string())),
+            cut: Arc::new(AtomicBool::new(false)),
+            sessions: Arc::default(),
+        };
+        let (target, cut, sessions) = (
+            proxy.target.clone(),
+            proxy.cut.clone(),
+            proxy.sessions.clone(),
+        );
         std::thread::spawn(move || {
             for client in listener.incoming().flatten() {
-                if accept_cut.load(Ordering::SeqCst) {
+                if cut.load(Ordering::SeqCst) {
                     let _ = client.shutdown(Shutdown::Both);
                     continue;
                 }
-                let Ok(server) = TcpStream::connect(&target) else {
+                // Connected at once: some servers (MySQL) speak first.
+                let Ok(server) = TcpStream::connect(target.lock().unwrap().as_str()) else {
                     let _ = client.shutdown(Shutdown::Both);
                     continue;
                 };
-                {
-                    let mut open = accept_open.lock().unwrap();
-                    open.push(client.try_clone().unwrap());
-                    open.push(server.try_clone().unwrap());
-                }
-                pump(client.try_clone().unwrap(), server.try_clone().unwrap());
-                pump(server, client);
+                backward(server.try_clone().unwrap(), client.try_clone().unwrap());
+                let session = Arc::new(Session {
+                    client,
+                    upstream: Mutex::new(Some(server)),
+                });
+                sessions.lock().unwrap().push(session.clone());
+                let target = target.clone();
+                std::thread::spawn(move || forward(&session, &target));
             }
         });
-        TcpProxy { port, cut, open }
+        proxy
     }
 
     pub fn port(&self) -> u16 {
@@ -269,29 +288,64 @@ impl TcpProxy {
 
     pub fn cut(&self) {
         self.cut.store(true, Ordering::SeqCst);
-        for stream in self.open.lock().unwrap().drain(..) {
-            let _ = stream.shutdown(Shutdown::Both);
+        for session in self.sessions.lock().unwrap().drain(..) {
+            let _ = session.client.shutdown(Shutdown::Both);
+            if let Some(upstream) = session.upstream.lock().unwrap().take() {
+                let _ = upstream.shutdown(Shutdown::Both);
+            }
         }
     }
 
     pub fn restore(&self) {
         self.cut.store(false, Ordering::SeqCst);
     }
-}
 
-fn pump(mut from: TcpStream, mut to: TcpStream) {
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 16 * 1024];
-        loop {
-            match from.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    if to.write_all(&buf[..n]).is_err() {
-                        break;
-                    }
-                }
+    /// Sends every client's next bytes to `target`; connections stay open.
+    pub fn switch_to(&self, target: &str) {
+        *self.target.lock().unwrap() = target.to_string();
+        for session in self.sessions.lock().unwrap().iter() {
+            if let Some(upstream) = session.upstream.lock().unwrap().take() {
+                let _ = upstream.shutdown(Shutdown::Both);
             }
         }
-        let _ = to.shutdown(Shutdown::Both);
+    }
+}
+
+/// Client to upstream, (re)connecting the upstream whenever there is none.
+fn forward(session: &Arc<Session>, target: &Mutex<String>) {
+    let mut client = session.client.try_clone().unwrap();
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        let n = match client.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let mut upstream = session.upstream.lock().unwrap();
+        if upstream.is_none() {
+            let Ok(server) = TcpStream::connect(target.lock().unwrap().as_str()) else {
+                break;
+            };
+            backward(
+                server.try_clone().unwrap(),
+                session.client.try_clone().unwrap(),
+            );
+            *upstream = Some(server);
+        }
+        if upstream.as_mut().unwrap().write_all(&buf[..n]).is_err() {
+            break;
+        }
+    }
+    let _ = session.client.shutdown(Shutdown::Both);
+}
+
+/// Upstream to client; an upstream that ends leaves the client connected.
+fn backward(mut from: TcpStream, mut to: TcpStream) {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 16 * 1024];
+        while let Ok(n) = from.read(&mut buf) {
+            if n == 0 || to.write_all(&buf[..n]).is_err() {
+                break;
+            }
+        }
     });
 }

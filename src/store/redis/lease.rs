@@ -424,7 +424,7 @@ impl RedisNode {
 
     pub async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>> {
         let token = random_hex(16);
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn().await?;
         let set: Option<String> = self
             .run(
                 redis::cmd("SET")

@@ -28,10 +28,11 @@ use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
 use crate::segment::DispenserKind;
 use async_trait::async_trait;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{Script, Value};
+use redis::aio::MultiplexedConnection;
+use redis::{AsyncConnectionConfig, Script, Value};
 use std::collections::BTreeMap;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub fn queue_key(slot: Slot) -> String {
@@ -76,6 +77,7 @@ struct Scripts {
     lock: Script,
     push: Script,
     retire: Script,
+    verify: Script,
     unlock: Script,
     note_rollback: Script,
 }
@@ -88,6 +90,7 @@ impl Scripts {
             lock: with_prelude(include_str!("lua/lock.lua")),
             push: with_prelude(include_str!("lua/push.lua")),
             retire: with_prelude(include_str!("lua/retire.lua")),
+            verify: with_prelude(include_str!("lua/verify.lua")),
             unlock: Script::new(include_str!("lua/unlock.lua")),
             note_rollback: Script::new(include_str!("lua/note_rollback.lua")),
         }
@@ -98,14 +101,32 @@ impl Scripts {
 /// writes needs effects replication, the default since 5.0.
 pub const MIN_REDIS_VERSION: (u32, u32) = (5, 0);
 
-/// One connected Redis node. The connection reconnects by itself after the
-/// server restarts or fails over, so a long-lived client rides through it.
+/// One connected Redis node. A connection that breaks (the server restarted
+/// or failed over) is dropped and made again on the next request, so a
+/// long-lived client rides through; what the new connection reaches is
+/// learned afresh.
 pub struct RedisNode {
     name: String,
     url: SecretUrl,
-    conn: ConnectionManager,
+    client: redis::Client,
+    link: tokio::sync::Mutex<Option<Link>>,
     timeout: Duration,
     scripts: Scripts,
+}
+
+/// One connection, and what is known about the server process at its end.
+#[derive(Clone)]
+struct Link {
+    conn: MultiplexedConnection,
+    /// The `run_id` of the server process, when the connection provably ends
+    /// at it (the server's own address is the one dialled): such a connection
+    /// cannot outlive that process, so takes compare a shard's stamp with this
+    /// instead of asking the server every time. `None` when something may sit
+    /// in between (a proxy or a managed endpoint whose connections survive a
+    /// failover, NAT): every take then asks the server inside its script.
+    direct_run_id: Option<Arc<str>>,
+    /// `LPOP key count` works (Redis 6.2 and later).
+    lpop_count: bool,
 }
 
 impl RedisNode {
@@ -119,46 +140,16 @@ impl RedisNode {
                 "write it as redis://[:password@]host[:port][/db]",
             )
         })?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(timeout))
-            .set_response_timeout(Some(timeout))
-            .set_number_of_retries(1)
-            .set_min_delay(Duration::from_millis(50))
-            .set_max_delay(Duration::from_secs(1));
-        let connecting = ConnectionManager::new_with_config(client, config);
-        let timed_out = || Error::Timeout {
-            backend: "Redis",
-            url: url.to_string(),
-            after: timeout,
-        };
-        let conn = match tokio::time::timeout(timeout, connecting).await {
-            Ok(Ok(conn)) => conn,
-            Ok(Err(e)) if e.is_timeout() => return Err(timed_out()),
-            Ok(Err(e)) => return Err(connect_error(url, &e)),
-            Err(_) => return Err(timed_out()),
-        };
         let node = RedisNode {
             name: name.to_string(),
             url: url.clone(),
-            conn,
+            client,
+            link: tokio::sync::Mutex::new(None),
             timeout,
             scripts: Scripts::new(),
         };
-        let version = node.server_version().await?;
-        if !version_at_least(&version, MIN_REDIS_VERSION) {
-            return Err(Error::ServerTooOld {
-                backend: "Redis",
-                url: url.to_string(),
-                version,
-                minimum: format!("{}.{}", MIN_REDIS_VERSION.0, MIN_REDIS_VERSION.1),
-            });
-        }
+        node.link().await?;
         Ok(node)
-    }
-
-    /// A clone of the node's connection, for the lease store and tests.
-    pub fn connection(&self) -> ConnectionManager {
-        self.conn.clone()
     }
 
     /// The node's name in the configuration.
@@ -166,11 +157,122 @@ impl RedisNode {
         &self.name
     }
 
+    /// The current connection, made (and its server probed) if there is none.
+    async fn link(&self) -> Result<Link> {
+        let mut link = self.link.lock().await;
+        if let Some(link) = link.as_ref() {
+            return Ok(link.clone());
+        }
+        let made = self.make_link().await?;
+        *link = Some(made.clone());
+        Ok(made)
+    }
+
+    async fn conn(&self) -> Result<MultiplexedConnection> {
+        Ok(self.link().await?.conn)
+    }
+
+    /// Drops a connection that broke, so the next request makes a new one.
+    async fn forget_link(&self) {
+        self.link.lock().await.take();
+    }
+
+    async fn make_link(&self) -> Result<Link> {
+        let timed_out = || Error::Timeout {
+            backend: "Redis",
+            url: self.url.to_string(),
+            after: self.timeout,
+        };
+        let config = AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(self.timeout))
+            .set_response_timeout(Some(self.timeout));
+        let connecting = self
+            .client
+            .get_multiplexed_async_connection_with_config(&config);
+        let mut conn = match tokio::time::timeout(self.timeout, connecting).await {
+            Ok(Ok(conn)) => conn,
+            Ok(Err(e)) if e.is_timeout() => return Err(timed_out()),
+            Ok(Err(e)) => return Err(self.error(&e)),
+            Err(_) => return Err(timed_out()),
+        };
+        // One round trip: what the server is, and where this connection ends.
+        // CLIENT INFO needs Redis 6.2; without it the connection counts as indirect.
+        let mut probe = redis::pipe();
+        probe
+            .ignore_errors()
+            .cmd("INFO")
+            .arg("server")
+            .cmd("CLIENT")
+            .arg("INFO");
+        let answers: Vec<Value> =
+            match tokio::time::timeout(self.timeout, probe.query_async(&mut conn)).await {
+                Ok(Ok(answers)) => answers,
+                Ok(Err(e)) => return Err(self.error(&e)),
+                Err(_) => return Err(timed_out()),
+            };
+        let info = text_of(answers.first());
+        if let Some(Value::ServerError(e)) = answers.first() {
+            return Err(self.error(&redis::RedisError::from(e.clone())));
+        }
+        let field = |name: &str| {
+            info.lines()
+                .find_map(|l| l.strip_prefix(name))
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        };
+        let version = field("redis_version:");
+        if !version_at_least(&version, MIN_REDIS_VERSION) {
+            return Err(Error::ServerTooOld {
+                backend: "Redis",
+                url: self.url.to_string(),
+                version,
+                minimum: format!("{}.{}", MIN_REDIS_VERSION.0, MIN_REDIS_VERSION.1),
+            });
+        }
+        let run_id = field("run_id:");
+        let local = text_of(answers.get(1));
+        let local = local
+            .split_whitespace()
+            .find_map(|f| f.strip_prefix("laddr="))
+            .unwrap_or_default();
+        let direct = !run_id.is_empty() && self.dialled(local).await;
+        Ok(Link {
+            conn,
+            direct_run_id: direct.then(|| Arc::from(run_id.as_str())),
+            lpop_count: version_at_least(&version, (6, 2)),
+        })
+    }
+
+    /// Is `local` (the server's own address of this connection, from CLIENT
+    /// INFO) the address that was dialled? Then nothing sits in between.
+    async fn dialled(&self, local: &str) -> bool {
+        match self.client.get_connection_info().addr() {
+            redis::ConnectionAddr::Tcp(host, port)
+            | redis::ConnectionAddr::TcpTls { host, port, .. } => {
+                let Ok(local) = local.parse::<std::net::SocketAddr>() else {
+                    return false;
+                };
+                match tokio::net::lookup_host((host.as_str(), *port)).await {
+                    Ok(mut dialled) => dialled.any(|a| a == local),
+                    Err(_) => false,
+                }
+            }
+            redis::ConnectionAddr::Unix(path) => {
+                local.rsplit_once(':').map(|(p, _)| p) == path.to_str()
+            }
+            _ => false,
+        }
+    }
+
     /// Runs one Redis exchange with the node's time bound and error mapping.
     async fn run<T>(&self, exchange: impl Future<Output = redis::RedisResult<T>>) -> Result<T> {
         match tokio::time::timeout(self.timeout, exchange).await {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(self.error(&e)),
+            Ok(Err(e)) => {
+                self.forget_if_broken(&e).await;
+                Err(self.error(&e))
+            }
             Err(_) => Err(Error::Timeout {
                 backend: "Redis",
                 url: self.url.to_string(),
@@ -184,13 +286,23 @@ impl RedisNode {
         &self,
         exchange: impl Future<Output = redis::RedisResult<T>>,
     ) -> Result<redis::RedisResult<T>> {
-        tokio::time::timeout(self.timeout, exchange)
+        let answer = tokio::time::timeout(self.timeout, exchange)
             .await
             .map_err(|_| Error::Timeout {
                 backend: "Redis",
                 url: self.url.to_string(),
                 after: self.timeout,
-            })
+            })?;
+        if let Err(e) = &answer {
+            self.forget_if_broken(e).await;
+        }
+        Ok(answer)
+    }
+
+    async fn forget_if_broken(&self, e: &redis::RedisError) {
+        if e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal() {
+            self.forget_link().await;
+        }
     }
 
     fn error(&self, e: &redis::RedisError) -> Error {
@@ -229,7 +341,7 @@ impl RedisNode {
 
     /// Every key matching `pattern`, by SCAN (never KEYS, which blocks the server).
     async fn scan(&self, pattern: &str) -> Result<Vec<String>> {
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn().await?;
         let mut cursor: u64 = 0;
         let mut found = Vec::new();
         loop {
@@ -265,7 +377,7 @@ impl RedisNode {
         for arg in args {
             invocation.arg(arg.as_str());
         }
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn().await?;
         self.run(invocation.invoke_async(&mut conn)).await
     }
 }
@@ -361,6 +473,28 @@ fn shown(entry: &[u8]) -> String {
     shown
 }
 
+/// Adds queue entries to `taken`, setting malformed ones aside.
+fn parse_entries(taken: &mut Taken, key: &str, entries: &[Value]) {
+    taken.indexes.reserve(entries.len());
+    for entry in entries {
+        let bytes = bytes_of(entry).unwrap_or_default();
+        match parse_index(bytes) {
+            Some(index) => taken.indexes.push(index),
+            None => reject(taken, key, bytes),
+        }
+    }
+}
+
+/// Notes an entry that is not an index: dropped (a gap), reported as bad data.
+fn reject(taken: &mut Taken, key: &str, entry: &[u8]) {
+    let malformed = taken.malformed.get_or_insert_with(|| Malformed {
+        key: key.to_string(),
+        entry: shown(entry),
+        count: 0,
+    });
+    malformed.count += 1;
+}
+
 /// Is `version` (`7.2.4`) at least `minimum` (major, minor)?
 pub fn version_at_least(version: &str, minimum: (u32, u32)) -> bool {
     let mut parts = version
@@ -375,6 +509,100 @@ pub fn version_at_least(version: &str, minimum: (u32, u32)) -> bool {
 }
 
 impl RedisNode {
+    /// The warm path on a direct connection: the stamp, the pop and the route
+    /// hint in one round trip, no script. The connection ends at the server
+    /// process whose `run_id` is `run_id`, so stock stamped with it is that
+    /// process's own; anything else is retired before it is served.
+    async fn take_queue_direct(
+        &self,
+        mut conn: MultiplexedConnection,
+        slot: Slot,
+        n: u64,
+        run_id: &str,
+    ) -> Result<Taken> {
+        let key = queue_key(slot);
+        let mut pipe = redis::pipe();
+        pipe.cmd("HMGET")
+            .arg(stamp_key(slot))
+            .arg("run_id")
+            .arg("limit")
+            .cmd("LPOP")
+            .arg(&key);
+        if n > 1 {
+            pipe.arg(n);
+        }
+        pipe.cmd("GET").arg(route_key(slot.app));
+        let answer: redis::RedisResult<((Option<String>, Option<String>), Value, Option<String>)> =
+            self.run_raw(pipe.query_async(&mut conn)).await?;
+        let ((stamped, limit), popped, hint) = answer.map_err(|e| self.script_error(&e, &key))?;
+        let entries = match popped {
+            Value::Array(entries) => entries,
+            Value::Nil => Vec::new(),
+            single => vec![single],
+        };
+        let mut taken = Taken {
+            route_hint: hint,
+            max_limit_id: limit.and_then(|l| l.parse().ok()),
+            ..Taken::default()
+        };
+        if stamped.as_deref() == Some(run_id) {
+            parse_entries(&mut taken, &key, &entries);
+            return Ok(taken);
+        }
+        if stamped.is_none() && entries.is_empty() {
+            // A shard never stocked here: nothing to serve, nothing stale.
+            return Ok(taken);
+        }
+        // Popped from stock this server process never stocked: not served.
+        let keys = [queue_key(slot), range_key(slot), stamp_key(slot)];
+        let answer: Vec<Value> = self
+            .invoke(
+                &self.scripts.verify,
+                &keys.each_ref().map(String::as_str),
+                &[run_id.to_string()],
+            )
+            .await?;
+        let retired = entries.len() as i64 + int_of(answer.get(1));
+        let seen = format!("{} {run_id}", stamped.as_deref().unwrap_or("-"));
+        taken.rollback = self.rollback_of(slot, &seen, retired).await;
+        Ok(taken)
+    }
+
+    /// A take by script, with the route hint in the same round trip. `run_id`
+    /// is this server's when the connection is direct, else '' (the script asks).
+    async fn take_scripted(
+        &self,
+        mut conn: MultiplexedConnection,
+        (script, stock): (&Script, &str),
+        slot: Slot,
+        n: u64,
+        run_id: &str,
+    ) -> Result<(Vec<Value>, Option<String>)> {
+        let mut pipe = redis::pipe();
+        pipe.cmd("EVALSHA")
+            .arg(script.get_hash())
+            .arg(3)
+            .arg(queue_key(slot))
+            .arg(range_key(slot))
+            .arg(stamp_key(slot))
+            .arg(n)
+            .arg(run_id)
+            .cmd("GET")
+            .arg(route_key(slot.app));
+        match self.run_raw(pipe.query_async(&mut conn)).await? {
+            Ok(answer) => Ok(answer),
+            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
+                // A new or restarted server without the script: nothing was taken.
+                let load = script.prepare_invoke();
+                self.run(load.load_async(&mut conn)).await?;
+                self.run_raw(pipe.query_async(&mut conn))
+                    .await?
+                    .map_err(|e| self.script_error(&e, stock))
+            }
+            Err(e) => Err(self.script_error(&e, stock)),
+        }
+    }
+
     /// The keys every stock script takes: lock, queue, range, stamp.
     fn shard_keys(slot: Slot) -> [String; 4] {
         [
@@ -442,66 +670,42 @@ impl Dispenser for RedisNode {
     }
 
     async fn take(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
-        let mut taken = Taken::default();
         if n == 0 {
-            return Ok(taken);
+            return Ok(Taken::default());
         }
-        let (script, stock) = match kind {
-            DispenserKind::Queue => (&self.scripts.take_queue, queue_key(slot)),
-            DispenserKind::Range => (&self.scripts.take_range, range_key(slot)),
-        };
-        // One round trip: the verified take and the route hint together.
-        let mut pipe = redis::pipe();
-        pipe.cmd("EVALSHA")
-            .arg(script.get_hash())
-            .arg(3)
-            .arg(queue_key(slot))
-            .arg(range_key(slot))
-            .arg(stamp_key(slot))
-            .arg(n)
-            .cmd("GET")
-            .arg(route_key(slot.app));
-        let mut conn = self.conn.clone();
-        let first: redis::RedisResult<(Vec<Value>, Option<String>)> =
-            self.run_raw(pipe.query_async(&mut conn)).await?;
-        let (answer, hint) = match first {
-            Ok(answer) => answer,
-            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
-                // A new or restarted server without the script: nothing was taken.
-                let load = script.prepare_invoke();
-                self.run(load.load_async(&mut conn)).await?;
-                match self.run_raw(pipe.query_async(&mut conn)).await? {
-                    Ok(answer) => answer,
-                    Err(e) => return Err(self.script_error(&e, &stock)),
-                }
+        let link = self.link().await?;
+        let (answer, hint, stock) = match (kind, &link.direct_run_id) {
+            (DispenserKind::Queue, Some(run_id)) if n == 1 || link.lpop_count => {
+                return self.take_queue_direct(link.conn, slot, n, run_id).await;
             }
-            Err(e) => return Err(self.script_error(&e, &stock)),
+            (DispenserKind::Queue, run_id) => {
+                let (key, run_id) = (queue_key(slot), run_id.as_deref().unwrap_or_default());
+                let script = (&self.scripts.take_queue, key.as_str());
+                let (answer, hint) = self
+                    .take_scripted(link.conn, script, slot, n, run_id)
+                    .await?;
+                (answer, hint, key)
+            }
+            (DispenserKind::Range, run_id) => {
+                let (key, run_id) = (range_key(slot), run_id.as_deref().unwrap_or_default());
+                let script = (&self.scripts.take_range, key.as_str());
+                let (answer, hint) = self
+                    .take_scripted(link.conn, script, slot, n, run_id)
+                    .await?;
+                (answer, hint, key)
+            }
         };
-        taken.route_hint = hint;
+        let mut taken = Taken {
+            route_hint: hint,
+            max_limit_id: text_of(answer.get(2)).parse().ok(),
+            ..Taken::default()
+        };
         taken.rollback = self
             .rollback_of(slot, &text_of(answer.first()), int_of(answer.get(1)))
             .await;
-        taken.max_limit_id = text_of(answer.get(2)).parse().ok();
         let entries = answer.get(3..).unwrap_or_default();
-        let mut reject = |entry: &[u8]| {
-            let malformed = taken.malformed.get_or_insert_with(|| Malformed {
-                key: stock.clone(),
-                entry: shown(entry),
-                count: 0,
-            });
-            malformed.count += 1;
-        };
         match kind {
-            DispenserKind::Queue => {
-                taken.indexes.reserve(entries.len());
-                for entry in entries {
-                    let bytes = bytes_of(entry).unwrap_or_default();
-                    match parse_index(bytes) {
-                        Some(index) => taken.indexes.push(index),
-                        None => reject(bytes),
-                    }
-                }
-            }
+            DispenserKind::Queue => parse_entries(&mut taken, &stock, entries),
             DispenserKind::Range => {
                 for pair in entries.chunks(2) {
                     let first = pair.first().and_then(bytes_of).unwrap_or_default();
@@ -510,7 +714,11 @@ impl Dispenser for RedisNode {
                         (Some(first), Some(last)) if first <= last => {
                             taken.indexes.extend(first..=last)
                         }
-                        _ => reject(format!("{}..{}", shown(first), shown(last)).as_bytes()),
+                        _ => reject(
+                            &mut taken,
+                            &stock,
+                            format!("{}..{}", shown(first), shown(last)).as_bytes(),
+                        ),
                     }
                 }
             }
@@ -538,7 +746,7 @@ impl Dispenser for RedisNode {
             };
             pipe.cmd("HGET").arg(stamp_key(slot)).arg("run_id");
         }
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn().await?;
         let answers: Vec<Value> = self.run(pipe.query_async(&mut conn)).await?;
         let info = text_of(answers.first());
         let run_id = info
@@ -628,7 +836,7 @@ impl Dispenser for RedisNode {
     }
 
     async fn note_limit(&self, slot: Slot, max_limit_id: u64) -> Result<()> {
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn().await?;
         self.run(
             redis::cmd("HSET")
                 .arg(stamp_key(slot))
@@ -640,7 +848,7 @@ impl Dispenser for RedisNode {
     }
 
     async fn last_rollback(&self) -> Result<Option<RollbackRecord>> {
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn().await?;
         let fields: BTreeMap<String, String> = self
             .run(
                 redis::cmd("HGETALL")
@@ -709,7 +917,7 @@ impl Dispenser for RedisNode {
     }
 
     async fn set_route_hint(&self, app: u8, node: Option<&str>) -> Result<()> {
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn().await?;
         let key = route_key(app);
         match node {
             Some(node) => {
@@ -729,7 +937,7 @@ impl Dispenser for RedisNode {
     }
 
     async fn route_hints(&self) -> Result<BTreeMap<u8, String>> {
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn().await?;
         let keys = self.scan("id.gen.route_*").await?;
         let apps: Vec<u8> = keys
             .iter()
@@ -751,7 +959,7 @@ impl Dispenser for RedisNode {
     }
 
     async fn server_version(&self) -> Result<String> {
-        let mut conn = self.conn.clone();
+        let mut conn = self.conn().await?;
         let info: String = self
             .run(redis::cmd("INFO").arg("server").query_async(&mut conn))
             .await?;

@@ -24,10 +24,13 @@ end
 -- back in time (an older RDB or AOF, a restored backup, a lagging replica
 -- promoted) holds indexes that were already popped, under an old stamp: both
 -- stocks of the shard are retired before anything is served.
+-- `expected` is this server's run_id when the caller knows it for certain (a
+-- direct connection, which cannot outlive the server process); '' or nil asks.
 -- Returns '' when the stock is this server's, else '<stamp found or -> <run_id>',
 -- and the number of indexes retired.
-local function verify(queue, range, stamp)
-  local run_id = server_run_id()
+local function verify(queue, range, stamp, expected)
+  local run_id = expected
+  if not run_id or run_id == '' then run_id = server_run_id() end
   local stamped = redis.call('HGET', stamp, 'run_id')
   if stamped == run_id then return '', 0 end
   local retired = math.max(stock_of(queue, 'queue'), 0) + math.max(stock_of(range, 'range'), 0)

@@ -1,7 +1,7 @@
 -- Takes up to n indexes from the front of a queue.
--- KEYS: queue, range, stamp. ARGV: n.
+-- KEYS: queue, range, stamp. ARGV: n, this server's run_id if known ('': ask).
 -- Returns {rollback ('' or 'old new'), retired, max_limit_id ('' if unknown), index...}.
-local rollback, retired = verify(KEYS[1], KEYS[2], KEYS[3])
+local rollback, retired = verify(KEYS[1], KEYS[2], KEYS[3], ARGV[2])
 local out = {rollback, tostring(retired), redis.call('HGET', KEYS[3], 'limit') or ''}
 local n = tonumber(ARGV[1])
 if n == 1 then
