@@ -473,6 +473,9 @@ fn shown(entry: &[u8]) -> String {
     shown
 }
 
+/// A shard's stamp hash: the stocking server's `run_id` and the `max_limit_id`.
+type StampFields = (Option<String>, Option<String>);
+
 /// Adds queue entries to `taken`, setting malformed ones aside.
 fn parse_entries(taken: &mut Taken, key: &str, entries: &[Value]) {
     taken.indexes.reserve(entries.len());
@@ -532,7 +535,7 @@ impl RedisNode {
             pipe.arg(n);
         }
         pipe.cmd("GET").arg(route_key(slot.app));
-        let answer: redis::RedisResult<((Option<String>, Option<String>), Value, Option<String>)> =
+        let answer: redis::RedisResult<(StampFields, Value, Option<String>)> =
             self.run_raw(pipe.query_async(&mut conn)).await?;
         let ((stamped, limit), popped, hint) = answer.map_err(|e| self.script_error(&e, &key))?;
         let entries = match popped {
