@@ -10,11 +10,12 @@
 //!
 //! A Redis dataset can go back in time (an older RDB or AOF, a restored backup,
 //! a lagging replica promoted), and then indexes already popped are back in the
-//! lists. So every script that serves or stocks a shard first proves that the
-//! stock was stocked by this very server process: `id.gen.stamp_{app}_{shard}`
-//! holds the `run_id` of the server that stocked it, compared inside the script
-//! with `INFO server`. A mismatch retires the shard's stock before anything is
-//! served (see `lua/stock.lua`). The scripts name keys without a common hash
+//! lists. So a shard's stock is served only by the server process that
+//! stocked it: `id.gen.stamp_{app}_{shard}` holds that process's `run_id`. On a
+//! connection that provably ends at the server (see [`Link`]) the `run_id` is
+//! known and a warm take compares the stamp in the same pipeline as the pop;
+//! otherwise every take's script asks `INFO server`. A mismatch retires the
+//! shard's stock before anything is served (see `lua/stock.lua`). The scripts name keys without a common hash
 //! tag (the Java names have none), so segment dispensers need a standalone Redis.
 
 pub mod lease;
