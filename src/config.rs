@@ -1,6 +1,6 @@
 //! Resolved settings, and the small value parsers they share.
 //!
-//! The binary layers flags, environment and the config file ([`file`]); the core
+//! The binary layers flags, environment and the config file ([`file`](mod@file)); the core
 //! only ever sees the result, a [`Settings`].
 
 pub mod file;

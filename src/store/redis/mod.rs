@@ -12,7 +12,7 @@
 //! a lagging replica promoted), and then indexes already popped are back in the
 //! lists. So a shard's stock is served only by the server process that
 //! stocked it: `id.gen.stamp_{app}_{shard}` holds that process's `run_id`. On a
-//! connection that provably ends at the server (see [`Link`]) the `run_id` is
+//! connection that provably ends at the server (see `Link`) the `run_id` is
 //! known and a warm take compares the stamp in the same pipeline as the pop;
 //! otherwise every take's script asks `INFO server`. A mismatch retires the
 //! shard's stock before anything is served (see `lua/stock.lua`). The scripts name keys without a common hash
