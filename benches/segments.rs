@@ -2,8 +2,10 @@
 //! (or `IDGEN_TEST_REDIS_URL` / `IDGEN_TEST_MYSQL_URL`).
 //!
 //! * `warm_next`: `SegmentAllocator::next(app, 1)` from stock, side by side with a
-//!   bare `LPOP` on the same server and the same kind of connection. Stocking
-//!   happens outside the timed loop, so neither side ever refills while timed.
+//!   bare `LPOP` on the same server and the same kind of connection, and with
+//!   the script that checks the stamp per take (what a connection through a
+//!   proxy gets). Stocking happens outside the timed loop, so no side ever
+//!   refills while timed.
 //! * `batch`: `next` of 100 000 IDs (stock, then one direct segment from MySQL).
 //!
 //! Run: `cargo bench --bench segments`. Whole-process figures: `scripts/bench.sh`.
@@ -136,6 +138,41 @@ fn warm_next(c: &mut Criterion) {
                         .await
                         .unwrap();
                     assert!(popped.is_some());
+                }
+                started.elapsed()
+            })
+        })
+    });
+    // The per-take check idgen uses on a connection it cannot show is direct
+    // (a proxy, NAT): the same stock script, asking the server's INFO.
+    let script = redis::Script::new(&format!(
+        "{}\n{}",
+        include_str!("../src/store/redis/lua/stock.lua"),
+        include_str!("../src/store/redis/lua/take_queue.lua")
+    ));
+    group.bench_function("per_take_check_script", |b| {
+        b.iter_custom(|iters| {
+            bench.stock(DispenserKind::Queue, iters);
+            let mut conn = bench.redis.clone();
+            let slot = Slot { app: APP, shard: SHARD };
+            let keys = [
+                idgen::store::redis::queue_key(slot),
+                idgen::store::redis::range_key(slot),
+                idgen::store::redis::stamp_key(slot),
+            ];
+            bench.runtime.block_on(async {
+                let started = Instant::now();
+                for _ in 0..iters {
+                    let answer: Vec<redis::Value> = script
+                        .key(&keys[0])
+                        .key(&keys[1])
+                        .key(&keys[2])
+                        .arg(1)
+                        .arg("")
+                        .invoke_async(&mut conn)
+                        .await
+                        .unwrap();
+                    assert_eq!(answer.len(), 4);
                 }
                 started.elapsed()
             })
