@@ -201,6 +201,26 @@ impl MysqlLedger {
         opts
     }
 
+    /// Makes sure the lease tables exist: one look on the warm path, the full
+    /// schema (DDL) only when they are missing.
+    async fn lease_schema(&self) -> Result<()> {
+        if self.ready.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let mut conn = self.conn().await?;
+        let present: Option<i64> = self
+            .bounded(conn.query_first(
+                "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()
+                 AND table_name IN ('idgen_schema', 'idgen_namespace', 'idgen_worker_lease')",
+            ))
+            .await?;
+        drop(conn);
+        if present == Some(3) {
+            return Ok(());
+        }
+        self.ensure_schema().await
+    }
+
     /// Checks once per process that the tables exist, creating idgen's own next
     /// to an `id_alloc` made by the Java service. Returns whether `id_alloc` exists.
     async fn ready(&self) -> Result<bool> {
@@ -779,18 +799,22 @@ impl MysqlLedger {
         namespace: &crate::lease::NamespaceSpec,
         now_ms: i64,
     ) -> Result<()> {
-        self.bounded(conn.exec_drop(
-            "INSERT INTO idgen_namespace (name, signature, capacity, created_ms) VALUES (?, ?, ?, ?)
-             ON DUPLICATE KEY UPDATE name = name",
-            (&namespace.name, &namespace.signature, namespace.capacity, now_ms),
-        ))
-        .await?;
-        let recorded: Option<String> = self
-            .bounded(conn.exec_first(
-                "SELECT signature FROM idgen_namespace WHERE name = ?",
-                (&namespace.name,),
+        const READ: &str = "SELECT signature FROM idgen_namespace WHERE name = ?";
+        let mut recorded: Option<String> = self
+            .bounded(conn.exec_first(READ, (&namespace.name,)))
+            .await?;
+        if recorded.is_none() {
+            // First use: a write only now, not on every acquire.
+            self.bounded(conn.exec_drop(
+                "INSERT INTO idgen_namespace (name, signature, capacity, created_ms) VALUES (?, ?, ?, ?)
+                 ON DUPLICATE KEY UPDATE name = name",
+                (&namespace.name, &namespace.signature, namespace.capacity, now_ms),
             ))
             .await?;
+            recorded = self
+                .bounded(conn.exec_first(READ, (&namespace.name,)))
+                .await?;
+        }
         match recorded {
             Some(recorded) if recorded != namespace.signature => Err(Error::NamespaceMismatch {
                 namespace: namespace.name.clone(),
@@ -814,7 +838,7 @@ impl MysqlLedger {
         fence_ms: i64,
         now_ms: i64,
     ) -> Result<WorkerClaim> {
-        self.ensure_schema().await?;
+        self.lease_schema().await?;
         let mut conn = self.conn().await?;
         let mut tx = self
             .bounded(conn.start_transaction(Self::tx_opts()))
