@@ -163,7 +163,9 @@ pub enum Error {
     ClockMovedBack { behind_ms: u64, tolerance_ms: u64 },
 
     #[error(
-        "namespace {namespace:?} is recorded with {recorded}, but this holder uses {requested}"
+        "namespace {namespace:?} is recorded with {}, but this holder uses {}",
+        crate::lease::describe_signature(recorded),
+        crate::lease::describe_signature(requested)
     )]
     NamespaceMismatch {
         namespace: String,

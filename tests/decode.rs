@@ -326,7 +326,7 @@ fn json_lines_carry_id_layout_time_and_every_field_by_name() {
     assert_eq!(
         record,
         serde_json::json!({
-            "id": 175928847299117063u64,
+            "id": "175928847299117063",
             "layout": "discord",
             "timestamp": "2016-04-30T11:18:25.796Z",
             "unix_ms": 1462015105796i64,
@@ -335,7 +335,7 @@ fn json_lines_carry_id_layout_time_and_every_field_by_name() {
             "increment": 7,
         })
     );
-    assert!(only_line(&run).starts_with(r#"{"id":175928847299117063,"layout":"discord","#));
+    assert!(only_line(&run).starts_with(r#"{"id":"175928847299117063","layout":"discord","#));
 }
 
 #[test]
@@ -357,7 +357,7 @@ fn json_lines_for_segment_ids_have_app_shard_and_index_but_no_time() {
     let record: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
     assert_eq!(
         record,
-        serde_json::json!({"id": 16400, "layout": "segment", "index": 1, "shard": 0, "app": 16})
+        serde_json::json!({"id": "16400", "layout": "segment", "index": 1, "shard": 0, "app": 16})
     );
 }
 
@@ -370,11 +370,30 @@ fn json_mode_writes_one_object_per_line() {
         .lines()
         .map(|line| {
             serde_json::from_str::<serde_json::Value>(line).unwrap()["id"]
-                .as_u64()
+                .as_str()
+                .unwrap()
+                .parse()
                 .unwrap()
         })
         .collect();
     assert_eq!(ids, [1541815603606036480, 1050118621198921728]);
+}
+
+#[test]
+fn json_gives_ids_and_fields_wider_than_53_bits_as_strings() {
+    // JavaScript and jq 1.6 read JSON numbers as doubles, exact only up to 2^53.
+    let run = decode(&[
+        "--json",
+        "--bits",
+        "time:8,rest:55",
+        "--epoch",
+        "2024-01-01",
+        "9223372036854775807",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let value: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
+    assert_eq!(value["id"], "9223372036854775807");
+    assert_eq!(value["rest"], ((1u64 << 55) - 1).to_string());
 }
 
 // ---- input -----------------------------------------------------------------------------

@@ -543,6 +543,23 @@ fn a_mistyped_store_path_is_refused_and_never_created() {
     );
 }
 
+#[test]
+fn lease_creates_a_new_store_and_says_where() {
+    let env = TestEnv::embedded();
+    let store = env.home.path().join("leases.db");
+    let store_arg = store.to_str().unwrap();
+    let run = env.run(&["--store", store_arg, "lease", "--count", "1"]);
+    assert!(run.success(), "{run}");
+    assert!(store.is_file());
+    assert!(
+        run.stderr
+            .contains(&format!("created the embedded store {store_arg}")),
+        "{run}"
+    );
+    let again = env.run(&["--store", store_arg, "lease", "--count", "1"]);
+    assert!(!again.stderr.contains("created"), "{again}");
+}
+
 /// The crash tests rely on failpoints: the test suite's binary must have the
 /// `test-hooks` feature (a release build has not; see Cargo.toml).
 #[test]

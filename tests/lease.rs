@@ -197,6 +197,79 @@ fn a_holder_with_another_layout_or_epoch_is_refused(env: &TestEnv) {
     }
 }
 
+fn a_lease_that_cannot_issue_leaves_no_trace_in_the_namespace(env: &TestEnv) {
+    // An epoch in the future: no ID can be issued, so nothing may be recorded.
+    let run = env.run(&lease_args(
+        "future",
+        &["--count", "1", "--epoch", "2090-01-01"],
+    ));
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(run.stderr.contains("before the epoch"), "{run}");
+    assert!(env.lease_namespaces().is_empty(), "{run}");
+    // A correct holder is not refused by what the failed one tried.
+    let run = env.run(&lease_args("future", &["--count", "1"]));
+    assert!(run.success(), "{run}");
+}
+
+fn the_worker_node_assigner_burns_no_worker_id_when_the_layout_cannot_issue(env: &TestEnv) {
+    let args = |epoch: &'static str| {
+        [
+            "lease",
+            "--namespace",
+            "uid",
+            "--json",
+            "--layout",
+            "uid-generator",
+            "--epoch",
+            epoch,
+            "--assigner",
+            "worker-node",
+            "--count",
+            "1",
+        ]
+    };
+    let run = env.run(&args("2090-01-01"));
+    assert_eq!(run.code(), 2, "{run}");
+    let run = env.run(&args("2025-01-01"));
+    assert!(run.success(), "{run}");
+    assert_eq!(
+        acquired_worker(&run.stderr),
+        1,
+        "the failed start took no ID"
+    );
+}
+
+fn a_namespace_conflict_shows_the_recorded_epoch_as_a_date(env: &TestEnv) {
+    env.ok(&lease_args("dated", &["--count", "1"]));
+    let run = env.run(&lease_args(
+        "dated",
+        &["--count", "1", "--epoch", "2020-01-01"],
+    ));
+    assert_eq!(run.code(), 7, "{run}");
+    assert!(
+        run.stderr.contains("since 2010-11-04T01:42:54.657Z"),
+        "{run}"
+    );
+    assert!(
+        run.stderr.contains("since 2020-01-01T00:00:00.000Z"),
+        "{run}"
+    );
+    assert!(!run.stderr.contains("1288834974657"), "{run}");
+}
+
+fn a_holder_name_with_control_characters_is_shown_escaped(env: &TestEnv) {
+    let run = env.run(&[
+        "lease",
+        "--count",
+        "1",
+        "--holder",
+        "evil\u{1b}[2Jhost\nnext",
+    ]);
+    assert!(run.success(), "{run}");
+    assert!(!run.stderr.contains('\u{1b}'), "{run}");
+    assert!(run.stderr.contains("evil\\u{1b}[2Jhost\\nnext"), "{run}");
+}
+
 fn a_later_holder_with_a_clock_behind_waits_past_the_recorded_fence(env: &TestEnv) {
     let layout = two_workers();
     let mut fixed = TWO_WORKERS.to_vec();
@@ -482,6 +555,10 @@ crate::on_both_backends!(
     sigterm_releases_the_lease_before_exiting,
     when_every_worker_is_held_the_error_is_clear,
     a_holder_with_another_layout_or_epoch_is_refused,
+    a_lease_that_cannot_issue_leaves_no_trace_in_the_namespace,
+    the_worker_node_assigner_burns_no_worker_id_when_the_layout_cannot_issue,
+    a_namespace_conflict_shows_the_recorded_epoch_as_a_date,
+    a_holder_name_with_control_characters_is_shown_escaped,
     a_later_holder_with_a_clock_behind_waits_past_the_recorded_fence,
     a_later_holder_far_behind_the_fence_refuses_with_the_clock_code,
     stdin_mode_answers_each_line_and_an_empty_line_means_one,

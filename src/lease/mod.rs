@@ -260,6 +260,28 @@ impl NamespaceSpec {
     }
 }
 
+/// A namespace's stored signature as an operator reads it: the layout's
+/// fields, unit, epoch as a date, and the assigner (the raw text if it does not parse).
+pub fn describe_signature(signature: &str) -> String {
+    let Ok((layout, assigner)) = read_signature(signature) else {
+        return signature.to_string();
+    };
+    let fields: Vec<String> = layout
+        .fields()
+        .iter()
+        .map(|f| format!("{}:{}", f.name(), f.width()))
+        .collect();
+    let mut text = format!("{} ({}", layout.name(), fields.join(","));
+    if let (Some(unit), Some(epoch)) = (layout.unit(), layout.epoch_ms()) {
+        text.push_str(&format!(
+            ", {unit} since {}",
+            crate::layout::format_timestamp(epoch)
+        ));
+    }
+    text.push_str(&format!(", assigner {})", assigner.as_str()));
+    text
+}
+
 /// The layout and assigner a namespace's stored signature names.
 pub fn read_signature(signature: &str) -> Result<(crate::layout::Layout, Assigner)> {
     let (layout, assigner) = signature

@@ -348,6 +348,13 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
         }
     }
 
+    /// Refuses a layout that cannot issue right now (a clock before its epoch,
+    /// its time bits used up), by the generator's own checks, before anything
+    /// is recorded or leased.
+    pub fn check_issuable(&self) -> Result<()> {
+        SnowflakeGenerator::new(&self.layout, 0, self.session.clock.clone(), self.options).map(drop)
+    }
+
     /// Start of the last time unit issued under the current worker.
     pub fn last_issued_ms(&self) -> Option<i64> {
         self.current.as_ref().and_then(|(_, g)| g.last_issued_ms())

@@ -175,7 +175,6 @@ impl Decoder<'_> {
                     layout: self.layout,
                     layout_key: true,
                     decoded: &decoded,
-                    id_as_string: false,
                 };
                 let line = serde_json::to_string(&record).map_err(io::Error::other)?;
                 self.ctx.out.print_line(&line)
@@ -271,17 +270,16 @@ struct JsonRecord<'a> {
     /// False where the layout is said once around the records (`--guess`).
     layout_key: bool,
     decoded: &'a Decoded,
-    id_as_string: bool,
 }
+
+/// Wider values than this are JSON strings: JavaScript and jq 1.6 read
+/// numbers as doubles, exact only up to 2^53.
+const EXACT_JSON_BITS: u32 = 53;
 
 impl Serialize for JsonRecord<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
-        if self.id_as_string {
-            map.serialize_entry("id", &self.decoded.id.to_string())?;
-        } else {
-            map.serialize_entry("id", &self.decoded.id)?;
-        }
+        map.serialize_entry("id", &self.decoded.id.to_string())?;
         if self.layout_key {
             map.serialize_entry("layout", self.layout.name())?;
         }
@@ -289,8 +287,13 @@ impl Serialize for JsonRecord<'_> {
             map.serialize_entry("timestamp", &format_timestamp(ms))?;
             map.serialize_entry("unix_ms", &ms)?;
         }
-        for (kind, value) in &self.decoded.values {
-            if *kind != FieldKind::Time {
+        for ((kind, value), field) in self.decoded.values.iter().zip(self.layout.fields()) {
+            if *kind == FieldKind::Time {
+                continue;
+            }
+            if field.width() > EXACT_JSON_BITS {
+                map.serialize_entry(kind.name(), &value.to_string())?;
+            } else {
                 map.serialize_entry(kind.name(), value)?;
             }
         }
@@ -483,7 +486,6 @@ impl Serialize for CandidateJson<'_> {
                 layout,
                 layout_key: false,
                 decoded,
-                id_as_string: true,
             })
             .collect();
         let mut map = serializer.serialize_map(Some(4))?;

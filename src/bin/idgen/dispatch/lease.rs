@@ -181,7 +181,8 @@ impl LeaseEvents for EventReport {
                 ),
             }
         };
-        eprintln!("{line}");
+        // The holder is anyone's text: no control character reaches the terminal.
+        eprintln!("{}", crate::output::escape_controls(&line));
     }
 }
 
@@ -241,6 +242,7 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
 
     let backend = Backend::open(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
+    let new_store = backend.store_path().filter(|path| !path.exists());
     let source = match assigner {
         Assigner::Lease => WorkerSource::Lease(backend.lease_store().await?),
         Assigner::WorkerNode => WorkerSource::WorkerNode {
@@ -265,12 +267,19 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         SkewedClock::from_env(),
         events,
     ));
+    let options = GeneratorOptions { max_backward };
+    let mut generator = LeasedGenerator::new(session.clone(), layout, options);
+    // A layout that cannot issue now (an epoch in the future, time bits used
+    // up) is refused before it records the namespace or takes a worker ID.
+    generator.check_issuable()?;
     // The lease is released on the first signal; a second one ends at once.
     ctx.interrupt.graceful();
     session.acquire().await.context("leasing a worker ID")?;
+    if let Some(path) = new_store {
+        ctx.out
+            .note(&format!("created the embedded store {}", path.display()));
+    }
     let renewer = tokio::spawn(session.clone().keep_renewed());
-    let options = GeneratorOptions { max_backward };
-    let mut generator = LeasedGenerator::new(session.clone(), layout, options);
 
     let outcome = tokio::select! {
         outcome = issue(&mut generator, mode) => outcome,
