@@ -468,6 +468,8 @@ fn a_bad_value_from_the_environment_names_the_variable() {
         ("IDGEN_DISPENSER", "stack", &["next", "--app", "1"]),
         ("IDGEN_REDIS_NODES", "no-equals-sign", &["status"]),
         ("IDGEN_LAYOUT", "flickr", &["decode", "1"]),
+        ("IDGEN_EPOCH", "someday", &["decode", "1"]),
+        ("IDGEN_EPOCH", "someday", &["lease", "--count", "1"]),
     ] {
         let bad = run(&env, args, &[(var, value)], &[]);
         assert_eq!(bad.code(), 2, "{var}={value}: {bad}");

@@ -82,7 +82,23 @@ impl LayoutArgs {
         settings: &Settings,
         env_layout: Option<String>,
     ) -> idgen::Result<Layout> {
-        let explicit_epoch = self.epoch.as_deref().map(parse_epoch).transpose()?;
+        let explicit_epoch = self
+            .epoch
+            .as_deref()
+            .map(|text| {
+                parse_epoch(text).map_err(|e| {
+                    // Say which variable holds the bad epoch, when it came from one.
+                    match std::env::var(EPOCH_ENV).ok().as_deref() == Some(text) {
+                        true => idgen::Error::invalid(
+                            "epoch",
+                            format!("{e} (from {EPOCH_ENV})"),
+                            e.hint(),
+                        ),
+                        false => e.into(),
+                    }
+                })
+            })
+            .transpose()?;
         let mut layout = match &self.bits {
             Some(bits) => {
                 let unit = self.unit.as_deref().map(TimeUnit::parse).transpose()?;
