@@ -68,15 +68,33 @@ fn stocked_app(env: &TestEnv, redis: &str, kind: &str) {
     assert!(run.success(), "{run}");
 }
 
-/// The first `next` after a fault: its IDs join `ids`; returns its stderr.
-fn first_after_fault(env: &TestEnv, redis: &str, kind: &str, ids: &mut Vec<u64>) -> String {
-    let run = env.run_with(
+/// The second half, on the dataset after the fault: the first `next` says the
+/// stock is not the one idgen stocked, and no ID of either half repeats.
+fn after_the_fault(env: &TestEnv, redis: &str, kind: &str, mut ids: Vec<u64>) {
+    let first = env.run_with(
         &["next", "--app", APP, "--count", "100"],
         &[("IDGEN_REDIS_URL", redis), ("IDGEN_DISPENSER", kind)],
     );
-    assert!(run.success(), "{run}");
-    ids.extend(run.ids());
-    run.stderr
+    assert!(first.success(), "{first}");
+    ids.extend(first.ids());
+    ids.extend(take(env, redis, kind, chaos_ids() / 2));
+    assert_unique(&ids);
+    assert!(
+        first.stderr.contains("is not the dataset idgen stocked"),
+        "{first}"
+    );
+}
+
+/// A long-lived allocator in this process, on `redis` and the env's MySQL.
+fn allocator_on(env: &TestEnv, redis: &str) -> idgen::segment::SegmentAllocator {
+    let mut settings = env.settings();
+    settings.redis_nodes.insert(
+        idgen::config::DEFAULT_NODE.into(),
+        idgen::redact::SecretUrl::new(redis.to_string()),
+    );
+    idgen::backend::Backend::open(&settings)
+        .unwrap()
+        .allocator(&settings)
 }
 
 fn a_restart_from_an_older_snapshot_repeats_nothing(kind: &str) {
@@ -84,16 +102,10 @@ fn a_restart_from_an_older_snapshot_repeats_nothing(kind: &str) {
     let mut redis = RedisProcess::start(Persistence::Snapshot);
     stocked_app(&env, &redis.url(), kind);
     let snapshot = redis.snapshot("stocked");
-    let mut ids = take(&env, &redis.url(), kind, chaos_ids() / 2);
+    let ids = take(&env, &redis.url(), kind, chaos_ids() / 2);
 
     redis.restart_from_snapshot(&snapshot);
-    let stderr = first_after_fault(&env, &redis.url(), kind, &mut ids);
-    ids.extend(take(&env, &redis.url(), kind, chaos_ids() / 2));
-    assert_unique(&ids);
-    assert!(
-        stderr.contains("is not the dataset idgen stocked"),
-        "{stderr}"
-    );
+    after_the_fault(&env, &redis.url(), kind, ids);
 }
 
 #[test]
@@ -111,17 +123,11 @@ fn an_aof_that_lost_its_tail_repeats_nothing(kind: &str) {
     let mut redis = RedisProcess::start(Persistence::Aof);
     stocked_app(&env, &redis.url(), kind);
     let synced = redis.aof_length();
-    let mut ids = take(&env, &redis.url(), kind, chaos_ids() / 2);
+    let ids = take(&env, &redis.url(), kind, chaos_ids() / 2);
 
     // A power loss: every pop after `synced` never reached the disk.
     redis.restart_with_aof_cut_to(synced);
-    let stderr = first_after_fault(&env, &redis.url(), kind, &mut ids);
-    ids.extend(take(&env, &redis.url(), kind, chaos_ids() / 2));
-    assert_unique(&ids);
-    assert!(
-        stderr.contains("is not the dataset idgen stocked"),
-        "{stderr}"
-    );
+    after_the_fault(&env, &redis.url(), kind, ids);
 }
 
 #[test]
@@ -146,18 +152,12 @@ fn a_replica_promoted_after_lag_repeats_nothing(kind: &str) {
         .unwrap();
     // The replica stops receiving writes; the master pops on without it.
     replica.pause();
-    let mut ids = take(&env, &master.url(), kind, chaos_ids() / 2);
+    let ids = take(&env, &master.url(), kind, chaos_ids() / 2);
     master.kill();
     replica.resume();
     replica.promote();
 
-    let stderr = first_after_fault(&env, &replica.url(), kind, &mut ids);
-    ids.extend(take(&env, &replica.url(), kind, chaos_ids() / 2));
-    assert_unique(&ids);
-    assert!(
-        stderr.contains("is not the dataset idgen stocked"),
-        "{stderr}"
-    );
+    after_the_fault(&env, &replica.url(), kind, ids);
 }
 
 #[test]
@@ -203,13 +203,7 @@ fn a_long_lived_client_rides_through_a_restart_without_repeating() {
     let mut redis = RedisProcess::start(Persistence::Snapshot);
     stocked_app(&env, &redis.url(), "queue");
     let snapshot = redis.snapshot("stocked");
-    let mut settings = env.settings();
-    settings.redis_nodes.insert(
-        idgen::config::DEFAULT_NODE.into(),
-        idgen::redact::SecretUrl::new(redis.url()),
-    );
-    let backend = idgen::backend::Backend::open(&settings).unwrap();
-    let allocator = backend.allocator(&settings);
+    let allocator = allocator_on(&env, &redis.url());
     let per_half = chaos_ids() / 2;
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let mut ids = Vec::new();
@@ -259,13 +253,7 @@ fn a_failover_behind_a_proxy_that_keeps_connections_repeats_nothing() {
     replica.pause();
 
     // One long-lived client, one connection through the proxy, all along.
-    let mut settings = env.settings();
-    settings.redis_nodes.insert(
-        idgen::config::DEFAULT_NODE.into(),
-        idgen::redact::SecretUrl::new(through_proxy.clone()),
-    );
-    let backend = idgen::backend::Backend::open(&settings).unwrap();
-    let allocator = backend.allocator(&settings);
+    let allocator = allocator_on(&env, &through_proxy);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let half = chaos_ids() / 2;
     let mut ids = Vec::new();
