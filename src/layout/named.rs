@@ -208,7 +208,7 @@ pub(super) const NAMED: &[NamedLayout] = &[
             (FieldKind::Sequence, 6),
         ],
         unit: MS,
-        // 2020-02-20T02:20:02Z, IdGenerator's default BaseTime.
+        // 2020-02-20T02:20:02+08:00 (2020-02-19T18:20:02Z), IdGenerator's default BaseTime.
         epoch_ms: 1_582_136_402_000,
         roles: &[],
         text_form: None,
