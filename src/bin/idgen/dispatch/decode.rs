@@ -6,7 +6,7 @@ use crate::exit::Outcome;
 use crate::layout_args::{EPOCH_ENV, LayoutArgs};
 use comfy_table::{CellAlignment, Table};
 use idgen::layout::{
-    Candidate, Decoded, FieldKind, IdForm, Layout, ReadId, TextForm, Window, catalog,
+    Candidate, Decoded, DecodedJson, FieldKind, IdForm, Layout, ReadId, TextForm, Window, catalog,
     format_timestamp, guess, parse_epoch, read_id,
 };
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
@@ -171,7 +171,7 @@ impl Decoder<'_> {
         match self.style {
             Style::Lines => self.ctx.out.print_line(&plain_line(self.layout, &decoded)),
             Style::Json => {
-                let record = JsonRecord {
+                let record = DecodedJson {
                     layout: self.layout,
                     layout_key: true,
                     decoded: &decoded,
@@ -262,43 +262,6 @@ fn table_row(layout: &Layout, decoded: &Decoded) -> Vec<String> {
             .map(|(_, value)| value),
     );
     row
-}
-
-/// One decoded ID as JSON; keys in a fixed order: id, layout, timestamp, unix_ms, fields,
-/// text form.
-struct JsonRecord<'a> {
-    layout: &'a Layout,
-    /// False where the layout is said once around the records (`--guess`).
-    layout_key: bool,
-    decoded: &'a Decoded,
-    id_as_string: bool,
-}
-
-impl Serialize for JsonRecord<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        if self.id_as_string {
-            map.serialize_entry("id", &self.decoded.id.to_string())?;
-        } else {
-            map.serialize_entry("id", &self.decoded.id)?;
-        }
-        if self.layout_key {
-            map.serialize_entry("layout", self.layout.name())?;
-        }
-        if let Some(ms) = self.decoded.unix_ms {
-            map.serialize_entry("timestamp", &format_timestamp(ms))?;
-            map.serialize_entry("unix_ms", &ms)?;
-        }
-        for (kind, value) in &self.decoded.values {
-            if *kind != FieldKind::Time {
-                map.serialize_entry(kind.name(), value)?;
-            }
-        }
-        if let (Some(form), Some(text)) = (self.layout.text_form(), &self.decoded.text) {
-            map.serialize_entry(form.name(), text)?;
-        }
-        map.end()
-    }
 }
 
 // ---- --guess -----------------------------------------------------------------------------
@@ -475,11 +438,11 @@ struct CandidateJson<'a> {
 impl Serialize for CandidateJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let layout = &self.candidate.layout;
-        let records: Vec<JsonRecord<'_>> = self
+        let records: Vec<DecodedJson<'_>> = self
             .candidate
             .decoded
             .iter()
-            .map(|decoded| JsonRecord {
+            .map(|decoded| DecodedJson {
                 layout,
                 layout_key: false,
                 decoded,
