@@ -486,6 +486,8 @@ impl Server {
             return Err(self.api_error(&failure));
         }
         *self.backend_problem.lock().expect("not poisoned") = None;
+        // Tests stop the process here to signal it with a request in flight.
+        idgen::failpoint::hit("serve.before_answer").map_err(|e| self.api_error(&e))?;
         self.metrics.issued(
             endpoint,
             "segment",
