@@ -4,6 +4,7 @@
 //! namespace, an error code), never raw request input, so a client cannot grow
 //! the series without bound.
 
+use idgen::segment::BufferedAllocator;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Mutex;
@@ -121,8 +122,28 @@ impl Metrics {
     }
 
     /// The Prometheus text exposition of every series.
-    pub fn render(&self) -> String {
+    pub fn render(&self, buffer: &BufferedAllocator) -> String {
         let mut text = String::new();
+        text.push_str("# HELP idgen_serve_buffer_depth Segment IDs held in memory, by app and shard (any: requests without a gate pass).\n# TYPE idgen_serve_buffer_depth gauge\n");
+        for (key, depth) in buffer.depths() {
+            let shard = key.shard.map_or("any".to_string(), |s| s.to_string());
+            let _ = writeln!(
+                text,
+                "idgen_serve_buffer_depth{{app=\"{}\",shard=\"{shard}\"}} {depth}",
+                key.app
+            );
+        }
+        let _ = writeln!(
+            text,
+            "# HELP idgen_serve_buffer_refills_total Background refills of the buffer that landed.\n\
+             # TYPE idgen_serve_buffer_refills_total counter\n\
+             idgen_serve_buffer_refills_total {}\n\
+             # HELP idgen_serve_buffer_refill_failures_total Background refills that failed or landed short.\n\
+             # TYPE idgen_serve_buffer_refill_failures_total counter\n\
+             idgen_serve_buffer_refill_failures_total {}",
+            buffer.refills(),
+            buffer.refill_failures()
+        );
         text.push_str("# HELP idgen_serve_requests_total Requests answered, by endpoint and key.\n# TYPE idgen_serve_requests_total counter\n");
         for ((endpoint, key), n) in self.requests.lock().expect("not poisoned").iter() {
             let _ = writeln!(

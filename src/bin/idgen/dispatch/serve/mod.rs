@@ -30,7 +30,7 @@ use idgen::config::{Settings, parse_duration};
 use idgen::layout::{DecodedJson, Layout, read_id};
 use idgen::lease::session::{LeasedGenerator, WorkerSource};
 use idgen::lease::{Assigner, LeaseEvent, LeaseEvents, LeaseSession, NamespaceSpec};
-use idgen::segment::SegmentAllocator;
+use idgen::segment::{BufferOptions, BufferedAllocator};
 use idgen::snowflake::GeneratorOptions;
 use idgen::store::Ledger;
 use metrics::{Endpoint, Metrics};
@@ -109,6 +109,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 512)]
     pub max_requests: usize,
 
+    /// Segment IDs kept ready in memory per app and shard, refilled in the
+    /// background at half; 0 turns the buffer off. A crash loses them (gaps, never repeats)
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub buffer: u64,
+
     /// Most IDs one list request may ask for
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub max_n: u64,
@@ -123,7 +128,7 @@ struct Namespace {
 
 /// Everything a request handler needs.
 struct Server {
-    allocator: SegmentAllocator,
+    segments: Arc<BufferedAllocator>,
     ledger: Arc<dyn Ledger>,
     /// App names to numbers, refreshed by the probe and on a miss.
     apps: RwLock<HashMap<String, u8>>,
@@ -247,7 +252,10 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
     }
 
     let server = Arc::new(Server {
-        allocator: backend.allocator(&ctx.settings),
+        segments: BufferedAllocator::new(
+            Arc::new(backend.allocator(&ctx.settings)),
+            BufferOptions::with_batch(args.buffer),
+        ),
         ledger: backend.ledger.clone(),
         apps: RwLock::new(HashMap::new()),
         namespaces,
@@ -468,7 +476,7 @@ impl Server {
         let started = Instant::now();
         let app = self.app(key).await?;
         let issued = self
-            .allocator
+            .segments
             .next(app, gate_pass, count)
             .await
             .map_err(|e| self.api_error(&e))?;
@@ -706,7 +714,7 @@ async fn metrics_text(State(server): State<Arc<Server>>) -> Response {
             header::CONTENT_TYPE,
             HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
         )],
-        server.metrics.render(),
+        server.metrics.render(&server.segments),
     )
         .into_response()
 }
