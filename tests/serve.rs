@@ -744,3 +744,77 @@ fn eight_clients_on_two_servers_during_reload_and_migrate_get_no_duplicate() {
     assert!(ids.len() >= target);
     assert_unique(&ids);
 }
+
+// ---- the buffer ------------------------------------------------------------------------
+
+#[test]
+fn the_buffer_answers_from_memory_and_reports_its_depth_and_refills() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &["--buffer", "200"]);
+    served.get("/api/segment/get/orders").id();
+    let samples = || parse_metrics(&served.get("/metrics").body);
+    wait_until(
+        Duration::from_secs(30),
+        "the first background refill",
+        || metric(&samples(), "idgen_serve_buffer_refills_total", "") >= 1.0,
+    );
+    assert_eq!(
+        metric(
+            &samples(),
+            "idgen_serve_buffer_depth",
+            "app=\"1\",shard=\"any\""
+        ),
+        200.0
+    );
+    served.get("/api/segment/get/orders").id();
+    assert_eq!(
+        metric(
+            &samples(),
+            "idgen_serve_buffer_depth",
+            "app=\"1\",shard=\"any\""
+        ),
+        199.0
+    );
+}
+
+#[test]
+fn a_buffered_server_repeats_nothing_across_a_redis_restart_from_an_older_snapshot() {
+    use crate::harness::faults::{Persistence, RedisProcess};
+    let env = TestEnv::distributed();
+    let mut redis = RedisProcess::start(Persistence::Snapshot);
+    let url = redis.url();
+    let vars = [("IDGEN_REDIS_URL", url.as_str())];
+    env.ok(&[
+        "init-app", "--app", "1", "--name", "orders", "--step", "1000",
+    ]);
+    let reload = env.run_with(&["reload-segments", "--app", "1", "--quiet"], &vars);
+    assert!(reload.success(), "{reload}");
+    let snapshot = redis.snapshot("stocked");
+    let served = Served::start_with(&env, &["--buffer", "500"], &vars, Some(200));
+    let mut ids = Vec::new();
+    let take = |ids: &mut Vec<u64>, want: usize| {
+        let mut errors = 0;
+        while ids.len() < want {
+            let reply = if ids.len() % 3 == 0 {
+                served.get("/api/segment/list/orders/400")
+            } else {
+                served.get("/api/segment/get/orders")
+            };
+            if reply.status == 200 {
+                ids.extend(parse_ids(&reply.body));
+            } else {
+                // Reconnecting to the restarted Redis.
+                assert_eq!(reply.code(), "unavailable", "{}", reply.body);
+                errors += 1;
+                assert!(errors < 20, "no recovery: {}", reply.body);
+            }
+        }
+    };
+    take(&mut ids, 20_000);
+    redis.restart_from_snapshot(&snapshot);
+    take(&mut ids, 40_000);
+    assert_unique(&ids);
+    let samples = parse_metrics(&served.get("/metrics").body);
+    assert!(metric(&samples, "idgen_serve_redis_rollbacks_total", "") > 0.0);
+}
