@@ -44,6 +44,9 @@ use tokio::sync::Semaphore;
 /// Environment variable holding the bearer token, as `--token-file` does.
 const TOKEN_ENV: &str = "IDGEN_SERVE_TOKEN";
 
+/// The shortest a snowflake request waits for its namespace's lease to be proven.
+const MIN_LEASE_WAIT: Duration = Duration::from_secs(1);
+
 /// How often the ledger is probed for `/healthz` and the app names refreshed.
 const PROBE_EVERY: Duration = Duration::from_secs(2);
 
@@ -586,13 +589,23 @@ async fn snowflake_get(
         ));
     };
     let mut ids = Vec::with_capacity(1);
-    namespace
-        .generator
-        .lock()
-        .await
-        .issue(1, &mut ids)
-        .await
-        .map_err(|e| ApiError::new(e.kind(), server.out.scrub(&e.to_string())))?;
+    // The generator waits out a backend outage; a request waits at most the
+    // configured timeout for it (the IDs of an abandoned step are a gap).
+    let patience = server.settings.timeout.max(MIN_LEASE_WAIT);
+    let issue = async { namespace.generator.lock().await.issue(1, &mut ids).await };
+    match tokio::time::timeout(patience, issue).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(ApiError::new(e.kind(), server.out.scrub(&e.to_string()))),
+        Err(_) => {
+            return Err(ApiError::new(
+                ErrorKind::Unavailable,
+                format!(
+                    "no lease in namespace {key} could be proven within {}",
+                    idgen::error::fmt_duration(patience)
+                ),
+            ));
+        }
+    }
     server
         .metrics
         .issued(Endpoint::SnowflakeGet, "snowflake", &key, 1);
