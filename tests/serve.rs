@@ -685,10 +685,10 @@ fn eight_clients_on_two_servers_during_reload_and_migrate_get_no_duplicate() {
             let port = ports[client % 2];
             std::thread::spawn(move || {
                 let mut ids = Vec::with_capacity(per_client);
-                let mut round = 0;
+                let mut round = 0u32;
                 while ids.len() < per_client {
                     round += 1;
-                    if round % 10 == 0 {
+                    if round.is_multiple_of(10) {
                         let reply = try_get(port, "/api/segment/get/orders", &[]).unwrap();
                         ids.push(reply.id());
                     } else {
@@ -796,7 +796,7 @@ fn a_buffered_server_repeats_nothing_across_a_redis_restart_from_an_older_snapsh
     let take = |ids: &mut Vec<u64>, want: usize| {
         let mut errors = 0;
         while ids.len() < want {
-            let reply = if ids.len() % 3 == 0 {
+            let reply = if ids.len().is_multiple_of(3) {
                 served.get("/api/segment/list/orders/400")
             } else {
                 served.get("/api/segment/get/orders")
@@ -817,4 +817,54 @@ fn a_buffered_server_repeats_nothing_across_a_redis_restart_from_an_older_snapsh
     assert_unique(&ids);
     let samples = parse_metrics(&served.get("/metrics").body);
     assert!(metric(&samples, "idgen_serve_redis_rollbacks_total", "") > 0.0);
+}
+
+#[test]
+fn a_namespace_whose_lease_cannot_be_proven_is_503_and_unhealthy() {
+    use crate::harness::faults::TcpProxy;
+    let env = TestEnv::distributed();
+    let address = |url: &str| {
+        let rest = url.split_once('@').map_or(url, |(_, rest)| rest);
+        let rest = rest.split_once("://").map_or(rest, |(_, rest)| rest);
+        rest.split('/').next().unwrap().to_string()
+    };
+    let redis = TcpProxy::to(&address(&env.redis_url));
+    let mysql = TcpProxy::to(&address(&env.mysql_url));
+    let redis_url = env.redis_url.replace(
+        &address(&env.redis_url),
+        &format!("127.0.0.1:{}", redis.port()),
+    );
+    let mysql_url = env.mysql_url.replace(
+        &address(&env.mysql_url),
+        &format!("127.0.0.1:{}", mysql.port()),
+    );
+    let vars = [
+        ("IDGEN_REDIS_URL", redis_url.as_str()),
+        ("IDGEN_MYSQL_URL", mysql_url.as_str()),
+        ("IDGEN_TIMEOUT", "500ms"),
+    ];
+    let served = Served::start_with(
+        &env,
+        &["--namespace", "orders", "--ttl", "900ms"],
+        &vars,
+        Some(200),
+    );
+    served.get("/api/snowflake/get/orders").id();
+    redis.cut();
+    mysql.cut();
+    wait_until(Duration::from_secs(30), "the lease to lapse", || {
+        served.get("/healthz").status == 503
+    });
+    let health = served.get("/healthz").json();
+    assert!(
+        health["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r.as_str().unwrap().contains("namespace orders")),
+        "{health}"
+    );
+    let reply = served.get("/api/snowflake/get/orders");
+    assert_eq!(reply.status, 503, "{}", reply.body);
+    assert_eq!(reply.code(), "unavailable");
 }
