@@ -6,7 +6,8 @@
 #   DURATION=30s scripts/serve-bench.sh
 #
 # It builds a release binary, starts its own redis-server and mariadbd on free
-# loopback ports in a temporary directory, one `idgen serve` on the distributed
+# loopback ports in a temporary directory (or uses IDGEN_BENCH_REDIS_URL and
+# IDGEN_BENCH_MYSQL_URL, as scripts/bench.sh does), one `idgen serve` on the distributed
 # backend (range dispenser), and drives each endpoint with wrk (Debian package `wrk`), 64
 # connections, 2 threads. `redis-benchmark -c 64 LPOP` on the same Redis is
 # the backend's own ceiling. Raw outputs go to target/bench/serve-*.txt.
@@ -32,23 +33,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-rport="$(free_port)"
-redis-server --port "$rport" --bind 127.0.0.1 --save "" --appendonly no --dir "$scratch" \
-  --logfile "$scratch/redis.log" & pids+=($!)
-mariadb-install-db --no-defaults --datadir="$scratch/db" --auth-root-authentication-method=normal \
-  --skip-test-db --user=root >"$scratch/install.log" 2>&1
-mport="$(free_port)"
-mariadbd --no-defaults --datadir="$scratch/db" --socket="$scratch/db.sock" --port="$mport" \
-  --bind-address=127.0.0.1 --user=root --skip-grant-tables --skip-name-resolve --skip-log-bin \
-  --innodb-buffer-pool-size=256M >"$scratch/mariadbd.log" 2>&1 & pids+=($!)
-for _ in $(seq 300); do
-  redis-cli -p "$rport" ping >/dev/null 2>&1 && mariadb -h127.0.0.1 -P"$mport" -uroot -e 'select 1' >/dev/null 2>&1 && break
-  sleep 0.1
-done
-mariadb -h127.0.0.1 -P"$mport" -uroot -e 'create database idgen'
-export IDGEN_REDIS_URL="redis://127.0.0.1:$rport/0" IDGEN_MYSQL_URL="mysql://root@127.0.0.1:$mport/idgen"
+. scripts/bench-servers.sh
+start_servers
 
 # The range dispenser hands out any batch in one round trip; large steps keep
 # MySQL out of the way of list/1000 (a million IDs a second drains small ones).
@@ -83,8 +69,7 @@ load healthz /healthz 0
 load segment-get /api/segment/get/bench 1
 load snowflake-get /api/snowflake/get/bench 1
 load segment-list-1000 /api/segment/list/bench/1000 1000
-redis-cli -p "$rport" -n 0 del bench.bare >/dev/null
-redis-benchmark -p "$rport" -c "$connections" -n 2000000 -t lpop -q >"$out/serve-redis-lpop.txt" 2>&1
+redis-benchmark -u "$IDGEN_REDIS_URL" -c "$connections" -n 2000000 -t lpop -q >"$out/serve-redis-lpop.txt" 2>&1
 lpop="$(grep -o 'LPOP: [0-9.]*' "$out/serve-redis-lpop.txt" | awk '{print $2}')"
 
 echo "== idgen serve, wrk -t2 -c$connections -d$duration, one run (raw output: $out/serve-*.txt)"
