@@ -864,6 +864,11 @@ fn a_namespace_whose_lease_cannot_be_proven_is_503_and_unhealthy() {
             .any(|r| r.as_str().unwrap().contains("namespace orders")),
         "{health}"
     );
+    let samples = parse_metrics(&served.get("/metrics").body);
+    assert_eq!(
+        metric(&samples, "idgen_serve_lease_held", "namespace=\"orders\""),
+        0.0
+    );
     let reply = served.get("/api/snowflake/get/orders");
     assert_eq!(reply.status, 503, "{}", reply.body);
     assert_eq!(reply.code(), "unavailable");

@@ -722,6 +722,11 @@ async fn healthz(State(server): State<Arc<Server>>) -> Response {
 }
 
 async fn metrics_text(State(server): State<Arc<Server>>) -> Response {
+    // A lease can lapse without an event (nothing asked for an ID): read it now.
+    for (name, namespace) in &server.namespaces {
+        let held = namespace.session.status().is_some();
+        server.metrics.lease(name, |g| g.held = held);
+    }
     (
         [(
             header::CONTENT_TYPE,
