@@ -1,8 +1,23 @@
-# Sourced by the benchmark scripts: a redis-server and a mariadbd of their own on
-# free loopback ports in $scratch (the caller's temporary directory; their pids
-# join the caller's `pids`), or the servers IDGEN_BENCH_REDIS_URL and
-# IDGEN_BENCH_MYSQL_URL name. Exports IDGEN_REDIS_URL and IDGEN_MYSQL_URL and
+# Sourced by the benchmark scripts from the repository root, after their release
+# build: `idgen` (the release binary), `out` (target/bench), a temporary
+# `scratch` directory removed on exit with every process in `pids`, and
+# `start_servers`: a redis-server and a mariadbd of their own on free loopback
+# ports in $scratch, or the servers IDGEN_BENCH_REDIS_URL and
+# IDGEN_BENCH_MYSQL_URL name. It exports IDGEN_REDIS_URL and IDGEN_MYSQL_URL and
 # sets redis_cli and mysql_cli to reach them.
+
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+idgen="$target/release/idgen"
+out="$target/bench"
+mkdir -p "$out"
+scratch="$(mktemp -d)"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

@@ -16,19 +16,6 @@ what="${1:-all}"
 
 command -v hyperfine >/dev/null || { echo "bench: install hyperfine (apt-get install hyperfine)" >&2; exit 1; }
 cargo build --release --quiet
-target="${CARGO_TARGET_DIR:-$PWD/target}"
-idgen="$target/release/idgen"
-out="$target/bench"
-mkdir -p "$out"
-scratch="$(mktemp -d)"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$scratch"
-}
-trap cleanup EXIT
-
 . scripts/bench-servers.sh
 
 ratio() { # ratio FILE: mean of each command relative to the first

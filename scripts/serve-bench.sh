@@ -20,19 +20,6 @@ for tool in wrk redis-benchmark redis-server mariadbd; do
   command -v "$tool" >/dev/null || { echo "serve-bench: install $tool (apt-get install wrk redis-server mariadb-server)" >&2; exit 1; }
 done
 cargo build --release --quiet --bin idgen
-target="${CARGO_TARGET_DIR:-$PWD/target}"
-idgen="$target/release/idgen"
-out="$target/bench"
-mkdir -p "$out"
-scratch="$(mktemp -d)"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$scratch"
-}
-trap cleanup EXIT
-
 . scripts/bench-servers.sh
 start_servers
 
