@@ -44,6 +44,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('inspect-freelist', 'inspect-freelist', [CompletionResultType]::ParameterValue, 'Show worker-ID lease state and inconsistencies of a namespace; repair them')
             [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Unpack the fields of IDs in any supported layout')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the deployment''s health; exits 8 when something needs attention')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve segment and snowflake IDs over HTTP (Leaf-compatible), with health and metrics')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -246,6 +247,40 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'idgen;serve' {
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address to listen on')
+            [CompletionResult]::new('--token-file', '--token-file', [CompletionResultType]::ParameterName, 'File holding the bearer token clients must send (or IDGEN_SERVE_TOKEN holds it)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Serve snowflake IDs for a namespace, optionally with its own named layout (repeatable)')
+            [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]')
+            [CompletionResult]::new('--epoch', '--epoch', [CompletionResultType]::ParameterName, 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]')
+            [CompletionResult]::new('--bits', '--bits', [CompletionResultType]::ParameterName, 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)')
+            [CompletionResult]::new('--unit', '--unit', [CompletionResultType]::ParameterName, 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]')
+            [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)')
+            [CompletionResult]::new('--holder', '--holder', [CompletionResultType]::ParameterName, 'Who holds the leases, shown to operators [default: HOSTNAME:PID]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Lease expiry; renewed every third of it [default: 30s, or the config file''s]')
+            [CompletionResult]::new('--max-clock-back', '--max-clock-back', [CompletionResultType]::ParameterName, 'Largest backward clock step waited out instead of refused')
+            [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Most connections held open at once; more wait in the kernel''s backlog')
+            [CompletionResult]::new('--max-requests', '--max-requests', [CompletionResultType]::ParameterName, 'Most requests handled at once; more are refused with 503')
+            [CompletionResult]::new('--buffer', '--buffer', [CompletionResultType]::ParameterName, 'Segment IDs kept ready in memory per app and shard, refilled in the background at half; 0 turns the buffer off. A crash loses them (gaps, never repeats)')
+            [CompletionResult]::new('--max-n', '--max-n', [CompletionResultType]::ParameterName, 'Most IDs one list request may ask for')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
+            [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--mysql-password-file', '--mysql-password-file', [CompletionResultType]::ParameterName, 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
+            [CompletionResult]::new('--allow-remote', '--allow-remote', [CompletionResultType]::ParameterName, 'Allow listening on an address other than loopback')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'idgen;completions' {
             [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
@@ -273,6 +308,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('inspect-freelist', 'inspect-freelist', [CompletionResultType]::ParameterValue, 'Show worker-ID lease state and inconsistencies of a namespace; repair them')
             [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Unpack the fields of IDs in any supported layout')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the deployment''s health; exits 8 when something needs attention')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve segment and snowflake IDs over HTTP (Leaf-compatible), with health and metrics')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -299,6 +335,9 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;help;status' {
+            break
+        }
+        'idgen;help;serve' {
             break
         }
         'idgen;help;completions' {

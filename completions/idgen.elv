@@ -41,6 +41,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand inspect-freelist 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
             cand decode 'Unpack the fields of IDs in any supported layout'
             cand status 'Show the deployment''s health; exits 8 when something needs attention'
+            cand serve 'Serve segment and snowflake IDs over HTTP (Leaf-compatible), with health and metrics'
             cand completions 'Print a shell completion script to stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -234,6 +235,39 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'idgen;serve'= {
+            cand --listen 'Address to listen on'
+            cand --token-file 'File holding the bearer token clients must send (or IDGEN_SERVE_TOKEN holds it)'
+            cand --namespace 'Serve snowflake IDs for a namespace, optionally with its own named layout (repeatable)'
+            cand --layout 'Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]'
+            cand --epoch 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]'
+            cand --bits 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)'
+            cand --unit 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]'
+            cand --fix 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)'
+            cand --holder 'Who holds the leases, shown to operators [default: HOSTNAME:PID]'
+            cand --ttl 'Lease expiry; renewed every third of it [default: 30s, or the config file''s]'
+            cand --max-clock-back 'Largest backward clock step waited out instead of refused'
+            cand --max-connections 'Most connections held open at once; more wait in the kernel''s backlog'
+            cand --max-requests 'Most requests handled at once; more are refused with 503'
+            cand --buffer 'Segment IDs kept ready in memory per app and shard, refilled in the background at half; 0 turns the buffer off. A crash loses them (gaps, never repeats)'
+            cand --max-n 'Most IDs one list request may ask for'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
+            cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --mysql-password-file 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand --allow-remote 'Allow listening on an address other than loopback'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'idgen;completions'= {
             cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
@@ -260,6 +294,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand inspect-freelist 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
             cand decode 'Unpack the fields of IDs in any supported layout'
             cand status 'Show the deployment''s health; exits 8 when something needs attention'
+            cand serve 'Serve segment and snowflake IDs over HTTP (Leaf-compatible), with health and metrics'
             cand completions 'Print a shell completion script to stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -278,6 +313,8 @@ set edit:completion:arg-completer[idgen] = {|@words|
         &'idgen;help;decode'= {
         }
         &'idgen;help;status'= {
+        }
+        &'idgen;help;serve'= {
         }
         &'idgen;help;completions'= {
         }

@@ -44,6 +44,7 @@ complete -c idgen -n "__fish_idgen_needs_command" -f -a "lease" -d 'Hold a worke
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "inspect-freelist" -d 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "status" -d 'Show the deployment\'s health; exits 8 when something needs attention'
+complete -c idgen -n "__fish_idgen_needs_command" -f -a "serve" -d 'Serve segment and snowflake IDs over HTTP (Leaf-compatible), with health and metrics'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l app -d 'App ID, 0..=255 (the low 8 bits of every ID)' -r
@@ -224,6 +225,49 @@ complete -c idgen -n "__fish_idgen_using_subcommand status" -l json -d 'Print th
 complete -c idgen -n "__fish_idgen_using_subcommand status" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand status" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand status" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l listen -d 'Address to listen on' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l token-file -d 'File holding the bearer token clients must send (or IDGEN_SERVE_TOKEN holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l namespace -d 'Serve snowflake IDs for a namespace, optionally with its own named layout (repeatable)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l layout -d 'Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]' -r -f -a "snowflake\t''
+snowflake-dc\t''
+discord\t''
+instagram\t''
+mastodon\t''
+uid-generator\t''
+uid-generator-dc\t''
+sonyflake\t''
+sonyflake-v2\t''
+yitter\t''
+tsid\t''
+seata\t''
+segment\t''
+leaf\t''
+twitter\t''
+mybatis-plus\t''"
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l epoch -d 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout\'s]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l bits -d 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l unit -d 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l fix -d 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l holder -d 'Who holds the leases, shown to operators [default: HOSTNAME:PID]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l ttl -d 'Lease expiry; renewed every third of it [default: 30s, or the config file\'s]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l max-clock-back -d 'Largest backward clock step waited out instead of refused' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l max-connections -d 'Most connections held open at once; more wait in the kernel\'s backlog' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l max-requests -d 'Most requests handled at once; more are refused with 503' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l buffer -d 'Segment IDs kept ready in memory per app and shard, refilled in the background at half; 0 turns the buffer off. A crash loses them (gaps, never repeats)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l max-n -d 'Most IDs one list request may ask for' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l allow-remote -d 'Allow listening on an address other than loopback'
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
@@ -236,13 +280,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand completions" -l timeout -d '
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "init-app" -d 'Create the schema if missing and seed an app\'s 64 shards (idempotent)'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "next" -d 'Issue segment IDs for an app'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "reload-segments" -d 'Top up every shard whose stock is at or below the threshold (for cron)'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "migrate" -d 'Move an app\'s stock to another Redis node without repeats'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "lease" -d 'Hold a worker ID leased from the namespace and issue snowflake IDs'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "inspect-freelist" -d 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "status" -d 'Show the deployment\'s health; exits 8 when something needs attention'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve completions help" -f -a "init-app" -d 'Create the schema if missing and seed an app\'s 64 shards (idempotent)'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve completions help" -f -a "next" -d 'Issue segment IDs for an app'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve completions help" -f -a "reload-segments" -d 'Top up every shard whose stock is at or below the threshold (for cron)'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve completions help" -f -a "migrate" -d 'Move an app\'s stock to another Redis node without repeats'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve completions help" -f -a "lease" -d 'Hold a worker ID leased from the namespace and issue snowflake IDs'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve completions help" -f -a "inspect-freelist" -d 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve completions help" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve completions help" -f -a "status" -d 'Show the deployment\'s health; exits 8 when something needs attention'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve completions help" -f -a "serve" -d 'Serve segment and snowflake IDs over HTTP (Leaf-compatible), with health and metrics'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

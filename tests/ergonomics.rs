@@ -115,6 +115,7 @@ fn every_command_reports_an_error_on_one_line_with_a_hint() {
             3,
         ),
         ("status", &["status", "--idle", "2"], 2),
+        ("serve", &["serve", "--listen", "0.0.0.0:0"], 2),
         ("completions", &["completions", "tcsh"], 2),
         ("", &["--timeout", "soon", "next", "--app", "3"], 2),
         ("", &["--config", bad_config, "next", "--app", "3"], 2),

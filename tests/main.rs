@@ -13,5 +13,6 @@ mod migrate;
 mod rollback;
 mod secrets;
 mod segments;
+mod serve;
 mod snowflake;
 mod status;

@@ -11,12 +11,14 @@
 mod error;
 mod fields;
 mod guess;
+mod json;
 mod named;
 mod text;
 
 pub use error::LayoutError;
 pub use fields::{FieldKind, MAX_FIELD_NAME, Role, TimeUnit};
 pub use guess::{Candidate, DEFAULT_FUTURE_MS, Window, guess};
+pub use json::DecodedJson;
 pub use named::{
     CUSTOM, NamedLayout, catalog, layout_names, layout_names_and_aliases, named_layouts,
 };

@@ -332,6 +332,10 @@ pub struct LeasedGenerator<C: Clock + Clone + 'static> {
 /// IDs per generation step; the lease is re-checked between steps.
 const CHUNK: usize = 1 << 16;
 
+/// Steps up to this many IDs run on the runtime thread (`idgen serve`'s one ID
+/// per request); larger ones in `block_in_place`.
+const SMALL_STEP: usize = 64;
+
 /// Backoff between attempts to prove or acquire a lease while a backend is down.
 const RETRY_MIN: Duration = Duration::from_millis(100);
 const RETRY_MAX: Duration = Duration::from_secs(2);
@@ -376,7 +380,13 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
             generator.set_horizon_ms(Some(status.fence_ms));
             let before = out.len();
             let want = (target - before).min(CHUNK);
-            let filled = tokio::task::block_in_place(|| generator.fill(out, want))?;
+            // Handing the runtime thread off costs more than a small step, which
+            // waits at most one time unit; a large step may wait out several.
+            let filled = if want <= SMALL_STEP {
+                generator.fill(out, want)
+            } else {
+                tokio::task::block_in_place(|| generator.fill(out, want))
+            }?;
             let still_valid = self
                 .session
                 .status()

@@ -35,9 +35,11 @@ impl DispenserKind {
 }
 
 pub mod allocator;
+pub mod buffer;
 pub mod id;
 pub mod migrate;
 pub mod sizing;
 
 pub use allocator::{AllocatorOptions, Issued, ReloadOptions, ReloadReport, SegmentAllocator};
+pub use buffer::{BufferKey, BufferOptions, BufferedAllocator};
 pub use id::{SHARDS, SegmentId, java_hash_code, max_index_within, shard_for_gate_pass};

@@ -161,6 +161,8 @@ pub enum Command {
     Decode(dispatch::decode::DecodeArgs),
     /// Show the deployment's health; exits 8 when something needs attention
     Status(dispatch::status::StatusArgs),
+    /// Serve segment and snowflake IDs over HTTP (Leaf-compatible), with health and metrics
+    Serve(dispatch::serve::ServeArgs),
     /// Print a shell completion script to stdout
     Completions(dispatch::completions::CompletionsArgs),
 }

@@ -51,6 +51,7 @@ impl TextRows for Table {
     }
 }
 
+#[derive(Clone)]
 pub struct Output {
     pub stdout_tty: bool,
     pub stderr_tty: bool,

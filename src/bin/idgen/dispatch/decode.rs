@@ -6,7 +6,7 @@ use crate::exit::Outcome;
 use crate::layout_args::{EPOCH_ENV, LayoutArgs};
 use comfy_table::{CellAlignment, Table};
 use idgen::layout::{
-    Candidate, Decoded, FieldKind, IdForm, Layout, ReadId, TextForm, Window, catalog,
+    Candidate, Decoded, DecodedJson, FieldKind, IdForm, Layout, ReadId, TextForm, Window, catalog,
     format_timestamp, guess, parse_epoch, read_id,
 };
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
@@ -171,7 +171,7 @@ impl Decoder<'_> {
         match self.style {
             Style::Lines => self.ctx.out.print_line(&plain_line(self.layout, &decoded)),
             Style::Json => {
-                let record = JsonRecord {
+                let record = DecodedJson {
                     layout: self.layout,
                     layout_key: true,
                     decoded: &decoded,
@@ -261,47 +261,6 @@ fn table_row(layout: &Layout, decoded: &Decoded) -> Vec<String> {
             .map(|(_, value)| value),
     );
     row
-}
-
-/// One decoded ID as JSON; keys in a fixed order: id, layout, timestamp, unix_ms, fields,
-/// text form.
-struct JsonRecord<'a> {
-    layout: &'a Layout,
-    /// False where the layout is said once around the records (`--guess`).
-    layout_key: bool,
-    decoded: &'a Decoded,
-}
-
-/// Wider values than this are JSON strings: JavaScript and jq 1.6 read
-/// numbers as doubles, exact only up to 2^53.
-const EXACT_JSON_BITS: u32 = 53;
-
-impl Serialize for JsonRecord<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("id", &self.decoded.id.to_string())?;
-        if self.layout_key {
-            map.serialize_entry("layout", self.layout.name())?;
-        }
-        if let Some(ms) = self.decoded.unix_ms {
-            map.serialize_entry("timestamp", &format_timestamp(ms))?;
-            map.serialize_entry("unix_ms", &ms)?;
-        }
-        for ((kind, value), field) in self.decoded.values.iter().zip(self.layout.fields()) {
-            if *kind == FieldKind::Time {
-                continue;
-            }
-            if field.width() > EXACT_JSON_BITS {
-                map.serialize_entry(kind.name(), &value.to_string())?;
-            } else {
-                map.serialize_entry(kind.name(), value)?;
-            }
-        }
-        if let (Some(form), Some(text)) = (self.layout.text_form(), &self.decoded.text) {
-            map.serialize_entry(form.name(), text)?;
-        }
-        map.end()
-    }
 }
 
 // ---- --guess -----------------------------------------------------------------------------
@@ -478,11 +437,11 @@ struct CandidateJson<'a> {
 impl Serialize for CandidateJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let layout = &self.candidate.layout;
-        let records: Vec<JsonRecord<'_>> = self
+        let records: Vec<DecodedJson<'_>> = self
             .candidate
             .decoded
             .iter()
-            .map(|decoded| JsonRecord {
+            .map(|decoded| DecodedJson {
                 layout,
                 layout_key: false,
                 decoded,

@@ -84,13 +84,13 @@ pub struct LeaseArgs {
 }
 
 /// Renders lease events on stderr.
-struct EventReport {
-    json: bool,
-    namespace: String,
-    holder: String,
-    layout: Layout,
-    ttl: Duration,
-    verbose: bool,
+pub(crate) struct EventReport {
+    pub(crate) json: bool,
+    pub(crate) namespace: String,
+    pub(crate) holder: String,
+    pub(crate) layout: Layout,
+    pub(crate) ttl: Duration,
+    pub(crate) verbose: bool,
 }
 
 impl LeaseEvents for EventReport {
@@ -186,7 +186,7 @@ impl LeaseEvents for EventReport {
     }
 }
 
-fn default_holder() -> String {
+pub(crate) fn default_holder() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: gethostname writes at most buf.len() bytes into buf.
     let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;

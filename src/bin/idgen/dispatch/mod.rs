@@ -8,6 +8,7 @@ pub mod lease;
 pub mod migrate;
 pub mod next;
 pub mod reload_segments;
+pub mod serve;
 pub mod status;
 
 use crate::cli::Command;
@@ -51,6 +52,8 @@ pub async fn run(
         Command::Decode(args) => decode::run(args, &ctx).await,
         Command::Status(args) => status::run(args, &ctx).await,
         Command::Completions(args) => completions::run(args, &ctx),
+        // A signal is how a server is meant to stop: not an interruption.
+        Command::Serve(args) => return serve::run(args, &ctx).await,
     }?;
     if ctx.interrupt.raised() {
         // The command finished what it had started; say it did not run to its end.

@@ -1,0 +1,737 @@
+//! `idgen serve`: segment and snowflake IDs over HTTP, with Leaf's paths and
+//! response shapes, health and Prometheus metrics.
+//!
+//! Every ID comes from the same core as `idgen next` and `idgen lease`: the
+//! segment allocator (safe to share between requests) and one leased generator
+//! per configured namespace.
+
+mod api_error;
+mod connections;
+mod metrics;
+
+use crate::dispatch::Context;
+use crate::dispatch::lease::{EventReport, default_holder};
+use crate::exit::Outcome;
+use crate::layout_args::LayoutArgs;
+use crate::output::Output;
+use anyhow::Context as _;
+use api_error::ApiError;
+use axum::Router;
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use connections::LimitedListener;
+use idgen::ErrorKind;
+use idgen::backend::Backend;
+use idgen::clock::SkewedClock;
+use idgen::config::{Settings, parse_duration};
+use idgen::layout::{DecodedJson, Layout, read_id};
+use idgen::lease::session::{LeasedGenerator, WorkerSource};
+use idgen::lease::{Assigner, LeaseEvent, LeaseEvents, LeaseSession, NamespaceSpec};
+use idgen::segment::{BufferOptions, BufferedAllocator};
+use idgen::snowflake::GeneratorOptions;
+use idgen::store::Ledger;
+use metrics::{Endpoint, Metrics};
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+use tokio::sync::Semaphore;
+
+/// Environment variable holding the bearer token, as `--token-file` does.
+const TOKEN_ENV: &str = "IDGEN_SERVE_TOKEN";
+
+/// The shortest a snowflake request waits for its namespace's lease to be proven.
+const MIN_LEASE_WAIT: Duration = Duration::from_secs(1);
+
+/// How often the ledger is probed for `/healthz` and the app names refreshed.
+const PROBE_EVERY: Duration = Duration::from_secs(2);
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Endpoints (Leaf's paths and plain-text answers):
+  GET /api/segment/get/{app}[?gate_pass=S]   one segment ID; app = name or number
+  GET /api/segment/list/{app}/{n}            n IDs, one per line (JSON array of strings
+                                             with Accept: application/json)
+  GET /api/snowflake/get/{namespace}         one snowflake ID under the namespace's lease
+  GET /api/decode/{id}[?layout=&epoch=&bits=&unit=]   the `decode --json` object
+  GET /decodeSnowflakeId?snowflakeId=ID      Leaf's decode answer
+  GET /healthz                               200 when it can issue, else 503 with reasons
+  GET /metrics                               Prometheus text
+Errors: JSON {\"code\": EXIT-CODE-NAME, \"message\": ...}; see `idgen --help` for the names.
+
+Access: loopback only unless --allow-remote. With a token (--token-file, or the
+IDGEN_SERVE_TOKEN environment variable), every endpoint but /healthz asks for
+`Authorization: Bearer TOKEN`. The token is never printed.
+
+SIGTERM or SIGINT: stop accepting, finish the requests in flight, release the leases.
+
+Examples:
+  idgen serve
+  idgen serve --namespace orders --namespace audit=sonyflake
+  idgen serve --listen 0.0.0.0:8080 --allow-remote --token-file /etc/idgen/token")]
+pub struct ServeArgs {
+    /// Address to listen on
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+
+    /// Allow listening on an address other than loopback
+    #[arg(long)]
+    pub allow_remote: bool,
+
+    /// File holding the bearer token clients must send (or IDGEN_SERVE_TOKEN holds it)
+    #[arg(long, value_name = "PATH")]
+    pub token_file: Option<PathBuf>,
+
+    /// Serve snowflake IDs for a namespace, optionally with its own named layout (repeatable)
+    #[arg(long = "namespace", value_name = "NS[=LAYOUT]")]
+    pub namespaces: Vec<String>,
+
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+
+    /// Who holds the leases, shown to operators [default: HOSTNAME:PID]
+    #[arg(long, value_name = "TEXT")]
+    pub holder: Option<String>,
+
+    /// Lease expiry; renewed every third of it [default: 30s, or the config file's]
+    #[arg(long, value_name = "DURATION")]
+    pub ttl: Option<String>,
+
+    /// Largest backward clock step waited out instead of refused
+    #[arg(long, value_name = "DURATION", default_value = "5ms")]
+    pub max_clock_back: String,
+
+    /// Most connections held open at once; more wait in the kernel's backlog
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    pub max_connections: usize,
+
+    /// Most requests handled at once; more are refused with 503
+    #[arg(long, value_name = "N", default_value_t = 512)]
+    pub max_requests: usize,
+
+    /// Segment IDs kept ready in memory per app and shard, refilled in the
+    /// background at half; 0 turns the buffer off. A crash loses them (gaps, never repeats)
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub buffer: u64,
+
+    /// Most IDs one list request may ask for
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub max_n: u64,
+}
+
+/// One namespace's lease and the generator issuing under it.
+struct Namespace {
+    session: Arc<LeaseSession<SkewedClock>>,
+    generator: tokio::sync::Mutex<LeasedGenerator<SkewedClock>>,
+    renewer: tokio::task::JoinHandle<()>,
+}
+
+/// Everything a request handler needs.
+struct Server {
+    segments: Arc<BufferedAllocator>,
+    ledger: Arc<dyn Ledger>,
+    /// App names to numbers, refreshed by the probe and on a miss.
+    apps: RwLock<HashMap<String, u8>>,
+    namespaces: BTreeMap<String, Namespace>,
+    settings: Settings,
+    metrics: Arc<Metrics>,
+    out: Output,
+    token: Option<Vec<u8>>,
+    in_flight: Arc<Semaphore>,
+    max_requests: usize,
+    max_n: u64,
+    /// Why the segment backend cannot issue now, from the probe or the last request.
+    backend_problem: Mutex<Option<String>>,
+}
+
+/// Lease events: reported as `idgen lease` reports them, and kept for metrics.
+struct ServeEvents {
+    report: EventReport,
+    metrics: Arc<Metrics>,
+}
+
+impl LeaseEvents for ServeEvents {
+    fn event(&self, event: LeaseEvent) {
+        let namespace = &self.report.namespace;
+        match &event {
+            LeaseEvent::Acquired { worker, .. } | LeaseEvent::Restored { worker } => {
+                self.metrics.lease(namespace, |g| {
+                    g.held = true;
+                    g.worker = Some(*worker);
+                });
+            }
+            LeaseEvent::Lost { .. } => self.metrics.lease(namespace, |g| {
+                g.held = false;
+                g.lost += 1;
+            }),
+            LeaseEvent::Waiting { .. } | LeaseEvent::Released { .. } => {
+                self.metrics.lease(namespace, |g| g.held = false)
+            }
+            LeaseEvent::RenewFailed { .. } => {}
+        }
+        self.report.event(event);
+    }
+}
+
+pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    if !args.listen.ip().is_loopback() && !args.allow_remote {
+        return Err(idgen::Error::invalid(
+            "--listen",
+            format!("{} is not a loopback address", args.listen),
+            "pass --allow-remote to listen beyond this machine, with --token-file on networks you do not trust",
+        )
+        .into());
+    }
+    for (flag, value) in [
+        ("--max-connections", args.max_connections as u64),
+        ("--max-requests", args.max_requests as u64),
+        ("--max-n", args.max_n),
+    ] {
+        if value == 0 {
+            return Err(
+                idgen::Error::invalid("flag", format!("{flag} 0"), "allow at least 1").into(),
+            );
+        }
+    }
+    let token = read_token(args.token_file.as_deref())?;
+    if token.is_none() && !args.listen.ip().is_loopback() {
+        ctx.out.warn(&format!(
+            "listening on {} without a token: anyone who can reach it can take IDs",
+            args.listen
+        ));
+    }
+    let ttl = match &args.ttl {
+        Some(text) => idgen::config::check_lease_ttl(parse_duration(text)?)?,
+        None => ctx.settings.lease_ttl,
+    };
+    let options = GeneratorOptions {
+        max_backward: parse_duration(&args.max_clock_back)?,
+    };
+    let holder = args.holder.clone().unwrap_or_else(default_holder);
+
+    let backend = Backend::open(&ctx.settings)?;
+    ctx.out.info(&format!("backend: {}", backend.describe()));
+    let metrics = Arc::new(Metrics::default());
+    // Leases are released on the first signal; a second one ends at once.
+    ctx.interrupt.graceful();
+    let mut namespaces = BTreeMap::new();
+    for spec in &args.namespaces {
+        let (name, layout) = namespace_layout(spec, &args.layout, &ctx.settings)?;
+        let session = Arc::new(LeaseSession::new(
+            WorkerSource::Lease(backend.lease_store().await?),
+            NamespaceSpec::new(&name, &layout, Assigner::Lease)?,
+            holder.clone(),
+            ttl,
+            SkewedClock::from_env(),
+            Arc::new(ServeEvents {
+                report: EventReport {
+                    json: false,
+                    namespace: name.clone(),
+                    holder: holder.clone(),
+                    layout: layout.clone(),
+                    ttl,
+                    verbose: ctx.out.verbose,
+                },
+                metrics: metrics.clone(),
+            }),
+        ));
+        session
+            .acquire()
+            .await
+            .with_context(|| format!("leasing a worker ID in namespace {name}"))?;
+        let renewer = tokio::spawn(session.clone().keep_renewed());
+        let generator = LeasedGenerator::new(session.clone(), layout, options);
+        namespaces.insert(
+            name,
+            Namespace {
+                session,
+                generator: tokio::sync::Mutex::new(generator),
+                renewer,
+            },
+        );
+    }
+
+    let server = Arc::new(Server {
+        segments: BufferedAllocator::new(
+            Arc::new(backend.allocator(&ctx.settings)),
+            BufferOptions::with_batch(args.buffer),
+        ),
+        ledger: backend.ledger.clone(),
+        apps: RwLock::new(HashMap::new()),
+        namespaces,
+        settings: ctx.settings.clone(),
+        metrics,
+        out: ctx.out.clone(),
+        token,
+        in_flight: Arc::new(Semaphore::new(args.max_requests)),
+        max_requests: args.max_requests,
+        max_n: args.max_n,
+        backend_problem: Mutex::new(None),
+    });
+    server.probe().await;
+    let prober = tokio::spawn({
+        let server = server.clone();
+        async move {
+            loop {
+                tokio::time::sleep(PROBE_EVERY).await;
+                server.probe().await;
+            }
+        }
+    });
+
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| {
+            idgen::Error::invalid(
+                "--listen",
+                format!("cannot listen on {}: {e}", args.listen),
+                "pick a free port, or stop what holds it",
+            )
+        })?;
+    let bound = listener.local_addr()?;
+    ctx.out
+        .note(&format!("idgen serve: listening on http://{bound}"));
+    let router = routes(server.clone());
+    let interrupt = ctx.interrupt.clone();
+    axum::serve(LimitedListener::new(listener, args.max_connections), router)
+        .with_graceful_shutdown(async move { interrupt.wait().await })
+        .await
+        .context("serving HTTP")?;
+
+    prober.abort();
+    let mut released = Ok(());
+    for (name, namespace) in &server.namespaces {
+        namespace.renewer.abort();
+        let last = namespace.generator.lock().await.last_issued_ms();
+        if let Err(e) = namespace.session.release(last).await {
+            released = Err(anyhow::Error::new(e).context(format!("releasing namespace {name}")));
+        }
+    }
+    released?;
+    ctx.out.note("idgen serve: stopped");
+    Ok(Outcome::Success)
+}
+
+/// `NS` or `NS=LAYOUT`: the namespace and its layout, resolved by the one rule
+/// `lease` and `decode` use (a named layout here replaces `--layout`).
+fn namespace_layout(
+    spec: &str,
+    layout: &LayoutArgs,
+    settings: &Settings,
+) -> idgen::Result<(String, Layout)> {
+    match spec.split_once('=') {
+        Some((name, named)) => {
+            let args = LayoutArgs {
+                layout: Some(named.to_string()),
+                bits: None,
+                unit: None,
+                ..layout.clone()
+            };
+            Ok((name.to_string(), args.resolve(settings)?))
+        }
+        None => Ok((spec.to_string(), layout.resolve(settings)?)),
+    }
+}
+
+/// The bearer token from `--token-file` or `IDGEN_SERVE_TOKEN`, if any.
+fn read_token(file: Option<&std::path::Path>) -> idgen::Result<Option<Vec<u8>>> {
+    let text = match file {
+        Some(path) => std::fs::read_to_string(path).map_err(|e| {
+            idgen::Error::invalid(
+                "--token-file",
+                format!("cannot read {}: {e}", path.display()),
+                "name a readable file holding the token",
+            )
+        })?,
+        None => match std::env::var(TOKEN_ENV) {
+            Ok(text) => text,
+            Err(_) => return Ok(None),
+        },
+    };
+    let token = text.trim();
+    if token.is_empty() {
+        return Err(idgen::Error::invalid(
+            "bearer token",
+            "it is empty",
+            "put the token on the file's first line",
+        ));
+    }
+    Ok(Some(token.as_bytes().to_vec()))
+}
+
+fn routes(server: Arc<Server>) -> Router {
+    Router::new()
+        .route("/api/segment/get/{key}", get(segment_get))
+        .route("/api/segment/list/{key}/{n}", get(segment_list))
+        .route("/api/snowflake/get/{key}", get(snowflake_get))
+        .route("/api/decode/{id}", get(decode))
+        .route("/decodeSnowflakeId", get(leaf_decode))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics_text))
+        .fallback(|| async { ApiError::new(ErrorKind::NotFound, "no such endpoint") })
+        .layer(axum::middleware::from_fn_with_state(server.clone(), gate))
+        .with_state(server)
+}
+
+/// Access and load control in front of every endpoint; counts failures.
+async fn gate(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
+    let open = request.uri().path() == "/healthz";
+    if !open
+        && let Some(token) = &server.token
+        && !bearer_matches(request.headers(), token)
+    {
+        server.metrics.error(ApiError::unauthorized().code);
+        return ApiError::unauthorized().into_response();
+    }
+    let Ok(_slot) = server.in_flight.clone().try_acquire_owned() else {
+        let busy = ApiError::busy(server.max_requests);
+        server.metrics.error(busy.code);
+        return busy.into_response();
+    };
+    let response = next.run(request).await;
+    if let Some(api_error::ErrorCode(code)) = response.extensions().get() {
+        server.metrics.error(code);
+    }
+    response
+}
+
+/// Compares in time independent of where the token differs.
+fn bearer_matches(headers: &HeaderMap, token: &[u8]) -> bool {
+    let Some(given) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.as_bytes().strip_prefix(b"Bearer "))
+    else {
+        return false;
+    };
+    given.len() == token.len() && given.iter().zip(token).fold(0, |acc, (a, b)| acc | (a ^ b)) == 0
+}
+
+/// Leaf's plain-text success answer, byte for byte.
+fn leaf_text(body: String) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain;charset=UTF-8"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
+impl Server {
+    /// Checks the ledger for `/healthz` and refreshes the app names.
+    async fn probe(&self) {
+        match self.ledger.apps().await {
+            Ok(apps) => {
+                *self.apps.write().expect("not poisoned") =
+                    apps.into_iter().map(|a| (a.name, a.app)).collect();
+                *self.backend_problem.lock().expect("not poisoned") = None;
+            }
+            Err(e) => self.note_failure(&e),
+        }
+    }
+
+    /// Remembers an outage for `/healthz` until a probe or a request succeeds.
+    fn note_failure(&self, e: &idgen::Error) {
+        if e.kind() == ErrorKind::Unavailable {
+            *self.backend_problem.lock().expect("not poisoned") = Some(format!(
+                "segment backend: {}",
+                self.out.scrub(&e.to_string())
+            ));
+        }
+    }
+
+    fn api_error(&self, e: &idgen::Error) -> ApiError {
+        self.note_failure(e);
+        ApiError::new(e.kind(), self.out.scrub(&e.to_string()))
+    }
+
+    /// The app a key names: its number, or a name in the ledger.
+    async fn app(&self, key: &str) -> Result<u8, ApiError> {
+        if let Ok(app) = key.parse::<u8>() {
+            return Ok(app);
+        }
+        let known = |server: &Server| server.apps.read().expect("not poisoned").get(key).copied();
+        if let Some(app) = known(self) {
+            return Ok(app);
+        }
+        // Perhaps created since the last probe.
+        self.probe().await;
+        known(self).ok_or_else(|| {
+            ApiError::new(
+                ErrorKind::NotFound,
+                format!("no app is named {key:?}; create it with `idgen init-app`"),
+            )
+        })
+    }
+
+    /// Issues `count` segment IDs for the key.
+    async fn segment_ids(
+        &self,
+        endpoint: Endpoint,
+        key: &str,
+        gate_pass: Option<&str>,
+        count: u64,
+    ) -> Result<Vec<u64>, ApiError> {
+        let started = Instant::now();
+        let app = self.app(key).await?;
+        let issued = self
+            .segments
+            .next(app, gate_pass, count)
+            .await
+            .map_err(|e| self.api_error(&e))?;
+        if !issued.notes.rollbacks.is_empty() {
+            self.metrics.rollbacks(issued.notes.rollbacks.len() as u64);
+            for line in idgen::store::Rollback::summarize(&issued.notes.rollbacks) {
+                self.out.warn(&line);
+            }
+        }
+        for warning in &issued.notes.warnings {
+            self.out.info(warning);
+        }
+        if let Some(failure) = issued.failure {
+            // The IDs already issued become a gap: never handed out, never reissued.
+            return Err(self.api_error(&failure));
+        }
+        *self.backend_problem.lock().expect("not poisoned") = None;
+        // Tests stop the process here to signal it with a request in flight.
+        idgen::failpoint::hit("serve.before_answer").map_err(|e| self.api_error(&e))?;
+        self.metrics.issued(
+            endpoint,
+            "segment",
+            &app.to_string(),
+            issued.ids.len() as u64,
+        );
+        self.metrics.latency(endpoint, started.elapsed());
+        Ok(issued.ids)
+    }
+}
+
+async fn segment_get(
+    State(server): State<Arc<Server>>,
+    Path(key): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let gate_pass = query.get("gate_pass").map(String::as_str);
+    let ids = server
+        .segment_ids(Endpoint::SegmentGet, &key, gate_pass, 1)
+        .await?;
+    Ok(leaf_text(ids[0].to_string()))
+}
+
+async fn segment_list(
+    State(server): State<Arc<Server>>,
+    Path((key, n)): Path<(String, String)>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let n = match n.parse::<u64>() {
+        Ok(n) if (1..=server.max_n).contains(&n) => n,
+        _ => {
+            return Err(ApiError::new(
+                ErrorKind::Usage,
+                format!("n must be a number in 1..={} (--max-n)", server.max_n),
+            ));
+        }
+    };
+    let gate_pass = query.get("gate_pass").map(String::as_str);
+    let ids = server
+        .segment_ids(Endpoint::SegmentList, &key, gate_pass, n)
+        .await?;
+    let json = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("application/json"));
+    let mut text = itoa::Buffer::new();
+    let body = if json {
+        let mut body = String::with_capacity(ids.len() * 22 + 2);
+        body.push('[');
+        for (i, id) in ids.iter().enumerate() {
+            if i > 0 {
+                body.push(',');
+            }
+            body.push('"');
+            body.push_str(text.format(*id));
+            body.push('"');
+        }
+        body.push(']');
+        return Ok((
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            body,
+        )
+            .into_response());
+    } else {
+        let mut body = String::with_capacity(ids.len() * 20);
+        for id in &ids {
+            body.push_str(text.format(*id));
+            body.push('\n');
+        }
+        body
+    };
+    Ok(leaf_text(body))
+}
+
+async fn snowflake_get(
+    State(server): State<Arc<Server>>,
+    Path(key): Path<String>,
+) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let Some(namespace) = server.namespaces.get(&key) else {
+        return Err(ApiError::new(
+            ErrorKind::NotFound,
+            format!("namespace {key:?} is not served; start the server with --namespace {key}"),
+        ));
+    };
+    let mut ids = Vec::with_capacity(1);
+    // The generator waits out a backend outage; a request waits at most the
+    // configured timeout for it (the IDs of an abandoned step are a gap).
+    let patience = server.settings.timeout.max(MIN_LEASE_WAIT);
+    let issue = async { namespace.generator.lock().await.issue(1, &mut ids).await };
+    match tokio::time::timeout(patience, issue).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(ApiError::new(e.kind(), server.out.scrub(&e.to_string()))),
+        Err(_) => {
+            return Err(ApiError::new(
+                ErrorKind::Unavailable,
+                format!(
+                    "no lease in namespace {key} could be proven within {}",
+                    idgen::error::fmt_duration(patience)
+                ),
+            ));
+        }
+    }
+    server
+        .metrics
+        .issued(Endpoint::SnowflakeGet, "snowflake", &key, 1);
+    server
+        .metrics
+        .latency(Endpoint::SnowflakeGet, started.elapsed());
+    Ok(leaf_text(ids[0].to_string()))
+}
+
+async fn decode(
+    State(server): State<Arc<Server>>,
+    Path(id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let args = LayoutArgs {
+        layout: query.get("layout").cloned(),
+        epoch: query.get("epoch").cloned(),
+        bits: query.get("bits").cloned(),
+        unit: query.get("unit").cloned(),
+        fix: Vec::new(),
+    };
+    let usage = |e: idgen::Error| ApiError::new(e.kind(), e.to_string());
+    let layout = args.resolve(&server.settings).map_err(usage)?;
+    let read = read_id(&id, layout.text_form()).map_err(|e| usage(e.into()))?;
+    let decoded = layout.decompose(read.id).map_err(|e| usage(e.into()))?;
+    let body = serde_json::to_string(&DecodedJson {
+        layout: &layout,
+        layout_key: true,
+        decoded: &decoded,
+    })
+    .map_err(|e| ApiError::new(ErrorKind::Internal, e.to_string()))?;
+    server.metrics.decoded();
+    server.metrics.latency(Endpoint::Decode, started.elapsed());
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response())
+}
+
+/// Leaf's `decodeSnowflakeId`: its keys in the order its `HashMap` writes
+/// them, every value a string, the time in UTC; a bad ID is Leaf's 200 with `errorMsg`.
+async fn leaf_decode(Query(query): Query<HashMap<String, String>>) -> Response {
+    let layout = Layout::named("leaf").expect("leaf is a named layout");
+    let parts = query
+        .get("snowflakeId")
+        .and_then(|text| text.parse::<i64>().ok())
+        .and_then(|id| layout.decompose(id as u64).ok());
+    let body = match parts {
+        Some(decoded) => {
+            let value = |kind| decoded.get(kind).unwrap_or(0).to_string();
+            let ms = decoded.unix_ms.unwrap_or(0);
+            let shown = idgen::layout::format_timestamp(ms);
+            // Leaf writes `yyyy-MM-dd HH:mm:ss.SSS`.
+            let when = shown.trim_end_matches('Z').replacen('T', " ", 1);
+            // Written out by hand: a JSON map here would sort the keys.
+            format!(
+                "{{\"workerId\":\"{}\",\"sequenceId\":\"{}\",\"timestamp\":\"{ms}({when})\"}}",
+                value(idgen::layout::FieldKind::Worker),
+                value(idgen::layout::FieldKind::Sequence),
+            )
+        }
+        None => serde_json::json!({"errorMsg": "snowflake Id反解析发生异常!"}).to_string(),
+    };
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
+async fn healthz(State(server): State<Arc<Server>>) -> Response {
+    let mut reasons: Vec<String> = server
+        .backend_problem
+        .lock()
+        .expect("not poisoned")
+        .iter()
+        .cloned()
+        .collect();
+    for (name, namespace) in &server.namespaces {
+        if namespace.session.status().is_none() {
+            reasons.push(format!("namespace {name}: no provably valid lease"));
+        }
+    }
+    let (status, body) = if reasons.is_empty() {
+        (StatusCode::OK, serde_json::json!({"status": "ok"}))
+    } else {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            serde_json::json!({
+                "status": "unavailable",
+                "code": api_error::code_for(ErrorKind::Unavailable),
+                "reasons": reasons,
+            }),
+        )
+    };
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+async fn metrics_text(State(server): State<Arc<Server>>) -> Response {
+    // A lease can lapse without an event (nothing asked for an ID): read it now.
+    for (name, namespace) in &server.namespaces {
+        let held = namespace.session.status().is_some();
+        server.metrics.lease(name, |g| g.held = held);
+    }
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+        )],
+        server.metrics.render(&server.segments),
+    )
+        .into_response()
+}

@@ -1,0 +1,311 @@
+//! A small in-memory buffer of issued segment IDs per (app, shard), refilled in
+//! the background before it runs dry, like Leaf's double buffer.
+//!
+//! Why it can never cause a repeat: every ID in it was issued by
+//! [`SegmentAllocator::next`], that is, its index was already removed from the
+//! dispenser (and checked against the serving Redis process's stamp) when it was
+//! popped. Nothing puts an issued index back: a Redis node that goes back in time
+//! brings back only stock stamped by an earlier process, which the allocator
+//! retires unserved; `migrate` stocks the destination from new MySQL segments and
+//! retires the source's stock. So an ID here has exactly one holder, this buffer,
+//! and leaves it exactly once. A crash loses what it holds: gaps, never repeats.
+
+use super::allocator::{Issued, Notes, SegmentAllocator};
+use super::id::{SegmentId, shard_for_gate_pass};
+use crate::error::Result;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// How much to keep ready.
+#[derive(Debug, Clone, Copy)]
+pub struct BufferOptions {
+    /// IDs taken per background refill; 0 turns the buffer off.
+    pub batch: u64,
+    /// A refill starts when fewer than this many are left.
+    pub refill_below: u64,
+}
+
+impl BufferOptions {
+    /// Refill at half a batch, so a refill has half a batch of time to land.
+    pub fn with_batch(batch: u64) -> Self {
+        BufferOptions {
+            batch,
+            refill_below: batch / 2,
+        }
+    }
+}
+
+/// Which IDs a buffer holds: one app's, from the shard a gate pass picks, or
+/// from any shard when requests carry no gate pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BufferKey {
+    pub app: u8,
+    pub shard: Option<u8>,
+}
+
+#[derive(Default)]
+struct Stock {
+    ids: Mutex<VecDeque<u64>>,
+    refilling: AtomicBool,
+    /// A gate pass that picks this shard, for the refills.
+    gate_pass: Option<String>,
+}
+
+/// Segment IDs served from memory when possible, from the allocator otherwise.
+pub struct BufferedAllocator {
+    allocator: Arc<SegmentAllocator>,
+    options: BufferOptions,
+    stocks: Mutex<HashMap<BufferKey, Arc<Stock>>>,
+    /// What background refills found that a caller should hear about (rollbacks).
+    pending: Mutex<Notes>,
+    refills: AtomicU64,
+    refill_failures: AtomicU64,
+}
+
+impl BufferedAllocator {
+    pub fn new(allocator: Arc<SegmentAllocator>, options: BufferOptions) -> Arc<Self> {
+        Arc::new(BufferedAllocator {
+            allocator,
+            options,
+            stocks: Mutex::new(HashMap::new()),
+            pending: Mutex::new(Notes::default()),
+            refills: AtomicU64::new(0),
+            refill_failures: AtomicU64::new(0),
+        })
+    }
+
+    pub fn allocator(&self) -> &Arc<SegmentAllocator> {
+        &self.allocator
+    }
+
+    /// Issues `count` IDs: from the buffer when it holds enough, else from the
+    /// allocator directly (the buffer keeps what it has for later requests).
+    /// Notes from background refills ride along with the next answer.
+    pub async fn next(
+        self: &Arc<Self>,
+        app: u8,
+        gate_pass: Option<&str>,
+        count: u64,
+    ) -> Result<Issued> {
+        if self.options.batch == 0 {
+            return self.allocator.next(app, gate_pass, count).await;
+        }
+        let key = BufferKey {
+            app,
+            shard: gate_pass.map(shard_for_gate_pass),
+        };
+        let stock = self.stock(key, gate_pass);
+        let (taken, left) = {
+            let mut ids = stock.ids.lock().expect("not poisoned");
+            if ids.len() as u64 >= count {
+                (
+                    Some(ids.drain(..count as usize).collect::<Vec<_>>()),
+                    ids.len(),
+                )
+            } else {
+                (None, ids.len())
+            }
+        };
+        if (left as u64) < self.options.refill_below.max(count) {
+            self.refill(key, stock);
+        }
+        let mut issued = match taken {
+            Some(ids) => Issued {
+                app,
+                shard: SegmentId::decompose(ids[0]).shard,
+                ids,
+                notes: Notes::default(),
+                failure: None,
+            },
+            None => self.allocator.next(app, gate_pass, count).await?,
+        };
+        let pending = std::mem::take(&mut *self.pending.lock().expect("not poisoned"));
+        issued.notes.warnings.extend(pending.warnings);
+        issued.notes.rollbacks.extend(pending.rollbacks);
+        Ok(issued)
+    }
+
+    fn stock(&self, key: BufferKey, gate_pass: Option<&str>) -> Arc<Stock> {
+        self.stocks
+            .lock()
+            .expect("not poisoned")
+            .entry(key)
+            .or_insert_with(|| {
+                Arc::new(Stock {
+                    gate_pass: gate_pass.map(str::to_string),
+                    ..Stock::default()
+                })
+            })
+            .clone()
+    }
+
+    /// Starts one background refill of the key's stock, unless one is running.
+    fn refill(self: &Arc<Self>, key: BufferKey, stock: Arc<Stock>) {
+        if stock.refilling.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let this = self.clone();
+        tokio::spawn(async move {
+            let result = this
+                .allocator
+                .next(key.app, stock.gate_pass.as_deref(), this.options.batch)
+                .await;
+            match result {
+                Ok(issued) => {
+                    // Partly issued still counts: those IDs are ours alone.
+                    if issued.failure.is_some() {
+                        this.refill_failures.fetch_add(1, Ordering::Relaxed);
+                    }
+                    stock.ids.lock().expect("not poisoned").extend(issued.ids);
+                    let mut pending = this.pending.lock().expect("not poisoned");
+                    pending.warnings.extend(issued.notes.warnings);
+                    pending.rollbacks.extend(issued.notes.rollbacks);
+                    this.refills.fetch_add(1, Ordering::Relaxed);
+                }
+                // A foreground request meets the same failure and reports it.
+                Err(_) => {
+                    this.refill_failures.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            stock.refilling.store(false, Ordering::Release);
+        });
+    }
+
+    /// IDs held per key, for metrics.
+    pub fn depths(&self) -> Vec<(BufferKey, usize)> {
+        let mut depths: Vec<(BufferKey, usize)> = self
+            .stocks
+            .lock()
+            .expect("not poisoned")
+            .iter()
+            .map(|(key, stock)| (*key, stock.ids.lock().expect("not poisoned").len()))
+            .collect();
+        depths.sort();
+        depths
+    }
+
+    /// Background refills that landed.
+    pub fn refills(&self) -> u64 {
+        self.refills.load(Ordering::Relaxed)
+    }
+
+    /// Background refills that failed or landed short.
+    pub fn refill_failures(&self) -> u64 {
+        self.refill_failures.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::segment::AllocatorOptions;
+    use crate::store::sqlite::SqliteStore;
+    use crate::store::{AppPolicy, AppSpec, Dispenser, Ledger, NodeSet};
+    use std::collections::HashSet;
+    use std::time::Duration;
+
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        allocator: Arc<SegmentAllocator>,
+    }
+
+    async fn fixture(max_limit_id: u64) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(SqliteStore::open(
+            &dir.path().join("idgen.db"),
+            Duration::from_secs(5),
+        ));
+        let spec = AppSpec::validated(1, "t", None, 1000, max_limit_id, AppPolicy::for_step(1000))
+            .unwrap();
+        store.init_app(&spec).await.unwrap();
+        let dispenser: Arc<dyn Dispenser> = store.clone();
+        let allocator = SegmentAllocator::new(
+            store,
+            Arc::new(NodeSet::single(dispenser)),
+            AllocatorOptions::default(),
+        );
+        Fixture {
+            _dir: dir,
+            allocator: Arc::new(allocator),
+        }
+    }
+
+    async fn filled(buffer: &Arc<BufferedAllocator>, key: BufferKey, at_least: usize) {
+        for _ in 0..500 {
+            if buffer
+                .depths()
+                .iter()
+                .any(|(k, n)| *k == key && *n >= at_least)
+            {
+                return;
+            }
+            tokio::task::yield_now().await;
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        panic!("the buffer was never refilled");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn ids_from_the_buffer_and_the_allocator_never_repeat() {
+        let f = fixture(0).await;
+        let buffer = BufferedAllocator::new(f.allocator.clone(), BufferOptions::with_batch(100));
+        let mut seen = HashSet::new();
+        for round in 0..2000 {
+            let gate = (round % 3 == 0).then_some("alice");
+            let via = if round % 7 == 0 {
+                f.allocator.next(1, gate, 3).await.unwrap()
+            } else {
+                buffer.next(1, gate, 1 + round % 5).await.unwrap()
+            };
+            for id in via.ids {
+                assert!(seen.insert(id), "{id} repeated in round {round}");
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_warm_buffer_answers_without_the_allocator_and_refills_below_the_mark() {
+        let f = fixture(0).await;
+        let buffer = BufferedAllocator::new(f.allocator.clone(), BufferOptions::with_batch(100));
+        let key = BufferKey {
+            app: 1,
+            shard: None,
+        };
+        buffer.next(1, None, 1).await.unwrap();
+        filled(&buffer, key, 100).await;
+        assert_eq!(buffer.refills(), 1);
+        buffer.next(1, None, 40).await.unwrap();
+        assert_eq!(buffer.depths(), vec![(key, 60)]);
+        assert_eq!(buffer.refills(), 1, "no refill above half a batch");
+        buffer.next(1, None, 20).await.unwrap();
+        filled(&buffer, key, 140).await;
+        assert_eq!(buffer.refills(), 2);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_gate_pass_is_served_from_its_own_shard() {
+        let f = fixture(0).await;
+        let buffer = BufferedAllocator::new(f.allocator.clone(), BufferOptions::with_batch(50));
+        let shard = shard_for_gate_pass("bob");
+        let key = BufferKey {
+            app: 1,
+            shard: Some(shard),
+        };
+        buffer.next(1, Some("bob"), 1).await.unwrap();
+        filled(&buffer, key, 50).await;
+        for _ in 0..40 {
+            let issued = buffer.next(1, Some("bob"), 1).await.unwrap();
+            assert_eq!(SegmentId::decompose(issued.ids[0]).shard, shard);
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn with_a_batch_of_zero_every_call_goes_to_the_allocator() {
+        let f = fixture(0).await;
+        let buffer = BufferedAllocator::new(f.allocator.clone(), BufferOptions::with_batch(0));
+        buffer.next(1, None, 5).await.unwrap();
+        assert!(buffer.depths().is_empty());
+        assert_eq!(buffer.refills(), 0);
+    }
+}

@@ -1,0 +1,875 @@
+//! `idgen serve`: every endpoint through real HTTP, against the harness's servers
+//! and the embedded store.
+
+use crate::harness::servers::free_port;
+use crate::harness::{TestEnv, assert_unique, parse_ids, segment_parts, wait_until};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+/// A running `idgen serve` on a free loopback port; killed when dropped.
+struct Served {
+    child: Child,
+    port: u16,
+}
+
+impl Served {
+    /// Starts the server and waits until `/healthz` answers 200.
+    fn start(env: &TestEnv, args: &[&str]) -> Served {
+        Self::start_with(env, args, &[], Some(200))
+    }
+
+    /// Starts the server with extra variables; waits until `/healthz` answers
+    /// `healthy` (any answer when `None`).
+    fn start_with(
+        env: &TestEnv,
+        args: &[&str],
+        vars: &[(&str, &str)],
+        healthy: Option<u16>,
+    ) -> Served {
+        let port = free_port();
+        let mut cmd = env.idgen();
+        cmd.arg("serve")
+            .arg("--listen")
+            .arg(format!("127.0.0.1:{port}"))
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let mut served = Served {
+            child: cmd.spawn().expect("start idgen serve"),
+            port,
+        };
+        wait_until(
+            Duration::from_secs(30),
+            "the server to answer /healthz",
+            || {
+                if let Ok(Some(status)) = served.child.try_wait() {
+                    panic!("idgen serve exited early: {status}");
+                }
+                match try_get(port, "/healthz", &[]) {
+                    Ok(reply) => healthy.is_none_or(|want| reply.status == want),
+                    Err(_) => false,
+                }
+            },
+        );
+        served.port = port;
+        served
+    }
+
+    fn get(&self, path: &str) -> Reply {
+        self.get_with(path, &[])
+    }
+
+    fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
+        try_get(self.port, path, headers).expect("an HTTP answer")
+    }
+
+    fn signal(&self, signal: i32) {
+        // SAFETY: kill(2) on our own child's pid.
+        assert_eq!(unsafe { libc::kill(self.child.id() as i32, signal) }, 0);
+    }
+
+    /// Waits for the process to end; its exit status and stderr.
+    fn finish(mut self) -> (std::process::ExitStatus, String) {
+        let status = self.child.wait().expect("wait for idgen serve");
+        let mut stderr = String::new();
+        if let Some(mut pipe) = self.child.stderr.take() {
+            pipe.read_to_string(&mut stderr).unwrap();
+        }
+        (status, stderr)
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP answer.
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+    /// Everything after the status line's headers, byte for byte.
+    raw_body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+
+    /// The `code` of an error answer.
+    fn code(&self) -> String {
+        self.json()["code"].as_str().unwrap_or_default().to_string()
+    }
+
+    fn id(&self) -> u64 {
+        assert_eq!(self.status, 200, "{}", self.body);
+        self.body
+            .parse()
+            .unwrap_or_else(|_| panic!("not an ID: {:?}", self.body))
+    }
+}
+
+/// A GET over a fresh connection that the server closes after answering.
+fn try_get(port: u16, path: &str, headers: &[(&str, &str)]) -> std::io::Result<Reply> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(60)))?;
+    let mut request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes())?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw)?;
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| std::io::Error::other("no end of headers"))?;
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::other("no status line"))?;
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let raw_body = raw[split + 4..].to_vec();
+    Ok(Reply {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&raw_body).into_owned(),
+        raw_body,
+    })
+}
+
+fn orders(env: &TestEnv) {
+    env.ok(&["init-app", "--app", "1", "--name", "orders"]);
+}
+
+// ---- segments ------------------------------------------------------------------------
+
+#[test]
+fn segment_get_answers_one_id_of_the_app_named_or_numbered() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &[]);
+    let by_name = served.get("/api/segment/get/orders").id();
+    let by_number = served.get("/api/segment/get/1").id();
+    assert_eq!(segment_parts(by_name).2, 1);
+    assert_eq!(segment_parts(by_number).2, 1);
+    assert_ne!(by_name, by_number);
+}
+
+#[test]
+fn segment_get_with_a_gate_pass_takes_the_shard_next_takes() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let from_next = env.run(&["next", "--app", "1", "--gate-pass", "alice@example.com"]);
+    let served = Served::start(&env, &[]);
+    let id = served
+        .get("/api/segment/get/orders?gate_pass=alice@example.com")
+        .id();
+    assert_eq!(segment_parts(id).1, segment_parts(from_next.ids()[0]).1);
+}
+
+#[test]
+fn segment_list_answers_n_ids_one_per_line() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &[]);
+    let reply = served.get("/api/segment/list/orders/500");
+    assert_eq!(reply.status, 200);
+    assert!(reply.body.ends_with('\n'));
+    let ids = parse_ids(&reply.body);
+    assert_eq!(ids.len(), 500);
+    assert_unique(&ids);
+}
+
+#[test]
+fn segment_list_answers_a_json_array_of_strings_when_asked() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &[]);
+    let reply = served.get_with("/api/segment/list/1/3", &[("Accept", "application/json")]);
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    let ids: Vec<String> = serde_json::from_str(&reply.body).unwrap();
+    assert_eq!(ids.len(), 3);
+    for id in ids {
+        assert_eq!(segment_parts(id.parse().unwrap()).2, 1);
+    }
+}
+
+#[test]
+fn a_list_past_the_maximum_n_is_refused_as_usage() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &["--max-n", "100"]);
+    let reply = served.get("/api/segment/list/orders/101");
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert_eq!(reply.code(), "usage");
+    assert!(
+        reply.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("1..=100")
+    );
+}
+
+#[test]
+fn an_unknown_app_is_404_not_found() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &[]);
+    for path in ["/api/segment/get/nosuch", "/api/segment/get/9"] {
+        let reply = served.get(path);
+        assert_eq!(reply.status, 404, "{path}: {}", reply.body);
+        assert_eq!(reply.code(), "not-found", "{path}");
+    }
+}
+
+#[test]
+fn an_app_created_while_serving_is_found_by_name() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &[]);
+    env.ok(&["init-app", "--app", "2", "--name", "coupons"]);
+    assert_eq!(
+        segment_parts(served.get("/api/segment/get/coupons").id()).2,
+        2
+    );
+}
+
+#[test]
+fn an_exhausted_app_is_422_exhausted() {
+    let env = TestEnv::embedded();
+    env.ok(&[
+        "init-app",
+        "--app",
+        "1",
+        "--name",
+        "tiny",
+        "--max-limit-id",
+        "100000",
+    ]);
+    let served = Served::start(&env, &[]);
+    let reply = served.get("/api/segment/list/tiny/100000");
+    assert_eq!(reply.status, 422, "{}", reply.body);
+    assert_eq!(reply.code(), "exhausted");
+}
+
+#[test]
+fn an_unreachable_redis_is_503_unavailable_and_unhealthy() {
+    let env = TestEnv::distributed();
+    orders(&env);
+    let dead = format!("redis://127.0.0.1:{}", free_port());
+    let served = Served::start_with(&env, &[], &[("IDGEN_REDIS_URL", &dead)], None);
+    let reply = served.get("/api/segment/get/1");
+    assert_eq!(reply.status, 503, "{}", reply.body);
+    assert_eq!(reply.code(), "unavailable");
+    let health = served.get("/healthz");
+    assert_eq!(health.status, 503);
+    assert!(
+        health.json()["reasons"][0]
+            .as_str()
+            .unwrap()
+            .contains("segment backend"),
+        "{}",
+        health.body
+    );
+}
+
+#[test]
+fn an_unreachable_mysql_makes_healthz_503_with_a_reason() {
+    let env = TestEnv::distributed();
+    let dead = format!("mysql://root@127.0.0.1:{}/idgen", free_port());
+    let served = Served::start_with(&env, &[], &[("IDGEN_MYSQL_URL", &dead)], Some(503));
+    let health = served.get("/healthz");
+    assert_eq!(health.json()["code"], "unavailable");
+    assert!(!health.json()["reasons"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn the_distributed_backend_serves_segment_ids() {
+    let env = TestEnv::distributed();
+    orders(&env);
+    let served = Served::start(&env, &[]);
+    let mut ids: Vec<u64> = (0..20)
+        .map(|_| served.get("/api/segment/get/orders").id())
+        .collect();
+    ids.extend(parse_ids(&served.get("/api/segment/list/orders/2000").body));
+    assert_eq!(ids.len(), 2020);
+    assert_unique(&ids);
+}
+
+// ---- snowflake and decode -------------------------------------------------------------
+
+#[test]
+fn snowflake_get_issues_under_the_namespace_lease() {
+    let env = TestEnv::embedded();
+    let served = Served::start(&env, &["--namespace", "orders"]);
+    let ids: Vec<u64> = (0..50)
+        .map(|_| served.get("/api/snowflake/get/orders").id())
+        .collect();
+    assert_unique(&ids);
+    let worker = served.get("/metrics").body;
+    let worker: u64 = metric(
+        &parse_metrics(&worker),
+        "idgen_serve_lease_worker",
+        "namespace=\"orders\"",
+    ) as u64;
+    for id in ids {
+        assert_eq!((id >> 12) & 0x3ff, worker);
+    }
+}
+
+#[test]
+fn each_namespace_has_its_own_layout() {
+    let env = TestEnv::embedded();
+    let served = Served::start(&env, &["--namespace", "a", "--namespace", "b=sonyflake"]);
+    let id = served.get("/api/snowflake/get/b").id();
+    let decoded = served
+        .get(&format!("/api/decode/{id}?layout=sonyflake"))
+        .json();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let at = decoded["unix_ms"].as_i64().unwrap();
+    assert!((now - at).abs() < 60_000, "{decoded}");
+}
+
+#[test]
+fn an_unserved_namespace_is_404_not_found() {
+    let env = TestEnv::embedded();
+    let served = Served::start(&env, &["--namespace", "orders"]);
+    let reply = served.get("/api/snowflake/get/other");
+    assert_eq!(reply.status, 404);
+    assert_eq!(reply.code(), "not-found");
+}
+
+#[test]
+fn the_distributed_backend_serves_snowflake_ids_and_releases_the_lease_on_sigterm() {
+    let env = TestEnv::distributed();
+    let served = Served::start(&env, &["--namespace", "orders"]);
+    let ids: Vec<u64> = (0..20)
+        .map(|_| served.get("/api/snowflake/get/orders").id())
+        .collect();
+    assert_unique(&ids);
+    served.signal(libc::SIGTERM);
+    let (status, stderr) = served.finish();
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(stderr.contains("released worker"), "{stderr}");
+}
+
+#[test]
+fn decode_answers_the_decode_json_object_with_the_id_as_a_string() {
+    let env = TestEnv::embedded();
+    let served = Served::start(&env, &[]);
+    let reply = served.get("/api/decode/175928847299117063?layout=discord");
+    assert_eq!(reply.status, 200);
+    let mut cli: serde_json::Value = serde_json::from_str(
+        env.ok(&[
+            "decode",
+            "--json",
+            "--layout",
+            "discord",
+            "175928847299117063",
+        ])
+        .trim(),
+    )
+    .unwrap();
+    cli["id"] = serde_json::Value::String("175928847299117063".into());
+    assert_eq!(reply.json(), cli);
+}
+
+#[test]
+fn a_bad_id_or_layout_is_400_usage() {
+    let env = TestEnv::embedded();
+    let served = Served::start(&env, &[]);
+    for path in ["/api/decode/banana", "/api/decode/1?layout=nosuch"] {
+        let reply = served.get(path);
+        assert_eq!(reply.status, 400, "{path}: {}", reply.body);
+        assert_eq!(reply.code(), "usage", "{path}");
+    }
+}
+
+#[test]
+fn an_unknown_path_is_404_not_found() {
+    let env = TestEnv::embedded();
+    let served = Served::start(&env, &[]);
+    let reply = served.get("/api/nothing");
+    assert_eq!(reply.status, 404);
+    assert_eq!(reply.code(), "not-found");
+}
+
+// ---- Leaf compatibility ---------------------------------------------------------------
+
+#[test]
+fn leaf_segment_and_snowflake_answers_are_bare_decimals_as_leaf_sends_them() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &["--namespace", "leaf"]);
+    for path in ["/api/segment/get/orders", "/api/snowflake/get/leaf"] {
+        let reply = served.get(path);
+        assert_eq!(
+            reply.header("content-type"),
+            Some("text/plain;charset=UTF-8")
+        );
+        let id = reply.id();
+        assert_eq!(reply.raw_body, id.to_string().into_bytes(), "{path}");
+    }
+}
+
+#[test]
+fn leaf_decode_snowflake_id_matches_leaf_byte_for_byte() {
+    let env = TestEnv::embedded();
+    let served = Served::start(&env, &[]);
+    let reply = served.get("/decodeSnowflakeId?snowflakeId=1541815603606036480");
+    assert_eq!(reply.status, 200);
+    assert_eq!(
+        reply.raw_body,
+        br#"{"workerId":"378","sequenceId":"0","timestamp":"1656432460105(2022-06-28 16:07:40.105)"}"#
+    );
+    let bad = served.get("/decodeSnowflakeId?snowflakeId=x");
+    assert_eq!(bad.status, 200);
+    assert_eq!(
+        bad.raw_body,
+        "{\"errorMsg\":\"snowflake Id反解析发生异常!\"}".as_bytes()
+    );
+}
+
+// ---- metrics --------------------------------------------------------------------------
+
+/// Every sample line of a Prometheus text answer: (name{labels}, value).
+fn parse_metrics(text: &str) -> Vec<(String, f64)> {
+    text.lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (series, value) = l
+                .rsplit_once(' ')
+                .unwrap_or_else(|| panic!("bad line {l:?}"));
+            let value = match value {
+                "+Inf" => f64::INFINITY,
+                v => v.parse().unwrap_or_else(|_| panic!("bad value in {l:?}")),
+            };
+            (series.to_string(), value)
+        })
+        .collect()
+}
+
+/// The value of the series named `name` whose labels include `labels`.
+fn metric(samples: &[(String, f64)], name: &str, labels: &str) -> f64 {
+    samples
+        .iter()
+        .find(|(series, _)| series.split('{').next() == Some(name) && series.contains(labels))
+        .map(|(_, v)| *v)
+        .unwrap_or_else(|| panic!("no {name}{{{labels}}} in {samples:?}"))
+}
+
+#[test]
+fn metrics_count_requests_ids_errors_latency_and_leases() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &["--namespace", "orders"]);
+    served.get("/api/segment/get/orders").id();
+    served.get("/api/segment/get/1").id();
+    assert_eq!(served.get("/api/segment/list/orders/10").status, 200);
+    served.get("/api/snowflake/get/orders").id();
+    assert_eq!(served.get("/api/segment/get/nosuch").status, 404);
+    let reply = served.get("/metrics");
+    assert!(
+        reply
+            .header("content-type")
+            .unwrap()
+            .starts_with("text/plain; version=0.0.4")
+    );
+    let samples = parse_metrics(&reply.body);
+    let m = |name, labels| metric(&samples, name, labels);
+    assert_eq!(
+        m(
+            "idgen_serve_requests_total",
+            "endpoint=\"segment_get\",key=\"1\""
+        ),
+        2.0
+    );
+    assert_eq!(
+        m("idgen_serve_ids_issued_total", "kind=\"segment\",key=\"1\""),
+        12.0
+    );
+    assert_eq!(
+        m(
+            "idgen_serve_ids_issued_total",
+            "kind=\"snowflake\",key=\"orders\""
+        ),
+        1.0
+    );
+    assert_eq!(m("idgen_serve_errors_total", "code=\"not-found\""), 1.0);
+    assert_eq!(
+        m(
+            "idgen_serve_request_duration_seconds_count",
+            "endpoint=\"segment_get\""
+        ),
+        2.0
+    );
+    assert_eq!(
+        m(
+            "idgen_serve_request_duration_seconds_bucket",
+            "endpoint=\"segment_list\",le=\"+Inf\""
+        ),
+        1.0
+    );
+    assert_eq!(m("idgen_serve_lease_held", "namespace=\"orders\""), 1.0);
+    assert_eq!(m("idgen_serve_redis_rollbacks_total", ""), 0.0);
+}
+
+// ---- access and limits ----------------------------------------------------------------
+
+#[test]
+fn with_a_token_every_endpoint_but_healthz_needs_it() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let token_file = env.home.path().join("token");
+    std::fs::write(&token_file, "s3cret-t0ken\n").unwrap();
+    let served = Served::start(&env, &["--token-file", token_file.to_str().unwrap()]);
+    let refused = served.get("/api/segment/get/orders");
+    assert_eq!(refused.status, 401);
+    assert_eq!(refused.code(), "access");
+    let wrong = served.get_with("/metrics", &[("Authorization", "Bearer s3cret-t0kem")]);
+    assert_eq!(wrong.status, 401);
+    served
+        .get_with(
+            "/api/segment/get/orders",
+            &[("Authorization", "Bearer s3cret-t0ken")],
+        )
+        .id();
+    assert_eq!(served.get("/healthz").status, 200);
+}
+
+#[test]
+fn the_token_from_the_environment_is_never_printed() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let vars = [("IDGEN_SERVE_TOKEN", "env-t0ken-value")];
+    let served = Served::start_with(&env, &["--verbose"], &vars, Some(200));
+    let ok = served.get_with("/metrics", &[("Authorization", "Bearer env-t0ken-value")]);
+    assert_eq!(ok.status, 200);
+    assert!(!ok.body.contains("env-t0ken-value"));
+    let refused = served.get("/api/segment/get/orders");
+    assert!(!refused.body.contains("env-t0ken-value"));
+    served.signal(libc::SIGTERM);
+    let (_, stderr) = served.finish();
+    assert!(!stderr.contains("env-t0ken-value"), "{stderr}");
+    let help = env.run_with(&["serve", "--help"], &vars);
+    assert!(!format!("{help}").contains("env-t0ken-value"));
+}
+
+#[test]
+fn a_non_loopback_address_needs_allow_remote() {
+    let env = TestEnv::embedded();
+    let run = env.run(&["serve", "--listen", "0.0.0.0:0"]);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(format!("{run}").contains("--allow-remote"), "{run}");
+}
+
+// ---- shutdown and crashes -------------------------------------------------------------
+
+/// Whether the process is stopped (SIGSTOP by a failpoint).
+fn stopped(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().starts_with('T'))
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn sigterm_finishes_the_requests_in_flight_then_stops_and_releases_leases() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start_with(
+        &env,
+        &["--namespace", "orders"],
+        &[("IDGEN_FAILPOINTS", "serve.before_answer=stop")],
+        Some(200),
+    );
+    let port = served.port;
+    let in_flight = std::thread::spawn(move || try_get(port, "/api/segment/list/orders/100", &[]));
+    let pid = served.child.id();
+    wait_until(
+        Duration::from_secs(30),
+        "the request to reach the failpoint",
+        || stopped(pid),
+    );
+    served.signal(libc::SIGTERM);
+    served.signal(libc::SIGCONT);
+    let reply = in_flight
+        .join()
+        .unwrap()
+        .expect("the request in flight is answered");
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(parse_ids(&reply.body).len(), 100);
+    let (status, stderr) = served.finish();
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(stderr.contains("released worker"), "{stderr}");
+    assert!(
+        try_get(port, "/healthz", &[]).is_err(),
+        "still accepting after SIGTERM"
+    );
+}
+
+#[test]
+fn a_server_killed_with_sigkill_repeats_no_id_after_a_restart() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let mut ids = Vec::new();
+    let first = Served::start(&env, &["--namespace", "orders"]);
+    ids.extend(parse_ids(&first.get("/api/segment/list/orders/3000").body));
+    ids.extend((0..200).map(|_| first.get("/api/snowflake/get/orders").id()));
+    first.signal(libc::SIGKILL);
+    let (status, _) = first.finish();
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    let second = Served::start(&env, &["--namespace", "orders"]);
+    ids.extend(parse_ids(&second.get("/api/segment/list/orders/3000").body));
+    ids.extend((0..200).map(|_| second.get("/api/snowflake/get/orders").id()));
+    assert_eq!(ids.len(), 6400);
+    assert_unique(&ids);
+}
+
+// ---- many clients, two servers, one backend -------------------------------------------
+
+/// IDs the concurrency test takes in all; `IDGEN_SERVE_TEST_IDS` scales it.
+fn concurrent_target() -> usize {
+    std::env::var("IDGEN_SERVE_TEST_IDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200_000)
+}
+
+#[test]
+fn eight_clients_on_two_servers_during_reload_and_migrate_get_no_duplicate() {
+    let env = TestEnv::distributed_with_nodes();
+    env.ok(&[
+        "init-app", "--app", "1", "--name", "orders", "--step", "1000",
+    ]);
+    env.ok(&["reload-segments", "--app", "1", "--quiet"]);
+    let servers = [Served::start(&env, &[]), Served::start(&env, &[])];
+    let ports: Vec<u16> = servers.iter().map(|s| s.port).collect();
+    let target = concurrent_target();
+    let per_client = target.div_ceil(8);
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let clients: Vec<_> = (0..8)
+        .map(|client| {
+            let port = ports[client % 2];
+            std::thread::spawn(move || {
+                let mut ids = Vec::with_capacity(per_client);
+                let mut round = 0u32;
+                while ids.len() < per_client {
+                    round += 1;
+                    if round.is_multiple_of(10) {
+                        let reply = try_get(port, "/api/segment/get/orders", &[]).unwrap();
+                        ids.push(reply.id());
+                    } else {
+                        let n = (per_client - ids.len()).min(997);
+                        let reply =
+                            try_get(port, &format!("/api/segment/list/1/{n}"), &[]).unwrap();
+                        assert_eq!(reply.status, 200, "{}", reply.body);
+                        ids.extend(parse_ids(&reply.body));
+                    }
+                }
+                ids
+            })
+        })
+        .collect();
+    let operator = {
+        let done = done.clone();
+        let command = |args: &[&str]| {
+            let mut cmd = env.idgen();
+            cmd.args(args);
+            cmd
+        };
+        let reload_args = ["reload-segments", "--app", "1", "--quiet"];
+        let mut steps = [
+            command(&reload_args),
+            command(&["migrate", "--app", "1", "--to", "hot", "--yes"]),
+            command(&reload_args),
+            command(&["migrate", "--app", "1", "--to", "main", "--yes"]),
+        ];
+        let mut reload = command(&reload_args);
+        std::thread::spawn(move || {
+            let mut runs = Vec::new();
+            for cmd in &mut steps {
+                runs.push(cmd.output().unwrap());
+            }
+            while !done.load(std::sync::atomic::Ordering::Acquire) {
+                runs.push(reload.output().unwrap());
+            }
+            runs
+        })
+    };
+    let mut ids = Vec::with_capacity(target + 8);
+    for client in clients {
+        ids.extend(client.join().unwrap());
+    }
+    done.store(true, std::sync::atomic::Ordering::Release);
+    for run in operator.join().unwrap() {
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+    assert!(ids.len() >= target);
+    assert_unique(&ids);
+}
+
+// ---- the buffer ------------------------------------------------------------------------
+
+#[test]
+fn the_buffer_answers_from_memory_and_reports_its_depth_and_refills() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &["--buffer", "200"]);
+    served.get("/api/segment/get/orders").id();
+    let samples = || parse_metrics(&served.get("/metrics").body);
+    wait_until(
+        Duration::from_secs(30),
+        "the first background refill",
+        || metric(&samples(), "idgen_serve_buffer_refills_total", "") >= 1.0,
+    );
+    assert_eq!(
+        metric(
+            &samples(),
+            "idgen_serve_buffer_depth",
+            "app=\"1\",shard=\"any\""
+        ),
+        200.0
+    );
+    served.get("/api/segment/get/orders").id();
+    assert_eq!(
+        metric(
+            &samples(),
+            "idgen_serve_buffer_depth",
+            "app=\"1\",shard=\"any\""
+        ),
+        199.0
+    );
+}
+
+#[test]
+fn a_buffered_server_repeats_nothing_across_a_redis_restart_from_an_older_snapshot() {
+    use crate::harness::faults::{Persistence, RedisProcess};
+    let env = TestEnv::distributed();
+    let mut redis = RedisProcess::start(Persistence::Snapshot);
+    let url = redis.url();
+    let vars = [("IDGEN_REDIS_URL", url.as_str())];
+    env.ok(&[
+        "init-app", "--app", "1", "--name", "orders", "--step", "1000",
+    ]);
+    let reload = env.run_with(&["reload-segments", "--app", "1", "--quiet"], &vars);
+    assert!(reload.success(), "{reload}");
+    let snapshot = redis.snapshot("stocked");
+    let served = Served::start_with(&env, &["--buffer", "500"], &vars, Some(200));
+    let mut ids = Vec::new();
+    let take = |ids: &mut Vec<u64>, want: usize| {
+        let mut errors = 0;
+        while ids.len() < want {
+            let reply = if ids.len().is_multiple_of(3) {
+                served.get("/api/segment/list/orders/400")
+            } else {
+                served.get("/api/segment/get/orders")
+            };
+            if reply.status == 200 {
+                ids.extend(parse_ids(&reply.body));
+            } else {
+                // Reconnecting to the restarted Redis.
+                assert_eq!(reply.code(), "unavailable", "{}", reply.body);
+                errors += 1;
+                assert!(errors < 20, "no recovery: {}", reply.body);
+            }
+        }
+    };
+    take(&mut ids, 20_000);
+    redis.restart_from_snapshot(&snapshot);
+    take(&mut ids, 40_000);
+    assert_unique(&ids);
+    let samples = parse_metrics(&served.get("/metrics").body);
+    assert!(metric(&samples, "idgen_serve_redis_rollbacks_total", "") > 0.0);
+}
+
+#[test]
+fn a_namespace_whose_lease_cannot_be_proven_is_503_and_unhealthy() {
+    use crate::harness::faults::TcpProxy;
+    let env = TestEnv::distributed();
+    let address = |url: &str| {
+        let rest = url.split_once('@').map_or(url, |(_, rest)| rest);
+        let rest = rest.split_once("://").map_or(rest, |(_, rest)| rest);
+        rest.split('/').next().unwrap().to_string()
+    };
+    let redis = TcpProxy::to(&address(&env.redis_url));
+    let mysql = TcpProxy::to(&address(&env.mysql_url));
+    let redis_url = env.redis_url.replace(
+        &address(&env.redis_url),
+        &format!("127.0.0.1:{}", redis.port()),
+    );
+    let mysql_url = env.mysql_url.replace(
+        &address(&env.mysql_url),
+        &format!("127.0.0.1:{}", mysql.port()),
+    );
+    let vars = [
+        ("IDGEN_REDIS_URL", redis_url.as_str()),
+        ("IDGEN_MYSQL_URL", mysql_url.as_str()),
+        ("IDGEN_TIMEOUT", "500ms"),
+    ];
+    let served = Served::start_with(
+        &env,
+        &["--namespace", "orders", "--ttl", "900ms"],
+        &vars,
+        Some(200),
+    );
+    served.get("/api/snowflake/get/orders").id();
+    redis.cut();
+    mysql.cut();
+    wait_until(Duration::from_secs(30), "the lease to lapse", || {
+        served.get("/healthz").status == 503
+    });
+    let health = served.get("/healthz").json();
+    assert!(
+        health["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r.as_str().unwrap().contains("namespace orders")),
+        "{health}"
+    );
+    let samples = parse_metrics(&served.get("/metrics").body);
+    assert_eq!(
+        metric(&samples, "idgen_serve_lease_held", "namespace=\"orders\""),
+        0.0
+    );
+    let reply = served.get("/api/snowflake/get/orders");
+    assert_eq!(reply.status, 503, "{}", reply.body);
+    assert_eq!(reply.code(), "unavailable");
+}
