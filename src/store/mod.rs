@@ -359,6 +359,19 @@ pub trait Ledger: Send + Sync {
     async fn finish_move(&self, app: u8) -> Result<Route>;
 }
 
+/// Is `version` (`7.2.4`) at least `minimum` (major, minor)?
+pub fn version_at_least(version: &str, minimum: (u32, u32)) -> bool {
+    let mut parts = version
+        .trim()
+        .split(['.', '-'])
+        .map(|p| p.parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(major), Some(minor)) => (major, minor) >= minimum,
+        (Some(major), None) => major > minimum.0,
+        _ => false,
+    }
+}
+
 /// A held refill lock: the token proves it is still ours.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LockToken(pub String);

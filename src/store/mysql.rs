@@ -201,6 +201,26 @@ impl MysqlLedger {
         opts
     }
 
+    /// Refuses a server older than idgen supports (MySQL 5.7, MariaDB 10.3).
+    async fn check_version(&self, conn: &mut Conn) -> Result<()> {
+        let version: Option<String> = self.bounded(conn.query_first("SELECT VERSION()")).await?;
+        let version = version.unwrap_or_default();
+        let (minimum, name) = if version.contains("MariaDB") {
+            ((10, 3), "MariaDB")
+        } else {
+            ((5, 7), "MySQL")
+        };
+        if super::version_at_least(&version, minimum) {
+            return Ok(());
+        }
+        Err(Error::ServerTooOld {
+            backend: name,
+            url: self.url.to_string(),
+            version,
+            minimum: format!("{}.{}", minimum.0, minimum.1),
+        })
+    }
+
     /// Makes sure the lease tables exist: one look on the warm path, the full
     /// schema (DDL) only when they are missing.
     async fn lease_schema(&self) -> Result<()> {
@@ -208,6 +228,7 @@ impl MysqlLedger {
             return Ok(());
         }
         let mut conn = self.conn().await?;
+        self.check_version(&mut conn).await?;
         let present: Option<i64> = self
             .bounded(conn.query_first(
                 "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()
@@ -228,6 +249,7 @@ impl MysqlLedger {
             return Ok(true);
         }
         let mut conn = self.conn().await?;
+        self.check_version(&mut conn).await?;
         let present: Vec<String> = self
             .bounded(conn.query(
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()

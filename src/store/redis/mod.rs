@@ -22,7 +22,7 @@ pub mod lease;
 
 use super::{
     Dispenser, LockToken, Locked, Malformed, PushOutcome, Pushed, Rollback, RollbackRecord,
-    Segment, Slot, Taken,
+    Segment, Slot, Taken, version_at_least,
 };
 use crate::clock::Clock;
 use crate::error::{Error, Result};
@@ -497,19 +497,6 @@ fn reject(taken: &mut Taken, key: &str, entry: &[u8]) {
         count: 0,
     });
     malformed.count += 1;
-}
-
-/// Is `version` (`7.2.4`) at least `minimum` (major, minor)?
-pub fn version_at_least(version: &str, minimum: (u32, u32)) -> bool {
-    let mut parts = version
-        .trim()
-        .split(['.', '-'])
-        .map(|p| p.parse::<u32>().ok());
-    match (parts.next().flatten(), parts.next().flatten()) {
-        (Some(major), Some(minor)) => (major, minor) >= minimum,
-        (Some(major), None) => major > minimum.0,
-        _ => false,
-    }
 }
 
 impl RedisNode {
@@ -1020,6 +1007,9 @@ mod tests {
         assert!(!version_at_least("4.0.14", (5, 0)));
         assert!(!version_at_least("", (5, 0)));
         assert!(!version_at_least("unknown", (5, 0)));
+        assert!(version_at_least("10.11.6-MariaDB-0+deb12u1", (10, 3)));
+        assert!(!version_at_least("10.2.44-MariaDB", (10, 3)));
+        assert!(version_at_least("8.0.35", (5, 7)));
     }
 
     #[test]
