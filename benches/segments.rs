@@ -154,7 +154,10 @@ fn warm_next(c: &mut Criterion) {
         b.iter_custom(|iters| {
             bench.stock(DispenserKind::Queue, iters);
             let mut conn = bench.redis.clone();
-            let slot = Slot { app: APP, shard: SHARD };
+            let slot = Slot {
+                app: APP,
+                shard: SHARD,
+            };
             let keys = [
                 idgen::store::redis::queue_key(slot),
                 idgen::store::redis::range_key(slot),

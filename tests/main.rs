@@ -15,3 +15,5 @@ mod secrets;
 mod segments;
 mod snowflake;
 mod status;
+mod status_monitoring;
+mod status_states;

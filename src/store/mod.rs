@@ -258,6 +258,14 @@ pub struct ShardRow {
     pub last_loaded: Option<u64>,
 }
 
+/// A row of `id_alloc` idgen cannot serve: its app or shard is out of range.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ForeignRow {
+    pub app: i64,
+    pub shard: i64,
+    pub name: String,
+}
+
 /// An app with its shards.
 #[derive(Debug, Clone, Serialize)]
 pub struct AppRecord {
@@ -337,6 +345,10 @@ pub trait Ledger: Send + Sync {
 
     /// Every app with its shards.
     async fn apps(&self) -> Result<Vec<AppRecord>>;
+
+    /// Rows of `id_alloc` with an app outside 0..=255 or a shard outside 0..=63,
+    /// which [`Ledger::apps`] leaves out, for `status` to report.
+    async fn foreign_rows(&self) -> Result<Vec<ForeignRow>>;
 
     /// Takes a segment for one shard in one transaction: reads the shard locked,
     /// asks `plan` how many indexes to take, advances `max_id` and records the

@@ -8,7 +8,8 @@ use super::sql_rows::{
     SHARD_EXTRA_SQL, StoredAppShard, StoredShard, group_apps, route_columns, route_from,
 };
 use super::{
-    AppRecord, AppSpec, InitOutcome, InitReport, Ledger, Planner, Route, SealedApp, Segment,
+    AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner, Route, SealedApp,
+    Segment,
 };
 use crate::config::DEFAULT_NODE;
 use crate::error::{Error, Result};
@@ -607,6 +608,22 @@ impl Ledger for MysqlLedger {
             return Ok(Vec::new());
         }
         self.records(None).await
+    }
+
+    async fn foreign_rows(&self) -> Result<Vec<ForeignRow>> {
+        if !self.ready().await? {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn().await?;
+        let rows: Vec<(i64, i64, String)> = self
+            .bounded(conn.query(
+                "SELECT app_id, shard_id, app_name FROM id_alloc WHERE app_id NOT BETWEEN 0 AND 255 OR shard_id NOT BETWEEN 0 AND 63 ORDER BY app_id, shard_id",
+            ))
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(app, shard, name)| ForeignRow { app, shard, name })
+            .collect())
     }
 
     async fn take_segment(&self, app: u8, shard: u8, plan: Planner<'_>) -> Result<Option<Segment>> {

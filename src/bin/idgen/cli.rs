@@ -171,6 +171,11 @@ impl Command {
     pub fn needs_settings(&self) -> bool {
         !matches!(self, Command::Completions(_))
     }
+
+    /// Is this `status --check`, which exits by the Nagios convention even on errors?
+    pub fn is_nagios_check(&self) -> bool {
+        matches!(self, Command::Status(args) if args.check)
+    }
 }
 
 /// Is `name` one of idgen's subcommands?

@@ -44,6 +44,12 @@ fn main() -> ExitCode {
     let out = output::Output::detect(cli.globals.verbose, loaded.secrets);
     let settings = match loaded.settings {
         Ok(settings) => settings,
+        // A Nagios check that cannot start is UNKNOWN, whatever went wrong.
+        Err(err) if cli.command.is_nagios_check() => {
+            let state = exit::nagios(idgen::status::Severity::Unknown);
+            let _ = out.print_line(&format!("IDGEN {} - {}", state.label, one_line(&err)));
+            return exit::exit(state.code);
+        }
         Err(err) => return report(&out, &err),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()

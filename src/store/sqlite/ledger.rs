@@ -12,8 +12,8 @@ use crate::store::sql_rows::{
     SHARD_EXTRA_SQL, StoredAppShard, StoredShard, group_apps, route_from,
 };
 use crate::store::{
-    AppRecord, AppSpec, InitOutcome, InitReport, Ledger, Planner, Route, Segment, SegmentPlan,
-    ShardState,
+    AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner, Route, Segment,
+    SegmentPlan, ShardState,
 };
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
@@ -412,6 +412,23 @@ impl Ledger for SqliteStore {
 
     async fn apps(&self) -> Result<Vec<AppRecord>> {
         self.read(|tx| records(tx, None)).await
+    }
+
+    async fn foreign_rows(&self) -> Result<Vec<ForeignRow>> {
+        self.read(|tx| {
+            let mut stmt = tx.prepare_cached(
+                "SELECT app_id, shard_id, app_name FROM id_alloc WHERE app_id NOT BETWEEN 0 AND 255 OR shard_id NOT BETWEEN 0 AND 63 ORDER BY app_id, shard_id",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok(ForeignRow {
+                    app: r.get(0)?,
+                    shard: r.get(1)?,
+                    name: r.get(2)?,
+                })
+            })?;
+            Ok(rows.collect::<std::result::Result<Vec<_>, _>>()?)
+        })
+        .await
     }
 
     async fn take_segment(&self, app: u8, shard: u8, plan: Planner<'_>) -> Result<Option<Segment>> {
