@@ -201,6 +201,12 @@ pub struct AppStatus {
     pub stock: Vec<ShardStock>,
     /// Shards with no stock at all (empty, or never stocked).
     pub empty_shards: Vec<u8>,
+    /// Indexes issued per second since each shard's last refill, summed over
+    /// the shards; `None` before any refill was recorded.
+    pub issue_rate_per_sec: Option<f64>,
+    /// How long the current stock lasts at that rate; `None` when nothing was
+    /// issued since the refills.
+    pub runway_secs: Option<u64>,
     /// Shards at or below the refill threshold that a refill can still top up.
     pub low_shards: Vec<u8>,
     /// Shards at or below the critical stock threshold (`--crit-stock`).
@@ -361,6 +367,7 @@ impl Part {
 /// What the ledger holds, when it could be read.
 struct LedgerView {
     apps: Vec<AppRecord>,
+    marks: std::collections::BTreeMap<Slot, crate::store::RefillMark>,
     routes: std::collections::BTreeMap<u8, Route>,
     foreign: Vec<ForeignRow>,
 }
@@ -507,6 +514,7 @@ async fn check_ledger(backend: &Backend) -> (Part, Option<LedgerView>) {
         // Reading the apps opens the file and checks its schema: a corrupt store fails here.
         let view = LedgerView {
             apps: backend.ledger.apps().await?,
+            marks: backend.ledger.refill_marks().await?.into_iter().collect(),
             routes: backend.ledger.routes().await?,
             foreign: backend.ledger.foreign_rows().await?,
         };
@@ -628,10 +636,33 @@ async fn check_apps(
             foreign_row_message(row),
         );
     }
-    let default = backend.nodes.default_node().to_string();
-    for app in &view.apps {
+    let checks = view
+        .apps
+        .iter()
+        .map(|app| check_app(backend, settings, request, view, unreachable, app));
+    for app_part in futures::future::join_all(checks).await {
+        part.apps.extend(app_part.apps);
+        part.attention.extend(app_part.attention);
+    }
+    part
+}
+
+/// One app's limits and stock; apps are checked concurrently.
+async fn check_app(
+    backend: &Backend,
+    settings: &Settings,
+    request: &StatusRequest,
+    view: &LedgerView,
+    unreachable: &BTreeSet<String>,
+    app: &AppRecord,
+) -> Part {
+    let mut part = Part::default();
+    {
         let route = view.routes.get(&app.app).cloned();
-        let node = route.as_ref().map_or(default.clone(), |r| r.node.clone());
+        let node = route.as_ref().map_or_else(
+            || backend.nodes.default_node().to_string(),
+            |r| r.node.clone(),
+        );
         let mut status = app_limits(app, route, node, settings.dispenser_for(app.app));
         let mut worst = Severity::Ok;
         let who = format!("app {} ({})", app.app, app.name);
@@ -669,7 +700,10 @@ async fn check_apps(
             worst = worst.max(Severity::Unknown);
         } else {
             match read_stock(backend, app, &status).await {
-                Ok(stock) => apply_stock(&mut status, app, &stock, request),
+                Ok(stock) => {
+                    apply_stock(&mut status, app, &stock, request);
+                    apply_runway(&mut status, &view.marks, request.now_ms);
+                }
                 Err(e) => {
                     worst = worst.max(part.flag(
                         AttentionKind::Unreadable,
@@ -825,6 +859,8 @@ fn app_limits(
         min_stock: None,
         avg_stock: None,
         stock: Vec::new(),
+        issue_rate_per_sec: None,
+        runway_secs: None,
         empty_shards: Vec::new(),
         low_shards: Vec::new(),
         critical_shards: Vec::new(),
@@ -893,6 +929,35 @@ fn apply_stock(
     }
     status.min_stock = min;
     status.avg_stock = (!stock.is_empty()).then(|| total as f64 / stock.len() as f64);
+}
+
+/// The stock runway: what each shard issued since its last refill, over the
+/// time since, gives the app's rate; the stock left divided by it, the runway.
+fn apply_runway(
+    status: &mut AppStatus,
+    marks: &std::collections::BTreeMap<Slot, crate::store::RefillMark>,
+    now_ms: i64,
+) {
+    let mut rate: Option<f64> = None;
+    let mut total: u64 = 0;
+    for shard in &status.stock {
+        total = total.saturating_add(shard.stock);
+        let slot = Slot {
+            app: status.app,
+            shard: shard.shard,
+        };
+        let Some(mark) = marks.get(&slot) else {
+            continue;
+        };
+        let elapsed_ms = (now_ms - mark.loaded_at_ms).max(1) as f64;
+        // Stock above the mark was pushed by another path since: no rate from it.
+        let issued = mark.stock_after.saturating_sub(shard.stock) as f64;
+        rate = Some(rate.unwrap_or(0.0) + issued * 1000.0 / elapsed_ms);
+    }
+    status.issue_rate_per_sec = rate;
+    status.runway_secs = rate
+        .filter(|&r| r > 0.0)
+        .map(|r| (total as f64 / r).round() as u64);
 }
 
 async fn check_leases(

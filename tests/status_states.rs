@@ -285,7 +285,45 @@ fn rows_idgen_cannot_serve_are_a_warning_naming_the_collision(env: &TestEnv) {
     assert_eq!(check_code(env), 1);
 }
 
+fn the_stock_runway_follows_the_observed_rate(env: &TestEnv) {
+    env.ok(&[
+        "init-app", "--app", "1", "--name", "orders", "--step", "100",
+    ]);
+    env.ok(&["reload-segments"]);
+    let (_, report) = status(env);
+    // Nothing issued since the refill: no rate to judge by.
+    assert_eq!(report["apps"][0]["runway_secs"], Value::Null);
+    env.ok(&[
+        "next",
+        "--app",
+        "1",
+        "--gate-pass",
+        "polygenelubricants",
+        "-n",
+        "50",
+    ]);
+    let (run, report) = status(env);
+    let app = &report["apps"][0];
+    let rate = app["issue_rate_per_sec"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{run}"));
+    assert!(rate > 0.0, "{run}");
+    let runway = app["runway_secs"].as_u64().unwrap();
+    // 6,350 left at the observed rate.
+    assert_eq!(runway, (6350.0 / rate).round() as u64);
+    // The table shows it as a span of time.
+    let human = env.run(&["status"]);
+    let row = human.stdout.lines().find(|l| l.contains("orders")).unwrap();
+    assert!(
+        [" s ", " min ", " h ", " d ", " y "]
+            .iter()
+            .any(|unit| row.contains(unit)),
+        "{human}"
+    );
+}
+
 crate::on_both_backends!(
+    the_stock_runway_follows_the_observed_rate,
     a_shard_at_its_limit_is_critical_and_called_exhausted,
     a_shard_near_its_limit_is_a_warning,
     every_worker_id_held_is_critical,

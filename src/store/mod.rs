@@ -350,6 +350,9 @@ pub trait Ledger: Send + Sync {
     /// which [`Ledger::apps`] leaves out, for `status` to report.
     async fn foreign_rows(&self) -> Result<Vec<ForeignRow>>;
 
+    /// The last refill of every shard that has had one, for the stock runway `status` shows.
+    async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>>;
+
     /// Takes a segment for one shard in one transaction: reads the shard locked,
     /// asks `plan` how many indexes to take, advances `max_id` and records the
     /// refill mark. The returned indexes are never returned again. A plan of 0

@@ -8,8 +8,8 @@ use super::sql_rows::{
     SHARD_EXTRA_SQL, StoredAppShard, StoredShard, group_apps, route_columns, route_from,
 };
 use super::{
-    AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner, Route, SealedApp,
-    Segment,
+    AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner, RefillMark, Route,
+    SealedApp, Segment, Slot,
 };
 use crate::config::DEFAULT_NODE;
 use crate::error::{Error, Result};
@@ -608,6 +608,27 @@ impl Ledger for MysqlLedger {
             return Ok(Vec::new());
         }
         self.records(None).await
+    }
+
+    async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>> {
+        if !self.ready().await? {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn().await?;
+        let rows: Vec<(u8, u8, i64, u64, u64)> = self
+            .bounded(conn.query("SELECT app_id, shard_id, loaded_at_ms, loaded, stock_after FROM idgen_refill WHERE app_id BETWEEN 0 AND 255 AND shard_id BETWEEN 0 AND 63"))
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(app, shard, loaded_at_ms, loaded, stock_after)| {
+                let mark = RefillMark {
+                    loaded_at_ms,
+                    loaded,
+                    stock_after,
+                };
+                (Slot { app, shard }, mark)
+            })
+            .collect())
     }
 
     async fn foreign_rows(&self) -> Result<Vec<ForeignRow>> {

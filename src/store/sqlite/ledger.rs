@@ -12,8 +12,8 @@ use crate::store::sql_rows::{
     SHARD_EXTRA_SQL, StoredAppShard, StoredShard, group_apps, route_from,
 };
 use crate::store::{
-    AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner, Route, Segment,
-    SegmentPlan, ShardState,
+    AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner, RefillMark, Route,
+    Segment, SegmentPlan, ShardState, Slot,
 };
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
@@ -412,6 +412,26 @@ impl Ledger for SqliteStore {
 
     async fn apps(&self) -> Result<Vec<AppRecord>> {
         self.read(|tx| records(tx, None)).await
+    }
+
+    async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>> {
+        self.read(|tx| {
+            let mut stmt = tx.prepare_cached("SELECT app_id, shard_id, loaded_at_ms, loaded, stock_after FROM idgen_refill WHERE app_id BETWEEN 0 AND 255 AND shard_id BETWEEN 0 AND 63")?;
+            let rows = stmt.query_map([], |r| {
+                let slot = Slot {
+                    app: r.get(0)?,
+                    shard: r.get(1)?,
+                };
+                let mark = RefillMark {
+                    loaded_at_ms: r.get(2)?,
+                    loaded: r.get::<_, i64>(3)?.max(0) as u64,
+                    stock_after: r.get::<_, i64>(4)?.max(0) as u64,
+                };
+                Ok((slot, mark))
+            })?;
+            Ok(rows.collect::<std::result::Result<Vec<_>, _>>()?)
+        })
+        .await
     }
 
     async fn foreign_rows(&self) -> Result<Vec<ForeignRow>> {

@@ -4,7 +4,7 @@
 use crate::dispatch::Context;
 use crate::exit::{Outcome, nagios};
 use crate::layout_args::LayoutArgs;
-use crate::output::TextRows;
+use crate::output::{TextRows, grouped, span};
 use idgen::backend::Backend;
 use idgen::config::check_idle;
 use idgen::layout::format_timestamp;
@@ -336,6 +336,22 @@ fn prometheus(report: &StatusReport) -> String {
         }
     }
 
+    let name = "idgen_app_stock_runway_seconds";
+    let mut family = Family::start(
+        t,
+        name,
+        "How long an app's stock lasts at the rate observed since its shards' last refills.",
+    );
+    for app in &report.apps {
+        if let Some(runway) = app.runway_secs {
+            family.sample(
+                name,
+                &[("app", &app.app.to_string()), ("name", &app.name)],
+                runway as f64,
+            );
+        }
+    }
+
     let name = "idgen_app_limit_used_ratio";
     let mut family = Family::start(
         t,
@@ -471,6 +487,7 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
             "dispenser",
             "min stock",
             "avg stock",
+            "runway",
             "low shards",
             "limit used",
             "state",
@@ -502,8 +519,10 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
                 app.name.clone(),
                 app.node.clone(),
                 app.dispenser.as_str().to_string(),
-                app.min_stock.map_or("-".into(), |s| s.to_string()),
-                app.avg_stock.map_or("-".into(), |s| format!("{s:.1}")),
+                app.min_stock.map_or("-".into(), grouped),
+                app.avg_stock
+                    .map_or("-".into(), |s| grouped(s.round() as u64)),
+                app.runway_secs.map_or("-".into(), span),
                 match (app.min_stock, app.low_shards.len()) {
                     (None, _) => "-".to_string(),
                     (Some(_), low) => format!("{low}/{}", app.shards),
@@ -536,9 +555,9 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
             leases.add_text_row(vec![
                 ns.name.clone(),
                 ns.layout.clone().unwrap_or_else(|| "-".into()),
-                ns.held.len().to_string(),
-                ns.available.to_string(),
-                ns.capacity.to_string(),
+                grouped(ns.held.len() as u64),
+                grouped(ns.available),
+                grouped(ns.capacity),
                 match (&ns.error, ns.problems.len()) {
                     (Some(e), _) => e.clone(),
                     (None, 0) => "none".to_string(),
@@ -558,7 +577,7 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
             layout.layout.clone(),
             layout.exhausted_at.clone().unwrap_or_else(|| "-".into()),
             match layout.state {
-                LayoutState::Ok => format!("ok, {days} days left"),
+                LayoutState::Ok => format!("ok, {} days left", grouped(days.max(0) as u64)),
                 LayoutState::Expiring => format!("EXPIRING in {days} days"),
                 LayoutState::ExpiringSoon => format!("EXPIRING SOON, in {days} days"),
                 LayoutState::Exhausted => "EXHAUSTED".to_string(),
