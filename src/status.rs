@@ -397,8 +397,13 @@ pub async fn gather(
         foreign_rows: Vec::new(),
         attention: Vec::new(),
     };
-    let ((ledger_part, ledger), (mut nodes_part, unreachable)) =
-        tokio::join!(check_ledger(backend), check_nodes(backend));
+    // Everything that may wait on a backend that is down runs at once, so a
+    // report takes about one timeout however many backends are down.
+    let ((ledger_part, ledger), (mut nodes_part, unreachable), leases_part) = tokio::join!(
+        check_ledger(backend),
+        check_nodes(backend),
+        check_leases(backend, request)
+    );
     let embedded = backend.embedded_store().is_some();
     let ledger_state = ledger_part.stores[0].state;
     if embedded && ledger_state != StoreState::Ok {
@@ -412,21 +417,20 @@ pub async fn gather(
     }
     ledger_part.merge_into(&mut report);
     nodes_part.merge_into(&mut report);
-    let leases_readable = !(embedded && ledger_state != StoreState::Ok);
-    let apps = async {
-        match &ledger {
-            Some(view) => check_apps(backend, settings, request, view, &unreachable).await,
-            None => Part::default(),
-        }
+    // Leases live on the default node (or in the store file): when that is
+    // down, it is reported already, and once.
+    let leases_part = if unreachable.contains(backend.nodes.default_node())
+        || (embedded && ledger_state != StoreState::Ok)
+    {
+        Part::default()
+    } else {
+        leases_part
     };
-    let leases = async {
-        if leases_readable {
-            check_leases(backend, request, &unreachable).await
-        } else {
-            Part::default()
-        }
+    // Stock is read only from nodes that answered: no second wait.
+    let apps_part = match &ledger {
+        Some(view) => check_apps(backend, settings, request, view, &unreachable).await,
+        None => Part::default(),
     };
-    let (apps_part, leases_part) = tokio::join!(apps, leases);
     match ledger {
         Some(view) => {
             report.apps_known = true;
@@ -960,16 +964,8 @@ fn apply_runway(
         .map(|r| (total as f64 / r).round() as u64);
 }
 
-async fn check_leases(
-    backend: &Backend,
-    request: &StatusRequest,
-    unreachable: &BTreeSet<String>,
-) -> Part {
+async fn check_leases(backend: &Backend, request: &StatusRequest) -> Part {
     let mut part = Part::default();
-    // Leases live on the default node; its unreachability is reported already.
-    if unreachable.contains(backend.nodes.default_node()) {
-        return part;
-    }
     let read = async {
         let store = backend.lease_store().await?;
         let names = store.namespaces().await?;

@@ -443,3 +443,34 @@ fn a_missing_corrupt_or_read_only_store_is_critical() {
     assert!(human.stdout.contains("UNUSABLE"), "{human}");
     assert!(!human.stdout.contains("| ok"), "{human}");
 }
+
+#[test]
+fn status_takes_about_one_timeout_whatever_is_down() {
+    let env = TestEnv::distributed();
+    env.ok(&[
+        "init-app", "--app", "1", "--name", "orders", "--step", "100",
+    ]);
+    env.ok(&["reload-segments"]);
+    // A port that completes the handshake and then never answers: the worst kind of down.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    write_config(
+        &env,
+        &format!("[redis.nodes]\ncold = \"redis://127.0.0.1:{port}/0\"\n"),
+    );
+    let mysql = format!("mysql://root@127.0.0.1:{port}/idgen");
+    let started = std::time::Instant::now();
+    let run = env.run_with(
+        &["status", "--json", "--timeout", "2s"],
+        &[("IDGEN_MYSQL_URL", &mysql)],
+    );
+    let took = started.elapsed();
+    let report: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run}"));
+    assert_eq!(report["severity"], "critical", "{run}");
+    assert_eq!(report["stores"][0]["reachable"], false);
+    assert!(
+        took < std::time::Duration::from_millis(3900),
+        "status took {took:?}, more than one 2s timeout: {run}"
+    );
+    drop(silent);
+}
