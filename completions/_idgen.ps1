@@ -44,6 +44,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('inspect-freelist', 'inspect-freelist', [CompletionResultType]::ParameterValue, 'Show worker-ID lease state and inconsistencies of a namespace; repair them')
             [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Unpack the fields of IDs in any supported layout')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the deployment''s health; exits 8 when something needs attention')
+            [CompletionResult]::new('app', 'app', [CompletionResultType]::ParameterValue, 'List, show and change apps (max_limit_id, step, name) without SQL')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -227,7 +228,10 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;status' {
-            [CompletionResult]::new('--idle', '--idle', [CompletionResultType]::ParameterName, 'Call a shard low when its stock is at or below idle x its step [default: 0.2, or the config file''s]')
+            [CompletionResult]::new('--idle', '--idle', [CompletionResultType]::ParameterName, 'Warn when a shard''s stock is at or below RATIO x its step')
+            [CompletionResult]::new('--warn-stock', '--warn-stock', [CompletionResultType]::ParameterName, 'Warn when a shard''s stock is at or below RATIO x its step')
+            [CompletionResult]::new('--crit-stock', '--crit-stock', [CompletionResultType]::ParameterName, 'Critical when a shard''s stock is at or below RATIO x its step [default: only a shard that is empty and cannot be refilled]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
@@ -237,13 +241,119 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
             [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the report as JSON')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Nagios/Icinga plugin mode: one summary line with perfdata; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the report as JSON (same as --format json)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'idgen;app' {
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
+            [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--mysql-password-file', '--mysql-password-file', [CompletionResultType]::ParameterName, 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List every app: name, step, max_limit_id, shards')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one app: its step bounds, limit and every shard''s issued index')
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Change an app: raise max_limit_id, change the step and its bounds, rename')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'idgen;app;list' {
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
+            [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--mysql-password-file', '--mysql-password-file', [CompletionResultType]::ParameterName, 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the apps as JSON')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'idgen;app;show' {
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
+            [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--mysql-password-file', '--mysql-password-file', [CompletionResultType]::ParameterName, 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the app as JSON')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'idgen;app;set' {
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'New name (asks first; at most 128 characters)')
+            [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'New step: indexes per refill when there is no consumption history')
+            [CompletionResult]::new('--min-step', '--min-step', [CompletionResultType]::ParameterName, 'New smallest step the consumption-based sizing may choose')
+            [CompletionResult]::new('--max-step', '--max-step', [CompletionResultType]::ParameterName, 'New largest step the consumption-based sizing may choose')
+            [CompletionResult]::new('--max-limit-id', '--max-limit-id', [CompletionResultType]::ParameterName, 'New max_limit_id: only ever raised (0: no limit)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
+            [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
+            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
+            [CompletionResult]::new('--mysql-password-file', '--mysql-password-file', [CompletionResultType]::ParameterName, 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: XDG data dir]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
+            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'How Redis holds ready indexes: queue (the Java service''s lists) or range')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask before a rename')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask before a rename')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the changed app as JSON')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'idgen;app;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List every app: name, step, max_limit_id, shards')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one app: its step bounds, limit and every shard''s issued index')
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Change an app: raise max_limit_id, change the step and its bounds, rename')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'idgen;app;help;list' {
+            break
+        }
+        'idgen;app;help;show' {
+            break
+        }
+        'idgen;app;help;set' {
+            break
+        }
+        'idgen;app;help;help' {
             break
         }
         'idgen;completions' {
@@ -273,6 +383,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('inspect-freelist', 'inspect-freelist', [CompletionResultType]::ParameterValue, 'Show worker-ID lease state and inconsistencies of a namespace; repair them')
             [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Unpack the fields of IDs in any supported layout')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show the deployment''s health; exits 8 when something needs attention')
+            [CompletionResult]::new('app', 'app', [CompletionResultType]::ParameterValue, 'List, show and change apps (max_limit_id, step, name) without SQL')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -299,6 +410,21 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;help;status' {
+            break
+        }
+        'idgen;help;app' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List every app: name, step, max_limit_id, shards')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one app: its step bounds, limit and every shard''s issued index')
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Change an app: raise max_limit_id, change the step and its bounds, rename')
+            break
+        }
+        'idgen;help;app;list' {
+            break
+        }
+        'idgen;help;app;show' {
+            break
+        }
+        'idgen;help;app;set' {
             break
         }
         'idgen;help;completions' {

@@ -16,6 +16,9 @@ _idgen() {
             ",$1")
                 cmd="idgen"
                 ;;
+            idgen,app)
+                cmd="idgen__subcmd__app"
+                ;;
             idgen,completions)
                 cmd="idgen__subcmd__completions"
                 ;;
@@ -45,6 +48,33 @@ _idgen() {
                 ;;
             idgen,status)
                 cmd="idgen__subcmd__status"
+                ;;
+            idgen__subcmd__app,help)
+                cmd="idgen__subcmd__app__subcmd__help"
+                ;;
+            idgen__subcmd__app,list)
+                cmd="idgen__subcmd__app__subcmd__list"
+                ;;
+            idgen__subcmd__app,set)
+                cmd="idgen__subcmd__app__subcmd__set"
+                ;;
+            idgen__subcmd__app,show)
+                cmd="idgen__subcmd__app__subcmd__show"
+                ;;
+            idgen__subcmd__app__subcmd__help,help)
+                cmd="idgen__subcmd__app__subcmd__help__subcmd__help"
+                ;;
+            idgen__subcmd__app__subcmd__help,list)
+                cmd="idgen__subcmd__app__subcmd__help__subcmd__list"
+                ;;
+            idgen__subcmd__app__subcmd__help,set)
+                cmd="idgen__subcmd__app__subcmd__help__subcmd__set"
+                ;;
+            idgen__subcmd__app__subcmd__help,show)
+                cmd="idgen__subcmd__app__subcmd__help__subcmd__show"
+                ;;
+            idgen__subcmd__help,app)
+                cmd="idgen__subcmd__help__subcmd__app"
                 ;;
             idgen__subcmd__help,completions)
                 cmd="idgen__subcmd__help__subcmd__completions"
@@ -76,6 +106,15 @@ _idgen() {
             idgen__subcmd__help,status)
                 cmd="idgen__subcmd__help__subcmd__status"
                 ;;
+            idgen__subcmd__help__subcmd__app,list)
+                cmd="idgen__subcmd__help__subcmd__app__subcmd__list"
+                ;;
+            idgen__subcmd__help__subcmd__app,set)
+                cmd="idgen__subcmd__help__subcmd__app__subcmd__set"
+                ;;
+            idgen__subcmd__help__subcmd__app,show)
+                cmd="idgen__subcmd__help__subcmd__app__subcmd__show"
+                ;;
             *)
                 ;;
         esac
@@ -83,8 +122,298 @@ _idgen() {
 
     case "${cmd}" in
         idgen)
-            opts="-v -h -V --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version init-app next reload-segments migrate lease inspect-freelist decode status completions help"
+            opts="-v -h -V --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version init-app next reload-segments migrate lease inspect-freelist decode status app completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dispenser)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__app)
+            opts="-v -h -V --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version list show set help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dispenser)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__app__subcmd__help)
+            opts="list show set help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__app__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__app__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__app__subcmd__help__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__app__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__app__subcmd__list)
+            opts="-v -h -V --json --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dispenser)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__app__subcmd__set)
+            opts="-y -v -h -V --name --step --min-step --max-step --max-limit-id --yes --json --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --step)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-step)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-step)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-limit-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dispenser)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__app__subcmd__show)
+            opts="-v -h -V --json --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -257,8 +586,64 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__help)
-            opts="init-app next reload-segments migrate lease inspect-freelist decode status completions help"
+            opts="init-app next reload-segments migrate lease inspect-freelist decode status app completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__help__subcmd__app)
+            opts="list show set"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__help__subcmd__app__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__help__subcmd__app__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__help__subcmd__app__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -835,7 +1220,7 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__status)
-            opts="-v -h -V --idle --json --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version"
+            opts="-v -h -V --warn-stock --idle --crit-stock --check --json --format --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -843,6 +1228,18 @@ _idgen() {
             case "${prev}" in
                 --idle)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warn-stock)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --crit-stock)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json prometheus" -- "${cur}"))
                     return 0
                     ;;
                 --redis)

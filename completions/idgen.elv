@@ -41,6 +41,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand inspect-freelist 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
             cand decode 'Unpack the fields of IDs in any supported layout'
             cand status 'Show the deployment''s health; exits 8 when something needs attention'
+            cand app 'List, show and change apps (max_limit_id, step, name) without SQL'
             cand completions 'Print a shell completion script to stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -216,7 +217,10 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --version 'Print version'
         }
         &'idgen;status'= {
-            cand --idle 'Call a shard low when its stock is at or below idle x its step [default: 0.2, or the config file''s]'
+            cand --idle 'Warn when a shard''s stock is at or below RATIO x its step'
+            cand --warn-stock 'Warn when a shard''s stock is at or below RATIO x its step'
+            cand --crit-stock 'Critical when a shard''s stock is at or below RATIO x its step [default: only a shard that is empty and cannot be refilled]'
+            cand --format 'Output format'
             cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
@@ -226,13 +230,110 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
             cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
             cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
-            cand --json 'Print the report as JSON'
+            cand --check 'Nagios/Icinga plugin mode: one summary line with perfdata; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN'
+            cand --json 'Print the report as JSON (same as --format json)'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'idgen;app'= {
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
+            cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --mysql-password-file 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
             cand -v 'Explain what the command is doing, on stderr'
             cand --verbose 'Explain what the command is doing, on stderr'
             cand -h 'Print help'
             cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
+            cand list 'List every app: name, step, max_limit_id, shards'
+            cand show 'Show one app: its step bounds, limit and every shard''s issued index'
+            cand set 'Change an app: raise max_limit_id, change the step and its bounds, rename'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'idgen;app;list'= {
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
+            cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --mysql-password-file 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand --json 'Print the apps as JSON'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'idgen;app;show'= {
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
+            cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --mysql-password-file 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand --json 'Print the app as JSON'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'idgen;app;set'= {
+            cand --name 'New name (asks first; at most 128 characters)'
+            cand --step 'New step: indexes per refill when there is no consumption history'
+            cand --min-step 'New smallest step the consumption-based sizing may choose'
+            cand --max-step 'New largest step the consumption-based sizing may choose'
+            cand --max-limit-id 'New max_limit_id: only ever raised (0: no limit)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
+            cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --mysql-password-file 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand -y 'Do not ask before a rename'
+            cand --yes 'Do not ask before a rename'
+            cand --json 'Print the changed app as JSON'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'idgen;app;help'= {
+            cand list 'List every app: name, step, max_limit_id, shards'
+            cand show 'Show one app: its step bounds, limit and every shard''s issued index'
+            cand set 'Change an app: raise max_limit_id, change the step and its bounds, rename'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'idgen;app;help;list'= {
+        }
+        &'idgen;app;help;show'= {
+        }
+        &'idgen;app;help;set'= {
+        }
+        &'idgen;app;help;help'= {
         }
         &'idgen;completions'= {
             cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
@@ -260,6 +361,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand inspect-freelist 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
             cand decode 'Unpack the fields of IDs in any supported layout'
             cand status 'Show the deployment''s health; exits 8 when something needs attention'
+            cand app 'List, show and change apps (max_limit_id, step, name) without SQL'
             cand completions 'Print a shell completion script to stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -278,6 +380,17 @@ set edit:completion:arg-completer[idgen] = {|@words|
         &'idgen;help;decode'= {
         }
         &'idgen;help;status'= {
+        }
+        &'idgen;help;app'= {
+            cand list 'List every app: name, step, max_limit_id, shards'
+            cand show 'Show one app: its step bounds, limit and every shard''s issued index'
+            cand set 'Change an app: raise max_limit_id, change the step and its bounds, rename'
+        }
+        &'idgen;help;app;list'= {
+        }
+        &'idgen;help;app;show'= {
+        }
+        &'idgen;help;app;set'= {
         }
         &'idgen;help;completions'= {
         }

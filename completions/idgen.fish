@@ -44,6 +44,7 @@ complete -c idgen -n "__fish_idgen_needs_command" -f -a "lease" -d 'Hold a worke
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "inspect-freelist" -d 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "status" -d 'Show the deployment\'s health; exits 8 when something needs attention'
+complete -c idgen -n "__fish_idgen_needs_command" -f -a "app" -d 'List, show and change apps (max_limit_id, step, name) without SQL'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l app -d 'App ID, 0..=255 (the low 8 bits of every ID)' -r
@@ -210,7 +211,11 @@ complete -c idgen -n "__fish_idgen_using_subcommand decode" -l guess -d 'List th
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand status" -l idle -d 'Call a shard low when its stock is at or below idle x its step [default: 0.2, or the config file\'s]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l idle -l warn-stock -d 'Warn when a shard\'s stock is at or below RATIO x its step' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l crit-stock -d 'Critical when a shard\'s stock is at or below RATIO x its step [default: only a shard that is empty and cannot be refilled]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l format -d 'Output format' -r -f -a "text\t'Tables for people'
+json\t'The whole report, every finding with its severity'
+prometheus\t'Prometheus text exposition, for node_exporter\'s textfile collector'"
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
@@ -220,10 +225,76 @@ complete -c idgen -n "__fish_idgen_using_subcommand status" -l store -d 'The emb
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
-complete -c idgen -n "__fish_idgen_using_subcommand status" -l json -d 'Print the report as JSON'
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l check -d 'Nagios/Icinga plugin mode: one summary line with perfdata; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN'
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l json -d 'Print the report as JSON (same as --format json)'
 complete -c idgen -n "__fish_idgen_using_subcommand status" -s v -l verbose -d 'Explain what the command is doing, on stderr'
-complete -c idgen -n "__fish_idgen_using_subcommand status" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c idgen -n "__fish_idgen_using_subcommand status" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -f -a "list" -d 'List every app: name, step, max_limit_id, shards'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -f -a "show" -d 'Show one app: its step bounds, limit and every shard\'s issued index'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -f -a "set" -d 'Change an app: raise max_limit_id, change the step and its bounds, rename'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l json -d 'Print the apps as JSON'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l json -d 'Print the app as JSON'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l name -d 'New name (asks first; at most 128 characters)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l step -d 'New step: indexes per refill when there is no consumption history' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l min-step -d 'New smallest step the consumption-based sizing may choose' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l max-step -d 'New largest step the consumption-based sizing may choose' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l max-limit-id -d 'New max_limit_id: only ever raised (0: no limit)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s y -l yes -d 'Do not ask before a rename'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l json -d 'Print the changed app as JSON'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from help" -f -a "list" -d 'List every app: name, step, max_limit_id, shards'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one app: its step bounds, limit and every shard\'s issued index'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from help" -f -a "set" -d 'Change an app: raise max_limit_id, change the step and its bounds, rename'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
@@ -236,13 +307,17 @@ complete -c idgen -n "__fish_idgen_using_subcommand completions" -l timeout -d '
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "init-app" -d 'Create the schema if missing and seed an app\'s 64 shards (idempotent)'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "next" -d 'Issue segment IDs for an app'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "reload-segments" -d 'Top up every shard whose stock is at or below the threshold (for cron)'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "migrate" -d 'Move an app\'s stock to another Redis node without repeats'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "lease" -d 'Hold a worker ID leased from the namespace and issue snowflake IDs'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "inspect-freelist" -d 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "status" -d 'Show the deployment\'s health; exits 8 when something needs attention'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status app completions help" -f -a "init-app" -d 'Create the schema if missing and seed an app\'s 64 shards (idempotent)'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status app completions help" -f -a "next" -d 'Issue segment IDs for an app'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status app completions help" -f -a "reload-segments" -d 'Top up every shard whose stock is at or below the threshold (for cron)'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status app completions help" -f -a "migrate" -d 'Move an app\'s stock to another Redis node without repeats'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status app completions help" -f -a "lease" -d 'Hold a worker ID leased from the namespace and issue snowflake IDs'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status app completions help" -f -a "inspect-freelist" -d 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status app completions help" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status app completions help" -f -a "status" -d 'Show the deployment\'s health; exits 8 when something needs attention'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status app completions help" -f -a "app" -d 'List, show and change apps (max_limit_id, step, name) without SQL'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status app completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status app completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and __fish_seen_subcommand_from app" -f -a "list" -d 'List every app: name, step, max_limit_id, shards'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and __fish_seen_subcommand_from app" -f -a "show" -d 'Show one app: its step bounds, limit and every shard\'s issued index'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and __fish_seen_subcommand_from app" -f -a "set" -d 'Change an app: raise max_limit_id, change the step and its bounds, rename'

@@ -34,7 +34,8 @@ fn now_s() -> u64 {
 }
 
 /// Shard 0 of app 9 may issue indexes 1..=3; the gate pass lands on shard 0.
-fn exhaust_shard_0_of_app_9(env: &TestEnv) {
+/// Returns the `next` that now refuses.
+pub fn exhaust_shard_0_of_app_9(env: &TestEnv) -> [&'static str; 5] {
     let limit = (3u64 << 14 | 9).to_string();
     env.ok(&[
         "init-app",
@@ -52,6 +53,7 @@ fn exhaust_shard_0_of_app_9(env: &TestEnv) {
         env.ok(&next);
     }
     assert_eq!(env.run(&next).code(), 4, "next must refuse now");
+    next
 }
 
 fn a_shard_at_its_limit_is_critical_and_called_exhausted(env: &TestEnv) {

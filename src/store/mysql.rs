@@ -8,8 +8,8 @@ use super::sql_rows::{
     SHARD_EXTRA_SQL, StoredAppShard, StoredShard, group_apps, route_columns, route_from,
 };
 use super::{
-    AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner, RefillMark, Route,
-    SealedApp, Segment, Slot,
+    AppChange, AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner,
+    RefillMark, Route, SealedApp, Segment, Slot,
 };
 use crate::config::DEFAULT_NODE;
 use crate::error::{Error, Result};
@@ -608,6 +608,52 @@ impl Ledger for MysqlLedger {
             return Ok(Vec::new());
         }
         self.records(None).await
+    }
+
+    async fn update_app(&self, app: u8, change: &AppChange) -> Result<AppRecord> {
+        self.ensure_schema().await?;
+        let mut conn = self.conn().await?;
+        let mut tx = self
+            .bounded(conn.start_transaction(mysql_async::TxOpts::default()))
+            .await?;
+        // The row locks a refill takes: no segment is taken while the change is checked and made.
+        let locked: Vec<u8> = self
+            .bounded(tx.exec(
+                "SELECT shard_id FROM id_alloc WHERE app_id = ? AND shard_id BETWEEN 0 AND 63 FOR UPDATE",
+                (app,),
+            ))
+            .await?;
+        if locked.is_empty() {
+            return Err(Error::UnknownApp { app });
+        }
+        let record = self
+            .records(Some(app))
+            .await?
+            .pop()
+            .ok_or(Error::UnknownApp { app })?;
+        let spec = change.apply_to(&record)?;
+        self.bounded(tx.exec_drop(
+            "UPDATE id_alloc SET app_name = ?, step = ?, max_limit_id = ? WHERE app_id = ?",
+            (&spec.name, spec.step, spec.max_limit_id, app),
+        ))
+        .await?;
+        self.bounded(tx.exec_drop(
+            "INSERT INTO idgen_app (app_id, min_step, max_step, target_secs) VALUES (?, ?, ?, ?)
+             ON DUPLICATE KEY UPDATE min_step = VALUES(min_step), max_step = VALUES(max_step)",
+            (
+                app,
+                spec.policy.min_step,
+                spec.policy.max_step,
+                spec.policy.target.as_secs(),
+            ),
+        ))
+        .await?;
+        self.bounded(tx.commit()).await?;
+        drop(conn);
+        self.records(Some(app))
+            .await?
+            .pop()
+            .ok_or(Error::UnknownApp { app })
     }
 
     async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>> {

@@ -161,6 +161,8 @@ pub enum Command {
     Decode(dispatch::decode::DecodeArgs),
     /// Show the deployment's health; exits 8 when something needs attention
     Status(dispatch::status::StatusArgs),
+    /// List, show and change apps (max_limit_id, step, name) without SQL
+    App(dispatch::app::AppArgs),
     /// Print a shell completion script to stdout
     Completions(dispatch::completions::CompletionsArgs),
 }

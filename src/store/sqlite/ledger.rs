@@ -12,8 +12,8 @@ use crate::store::sql_rows::{
     SHARD_EXTRA_SQL, StoredAppShard, StoredShard, group_apps, route_from,
 };
 use crate::store::{
-    AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner, RefillMark, Route,
-    Segment, SegmentPlan, ShardState, Slot,
+    AppChange, AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner,
+    RefillMark, Route, Segment, SegmentPlan, ShardState, Slot,
 };
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
@@ -412,6 +412,40 @@ impl Ledger for SqliteStore {
 
     async fn apps(&self) -> Result<Vec<AppRecord>> {
         self.read(|tx| records(tx, None)).await
+    }
+
+    async fn update_app(&self, app: u8, change: &AppChange) -> Result<AppRecord> {
+        let change = change.clone();
+        // BEGIN IMMEDIATE: the write lock every refill takes.
+        self.write(move |tx| {
+            let record = records(tx, Some(app))?
+                .pop()
+                .ok_or(DbError::Idgen(Error::UnknownApp { app }))?;
+            let spec = change.apply_to(&record).map_err(DbError::Idgen)?;
+            tx.prepare_cached(
+                "UPDATE id_alloc SET app_name = ?1, step = ?2, max_limit_id = ?3 WHERE app_id = ?4",
+            )?
+            .execute(params![
+                spec.name,
+                sql_u64(spec.step),
+                sql_u64(spec.max_limit_id),
+                app
+            ])?;
+            tx.prepare_cached(
+                "INSERT INTO idgen_app (app_id, min_step, max_step, target_secs) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (app_id) DO UPDATE SET min_step = excluded.min_step, max_step = excluded.max_step",
+            )?
+            .execute(params![
+                app,
+                sql_u64(spec.policy.min_step),
+                sql_u64(spec.policy.max_step),
+                sql_u64(spec.policy.target.as_secs())
+            ])?;
+            records(tx, Some(app))?
+                .pop()
+                .ok_or(DbError::Idgen(Error::UnknownApp { app }))
+        })
+        .await
     }
 
     async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>> {

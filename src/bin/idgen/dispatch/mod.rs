@@ -1,5 +1,6 @@
 //! One module per subcommand: each parses its own arguments, calls the core and renders.
 
+pub mod app;
 pub mod completions;
 pub mod decode;
 pub mod init_app;
@@ -50,6 +51,7 @@ pub async fn run(
         Command::InspectFreelist(args) => inspect_freelist::run(args, &ctx).await,
         Command::Decode(args) => decode::run(args, &ctx).await,
         Command::Status(args) => status::run(args, &ctx).await,
+        Command::App(args) => app::run(args, &ctx).await,
         Command::Completions(args) => completions::run(args, &ctx),
     }?;
     if ctx.interrupt.raised() {
