@@ -40,6 +40,9 @@ _idgen() {
             idgen,migrate)
                 cmd="idgen__subcmd__migrate"
                 ;;
+            idgen,namespace)
+                cmd="idgen__subcmd__namespace"
+                ;;
             idgen,next)
                 cmd="idgen__subcmd__next"
                 ;;
@@ -97,6 +100,9 @@ _idgen() {
             idgen__subcmd__help,migrate)
                 cmd="idgen__subcmd__help__subcmd__migrate"
                 ;;
+            idgen__subcmd__help,namespace)
+                cmd="idgen__subcmd__help__subcmd__namespace"
+                ;;
             idgen__subcmd__help,next)
                 cmd="idgen__subcmd__help__subcmd__next"
                 ;;
@@ -115,6 +121,30 @@ _idgen() {
             idgen__subcmd__help__subcmd__app,show)
                 cmd="idgen__subcmd__help__subcmd__app__subcmd__show"
                 ;;
+            idgen__subcmd__help__subcmd__namespace,list)
+                cmd="idgen__subcmd__help__subcmd__namespace__subcmd__list"
+                ;;
+            idgen__subcmd__help__subcmd__namespace,show)
+                cmd="idgen__subcmd__help__subcmd__namespace__subcmd__show"
+                ;;
+            idgen__subcmd__namespace,help)
+                cmd="idgen__subcmd__namespace__subcmd__help"
+                ;;
+            idgen__subcmd__namespace,list)
+                cmd="idgen__subcmd__namespace__subcmd__list"
+                ;;
+            idgen__subcmd__namespace,show)
+                cmd="idgen__subcmd__namespace__subcmd__show"
+                ;;
+            idgen__subcmd__namespace__subcmd__help,help)
+                cmd="idgen__subcmd__namespace__subcmd__help__subcmd__help"
+                ;;
+            idgen__subcmd__namespace__subcmd__help,list)
+                cmd="idgen__subcmd__namespace__subcmd__help__subcmd__list"
+                ;;
+            idgen__subcmd__namespace__subcmd__help,show)
+                cmd="idgen__subcmd__namespace__subcmd__help__subcmd__show"
+                ;;
             *)
                 ;;
         esac
@@ -122,7 +152,7 @@ _idgen() {
 
     case "${cmd}" in
         idgen)
-            opts="-v -h -V --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version init-app next reload-segments migrate lease inspect-freelist decode status app completions help"
+            opts="-v -h -V --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version init-app next reload-segments migrate lease inspect-freelist decode status app namespace completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -586,7 +616,7 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__help)
-            opts="init-app next reload-segments migrate lease inspect-freelist decode status app completions help"
+            opts="init-app next reload-segments migrate lease inspect-freelist decode status app namespace completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -742,6 +772,48 @@ _idgen() {
         idgen__subcmd__help__subcmd__migrate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__help__subcmd__namespace)
+            opts="list show"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__help__subcmd__namespace__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__help__subcmd__namespace__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1048,6 +1120,212 @@ _idgen() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dispenser)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__namespace)
+            opts="-v -h -V --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version list show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dispenser)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__namespace__subcmd__help)
+            opts="list show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__namespace__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__namespace__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__namespace__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__namespace__subcmd__list)
+            opts="-v -h -V --json --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dispenser)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__namespace__subcmd__show)
+            opts="-v -h -V --json --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --redis)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -402,7 +402,7 @@ pub async fn gather(
     let ((ledger_part, ledger), (mut nodes_part, unreachable), leases_part) = tokio::join!(
         check_ledger(backend),
         check_nodes(backend),
-        check_leases(backend, request)
+        check_leases(backend, request.now_ms, request.lease_ttl_ms)
     );
     let embedded = backend.embedded_store().is_some();
     let ledger_state = ledger_part.stores[0].state;
@@ -964,7 +964,17 @@ fn apply_runway(
         .map(|r| (total as f64 / r).round() as u64);
 }
 
-async fn check_leases(backend: &Backend, request: &StatusRequest) -> Part {
+/// Every worker-ID namespace with its findings, for `idgen namespace`.
+pub async fn namespaces(
+    backend: &Backend,
+    now_ms: i64,
+    lease_ttl_ms: i64,
+) -> (Vec<NamespaceStatus>, Vec<Attention>) {
+    let part = check_leases(backend, now_ms, lease_ttl_ms).await;
+    (part.namespaces, part.attention)
+}
+
+async fn check_leases(backend: &Backend, now_ms: i64, lease_ttl_ms: i64) -> Part {
     let mut part = Part::default();
     let read = async {
         let store = backend.lease_store().await?;
@@ -1012,8 +1022,7 @@ async fn check_leases(backend: &Backend, request: &StatusRequest) -> Part {
                         status.layout = Some(layout.name().to_string());
                         status.epoch_ms = layout.epoch_ms();
                         status.assigner = Some(assigner);
-                        let layout =
-                            layout_status(&format!("namespace {name}"), &layout, request.now_ms);
+                        let layout = layout_status(&format!("namespace {name}"), &layout, now_ms);
                         if matches!(
                             layout.state,
                             LayoutState::NotStarted
@@ -1076,7 +1085,7 @@ async fn check_leases(backend: &Backend, request: &StatusRequest) -> Part {
                 fences
                     .iter()
                     .find(|(w, _)| w == worker)
-                    .is_some_and(|(_, fence)| request.now_ms - fence > request.lease_ttl_ms)
+                    .is_some_and(|(_, fence)| now_ms - fence > lease_ttl_ms)
             });
             let stale = stale.count();
             let severity = if stale > 0 {

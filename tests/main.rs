@@ -11,6 +11,7 @@ mod inspect;
 mod layouts;
 mod lease;
 mod migrate;
+mod namespace;
 mod rollback;
 mod secrets;
 mod segments;

@@ -163,6 +163,8 @@ pub enum Command {
     Status(dispatch::status::StatusArgs),
     /// List, show and change apps (max_limit_id, step, name) without SQL
     App(dispatch::app::AppArgs),
+    /// List and show worker-ID namespaces: layout, epoch, who holds which worker ID
+    Namespace(dispatch::namespace::NamespaceArgs),
     /// Print a shell completion script to stdout
     Completions(dispatch::completions::CompletionsArgs),
 }

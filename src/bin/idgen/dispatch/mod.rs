@@ -7,6 +7,7 @@ pub mod init_app;
 pub mod inspect_freelist;
 pub mod lease;
 pub mod migrate;
+pub mod namespace;
 pub mod next;
 pub mod reload_segments;
 pub mod status;
@@ -52,6 +53,7 @@ pub async fn run(
         Command::Decode(args) => decode::run(args, &ctx).await,
         Command::Status(args) => status::run(args, &ctx).await,
         Command::App(args) => app::run(args, &ctx).await,
+        Command::Namespace(args) => namespace::run(args, &ctx).await,
         Command::Completions(args) => completions::run(args, &ctx),
     }?;
     if ctx.interrupt.raised() {

@@ -1,0 +1,138 @@
+//! `idgen namespace list|show`: worker-ID namespaces without reading Redis or SQL.
+
+use crate::dispatch::Context;
+use crate::exit::Outcome;
+use crate::output::{TextRows, grouped, span};
+use idgen::backend::Backend;
+use idgen::layout::format_timestamp;
+use idgen::status::{NamespaceStatus, Severity, namespaces};
+
+#[derive(Debug, clap::Args)]
+pub struct NamespaceArgs {
+    #[command(subcommand)]
+    pub command: NamespaceCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum NamespaceCommand {
+    /// List every namespace: layout, worker IDs held and free
+    List(NamespaceListArgs),
+    /// Show one namespace: its layout and epoch, and who holds which worker ID
+    Show(NamespaceShowArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct NamespaceListArgs {
+    /// Print the namespaces as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct NamespaceShowArgs {
+    /// The namespace
+    #[arg(value_name = "NS")]
+    pub namespace: String,
+
+    /// Print the namespace as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub async fn run(args: NamespaceArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let backend = Backend::open_existing(&ctx.settings)?;
+    ctx.out.info(&format!("backend: {}", backend.describe()));
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    // Read first: an unreachable store is an error here, not a finding.
+    backend.lease_store().await?.namespaces().await?;
+    let (found, findings) =
+        namespaces(&backend, now_ms, ctx.settings.lease_ttl.as_millis() as i64).await;
+    match args.command {
+        NamespaceCommand::List(args) => {
+            if args.json {
+                ctx.out.print_json(&found)?;
+            } else if found.is_empty() {
+                ctx.out
+                    .print_line("no namespaces; `idgen lease` creates one on first use")?;
+            } else {
+                print_list(ctx, &found)?;
+            }
+        }
+        NamespaceCommand::Show(args) => {
+            let ns = found
+                .iter()
+                .find(|ns| ns.name == args.namespace)
+                .ok_or_else(|| idgen::Error::UnknownNamespace {
+                    namespace: args.namespace.clone(),
+                })?;
+            if args.json {
+                ctx.out.print_json(ns)?;
+            } else {
+                print_list(ctx, std::slice::from_ref(ns))?;
+                print_held(ctx, ns, now_ms)?;
+                let prefix = format!("namespace {:?}", ns.name);
+                for finding in findings.iter().filter(|f| f.message.starts_with(&prefix)) {
+                    ctx.out.print_line(&format!(
+                        "{}: {}",
+                        finding.severity.as_str(),
+                        finding.message
+                    ))?;
+                }
+            }
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+fn print_list(ctx: &Context<'_>, found: &[NamespaceStatus]) -> anyhow::Result<()> {
+    let mut table = ctx.out.table();
+    table.set_header(vec![
+        "namespace",
+        "layout",
+        "epoch",
+        "held",
+        "free",
+        "capacity",
+        "state",
+    ]);
+    for ns in found {
+        table.add_text_row(vec![
+            ns.name.clone(),
+            ns.layout.clone().unwrap_or_else(|| "-".into()),
+            ns.epoch_ms.map_or("-".into(), format_timestamp),
+            grouped(ns.held.len() as u64),
+            grouped(ns.available),
+            grouped(ns.capacity),
+            match (&ns.error, ns.severity) {
+                (Some(e), _) => e.clone(),
+                (None, Severity::Ok) => "ok".into(),
+                (None, severity) => severity.as_str().to_uppercase(),
+            },
+        ]);
+    }
+    ctx.out.print_table(&table)?;
+    Ok(())
+}
+
+fn print_held(ctx: &Context<'_>, ns: &NamespaceStatus, now_ms: i64) -> anyhow::Result<()> {
+    if ns.held.is_empty() {
+        return Ok(ctx.out.print_line("no worker ID is held")?);
+    }
+    let mut table = ctx.out.table();
+    table.set_header(vec!["worker", "holder", "lease left", "fenced until"]);
+    for held in &ns.held {
+        table.add_text_row(vec![
+            held.worker.to_string(),
+            held.holder.clone(),
+            held.ttl_ms.map_or("no expiry".into(), |ms| span(ms / 1000)),
+            held.last_unix_ms.map_or("-".into(), |ms| {
+                let left = (ms - now_ms).max(0) as u64 / 1000;
+                format!("{} (in {})", format_timestamp(ms), span(left))
+            }),
+        ]);
+    }
+    ctx.out.print_table(&table)?;
+    Ok(())
+}
