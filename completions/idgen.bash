@@ -22,6 +22,9 @@ _idgen() {
             idgen,completions)
                 cmd="idgen__subcmd__completions"
                 ;;
+            idgen,config)
+                cmd="idgen__subcmd__config"
+                ;;
             idgen,decode)
                 cmd="idgen__subcmd__decode"
                 ;;
@@ -81,6 +84,9 @@ _idgen() {
                 ;;
             idgen__subcmd__help,completions)
                 cmd="idgen__subcmd__help__subcmd__completions"
+                ;;
+            idgen__subcmd__help,config)
+                cmd="idgen__subcmd__help__subcmd__config"
                 ;;
             idgen__subcmd__help,decode)
                 cmd="idgen__subcmd__help__subcmd__decode"
@@ -152,7 +158,7 @@ _idgen() {
 
     case "${cmd}" in
         idgen)
-            opts="-v -h -V --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version init-app next reload-segments migrate lease inspect-freelist decode status app namespace completions help"
+            opts="-v -h -V --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version init-app next reload-segments migrate lease inspect-freelist decode status app namespace config completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -541,6 +547,56 @@ _idgen() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        idgen__subcmd__config)
+            opts="-v -h -V --json --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dispenser)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         idgen__subcmd__decode)
             opts="-v -h -V --json --guess --between --layout --epoch --bits --unit --fix --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -616,7 +672,7 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__help)
-            opts="init-app next reload-segments migrate lease inspect-freelist decode status app namespace completions help"
+            opts="init-app next reload-segments migrate lease inspect-freelist decode status app namespace config completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -686,6 +742,20 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__help__subcmd__config)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

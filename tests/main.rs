@@ -3,6 +3,7 @@
 mod app;
 mod completions;
 mod config;
+mod config_command;
 mod decode;
 mod embedded;
 mod ergonomics;

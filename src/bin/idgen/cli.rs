@@ -165,6 +165,8 @@ pub enum Command {
     App(dispatch::app::AppArgs),
     /// List and show worker-ID namespaces: layout, epoch, who holds which worker ID
     Namespace(dispatch::namespace::NamespaceArgs),
+    /// Print the effective settings and where each came from (flag, variable, file:line, default), redacted
+    Config(dispatch::config::ConfigArgs),
     /// Print a shell completion script to stdout
     Completions(dispatch::completions::CompletionsArgs),
 }

@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod completions;
+pub mod config;
 pub mod decode;
 pub mod init_app;
 pub mod inspect_freelist;
@@ -54,6 +55,7 @@ pub async fn run(
         Command::Status(args) => status::run(args, &ctx).await,
         Command::App(args) => app::run(args, &ctx).await,
         Command::Namespace(args) => namespace::run(args, &ctx).await,
+        Command::Config(args) => config::run(args, &ctx),
         Command::Completions(args) => completions::run(args, &ctx),
     }?;
     if ctx.interrupt.raised() {
