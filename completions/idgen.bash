@@ -40,6 +40,9 @@ _idgen() {
             idgen,lease)
                 cmd="idgen__subcmd__lease"
                 ;;
+            idgen,man)
+                cmd="idgen__subcmd__man"
+                ;;
             idgen,migrate)
                 cmd="idgen__subcmd__migrate"
                 ;;
@@ -103,6 +106,9 @@ _idgen() {
             idgen__subcmd__help,lease)
                 cmd="idgen__subcmd__help__subcmd__lease"
                 ;;
+            idgen__subcmd__help,man)
+                cmd="idgen__subcmd__help__subcmd__man"
+                ;;
             idgen__subcmd__help,migrate)
                 cmd="idgen__subcmd__help__subcmd__migrate"
                 ;;
@@ -158,7 +164,7 @@ _idgen() {
 
     case "${cmd}" in
         idgen)
-            opts="-v -h -V --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version init-app next reload-segments migrate lease inspect-freelist decode status app namespace config completions help"
+            opts="-v -h -V --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version init-app next reload-segments migrate lease inspect-freelist decode status app namespace config man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -672,7 +678,7 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__help)
-            opts="init-app next reload-segments migrate lease inspect-freelist decode status app namespace config completions help"
+            opts="init-app next reload-segments migrate lease inspect-freelist decode status app namespace config man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -826,6 +832,20 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__help__subcmd__lease)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1128,6 +1148,56 @@ _idgen() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dispenser)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__man)
+            opts="-v -h -V --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --redis)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

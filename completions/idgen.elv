@@ -44,6 +44,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand app 'List, show and change apps (max_limit_id, step, name) without SQL'
             cand namespace 'List and show worker-ID namespaces: layout, epoch, who holds which worker ID'
             cand config 'Print the effective settings and where each came from (flag, variable, file:line, default), redacted'
+            cand man 'Print the man page (roff) to stdout'
             cand completions 'Print a shell completion script to stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -422,6 +423,23 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'idgen;man'= {
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
+            cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --mysql-password-file 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'idgen;completions'= {
             cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
@@ -451,6 +469,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand app 'List, show and change apps (max_limit_id, step, name) without SQL'
             cand namespace 'List and show worker-ID namespaces: layout, epoch, who holds which worker ID'
             cand config 'Print the effective settings and where each came from (flag, variable, file:line, default), redacted'
+            cand man 'Print the man page (roff) to stdout'
             cand completions 'Print a shell completion script to stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -490,6 +509,8 @@ set edit:completion:arg-completer[idgen] = {|@words|
         &'idgen;help;namespace;show'= {
         }
         &'idgen;help;config'= {
+        }
+        &'idgen;help;man'= {
         }
         &'idgen;help;completions'= {
         }

@@ -7,6 +7,7 @@ mod config_command;
 mod decode;
 mod embedded;
 mod ergonomics;
+mod first_impression;
 mod harness;
 mod inspect;
 mod layouts;

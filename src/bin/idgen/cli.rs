@@ -28,10 +28,21 @@ fn long_help() -> String {
     text
 }
 
+/// `idgen --version`: the release, the commit it was built from and the
+/// enabled cargo features (build.rs records them).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("IDGEN_COMMIT"),
+    "; features: ",
+    env!("IDGEN_FEATURES"),
+    "; backends: redis + mysql, embedded sqlite)"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "idgen",
-    version,
+    version = VERSION,
     about = "Distributed 64-bit ID generator: MySQL-backed segments served from Redis, and snowflake IDs under a leased worker ID",
     long_about = None,
     after_help = EXAMPLES,
@@ -48,6 +59,7 @@ pub struct Cli {
 
 /// Options every command accepts.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct Globals {
     /// Redis URL of the default node, `main` (with --mysql: the distributed backend)
     #[arg(
@@ -167,6 +179,9 @@ pub enum Command {
     Namespace(dispatch::namespace::NamespaceArgs),
     /// Print the effective settings and where each came from (flag, variable, file:line, default), redacted
     Config(dispatch::config::ConfigArgs),
+    /// Print the man page (roff) to stdout
+    #[command(hide = true)]
+    Man,
     /// Print a shell completion script to stdout
     Completions(dispatch::completions::CompletionsArgs),
 }
@@ -175,7 +190,7 @@ impl Command {
     /// Does the command read the configuration? Completions must work even when
     /// the config file is broken.
     pub fn needs_settings(&self) -> bool {
-        !matches!(self, Command::Completions(_))
+        !matches!(self, Command::Completions(_) | Command::Man)
     }
 
     /// Is this `status --check`, which exits by the Nagios convention even on errors?

@@ -19,6 +19,13 @@ fn main() -> ExitCode {
         .and_then(|matches| cli::Cli::from_arg_matches(&matches).map(|cli| (cli, matches)));
     let (cli, matches) = match parsed {
         Ok(parsed) => parsed,
+        // Bare `idgen`: the short help, on stderr since nothing ran, and exit 2.
+        Err(err)
+            if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            eprint!("{}", cli::Cli::command().render_help());
+            return exit::exit(exit::USAGE);
+        }
         Err(err) if !err.use_stderr() => {
             // --help and --version
             let _ = err.print();

@@ -9,6 +9,10 @@ use idgen::store::{AppChange, AppRecord};
 use serde_json::{Value, json};
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  idgen app list
+  idgen app show 1 --json
+  idgen app set 1 --max-limit-id 9000000000")]
 pub struct AppArgs {
     #[command(subcommand)]
     pub command: AppCommand,
@@ -33,6 +37,9 @@ not built yet: it stays a setting (--dispenser, [segments.app_dispensers]).")]
 }
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  idgen app list
+  idgen app list --json")]
 pub struct ListArgs {
     /// Print the apps as JSON
     #[arg(long)]
@@ -40,6 +47,9 @@ pub struct ListArgs {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  idgen app show 1
+  idgen app show 1 --json | jq '.shard_rows[0]'")]
 pub struct ShowArgs {
     /// App ID, 0..=255
     #[arg(value_name = "APP")]

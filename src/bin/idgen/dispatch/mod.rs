@@ -56,6 +56,7 @@ pub async fn run(
         Command::App(args) => app::run(args, &ctx).await,
         Command::Namespace(args) => namespace::run(args, &ctx).await,
         Command::Config(args) => config::run(args, &ctx),
+        Command::Man => completions::man(&ctx),
         Command::Completions(args) => completions::run(args, &ctx),
     }?;
     if ctx.interrupt.raised() {

@@ -8,6 +8,9 @@ use idgen::layout::format_timestamp;
 use idgen::status::{NamespaceStatus, Severity, namespaces};
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  idgen namespace list
+  idgen namespace show default")]
 pub struct NamespaceArgs {
     #[command(subcommand)]
     pub command: NamespaceCommand,
@@ -22,6 +25,9 @@ pub enum NamespaceCommand {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  idgen namespace list
+  idgen namespace list --json")]
 pub struct NamespaceListArgs {
     /// Print the namespaces as JSON
     #[arg(long)]
@@ -29,6 +35,9 @@ pub struct NamespaceListArgs {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  idgen namespace show default
+  idgen namespace show orders --json")]
 pub struct NamespaceShowArgs {
     /// The namespace
     #[arg(value_name = "NS")]

@@ -1,0 +1,73 @@
+//! The CLI's first impression: bare `idgen`, `--version`, the committed man page.
+
+use crate::harness::{Run, idgen_bin};
+use std::path::Path;
+use std::process::Command;
+
+fn idgen(args: &[&str]) -> Run {
+    let mut cmd = Command::new(idgen_bin());
+    cmd.args(args);
+    Run::of(cmd)
+}
+
+#[test]
+fn bare_idgen_prints_short_help_and_exits_2() {
+    let run = idgen(&[]);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(run.stdout.is_empty(), "{run}");
+    assert!(run.stderr.contains("Usage: idgen"), "{run}");
+    assert!(run.stderr.contains("Commands:"), "{run}");
+    // Not the description presented as an error.
+    assert!(!run.stderr.contains("error:"), "{run}");
+}
+
+#[test]
+fn version_names_the_commit_and_the_features() {
+    let run = idgen(&["--version"]);
+    assert!(run.success(), "{run}");
+    let line = run.stdout.trim();
+    assert!(
+        line.starts_with(&format!("idgen {} (commit ", env!("CARGO_PKG_VERSION"))),
+        "{line}"
+    );
+    let commit = line
+        .split("commit ")
+        .nth(1)
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap();
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit())),
+        "{line}"
+    );
+    // The suite's binary is built with its test hooks on.
+    assert!(line.contains("features: test-hooks"), "{line}");
+}
+
+#[test]
+fn subcommand_help_puts_global_options_under_their_own_heading() {
+    let run = idgen(&["status", "--help"]);
+    let global = run
+        .stdout
+        .find("Global options:")
+        .unwrap_or_else(|| panic!("{run}"));
+    let mysql = run.stdout.find("--mysql").unwrap();
+    assert!(mysql > global, "{run}");
+    assert!(run.stdout.find("--check").unwrap() < global, "{run}");
+}
+
+#[test]
+fn the_committed_man_page_matches_the_cli() {
+    let run = idgen(&["man"]);
+    assert!(run.success(), "{run}");
+    assert!(run.stdout.contains(".TH idgen 1"), "{run}");
+    let committed =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/idgen.1"))
+            .unwrap_or_default();
+    assert!(
+        committed == run.stdout,
+        "man/idgen.1 is out of date with the CLI; regenerate with `scripts/update-completions.sh` and commit the result"
+    );
+}
