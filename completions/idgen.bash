@@ -199,7 +199,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -249,7 +249,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -369,7 +369,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -439,7 +439,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -489,7 +489,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -539,7 +539,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -589,7 +589,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -663,7 +663,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1025,7 +1025,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1047,7 +1047,10 @@ _idgen() {
             fi
             case "${prev}" in
                 --namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
                     return 0
                     ;;
                 --redis)
@@ -1079,7 +1082,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1101,7 +1104,10 @@ _idgen() {
             fi
             case "${prev}" in
                 --namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
                     return 0
                     ;;
                 --layout)
@@ -1177,7 +1183,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1227,7 +1233,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1253,7 +1259,10 @@ _idgen() {
                     return 0
                     ;;
                 --to)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
                     return 0
                     ;;
                 --from-store)
@@ -1289,7 +1298,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1339,7 +1348,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1445,7 +1454,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1495,7 +1504,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1561,7 +1570,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1623,7 +1632,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1689,7 +1698,7 @@ _idgen() {
                     return 0
                     ;;
                 --dispenser)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)

@@ -31,7 +31,8 @@ complete -c idgen -n "__fish_idgen_needs_command" -l mysql -d 'MySQL/MariaDB URL
 complete -c idgen -n "__fish_idgen_needs_command" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_needs_command" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_needs_command" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_needs_command" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_needs_command" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -65,7 +66,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql -d 'MySQL
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l json -d 'Print the result as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -81,7 +83,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql -d 'MySQL/Mar
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand next" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand next" -s h -l help -d 'Print help'
@@ -96,7 +99,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql -d
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l prune -d 'Delete stock of apps no longer in id_alloc (otherwise only reported)'
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l json -d 'Print the summary as JSON'
@@ -105,7 +109,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s v -l ver
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l app -d 'The app to move' -r
-complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l to -d 'The Redis node to move it to (a name from --redis-node or the config file)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l to -d 'The Redis node to move it to (a name from --redis-node or the config file)' -r -f
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l from-store -d 'Move the app out of this embedded store file into the configured Redis + MySQL' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
@@ -114,7 +118,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql -d 'MySQL/
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dry-run -d 'Print the plan and change nothing'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l yes -d 'Move without asking'
@@ -122,7 +127,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l json -d 'Print t
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand lease" -l namespace -d 'Holders sharing one layout and epoch' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l namespace -d 'Holders sharing one layout and epoch' -r -f
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l layout -d 'Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]' -r -f -a "snowflake\t''
 snowflake-dc\t''
 discord\t''
@@ -156,14 +161,15 @@ complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql -d 'MySQL/Ma
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand lease" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l stdin -d 'Coprocess mode: answer each input line N with N IDs'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l json -d 'Report the lease as JSON Lines on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l namespace -d 'The namespace to inspect' -r
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l namespace -d 'The namespace to inspect' -r -f
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
@@ -171,7 +177,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql -
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l repair -d 'Fix what was found (asks first on a terminal)'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l yes -d 'Repair without asking'
@@ -207,7 +214,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql -d 'MySQL/M
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l json -d 'Print JSON: one object per ID (JSON Lines); with --guess, one document'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l guess -d 'List the named layouts under which every ID decodes to a plausible moment, ranked'
@@ -226,7 +234,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql -d 'MySQL/M
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand status" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l check -d 'Nagios/Icinga plugin mode: one summary line with perfdata; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN'
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l json -d 'Print the report as JSON (same as --format json)'
@@ -240,7 +249,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_sub
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -s h -l help -d 'Print help'
@@ -256,7 +266,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l json -d 'Print the apps as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -269,7 +280,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l json -d 'Print the app as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -287,7 +299,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s y -l yes -d 'Do not ask before a rename'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l json -d 'Print the changed app as JSON'
@@ -305,7 +318,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_se
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -s h -l help -d 'Print help'
@@ -320,7 +334,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l json -d 'Print the namespaces as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -333,7 +348,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l json -d 'Print the namespace as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -349,7 +365,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql -d 'MySQL/M
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand config" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand config" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l json -d 'Print the settings as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand config" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -362,7 +379,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql -d 'MySQL/Mari
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand man" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand man" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand man" -s h -l help -d 'Print help'
@@ -374,7 +392,8 @@ complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql -d 'My
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand completions" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s h -l help -d 'Print help'

@@ -71,3 +71,34 @@ fn the_committed_man_page_matches_the_cli() {
         "man/idgen.1 is out of date with the CLI; regenerate with `scripts/update-completions.sh` and commit the result"
     );
 }
+
+#[test]
+fn value_flags_complete_to_values_not_file_names() {
+    let mut cmd = Command::new(idgen_bin());
+    cmd.args(["completions", "bash"]);
+    let bash = Run::of(cmd).stdout;
+    let after = |flag: &str| {
+        let at = bash.find(&format!("                {flag})")).unwrap();
+        bash[at..].lines().nth(1).unwrap().to_string()
+    };
+    assert!(
+        after("--dispenser").contains("queue range"),
+        "{}",
+        after("--dispenser")
+    );
+    assert!(
+        after("--layout").contains("snowflake"),
+        "{}",
+        after("--layout")
+    );
+    let mut cmd = Command::new(idgen_bin());
+    cmd.args(["completions", "zsh"]);
+    let zsh = Run::of(cmd).stdout;
+    for flag in ["--to", "--namespace"] {
+        let line = zsh
+            .lines()
+            .find(|l| l.starts_with(&format!("'{flag}=")))
+            .unwrap();
+        assert!(!line.contains("_files"), "{line}");
+    }
+}

@@ -118,7 +118,14 @@ pub struct Globals {
     pub config: Option<std::path::PathBuf>,
 
     /// How Redis holds ready indexes: queue (the Java service's lists) or range
-    #[arg(long, global = true, env = "IDGEN_DISPENSER", value_name = "KIND")]
+    #[arg(
+        long,
+        global = true,
+        env = "IDGEN_DISPENSER",
+        value_name = "KIND",
+        value_parser = Suggest(&["queue", "range"]),
+        hide_possible_values = true
+    )]
     pub dispenser: Option<String>,
 
     /// How long to wait for a server to connect or answer, e.g. 500ms, 5s
@@ -205,4 +212,31 @@ pub fn is_subcommand(name: &str) -> bool {
     Cli::command()
         .get_subcommands()
         .any(|c| c.get_name() == name)
+}
+
+/// Offers fixed values to shell completion (not file names) while accepting
+/// any text: the command checks it, so a bad value gets the same message from
+/// the flag as from its variable or the config file.
+#[derive(Debug, Clone, Copy)]
+pub struct Suggest(pub &'static [&'static str]);
+
+impl clap::builder::TypedValueParser for Suggest {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            self.0.iter().map(|v| clap::builder::PossibleValue::new(*v)),
+        ))
+    }
 }

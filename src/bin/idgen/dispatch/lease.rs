@@ -47,7 +47,8 @@ pub struct LeaseArgs {
         long,
         env = "IDGEN_NAMESPACE",
         default_value = "default",
-        value_name = "NS"
+        value_name = "NS",
+        value_hint = clap::ValueHint::Other
     )]
     pub namespace: String,
 
