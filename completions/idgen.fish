@@ -33,7 +33,7 @@ complete -c idgen -n "__fish_idgen_needs_command" -l store -d 'The embedded stor
 complete -c idgen -n "__fish_idgen_needs_command" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_needs_command" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_needs_command" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_needs_command" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c idgen -n "__fish_idgen_needs_command" -s V -l version -d 'Print version'
@@ -68,7 +68,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l store -d 'The e
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l json -d 'Print the result as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -s h -l help -d 'Print help'
@@ -85,7 +85,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand next" -l store -d 'The embed
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand next" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand next" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand next" -s V -l version -d 'Print version'
@@ -101,7 +101,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l store -d
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l prune -d 'Delete stock of apps no longer in id_alloc (otherwise only reported)'
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l json -d 'Print the summary as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s q -l quiet -d 'Print nothing unless a shard failed'
@@ -120,7 +120,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l store -d 'The em
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dry-run -d 'Print the plan and change nothing'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l yes -d 'Move without asking'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l json -d 'Print the plan and the result as JSON'
@@ -163,7 +163,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand lease" -l store -d 'The embe
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand lease" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l stdin -d 'Coprocess mode: answer each input line N with N IDs'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l json -d 'Report the lease as JSON Lines on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -179,7 +179,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l store -
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l repair -d 'Fix what was found (asks first on a terminal)'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l yes -d 'Repair without asking'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l json -d 'Print the state as JSON'
@@ -216,7 +216,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand decode" -l store -d 'The emb
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l json -d 'Print JSON: one object per ID (JSON Lines); with --guess, one document'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l guess -d 'List the named layouts under which every ID decodes to a plausible moment, ranked'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -236,7 +236,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand status" -l store -d 'The emb
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand status" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l check -d 'Nagios/Icinga plugin mode: one summary line with perfdata; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN'
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l json -d 'Print the report as JSON (same as --format json)'
 complete -c idgen -n "__fish_idgen_using_subcommand status" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -251,7 +251,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_sub
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -s V -l version -d 'Print version'
@@ -268,7 +268,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l json -d 'Print the apps as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
@@ -282,7 +282,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l json -d 'Print the app as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
@@ -301,7 +301,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s y -l yes -d 'Do not ask before a rename'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l json -d 'Print the changed app as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -320,7 +320,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_se
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -s V -l version -d 'Print version'
@@ -336,7 +336,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l json -d 'Print the namespaces as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
@@ -350,7 +350,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l json -d 'Print the namespace as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
@@ -367,7 +367,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand config" -l store -d 'The emb
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand config" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand config" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l json -d 'Print the settings as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand config" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand config" -s h -l help -d 'Print help'
@@ -381,7 +381,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand man" -l store -d 'The embedd
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand man" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand man" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand man" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand man" -s V -l version -d 'Print version'
@@ -394,7 +394,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand completions" -l store -d 'Th
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand completions" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s' -r
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s V -l version -d 'Print version'

@@ -102,3 +102,28 @@ fn value_flags_complete_to_values_not_file_names() {
         assert!(!line.contains("_files"), "{line}");
     }
 }
+
+#[test]
+fn a_machine_without_the_servers_is_told_what_to_install_once() {
+    // This suite again, one server test, with nothing on PATH.
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args(["--exact", "status::status_rejects_a_bad_idle_ratio"])
+        .env("PATH", "/nonexistent")
+        .env_remove("IDGEN_TEST_REDIS_URL")
+        .env_remove("IDGEN_TEST_REDIS2_URL")
+        .env_remove("IDGEN_TEST_MYSQL_URL");
+    let run = Run::of(cmd);
+    assert_eq!(run.code(), 2, "{run}");
+    let errors: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{run}");
+    assert!(errors[0].contains("redis-server"), "{run}");
+    assert!(
+        errors[0].contains("apt-get install -y redis-server mariadb-server"),
+        "{run}"
+    );
+    assert!(!run.stderr.contains("panicked"), "{run}");
+}

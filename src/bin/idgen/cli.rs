@@ -128,7 +128,7 @@ pub struct Globals {
     )]
     pub dispenser: Option<String>,
 
-    /// How long to wait for a server to connect or answer, e.g. 500ms, 5s
+    /// How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]
     #[arg(long, global = true, env = "IDGEN_TIMEOUT", value_name = "DURATION")]
     pub timeout: Option<String>,
 
