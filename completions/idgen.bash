@@ -133,11 +133,17 @@ _idgen() {
             idgen__subcmd__help__subcmd__app,show)
                 cmd="idgen__subcmd__help__subcmd__app__subcmd__show"
                 ;;
+            idgen__subcmd__help__subcmd__namespace,delete)
+                cmd="idgen__subcmd__help__subcmd__namespace__subcmd__delete"
+                ;;
             idgen__subcmd__help__subcmd__namespace,list)
                 cmd="idgen__subcmd__help__subcmd__namespace__subcmd__list"
                 ;;
             idgen__subcmd__help__subcmd__namespace,show)
                 cmd="idgen__subcmd__help__subcmd__namespace__subcmd__show"
+                ;;
+            idgen__subcmd__namespace,delete)
+                cmd="idgen__subcmd__namespace__subcmd__delete"
                 ;;
             idgen__subcmd__namespace,help)
                 cmd="idgen__subcmd__namespace__subcmd__help"
@@ -147,6 +153,9 @@ _idgen() {
                 ;;
             idgen__subcmd__namespace,show)
                 cmd="idgen__subcmd__namespace__subcmd__show"
+                ;;
+            idgen__subcmd__namespace__subcmd__help,delete)
+                cmd="idgen__subcmd__namespace__subcmd__help__subcmd__delete"
                 ;;
             idgen__subcmd__namespace__subcmd__help,help)
                 cmd="idgen__subcmd__namespace__subcmd__help__subcmd__help"
@@ -874,8 +883,22 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__help__subcmd__namespace)
-            opts="list show"
+            opts="list show delete"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__help__subcmd__namespace__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1313,7 +1336,7 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__namespace)
-            opts="-v -h -V --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version list show help"
+            opts="-v -h -V --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version list show delete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1362,9 +1385,73 @@ _idgen() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        idgen__subcmd__namespace__subcmd__help)
-            opts="list show help"
+        idgen__subcmd__namespace__subcmd__delete)
+            opts="-y -v -h -V --yes --redis --redis-node --redis-password-file --mysql --mysql-password-file --store --config --dispenser --timeout --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-node)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mysql-password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dispenser)
+                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__namespace__subcmd__help)
+            opts="list show delete help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        idgen__subcmd__namespace__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

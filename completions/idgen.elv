@@ -356,6 +356,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --version 'Print version'
             cand list 'List every namespace: layout, worker IDs held and free'
             cand show 'Show one namespace: its layout and epoch, and who holds which worker ID'
+            cand delete 'Delete a namespace no one holds a worker ID of (asks first)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'idgen;namespace;list'= {
@@ -394,14 +395,36 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'idgen;namespace;delete'= {
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
+            cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
+            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
+            cand --mysql-password-file 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)'
+            cand --store 'The embedded store''s file, used when no server is configured [default: XDG data dir]'
+            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
+            cand --dispenser 'How Redis holds ready indexes: queue (the Java service''s lists) or range'
+            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]'
+            cand -y 'Do not ask first'
+            cand --yes 'Do not ask first'
+            cand -v 'Explain what the command is doing, on stderr'
+            cand --verbose 'Explain what the command is doing, on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'idgen;namespace;help'= {
             cand list 'List every namespace: layout, worker IDs held and free'
             cand show 'Show one namespace: its layout and epoch, and who holds which worker ID'
+            cand delete 'Delete a namespace no one holds a worker ID of (asks first)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'idgen;namespace;help;list'= {
         }
         &'idgen;namespace;help;show'= {
+        }
+        &'idgen;namespace;help;delete'= {
         }
         &'idgen;namespace;help;help'= {
         }
@@ -503,10 +526,13 @@ set edit:completion:arg-completer[idgen] = {|@words|
         &'idgen;help;namespace'= {
             cand list 'List every namespace: layout, worker IDs held and free'
             cand show 'Show one namespace: its layout and epoch, and who holds which worker ID'
+            cand delete 'Delete a namespace no one holds a worker ID of (asks first)'
         }
         &'idgen;help;namespace;list'= {
         }
         &'idgen;help;namespace;show'= {
+        }
+        &'idgen;help;namespace;delete'= {
         }
         &'idgen;help;config'= {
         }

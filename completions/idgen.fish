@@ -311,22 +311,23 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one app: its step bounds, limit and every shard\'s issued index'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from help" -f -a "set" -d 'Change an app: raise max_limit_id, change the step and its bounds, rename'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
 range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -s v -l verbose -d 'Explain what the command is doing, on stderr'
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -s h -l help -d 'Print help'
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -f -a "list" -d 'List every namespace: layout, worker IDs held and free'
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -f -a "show" -d 'Show one namespace: its layout and epoch, and who holds which worker ID'
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -f -a "list" -d 'List every namespace: layout, worker IDs held and free'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -f -a "show" -d 'Show one namespace: its layout and epoch, and who holds which worker ID'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -f -a "delete" -d 'Delete a namespace no one holds a worker ID of (asks first)'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
@@ -355,8 +356,23 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+range\t''"
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do not ask first'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from help" -f -a "list" -d 'List every namespace: layout, worker IDs held and free'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one namespace: its layout and epoch, and who holds which worker ID'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a namespace no one holds a worker ID of (asks first)'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
@@ -417,3 +433,4 @@ complete -c idgen -n "__fish_idgen_using_subcommand help; and __fish_seen_subcom
 complete -c idgen -n "__fish_idgen_using_subcommand help; and __fish_seen_subcommand_from app" -f -a "set" -d 'Change an app: raise max_limit_id, change the step and its bounds, rename'
 complete -c idgen -n "__fish_idgen_using_subcommand help; and __fish_seen_subcommand_from namespace" -f -a "list" -d 'List every namespace: layout, worker IDs held and free'
 complete -c idgen -n "__fish_idgen_using_subcommand help; and __fish_seen_subcommand_from namespace" -f -a "show" -d 'Show one namespace: its layout and epoch, and who holds which worker ID'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and __fish_seen_subcommand_from namespace" -f -a "delete" -d 'Delete a namespace no one holds a worker ID of (asks first)'

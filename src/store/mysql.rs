@@ -981,6 +981,56 @@ impl MysqlLedger {
     }
 
     /// Every durable lease of a namespace: (worker, holder, fence), held ones only.
+    /// Deletes a namespace's durable rows once `others` (the Redis side) has
+    /// checked and cleared its part, all under the namespace row's lock, which
+    /// every new lease takes first: no lease starts in between. Refuses while a
+    /// worker is held or fenced past `now_ms`.
+    pub async fn delete_namespace<F, Fut>(
+        &self,
+        namespace: &str,
+        now_ms: i64,
+        others: F,
+    ) -> Result<()>
+    where
+        F: FnOnce(bool) -> Fut,
+        Fut: Future<Output = Result<()>>,
+    {
+        self.ensure_schema().await?;
+        let mut conn = self.conn().await?;
+        let mut tx = self
+            .bounded(conn.start_transaction(TxOpts::default()))
+            .await?;
+        let known: Option<String> = self
+            .bounded(tx.exec_first(
+                "SELECT name FROM idgen_namespace WHERE name = ? FOR UPDATE",
+                (namespace,),
+            ))
+            .await?;
+        let (held, fence): (Option<i64>, Option<i64>) = self
+            .bounded(tx.exec_first(
+                "SELECT SUM(token <> '' AND fence_ms > ?), MAX(fence_ms) FROM idgen_worker_lease WHERE namespace = ? FOR UPDATE",
+                (now_ms, namespace),
+            ))
+            .await?
+            .unwrap_or((None, None));
+        let held = held.unwrap_or(0).max(0) as u64;
+        if let Some(detail) = crate::lease::in_use_because(held, fence, now_ms) {
+            return Err(Error::NamespaceInUse {
+                namespace: namespace.to_string(),
+                detail,
+            });
+        }
+        others(known.is_some()).await?;
+        self.bounded(tx.exec_drop(
+            "DELETE FROM idgen_worker_lease WHERE namespace = ?",
+            (namespace,),
+        ))
+        .await?;
+        self.bounded(tx.exec_drop("DELETE FROM idgen_namespace WHERE name = ?", (namespace,)))
+            .await?;
+        self.bounded(tx.commit()).await
+    }
+
     pub async fn held_workers(&self, namespace: &str) -> Result<Vec<(u64, String, i64)>> {
         if !self.ready().await? {
             return Ok(Vec::new());

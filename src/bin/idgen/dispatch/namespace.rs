@@ -1,5 +1,6 @@
 //! `idgen namespace list|show`: worker-ID namespaces without reading Redis or SQL.
 
+use crate::confirm::{Answer, ask};
 use crate::dispatch::Context;
 use crate::exit::Outcome;
 use crate::output::{TextRows, grouped, span};
@@ -22,6 +23,25 @@ pub enum NamespaceCommand {
     List(NamespaceListArgs),
     /// Show one namespace: its layout and epoch, and who holds which worker ID
     Show(NamespaceShowArgs),
+    /// Delete a namespace no one holds a worker ID of (asks first)
+    Delete(NamespaceDeleteArgs),
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  idgen namespace delete old-orders          # asks on a terminal
+  idgen namespace delete old-orders --yes
+
+Refuses while any worker ID is held, or fenced in the future (a holder that
+stopped may still have issued IDs up to its fence).")]
+pub struct NamespaceDeleteArgs {
+    /// The namespace
+    #[arg(value_name = "NS")]
+    pub namespace: String,
+
+    /// Do not ask first
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -54,12 +74,11 @@ pub async fn run(args: NamespaceArgs, ctx: &Context<'_>) -> anyhow::Result<Outco
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);
-    // Read first: an unreachable store is an error here, not a finding.
-    backend.lease_store().await?.namespaces().await?;
-    let (found, findings) =
-        namespaces(&backend, now_ms, ctx.settings.lease_ttl.as_millis() as i64).await;
+    let ttl_ms = ctx.settings.lease_ttl.as_millis() as i64;
     match args.command {
+        NamespaceCommand::Delete(args) => return delete(ctx, &backend, &args, now_ms).await,
         NamespaceCommand::List(args) => {
+            let (found, _) = read(&backend, now_ms, ttl_ms).await?;
             if args.json {
                 ctx.out.print_json(&found)?;
             } else if found.is_empty() {
@@ -70,6 +89,7 @@ pub async fn run(args: NamespaceArgs, ctx: &Context<'_>) -> anyhow::Result<Outco
             }
         }
         NamespaceCommand::Show(args) => {
+            let (found, findings) = read(&backend, now_ms, ttl_ms).await?;
             let ns = found
                 .iter()
                 .find(|ns| ns.name == args.namespace)
@@ -92,6 +112,44 @@ pub async fn run(args: NamespaceArgs, ctx: &Context<'_>) -> anyhow::Result<Outco
             }
         }
     }
+    Ok(Outcome::Success)
+}
+
+/// The namespaces and their findings; an unreachable store is an error here,
+/// not a finding.
+async fn read(
+    backend: &Backend,
+    now_ms: i64,
+    ttl_ms: i64,
+) -> anyhow::Result<(Vec<NamespaceStatus>, Vec<idgen::status::Attention>)> {
+    backend.lease_store().await?.namespaces().await?;
+    Ok(namespaces(backend, now_ms, ttl_ms).await)
+}
+
+async fn delete(
+    ctx: &Context<'_>,
+    backend: &Backend,
+    args: &NamespaceDeleteArgs,
+    now_ms: i64,
+) -> anyhow::Result<Outcome> {
+    let store = backend.lease_store().await?;
+    let action = format!(
+        "delete namespace {:?} (its layout, epoch, free list and fences)",
+        args.namespace
+    );
+    if let Answer::No = ask(
+        ctx.out,
+        &action,
+        args.yes,
+        "pass --yes to delete without asking",
+    )? {
+        ctx.out.print_line("nothing changed")?;
+        return Ok(Outcome::Declined);
+    }
+    // The store checks again, under its locks, that no worker is held or fenced.
+    store.delete_namespace(&args.namespace, now_ms).await?;
+    ctx.out
+        .print_line(&format!("deleted namespace {:?}", args.namespace))?;
     Ok(Outcome::Success)
 }
 
