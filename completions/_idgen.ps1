@@ -152,7 +152,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
         }
         'idgen;lease' {
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Holders sharing one layout and epoch')
-            [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]')
+            [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'Named layout or alias; see the list below [env: IDGEN_LAYOUT] [default: snowflake]')
             [CompletionResult]::new('--epoch', '--epoch', [CompletionResultType]::ParameterName, 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]')
             [CompletionResult]::new('--bits', '--bits', [CompletionResultType]::ParameterName, 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)')
             [CompletionResult]::new('--unit', '--unit', [CompletionResultType]::ParameterName, 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]')
@@ -206,7 +206,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
         }
         'idgen;decode' {
             [CompletionResult]::new('--between', '--between', [CompletionResultType]::ParameterName, 'With --guess: the window a plausible moment lies in, e.g. 2020-01-01..2021-01-01; either end may be left out [default: the layout''s epoch..a day from now]')
-            [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]')
+            [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'Named layout or alias; see the list below [env: IDGEN_LAYOUT] [default: snowflake]')
             [CompletionResult]::new('--epoch', '--epoch', [CompletionResultType]::ParameterName, 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]')
             [CompletionResult]::new('--bits', '--bits', [CompletionResultType]::ParameterName, 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)')
             [CompletionResult]::new('--unit', '--unit', [CompletionResultType]::ParameterName, 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]')

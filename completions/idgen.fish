@@ -128,7 +128,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s v -l verbose -d 
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l namespace -d 'Holders sharing one layout and epoch' -r -f
-complete -c idgen -n "__fish_idgen_using_subcommand lease" -l layout -d 'Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]' -r -f -a "snowflake\t''
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l layout -d 'Named layout or alias; see the list below [env: IDGEN_LAYOUT] [default: snowflake]' -r -f -a "snowflake\t''
 snowflake-dc\t''
 discord\t''
 instagram\t''
@@ -187,7 +187,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s v -l ve
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l between -d 'With --guess: the window a plausible moment lies in, e.g. 2020-01-01..2021-01-01; either end may be left out [default: the layout\'s epoch..a day from now]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l layout -d 'Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]' -r -f -a "snowflake\t''
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l layout -d 'Named layout or alias; see the list below [env: IDGEN_LAYOUT] [default: snowflake]' -r -f -a "snowflake\t''
 snowflake-dc\t''
 discord\t''
 instagram\t''

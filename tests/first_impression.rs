@@ -127,3 +127,27 @@ fn a_machine_without_the_servers_is_told_what_to_install_once() {
     );
     assert!(!run.stderr.contains("panicked"), "{run}");
 }
+
+#[test]
+fn the_layout_list_is_wherever_layout_points_to_it() {
+    for command in ["decode", "lease"] {
+        for flag in ["-h", "--help"] {
+            let run = idgen(&[command, flag]);
+            assert!(
+                run.stdout.contains("see the list below"),
+                "{command} {flag}: {run}"
+            );
+            assert!(
+                run.stdout.contains("\nLayouts ("),
+                "{command} {flag}: {run}"
+            );
+            assert!(run.stdout.contains("sonyflake"), "{command} {flag}: {run}");
+        }
+    }
+    // lease keeps its own options apart from the layout ones, and shows defaults.
+    let help = idgen(&["lease", "--help"]).stdout;
+    let layout = help.find("\nLayout:").unwrap();
+    assert!(help.find("--namespace").unwrap() < layout, "{help}");
+    assert!(help.find("--bits").unwrap() > layout, "{help}");
+    assert!(help.contains("[default: 5s]"), "{help}");
+}
