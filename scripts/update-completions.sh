@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the committed shell completion scripts in completions/ from the CLI.
+# Regenerates the committed shell completion scripts in completions/ and the man
+# page man/idgen.1 from the CLI.
 # Run after adding or changing a subcommand or flag; `cargo test --test main completions`
 # fails until the committed files match.
 set -euo pipefail
@@ -18,3 +19,6 @@ for shell in "${!files[@]}"; do
   "$bin" completions "$shell" > "completions/${files[$shell]}"
 done
 echo "updated completions/ (${files[*]})"
+mkdir -p man
+"$bin" man > man/idgen.1
+echo "updated man/idgen.1"

@@ -44,6 +44,10 @@ pub struct Settings {
     /// a config file's key), keyed `mysql`, `store`, `redis node NAME`: messages
     /// about a conflict name them.
     pub origins: BTreeMap<String, String>,
+    /// Where each setting not left at its default came from, by its config-file
+    /// key (`mysql`, `redis.nodes.main`, `segments.idle`): `--flag`, `IDGEN_VAR`
+    /// or `PATH:LINE`; shown by `idgen config`.
+    pub sources: BTreeMap<String, String>,
 }
 
 impl Default for Settings {
@@ -61,6 +65,7 @@ impl Default for Settings {
             lease_ttl: Duration::from_secs(30),
             config_file: None,
             origins: BTreeMap::new(),
+            sources: BTreeMap::new(),
         }
     }
 }

@@ -179,6 +179,9 @@ pub enum Error {
     #[error("namespace {namespace:?} is locked by another repair")]
     NamespaceBusy { namespace: String },
 
+    #[error("namespace {namespace:?} is in use: {detail}")]
+    NamespaceInUse { namespace: String, detail: String },
+
     #[error("all {capacity} worker IDs of namespace {namespace:?} are held")]
     AllWorkersHeld { namespace: String, capacity: u64 },
 
@@ -248,6 +251,7 @@ impl Error {
             }
             AppNameConflict { .. }
             | NamespaceBusy { .. }
+            | NamespaceInUse { .. }
             | NamespaceMismatch { .. }
             | MigrationConflict { .. }
             | Moved { .. }
@@ -320,6 +324,9 @@ impl Error {
             }
             UnknownNamespace { .. } => "run `idgen lease --namespace NS` once to create it".into(),
             NamespaceBusy { .. } => "wait for the other repair to finish (its lock expires in 30s)".into(),
+            NamespaceInUse { .. } => {
+                "stop its holders and wait until their fences pass, then delete it".into()
+            }
             AllWorkersHeld { .. } => {
                 "wait for a lease to expire, use a layout with more worker bits, or split the namespace"
                     .into()

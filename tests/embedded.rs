@@ -502,14 +502,19 @@ fn a_mistyped_store_path_is_refused_and_never_created() {
     let typo_arg = typo.to_str().unwrap();
     for args in [
         &["next", "--app", "1"][..],
-        &["status"],
-        &["status", "--json"],
         &["inspect-freelist"],
         &["reload-segments"],
     ] {
         let run = env.run(&[&["--store", typo_arg][..], args].concat());
         assert_eq!(run.code(), 10, "{args:?}: {run}");
         assert!(one_line_error(&run).contains(typo_arg), "{args:?}: {run}");
+        assert!(!typo.exists(), "{args:?} created {}", typo.display());
+    }
+    // status reports it as a critical finding naming the path (issue 10).
+    for args in [&["status"][..], &["status", "--json"]] {
+        let run = env.run(&[&["--store", typo_arg][..], args].concat());
+        assert_eq!(run.code(), 8, "{args:?}: {run}");
+        assert!(run.stdout.contains(typo_arg), "{args:?}: {run}");
         assert!(!typo.exists(), "{args:?} created {}", typo.display());
     }
     // decode needs no store, and does not create one.
@@ -520,7 +525,7 @@ fn a_mistyped_store_path_is_refused_and_never_created() {
     let mut cmd = env.idgen();
     cmd.env_remove("IDGEN_STORE").args(["status"]);
     let run = Run::of(cmd);
-    assert_eq!(run.code(), 10, "{run}");
+    assert_eq!(run.code(), 8, "{run}");
     assert!(
         !env.home.path().join("data").join("idgen").exists(),
         "{run}"

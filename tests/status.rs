@@ -13,22 +13,38 @@ fn write_config(env: &TestEnv, text: &str) -> PathBuf {
     path
 }
 
-/// Runs `idgen status --json`, checks the exit code matches the attention list, and
-/// returns the report.
-fn status(env: &TestEnv) -> (Run, Value) {
+/// Runs `idgen status --json`, checks every finding has a severity, the report's
+/// is the worst of them and the exit code follows it; returns the report.
+pub fn status(env: &TestEnv) -> (Run, Value) {
     let run = env.run(&["status", "--json"]);
     let report: Value =
         serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {run}"));
-    let attention = report["attention"].as_array().unwrap();
-    assert_eq!(
-        run.code(),
-        if attention.is_empty() { 0 } else { 8 },
-        "{run}"
-    );
+    let rank = |s: &str| {
+        ["ok", "unknown", "warning", "critical"]
+            .iter()
+            .position(|r| *r == s)
+            .unwrap_or_else(|| panic!("unknown severity {s:?}: {run}"))
+    };
+    let worst = report["attention"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            rank(
+                a["severity"]
+                    .as_str()
+                    .expect("every finding has a severity"),
+            )
+        })
+        .max()
+        .unwrap_or(0);
+    let severity = report["severity"].as_str().unwrap();
+    assert_eq!(rank(severity), worst, "{run}");
+    assert_eq!(run.code(), if worst == 0 { 0 } else { 8 }, "{run}");
     (run, report)
 }
 
-fn attention_kinds(report: &Value) -> Vec<String> {
+pub fn attention_kinds(report: &Value) -> Vec<String> {
     report["attention"]
         .as_array()
         .unwrap()
@@ -204,7 +220,23 @@ fn an_unreachable_ledger_is_reported_and_the_nodes_still_checked() {
     assert_eq!(report["stores"][0]["role"], "ledger");
     assert_eq!(report["stores"][0]["reachable"], false);
     assert_eq!(report["stores"][1]["reachable"], true);
-    assert_eq!(attention_kinds(&report), ["unreachable"]);
+    assert_eq!(report["stores"][0]["state"], "unreachable");
+    assert_eq!(attention_kinds(&report), ["unreachable", "apps_unknown"]);
+    assert_eq!(report["severity"], "critical");
+    // The apps are unknown, not none.
+    assert_eq!(report["apps_known"], false);
+    let human = env.run_with(
+        &["status"],
+        &[("IDGEN_MYSQL_URL", "mysql://root@127.0.0.1:1/idgen")],
+    );
+    assert!(human.stdout.contains("apps: UNKNOWN"), "{human}");
+    assert!(!human.stdout.contains("apps: none"), "{human}");
+    let check = env.run_with(
+        &["status", "--check"],
+        &[("IDGEN_MYSQL_URL", "mysql://root@127.0.0.1:1/idgen")],
+    );
+    assert_eq!(check.code(), 2, "{check}");
+    assert!(check.stdout.starts_with("IDGEN CRITICAL - "), "{check}");
 }
 
 #[test]

@@ -84,6 +84,8 @@ pub struct ConfigFile {
     pub layout: Option<String>,
     pub epoch: Option<String>,
     pub lease_ttl: Option<Duration>,
+    /// The line each key was set on, by its dotted name (`segments.idle`).
+    pub lines: BTreeMap<String, usize>,
 }
 
 #[derive(Deserialize)]
@@ -157,10 +159,13 @@ impl ConfigFile {
                 check_node_name(name.get_ref()).map_err(|(p, h)| site.at(&name, &key, p, h))?;
                 let url = check_url(&url, &["redis", "rediss", "redis+unix", "unix"])
                     .map_err(|(p, h)| site.at(&url, &key, p, h))?;
+                file.lines.insert(key, site.line_of(name.span().start));
                 file.redis_nodes.insert(name.into_inner(), url);
             }
         }
         if let Some(url) = raw.mysql {
+            file.lines
+                .insert("mysql".into(), site.line_of(url.span().start));
             file.mysql =
                 Some(check_url(&url, &["mysql"]).map_err(|(p, h)| site.at(&url, "mysql", p, h))?);
         }
@@ -173,6 +178,8 @@ impl ConfigFile {
                     "name the embedded store's file, or remove the key".into(),
                 ));
             }
+            file.lines
+                .insert("store".into(), site.line_of(store.span().start));
             let base = path.parent().unwrap_or(Path::new(""));
             file.store = Some(base.join(store.get_ref()));
         }
@@ -187,23 +194,30 @@ impl ConfigFile {
                 ));
             }
             file.timeout = Some(timeout);
+            file.lines
+                .insert("timeout".into(), site.line_of(value.span().start));
         }
         if let Some(segments) = raw.segments {
             if let Some(value) = segments.idle {
                 file.idle =
                     Some(idle(&value).map_err(|(p, h)| site.at(&value, "segments.idle", p, h))?);
+                file.lines
+                    .insert("segments.idle".into(), site.line_of(value.span().start));
             }
             if let Some(kind) = segments.dispenser {
                 file.dispenser = Some(
                     dispenser(&kind)
                         .map_err(|(p, h)| site.at(&kind, "segments.dispenser", p, h))?,
                 );
+                file.lines
+                    .insert("segments.dispenser".into(), site.line_of(kind.span().start));
             }
             for (app, kind) in segments.app_dispensers.unwrap_or_default() {
                 let key = format!("segments.app_dispensers.{}", app.get_ref());
                 let id = app_id(app.get_ref()).map_err(|(p, h)| site.at(&app, &key, p, h))?;
                 let kind = dispenser(&kind).map_err(|(p, h)| site.at(&kind, &key, p, h))?;
                 file.app_dispensers.insert(id, kind);
+                file.lines.insert(key, site.line_of(app.span().start));
             }
         }
         if let Some(snowflake) = raw.snowflake {
@@ -211,16 +225,24 @@ impl ConfigFile {
                 Layout::named(name.get_ref())
                     .map_err(|e| site.at(&name, "snowflake.layout", e.to_string(), e.hint()))?;
                 file.layout = Some(name.get_ref().trim().to_string());
+                file.lines
+                    .insert("snowflake.layout".into(), site.line_of(name.span().start));
             }
             if let Some(value) = snowflake.epoch {
                 file.epoch =
                     Some(epoch(&value).map_err(|(p, h)| site.at(&value, "snowflake.epoch", p, h))?);
+                file.lines
+                    .insert("snowflake.epoch".into(), site.line_of(value.span().start));
             }
             if let Some(value) = snowflake.lease_ttl {
                 let ttl = duration(&value)
                     .and_then(|d| check_lease_ttl(d).map_err(|e| split(&e)))
                     .map_err(|(p, h)| site.at(&value, "snowflake.lease_ttl", p, h))?;
                 file.lease_ttl = Some(ttl);
+                file.lines.insert(
+                    "snowflake.lease_ttl".into(),
+                    site.line_of(value.span().start),
+                );
             }
         }
         Ok(file)
@@ -229,6 +251,11 @@ impl ConfigFile {
     /// Puts the file's values into `settings`, over whatever is there.
     pub fn apply_to(&self, settings: &mut Settings) {
         settings.config_file = Some(self.path.clone());
+        for (key, line) in &self.lines {
+            settings
+                .sources
+                .insert(key.clone(), format!("{}:{line}", self.path.display()));
+        }
         let origin = |key: &str| format!("{} key {key}", self.path.display());
         for (name, url) in &self.redis_nodes {
             settings.redis_nodes.insert(name.clone(), url.clone());

@@ -151,6 +151,11 @@ pub trait LeaseStore: Send + Sync {
     /// without expiry one of `ttl`. Never frees a held ID.
     async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()>;
 
+    /// Forgets the namespace: its signature, free list, fences and leases.
+    /// Refuses while any worker ID is held, or fenced past `now_ms`: a holder
+    /// could still issue under it.
+    async fn delete_namespace(&self, namespace: &str, now_ms: i64) -> Result<()>;
+
     /// Takes the namespace lock for an operator's repair.
     async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>>;
 
@@ -162,6 +167,31 @@ pub trait LeaseStore: Send + Sync {
 pub trait WorkerNodeAssigner: Send + Sync {
     /// Records the namespace and inserts a row; its auto-increment ID is the worker.
     async fn assign(&self, namespace: &NamespaceSpec, host: &str, port: &str) -> Result<u64>;
+}
+
+/// Why a namespace cannot be deleted now: the workers held, and the latest
+/// fence in the future; `None` when it can.
+pub fn in_use(snapshot: &NamespaceSnapshot, now_ms: i64) -> Option<String> {
+    let fence = snapshot
+        .held
+        .iter()
+        .filter_map(|h| h.last_unix_ms)
+        .chain(snapshot.fences.iter().map(|&(_, fence)| fence))
+        .max();
+    in_use_because(snapshot.held.len() as u64, fence, now_ms)
+}
+
+/// The one wording of why a namespace is in use: `held` workers, or the
+/// latest fence when it is still in the future.
+pub fn in_use_because(held: u64, latest_fence: Option<i64>, now_ms: i64) -> Option<String> {
+    match (held, latest_fence.filter(|&fence| fence > now_ms)) {
+        (0, None) => None,
+        (0, Some(fence)) => Some(format!(
+            "a worker ID is fenced until {}",
+            crate::layout::format_timestamp(fence)
+        )),
+        (n, _) => Some(format!("{n} worker ID(s) held")),
+    }
 }
 
 /// Something wrong with a namespace's lease state.

@@ -235,6 +235,89 @@ impl AppSpec {
     }
 }
 
+/// A change to an existing app (`idgen app set`); `None` keeps the stored value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AppChange {
+    pub name: Option<String>,
+    pub step: Option<u64>,
+    pub min_step: Option<u64>,
+    pub max_step: Option<u64>,
+    pub max_limit_id: Option<u64>,
+}
+
+impl AppChange {
+    pub fn is_empty(&self) -> bool {
+        *self == AppChange::default()
+    }
+
+    /// The app as it will be, checked against the app as stored, which the
+    /// ledger reads under the app's row locks (the locks a refill takes), so
+    /// no index is issued between the check and the change. `max_limit_id` is
+    /// only ever raised: an ID issued under the old limit could otherwise fall
+    /// outside the new one, or a lowered limit be raised again over it.
+    pub fn apply_to(&self, record: &AppRecord) -> Result<AppSpec> {
+        use crate::error::Error;
+        let step = self.step.unwrap_or(record.step());
+        let policy = AppPolicy {
+            min_step: self.min_step.unwrap_or(record.policy.min_step),
+            max_step: self.max_step.unwrap_or(record.policy.max_step),
+            target: record.policy.target,
+        };
+        let current = record.max_limit_id();
+        let spec = AppSpec::validated(
+            record.app,
+            self.name.as_deref().unwrap_or(&record.name),
+            record.description.as_deref(),
+            step,
+            self.max_limit_id.unwrap_or(current),
+            policy,
+        )?;
+        if !(policy.min_step..=policy.max_step).contains(&step) {
+            return Err(Error::invalid(
+                "--step",
+                format!(
+                    "{step} is outside the app's bounds {}..={}",
+                    policy.min_step, policy.max_step
+                ),
+                "give --min-step and --max-step that include the step",
+            ));
+        }
+        if let Some(new) = self.max_limit_id {
+            // 0 is no limit: the highest of all.
+            let lowers = new != 0 && (current == 0 || new < current);
+            if lowers {
+                return Err(Error::invalid(
+                    "--max-limit-id",
+                    format!(
+                        "{new} would lower app {}'s max_limit_id {}",
+                        record.app,
+                        if current == 0 {
+                            "(no limit)".to_string()
+                        } else {
+                            current.to_string()
+                        }
+                    ),
+                    "max_limit_id can only be raised (0: no limit); use a new app for a smaller range",
+                ));
+            }
+            for row in &record.shards {
+                let allowed = crate::segment::max_index_within(new, record.app, row.shard);
+                if allowed.is_none_or(|max| row.max_id > max) {
+                    return Err(Error::invalid(
+                        "--max-limit-id",
+                        format!(
+                            "{new} is below index {} already issued on shard {} of app {}",
+                            row.max_id, row.shard, record.app
+                        ),
+                        "raise it above every issued ID",
+                    ));
+                }
+            }
+        }
+        Ok(spec)
+    }
+}
+
 /// What `init-app` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -256,6 +339,14 @@ pub struct ShardRow {
     pub max_limit_id: u64,
     /// Size of the segment last loaded into a dispenser, if idgen has loaded one.
     pub last_loaded: Option<u64>,
+}
+
+/// A row of `id_alloc` idgen cannot serve: its app or shard is out of range.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ForeignRow {
+    pub app: i64,
+    pub shard: i64,
+    pub name: String,
 }
 
 /// An app with its shards.
@@ -337,6 +428,17 @@ pub trait Ledger: Send + Sync {
 
     /// Every app with its shards.
     async fn apps(&self) -> Result<Vec<AppRecord>>;
+
+    /// Rows of `id_alloc` with an app outside 0..=255 or a shard outside 0..=63,
+    /// which [`Ledger::apps`] leaves out, for `status` to report.
+    async fn foreign_rows(&self) -> Result<Vec<ForeignRow>>;
+
+    /// Changes an existing app under its row locks; returns it as changed.
+    /// [`AppChange::apply_to`] decides what is allowed.
+    async fn update_app(&self, app: u8, change: &AppChange) -> Result<AppRecord>;
+
+    /// The last refill of every shard that has had one, for the stock runway `status` shows.
+    async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>>;
 
     /// Takes a segment for one shard in one transaction: reads the shard locked,
     /// asks `plan` how many indexes to take, advances `max_id` and records the

@@ -8,7 +8,8 @@ use super::sql_rows::{
     SHARD_EXTRA_SQL, StoredAppShard, StoredShard, group_apps, route_columns, route_from,
 };
 use super::{
-    AppRecord, AppSpec, InitOutcome, InitReport, Ledger, Planner, Route, SealedApp, Segment,
+    AppChange, AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner,
+    RefillMark, Route, SealedApp, Segment, Slot,
 };
 use crate::config::DEFAULT_NODE;
 use crate::error::{Error, Result};
@@ -651,6 +652,89 @@ impl Ledger for MysqlLedger {
         self.records(None).await
     }
 
+    async fn update_app(&self, app: u8, change: &AppChange) -> Result<AppRecord> {
+        self.ensure_schema().await?;
+        let mut conn = self.conn().await?;
+        let mut tx = self
+            .bounded(conn.start_transaction(mysql_async::TxOpts::default()))
+            .await?;
+        // The row locks a refill takes: no segment is taken while the change is checked and made.
+        let locked: Vec<u8> = self
+            .bounded(tx.exec(
+                "SELECT shard_id FROM id_alloc WHERE app_id = ? AND shard_id BETWEEN 0 AND 63 FOR UPDATE",
+                (app,),
+            ))
+            .await?;
+        if locked.is_empty() {
+            return Err(Error::UnknownApp { app });
+        }
+        let record = self
+            .records(Some(app))
+            .await?
+            .pop()
+            .ok_or(Error::UnknownApp { app })?;
+        let spec = change.apply_to(&record)?;
+        self.bounded(tx.exec_drop(
+            "UPDATE id_alloc SET app_name = ?, step = ?, max_limit_id = ? WHERE app_id = ?",
+            (&spec.name, spec.step, spec.max_limit_id, app),
+        ))
+        .await?;
+        self.bounded(tx.exec_drop(
+            "INSERT INTO idgen_app (app_id, min_step, max_step, target_secs) VALUES (?, ?, ?, ?)
+             ON DUPLICATE KEY UPDATE min_step = VALUES(min_step), max_step = VALUES(max_step)",
+            (
+                app,
+                spec.policy.min_step,
+                spec.policy.max_step,
+                spec.policy.target.as_secs(),
+            ),
+        ))
+        .await?;
+        self.bounded(tx.commit()).await?;
+        drop(conn);
+        self.records(Some(app))
+            .await?
+            .pop()
+            .ok_or(Error::UnknownApp { app })
+    }
+
+    async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>> {
+        if !self.ready().await? {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn().await?;
+        let rows: Vec<(u8, u8, i64, u64, u64)> = self
+            .bounded(conn.query("SELECT app_id, shard_id, loaded_at_ms, loaded, stock_after FROM idgen_refill WHERE app_id BETWEEN 0 AND 255 AND shard_id BETWEEN 0 AND 63"))
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(app, shard, loaded_at_ms, loaded, stock_after)| {
+                let mark = RefillMark {
+                    loaded_at_ms,
+                    loaded,
+                    stock_after,
+                };
+                (Slot { app, shard }, mark)
+            })
+            .collect())
+    }
+
+    async fn foreign_rows(&self) -> Result<Vec<ForeignRow>> {
+        if !self.ready().await? {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn().await?;
+        let rows: Vec<(i64, i64, String)> = self
+            .bounded(conn.query(
+                "SELECT app_id, shard_id, app_name FROM id_alloc WHERE app_id NOT BETWEEN 0 AND 255 OR shard_id NOT BETWEEN 0 AND 63 ORDER BY app_id, shard_id",
+            ))
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(app, shard, name)| ForeignRow { app, shard, name })
+            .collect())
+    }
+
     async fn take_segment(&self, app: u8, shard: u8, plan: Planner<'_>) -> Result<Option<Segment>> {
         if !self.ready().await? {
             return Err(Error::UnknownApp { app });
@@ -943,6 +1027,56 @@ impl MysqlLedger {
     }
 
     /// Every durable lease of a namespace: (worker, holder, fence), held ones only.
+    /// Deletes a namespace's durable rows once `others` (the Redis side) has
+    /// checked and cleared its part, all under the namespace row's lock, which
+    /// every new lease takes first: no lease starts in between. Refuses while a
+    /// worker is held or fenced past `now_ms`.
+    pub async fn delete_namespace<F, Fut>(
+        &self,
+        namespace: &str,
+        now_ms: i64,
+        others: F,
+    ) -> Result<()>
+    where
+        F: FnOnce(bool) -> Fut,
+        Fut: Future<Output = Result<()>>,
+    {
+        self.ensure_schema().await?;
+        let mut conn = self.conn().await?;
+        let mut tx = self
+            .bounded(conn.start_transaction(TxOpts::default()))
+            .await?;
+        let known: Option<String> = self
+            .bounded(tx.exec_first(
+                "SELECT name FROM idgen_namespace WHERE name = ? FOR UPDATE",
+                (namespace,),
+            ))
+            .await?;
+        let (held, fence): (Option<i64>, Option<i64>) = self
+            .bounded(tx.exec_first(
+                "SELECT SUM(token <> '' AND fence_ms > ?), MAX(fence_ms) FROM idgen_worker_lease WHERE namespace = ? FOR UPDATE",
+                (now_ms, namespace),
+            ))
+            .await?
+            .unwrap_or((None, None));
+        let held = held.unwrap_or(0).max(0) as u64;
+        if let Some(detail) = crate::lease::in_use_because(held, fence, now_ms) {
+            return Err(Error::NamespaceInUse {
+                namespace: namespace.to_string(),
+                detail,
+            });
+        }
+        others(known.is_some()).await?;
+        self.bounded(tx.exec_drop(
+            "DELETE FROM idgen_worker_lease WHERE namespace = ?",
+            (namespace,),
+        ))
+        .await?;
+        self.bounded(tx.exec_drop("DELETE FROM idgen_namespace WHERE name = ?", (namespace,)))
+            .await?;
+        self.bounded(tx.commit()).await
+    }
+
     pub async fn held_workers(&self, namespace: &str) -> Result<Vec<(u64, String, i64)>> {
         if !self.ready().await? {
             return Ok(Vec::new());

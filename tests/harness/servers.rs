@@ -59,6 +59,10 @@ fn start() -> Servers {
     remove_stale_runs(&scratch_root());
     std::fs::create_dir_all(&root).expect("harness scratch dir");
     let given = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    require_servers(
+        given("IDGEN_TEST_REDIS_URL").is_none() || given("IDGEN_TEST_REDIS2_URL").is_none(),
+        given("IDGEN_TEST_MYSQL_URL").is_none(),
+    );
     let redis = given("IDGEN_TEST_REDIS_URL")
         .map(|url| strip_path(&url))
         .unwrap_or_else(|| start_redis(&root.join("redis")));
@@ -77,6 +81,35 @@ fn start() -> Servers {
         redis2,
         mysql,
         slots,
+    }
+}
+
+/// On a fresh machine, says once what is missing and how to install it, and
+/// stops the run, instead of a panic in every test that needs a server.
+fn require_servers(redis: bool, mariadb: bool) {
+    let on_path = |bin: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(bin).is_file()))
+    };
+    let missing: Vec<&str> = [
+        (redis, "redis-server"),
+        (mariadb, "mariadbd"),
+        (mariadb, "mariadb-install-db"),
+    ]
+    .into_iter()
+    .filter(|&(needed, bin)| needed && !on_path(bin))
+    .map(|(_, bin)| bin)
+    .collect();
+    if !missing.is_empty() {
+        // Straight to the process's stderr: the test harness captures eprintln!,
+        // and would drop it on exit.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "error: the integration tests need {} on PATH; install them with `sudo apt-get install -y redis-server mariadb-server` (or set IDGEN_TEST_REDIS_URL, IDGEN_TEST_REDIS2_URL and IDGEN_TEST_MYSQL_URL to running servers)",
+            missing.join(", ")
+        );
+        std::process::exit(2);
     }
 }
 

@@ -28,10 +28,21 @@ fn long_help() -> String {
     text
 }
 
+/// `idgen --version`: the release, the commit it was built from and the
+/// enabled cargo features (build.rs records them).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("IDGEN_COMMIT"),
+    "; features: ",
+    env!("IDGEN_FEATURES"),
+    "; backends: redis + mysql, embedded sqlite)"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "idgen",
-    version,
+    version = VERSION,
     about = "Distributed 64-bit ID generator: MySQL-backed segments served from Redis, and snowflake IDs under a leased worker ID",
     long_about = None,
     after_help = EXAMPLES,
@@ -48,6 +59,7 @@ pub struct Cli {
 
 /// Options every command accepts.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct Globals {
     /// Redis URL of the default node, `main` (with --mysql: the distributed backend)
     #[arg(
@@ -106,10 +118,17 @@ pub struct Globals {
     pub config: Option<std::path::PathBuf>,
 
     /// How Redis holds ready indexes: queue (the Java service's lists) or range
-    #[arg(long, global = true, env = "IDGEN_DISPENSER", value_name = "KIND")]
+    #[arg(
+        long,
+        global = true,
+        env = "IDGEN_DISPENSER",
+        value_name = "KIND",
+        value_parser = Suggest(&["queue", "range"]),
+        hide_possible_values = true
+    )]
     pub dispenser: Option<String>,
 
-    /// How long to wait for a server to connect or answer, e.g. 500ms, 5s
+    /// How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]
     #[arg(long, global = true, env = "IDGEN_TIMEOUT", value_name = "DURATION")]
     pub timeout: Option<String>,
 
@@ -163,6 +182,15 @@ pub enum Command {
     Status(dispatch::status::StatusArgs),
     /// Serve segment and snowflake IDs over HTTP (Leaf-compatible), with health and metrics
     Serve(dispatch::serve::ServeArgs),
+    /// List, show and change apps (max_limit_id, step, name) without SQL
+    App(dispatch::app::AppArgs),
+    /// List and show worker-ID namespaces: layout, epoch, who holds which worker ID
+    Namespace(dispatch::namespace::NamespaceArgs),
+    /// Print the effective settings and where each came from (flag, variable, file:line, default), redacted
+    Config(dispatch::config::ConfigArgs),
+    /// Print the man page (roff) to stdout
+    #[command(hide = true)]
+    Man,
     /// Print a shell completion script to stdout
     Completions(dispatch::completions::CompletionsArgs),
 }
@@ -171,7 +199,12 @@ impl Command {
     /// Does the command read the configuration? Completions must work even when
     /// the config file is broken.
     pub fn needs_settings(&self) -> bool {
-        !matches!(self, Command::Completions(_))
+        !matches!(self, Command::Completions(_) | Command::Man)
+    }
+
+    /// Is this `status --check`, which exits by the Nagios convention even on errors?
+    pub fn is_nagios_check(&self) -> bool {
+        matches!(self, Command::Status(args) if args.check)
     }
 }
 
@@ -181,4 +214,31 @@ pub fn is_subcommand(name: &str) -> bool {
     Cli::command()
         .get_subcommands()
         .any(|c| c.get_name() == name)
+}
+
+/// Offers fixed values to shell completion (not file names) while accepting
+/// any text: the command checks it, so a bad value gets the same message from
+/// the flag as from its variable or the config file.
+#[derive(Debug, Clone, Copy)]
+pub struct Suggest(pub &'static [&'static str]);
+
+impl clap::builder::TypedValueParser for Suggest {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            self.0.iter().map(|v| clap::builder::PossibleValue::new(*v)),
+        ))
+    }
 }

@@ -1,6 +1,7 @@
 //! The one table of exit codes: every failure and outcome maps to a code here.
 
 use idgen::ErrorKind;
+use idgen::status::Severity;
 use std::process::ExitCode;
 
 /// How a command that did not fail outright ended.
@@ -16,6 +17,8 @@ pub enum Outcome {
     Attention,
     /// The operator answered no at a confirmation prompt; nothing changed.
     Declined,
+    /// `status --check`: exits by the Nagios plugin convention, not the table below.
+    Check(Severity),
 }
 
 /// One documented exit code.
@@ -142,7 +145,42 @@ pub fn for_outcome(outcome: Outcome) -> u8 {
         Outcome::Partial => "partial",
         Outcome::Attention => "attention",
         Outcome::Declined => "declined",
+        Outcome::Check(severity) => return nagios(severity).code,
     })
+}
+
+/// One state of the Nagios plugin convention.
+pub struct NagiosState {
+    pub code: u8,
+    /// The word the summary line starts with.
+    pub label: &'static str,
+}
+
+/// The Nagios/Icinga plugin convention `status --check` exits by, kept apart
+/// from idgen's own codes: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
+pub fn nagios(severity: Severity) -> NagiosState {
+    let (code, label) = match severity {
+        Severity::Ok => (0, "OK"),
+        Severity::Warning => (1, "WARNING"),
+        Severity::Critical => (2, "CRITICAL"),
+        Severity::Unknown => (3, "UNKNOWN"),
+    };
+    NagiosState { code, label }
+}
+
+/// The `status --check` section of `idgen status --help`.
+pub fn nagios_help() -> String {
+    let mut text = String::from("Exit codes with --check (the Nagios plugin convention):\n");
+    for severity in [
+        Severity::Ok,
+        Severity::Warning,
+        Severity::Critical,
+        Severity::Unknown,
+    ] {
+        let state = nagios(severity);
+        text.push_str(&format!("  {}  {}\n", state.code, state.label));
+    }
+    text
 }
 
 /// The exit code for a failure to write the command's output to stdout.
@@ -197,9 +235,27 @@ mod tests {
             Outcome::Partial,
             Outcome::Attention,
             Outcome::Declined,
+            Outcome::Check(Severity::Critical),
         ] {
             for_outcome(outcome);
         }
+    }
+
+    #[test]
+    fn nagios_codes_follow_the_plugin_convention() {
+        let codes: Vec<(u8, &str)> = [
+            Severity::Ok,
+            Severity::Warning,
+            Severity::Critical,
+            Severity::Unknown,
+        ]
+        .into_iter()
+        .map(|s| (nagios(s).code, nagios(s).label))
+        .collect();
+        assert_eq!(
+            codes,
+            [(0, "OK"), (1, "WARNING"), (2, "CRITICAL"), (3, "UNKNOWN")]
+        );
     }
 
     #[test]

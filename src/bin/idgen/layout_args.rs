@@ -18,7 +18,7 @@ pub const DEFAULT_LAYOUT: &str = "snowflake";
 #[derive(Debug, Clone, Default, clap::Args)]
 #[command(next_help_heading = "Layout")]
 pub struct LayoutArgs {
-    /// Named layout or alias; `idgen decode --help` lists them [env: IDGEN_LAYOUT] [default: snowflake]
+    /// Named layout or alias; see the list below [env: IDGEN_LAYOUT] [default: snowflake]
     #[arg(
         long,
         value_name = "NAME",

@@ -19,6 +19,13 @@ fn main() -> ExitCode {
         .and_then(|matches| cli::Cli::from_arg_matches(&matches).map(|cli| (cli, matches)));
     let (cli, matches) = match parsed {
         Ok(parsed) => parsed,
+        // Bare `idgen`: the short help, on stderr since nothing ran, and exit 2.
+        Err(err)
+            if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            eprint!("{}", cli::Cli::command().render_help());
+            return exit::exit(exit::USAGE);
+        }
         Err(err) if !err.use_stderr() => {
             // --help and --version
             let _ = err.print();
@@ -44,6 +51,12 @@ fn main() -> ExitCode {
     let out = output::Output::detect(cli.globals.verbose, loaded.secrets);
     let settings = match loaded.settings {
         Ok(settings) => settings,
+        // A Nagios check that cannot start is UNKNOWN, whatever went wrong.
+        Err(err) if cli.command.is_nagios_check() => {
+            let state = exit::nagios(idgen::status::Severity::Unknown);
+            let _ = out.print_line(&format!("IDGEN {} - {}", state.label, one_line(&err)));
+            return exit::exit(state.code);
+        }
         Err(err) => return report(&out, &err),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()

@@ -174,3 +174,66 @@ impl Output {
         }
     }
 }
+
+/// A count for a table, digits grouped by thousands: `1,234,567`. JSON keeps
+/// the exact number.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut text = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            text.push(',');
+        }
+        text.push(c);
+    }
+    text
+}
+
+/// A span of time for a table, in its two largest units: `3 d 4 h`, `12 min`, `45 s`.
+pub fn span(secs: u64) -> String {
+    const UNITS: [(u64, &str); 5] = [
+        (365 * 86_400, "y"),
+        (86_400, "d"),
+        (3_600, "h"),
+        (60, "min"),
+        (1, "s"),
+    ];
+    let mut parts = Vec::new();
+    let mut rest = secs;
+    for (size, unit) in UNITS {
+        if rest >= size && parts.len() < 2 {
+            parts.push(format!("{} {unit}", rest / size));
+            rest %= size;
+        } else if !parts.is_empty() {
+            break;
+        }
+    }
+    if parts.is_empty() {
+        "0 s".into()
+    } else {
+        parts.join(" ")
+    }
+}
+
+#[cfg(test)]
+mod number_tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_000), "1,000");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(grouped(u64::MAX), "18,446,744,073,709,551,615");
+    }
+
+    #[test]
+    fn spans_show_their_two_largest_units() {
+        assert_eq!(span(0), "0 s");
+        assert_eq!(span(45), "45 s");
+        assert_eq!(span(12 * 60), "12 min");
+        assert_eq!(span(3 * 86_400 + 4 * 3_600 + 5), "3 d 4 h");
+        assert_eq!(span(86_400 + 30), "1 d");
+    }
+}

@@ -155,6 +155,9 @@ fn resolve(
             settings
                 .origins
                 .insert(format!("redis node {name}"), origin.to_string());
+            settings
+                .sources
+                .insert(format!("redis.nodes.{name}"), origin.to_string());
         }
     }
     if let Some(url) = &globals.redis {
@@ -165,11 +168,18 @@ fn resolve(
             format!("redis node {DEFAULT_NODE}"),
             origins.of("redis").into(),
         );
+        settings.sources.insert(
+            format!("redis.nodes.{DEFAULT_NODE}"),
+            origins.of("redis").into(),
+        );
     }
     if let Some(url) = &globals.mysql {
         settings.mysql = Some(SecretUrl::new(url.clone()));
         settings
             .origins
+            .insert("mysql".into(), origins.of("mysql").into());
+        settings
+            .sources
             .insert("mysql".into(), origins.of("mysql").into());
     }
     if let Some(path) = &globals.store {
@@ -177,13 +187,22 @@ fn resolve(
         settings
             .origins
             .insert("store".into(), origins.of("store").into());
+        settings
+            .sources
+            .insert("store".into(), origins.of("store").into());
     }
     if let Some(kind) = &globals.dispenser {
         settings.dispenser =
             DispenserKind::parse(kind).map_err(|e| origins.blame("dispenser", e))?;
+        settings
+            .sources
+            .insert("segments.dispenser".into(), origins.of("dispenser").into());
     }
     if let Some(timeout) = &globals.timeout {
         settings.timeout = parse_duration(timeout).map_err(|e| origins.blame("timeout", e))?;
+        settings
+            .sources
+            .insert("timeout".into(), origins.of("timeout").into());
     }
     let redis_password = password(
         globals.redis_password_file.as_deref(),

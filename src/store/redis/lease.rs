@@ -422,6 +422,19 @@ impl RedisNode {
         Ok(())
     }
 
+    /// Deletes every key of the namespace; `status` and `lease` then know it no more.
+    pub async fn delete_namespace_keys(&self, namespace: &str) -> Result<()> {
+        let keys = self.scan(&format!("idgen:{{{namespace}}}:*")).await?;
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.conn().await?;
+        let _: i64 = self
+            .run(redis::cmd("DEL").arg(&keys).query_async(&mut conn))
+            .await?;
+        Ok(())
+    }
+
     pub async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>> {
         let token = random_hex(16);
         let mut conn = self.conn().await?;
@@ -618,6 +631,29 @@ impl LeaseStore for FencedLeaseStore {
 
     async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()> {
         self.redis.repair(namespace, ttl).await
+    }
+
+    async fn delete_namespace(&self, namespace: &str, now_ms: i64) -> Result<()> {
+        let redis = &self.redis;
+        self.ledger
+            .delete_namespace(namespace, now_ms, |durable| async move {
+                let known = durable || redis.namespaces().await?.iter().any(|n| n == namespace);
+                if !known {
+                    return Err(Error::UnknownNamespace {
+                        namespace: namespace.to_string(),
+                    });
+                }
+                if let Some(detail) =
+                    crate::lease::in_use(&redis.snapshot(namespace).await?, now_ms)
+                {
+                    return Err(Error::NamespaceInUse {
+                        namespace: namespace.to_string(),
+                        detail,
+                    });
+                }
+                redis.delete_namespace_keys(namespace).await
+            })
+            .await
     }
 
     async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>> {

@@ -421,6 +421,38 @@ impl LeaseStore for SqliteStore {
         self.write(move |tx| repair(tx, &namespace, ttl)).await
     }
 
+    async fn delete_namespace(&self, namespace: &str, now_ms: i64) -> Result<()> {
+        let namespace = namespace.to_string();
+        // One write transaction: no lease is taken between the check and the delete.
+        self.write(move |tx| {
+            let known = tx
+                .prepare_cached("SELECT 1 FROM idgen_lease_namespace WHERE namespace = ?1")?
+                .query_row([&namespace], |_| Ok(()))
+                .optional()?
+                .is_some();
+            if !known {
+                return Err(DbError::Idgen(Error::UnknownNamespace { namespace }));
+            }
+            if let Some(detail) = crate::lease::in_use(&snapshot(tx, &namespace)?, now_ms) {
+                return Err(DbError::Idgen(Error::NamespaceInUse { namespace, detail }));
+            }
+            for table in [
+                "idgen_lease_namespace",
+                "idgen_lease_free",
+                "idgen_lease_held",
+                "idgen_lease_fence",
+                "idgen_lease_lock",
+            ] {
+                tx.execute(
+                    &format!("DELETE FROM {table} WHERE namespace = ?1"),
+                    [&namespace],
+                )?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
     async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>> {
         let namespace = namespace.to_string();
         self.write(move |tx| {

@@ -12,8 +12,8 @@ use crate::store::sql_rows::{
     SHARD_EXTRA_SQL, StoredAppShard, StoredShard, group_apps, route_from,
 };
 use crate::store::{
-    AppRecord, AppSpec, InitOutcome, InitReport, Ledger, Planner, Route, Segment, SegmentPlan,
-    ShardState,
+    AppChange, AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner,
+    RefillMark, Route, Segment, SegmentPlan, ShardState, Slot,
 };
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
@@ -412,6 +412,77 @@ impl Ledger for SqliteStore {
 
     async fn apps(&self) -> Result<Vec<AppRecord>> {
         self.read(|tx| records(tx, None)).await
+    }
+
+    async fn update_app(&self, app: u8, change: &AppChange) -> Result<AppRecord> {
+        let change = change.clone();
+        // BEGIN IMMEDIATE: the write lock every refill takes.
+        self.write(move |tx| {
+            let record = records(tx, Some(app))?
+                .pop()
+                .ok_or(DbError::Idgen(Error::UnknownApp { app }))?;
+            let spec = change.apply_to(&record).map_err(DbError::Idgen)?;
+            tx.prepare_cached(
+                "UPDATE id_alloc SET app_name = ?1, step = ?2, max_limit_id = ?3 WHERE app_id = ?4",
+            )?
+            .execute(params![
+                spec.name,
+                sql_u64(spec.step),
+                sql_u64(spec.max_limit_id),
+                app
+            ])?;
+            tx.prepare_cached(
+                "INSERT INTO idgen_app (app_id, min_step, max_step, target_secs) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (app_id) DO UPDATE SET min_step = excluded.min_step, max_step = excluded.max_step",
+            )?
+            .execute(params![
+                app,
+                sql_u64(spec.policy.min_step),
+                sql_u64(spec.policy.max_step),
+                sql_u64(spec.policy.target.as_secs())
+            ])?;
+            records(tx, Some(app))?
+                .pop()
+                .ok_or(DbError::Idgen(Error::UnknownApp { app }))
+        })
+        .await
+    }
+
+    async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>> {
+        self.read(|tx| {
+            let mut stmt = tx.prepare_cached("SELECT app_id, shard_id, loaded_at_ms, loaded, stock_after FROM idgen_refill WHERE app_id BETWEEN 0 AND 255 AND shard_id BETWEEN 0 AND 63")?;
+            let rows = stmt.query_map([], |r| {
+                let slot = Slot {
+                    app: r.get(0)?,
+                    shard: r.get(1)?,
+                };
+                let mark = RefillMark {
+                    loaded_at_ms: r.get(2)?,
+                    loaded: r.get::<_, i64>(3)?.max(0) as u64,
+                    stock_after: r.get::<_, i64>(4)?.max(0) as u64,
+                };
+                Ok((slot, mark))
+            })?;
+            Ok(rows.collect::<std::result::Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
+
+    async fn foreign_rows(&self) -> Result<Vec<ForeignRow>> {
+        self.read(|tx| {
+            let mut stmt = tx.prepare_cached(
+                "SELECT app_id, shard_id, app_name FROM id_alloc WHERE app_id NOT BETWEEN 0 AND 255 OR shard_id NOT BETWEEN 0 AND 63 ORDER BY app_id, shard_id",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok(ForeignRow {
+                    app: r.get(0)?,
+                    shard: r.get(1)?,
+                    name: r.get(2)?,
+                })
+            })?;
+            Ok(rows.collect::<std::result::Result<Vec<_>, _>>()?)
+        })
+        .await
     }
 
     async fn take_segment(&self, app: u8, shard: u8, plan: Planner<'_>) -> Result<Option<Segment>> {

@@ -40,3 +40,16 @@ pub fn run(args: CompletionsArgs, _ctx: &Context<'_>) -> anyhow::Result<Outcome>
     out.flush()?;
     Ok(Outcome::Success)
 }
+
+/// `idgen man`: the man page, generated from the CLI like the completions.
+/// It carries the release, not the commit, so the committed page only changes
+/// when the CLI does.
+pub fn man(_ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let command = crate::cli::Cli::command().version(env!("CARGO_PKG_VERSION"));
+    let mut page = Vec::new();
+    clap_mangen::Man::new(command).render(&mut page)?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(&page)?;
+    out.flush()?;
+    Ok(Outcome::Success)
+}

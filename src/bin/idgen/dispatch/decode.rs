@@ -488,8 +488,17 @@ Output:
   A bad ID, or one that does not fit the layout (too many bits, negative), is reported
   on stderr by name; the others are still decoded; exit code 2.
 
-Layouts (fields from high to low bits, unit; epoch; when the time bits run out):
 ",
+    );
+    text.push_str(&layout_list());
+    text.push_str(REST);
+    text
+}
+
+/// The named layouts, for every help page whose `--layout` points to it.
+pub fn layout_list() -> String {
+    let mut text = String::from(
+        "Layouts (fields from high to low bits, unit; epoch; when the time bits run out):\n",
     );
     for named in catalog() {
         let layout = named.layout();
@@ -535,7 +544,13 @@ Layouts (fields from high to low bits, unit; epoch; when the time bits run out):
                     with --unit and --epoch. Only time is special; any other name is
                     shown as it is (time:48,rest:16). idgen lease fills sequence (seq),
                     increment, counter, worker, datacenter, process, machine and node.
+",
+    );
+    text
+}
 
+/// `decode --help` after the layout list.
+const REST: &str = "
 Guessing (--guess, no --layout):
   Lists every named layout under which each ID's time decodes to a moment after the
   layout's epoch and at most a day from now (or inside --between FROM..TO). With several
@@ -552,7 +567,4 @@ Examples:
   idgen decode --json 1541815603606036480
   idgen decode --bits time:41,worker:10,seq:12 --unit ms --epoch 2024-01-01 123456789012345
   idgen decode --guess 1541815603606036480
-  cut -d, -f1 orders.csv | idgen decode --guess --between 2023-01-01..2024-01-01",
-    );
-    text
-}
+  cut -d, -f1 orders.csv | idgen decode --guess --between 2023-01-01..2024-01-01";

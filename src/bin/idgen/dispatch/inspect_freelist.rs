@@ -24,7 +24,8 @@ pub struct InspectArgs {
         long,
         env = "IDGEN_NAMESPACE",
         default_value = "default",
-        value_name = "NS"
+        value_name = "NS",
+        value_hint = clap::ValueHint::Other
     )]
     pub namespace: String,
 

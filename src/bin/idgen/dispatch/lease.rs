@@ -32,7 +32,7 @@ pub enum AssignerArg {
 }
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:
+#[command(after_help = format!("{}\n\n{}", "Examples:
   idgen lease --count 5                          # 5 snowflake IDs, then release
   idgen lease --namespace orders --layout sonyflake --count 1000 > ids.txt
   idgen lease --stdin --ttl 10s                  # coprocess: write N, read N IDs
@@ -40,14 +40,15 @@ pub enum AssignerArg {
 
 In --stdin mode each input line N (an empty line means 1) is answered with N
 IDs, flushed at once; the lease is renewed in the background until EOF,
-SIGINT or SIGTERM, then released.")]
+SIGINT or SIGTERM, then released.", crate::dispatch::decode::layout_list()))]
 pub struct LeaseArgs {
     /// Holders sharing one layout and epoch
     #[arg(
         long,
         env = "IDGEN_NAMESPACE",
         default_value = "default",
-        value_name = "NS"
+        value_name = "NS",
+        value_hint = clap::ValueHint::Other
     )]
     pub namespace: String,
 

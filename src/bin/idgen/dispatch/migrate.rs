@@ -32,7 +32,12 @@ pub struct MigrateArgs {
     pub app: u8,
 
     /// The Redis node to move it to (a name from --redis-node or the config file)
-    #[arg(long, value_name = "NODE", required_unless_present = "from_store")]
+    #[arg(
+        long,
+        value_name = "NODE",
+        required_unless_present = "from_store",
+        value_hint = clap::ValueHint::Other
+    )]
     pub to: Option<String>,
 
     /// Move the app out of this embedded store file into the configured Redis + MySQL

@@ -1,11 +1,14 @@
 //! One module per subcommand: each parses its own arguments, calls the core and renders.
 
+pub mod app;
 pub mod completions;
+pub mod config;
 pub mod decode;
 pub mod init_app;
 pub mod inspect_freelist;
 pub mod lease;
 pub mod migrate;
+pub mod namespace;
 pub mod next;
 pub mod reload_segments;
 pub mod serve;
@@ -51,6 +54,10 @@ pub async fn run(
         Command::InspectFreelist(args) => inspect_freelist::run(args, &ctx).await,
         Command::Decode(args) => decode::run(args, &ctx).await,
         Command::Status(args) => status::run(args, &ctx).await,
+        Command::App(args) => app::run(args, &ctx).await,
+        Command::Namespace(args) => namespace::run(args, &ctx).await,
+        Command::Config(args) => config::run(args, &ctx),
+        Command::Man => completions::man(&ctx),
         Command::Completions(args) => completions::run(args, &ctx),
         // A signal is how a server is meant to stop: not an interruption.
         Command::Serve(args) => return serve::run(args, &ctx).await,

@@ -1,38 +1,122 @@
-//! `idgen status`: one screen of health for operators and monitoring.
+//! `idgen status`: one screen of health for operators, a Nagios/Icinga check,
+//! and Prometheus metrics.
 
 use crate::dispatch::Context;
-use crate::exit::Outcome;
+use crate::exit::{Outcome, nagios};
 use crate::layout_args::LayoutArgs;
-use crate::output::TextRows;
+use crate::output::{TextRows, grouped, span};
 use idgen::backend::Backend;
 use idgen::config::check_idle;
 use idgen::layout::format_timestamp;
-use idgen::status::{LayoutState, StatusReport, StatusRequest, StoreRole, gather};
+use idgen::status::{
+    LayoutState, Severity, StatusReport, StatusRequest, StoreRole, StoreState, gather,
+};
+use std::fmt::Write as _;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Tables for people
+    Text,
+    /// The whole report, every finding with its severity
+    Json,
+    /// Prometheus text exposition, for node_exporter's textfile collector
+    Prometheus,
+}
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:
+#[command(after_help = format!("Examples:
   idgen status
-  idgen status --json | jq '.attention'
-  idgen status --idle 0.5          # call shards low at half their step
-  */5 * * * * idgen status > /dev/null || alert-on-call   # crontab check
+  idgen status --json | jq '.severity, .attention'
+  idgen status --check --warn-stock 0.3 --crit-stock 0.05     # Nagios/Icinga
+  idgen status --format prometheus > /var/lib/node_exporter/idgen.prom.$$ && mv /var/lib/node_exporter/idgen.prom.$$ /var/lib/node_exporter/idgen.prom
 
-Checks: every backend answers; each app's stock (min and average over its
-shards, and shards at or below idle x step); apps within 10% of max_limit_id;
-apps in the middle of a move; worker-ID lease problems per namespace; layouts
-whose time bits run out within a year. Exits 8 when anything needs attention.")]
+Checks, each finding with a severity (ok, warning, critical, unknown):
+  critical  a backend down or refusing the login; a store file missing, corrupt
+            or read-only; a shard exhausted (max_limit_id reached, no stock);
+            every worker ID of a namespace held; an epoch in the future; a
+            layout that ran out or runs out within 30 days; an app routed to
+            an unknown node; stock at or below --crit-stock
+  warning   stock at or below --warn-stock; a shard past 90% of max_limit_id;
+            under 10% of worker IDs free; a layout running out within a year;
+            an app moving; lease problems; id_alloc rows idgen cannot serve;
+            worker IDs stranded longer than a lease lasts
+  unknown   something could not be read (the apps, when the ledger is down)
+  ok        information only: worker IDs left by stopped holders, which the
+            next rebuild of the free list takes back
+Exits 8 when the worst finding is worse than ok (0 otherwise).
+
+{}", crate::exit::nagios_help()))]
 pub struct StatusArgs {
-    /// Call a shard low when its stock is at or below idle x its step [default: 0.2, or the config file's]
-    #[arg(long, env = "IDGEN_IDLE", value_name = "RATIO")]
+    /// Warn when a shard's stock is at or below RATIO x its step
+    #[arg(
+        long,
+        visible_alias = "warn-stock",
+        env = "IDGEN_IDLE",
+        value_name = "RATIO",
+        help_heading = "Thresholds"
+    )]
     pub idle: Option<f64>,
 
-    /// Print the report as JSON
-    #[arg(long)]
+    /// Critical when a shard's stock is at or below RATIO x its step [default: only a shard that is empty and cannot be refilled]
+    #[arg(long, value_name = "RATIO", help_heading = "Thresholds")]
+    pub crit_stock: Option<f64>,
+
+    /// Nagios/Icinga plugin mode: one summary line with perfdata; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN
+    #[arg(long, conflicts_with_all = ["json", "format"])]
+    pub check: bool,
+
+    /// Print the report as JSON (same as --format json)
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+
+    /// Output format
+    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
+    pub format: Format,
+}
+
+impl StatusArgs {
+    fn format(&self) -> Format {
+        if self.json { Format::Json } else { self.format }
+    }
 }
 
 pub async fn run(args: StatusArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    if !args.check {
+        let report = collect(&args, ctx).await?;
+        match args.format() {
+            Format::Json => ctx.out.print_json(&report)?,
+            Format::Prometheus => {
+                for line in prometheus(&report).lines() {
+                    ctx.out.print_line(line)?;
+                }
+            }
+            Format::Text => render(ctx, &report)?,
+        }
+        return Ok(if report.needs_attention() {
+            Outcome::Attention
+        } else {
+            Outcome::Success
+        });
+    }
+    // A check that cannot even start is UNKNOWN to Nagios, not idgen's own code.
+    let (severity, line) = match collect(&args, ctx).await {
+        Ok(report) => (report.severity, check_line(&report)),
+        Err(e) => (
+            Severity::Unknown,
+            format!("IDGEN UNKNOWN - {}", ctx.out.scrub(&format!("{e:#}"))),
+        ),
+    };
+    ctx.out.print_line(&line)?;
+    Ok(Outcome::Check(severity))
+}
+
+async fn collect(args: &StatusArgs, ctx: &Context<'_>) -> anyhow::Result<StatusReport> {
     let idle = check_idle(args.idle.unwrap_or(ctx.settings.idle))
         .map_err(|e| ctx.origins.blame("idle", e))?;
+    let crit_stock = args
+        .crit_stock
+        .map(|ratio| check_idle(ratio).map_err(|e| ctx.origins.blame("crit_stock", e)))
+        .transpose()?;
     // The layout `lease` and `decode` would use without flags.
     let defaults = LayoutArgs {
         epoch: std::env::var("IDGEN_EPOCH").ok(),
@@ -40,28 +124,15 @@ pub async fn run(args: StatusArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome>
     };
     let default_layout = defaults.resolve(&ctx.settings)?;
     let backend = Backend::open_existing(&ctx.settings)?;
-    // The report shows what it cannot read; a store file that is not there at
-    // all is a mistyped path, not a deployment to report on.
-    if let Some(store) = backend.embedded_store() {
-        store.check_exists()?;
-    }
     ctx.out.info(&format!("backend: {}", backend.kind));
     let request = StatusRequest {
         idle,
+        crit_stock,
         default_layout,
+        lease_ttl_ms: ctx.settings.lease_ttl.as_millis() as i64,
         now_ms: now_ms(),
     };
-    let report = gather(&backend, &ctx.settings, &request).await;
-    if args.json {
-        ctx.out.print_json(&report)?;
-    } else {
-        render(ctx, &report)?;
-    }
-    Ok(if report.needs_attention() {
-        Outcome::Attention
-    } else {
-        Outcome::Success
-    })
+    Ok(gather(&backend, &ctx.settings, &request).await)
 }
 
 fn now_ms() -> i64 {
@@ -70,13 +141,318 @@ fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
+/// `IDGEN WARNING - 2 warning: first problem | perfdata`: the Nagios plugin
+/// summary line. The worst finding comes first.
+fn check_line(report: &StatusReport) -> String {
+    let state = nagios(report.severity);
+    let findings = report.findings();
+    let summary = match findings.first() {
+        None => "nothing needs attention".to_string(),
+        Some(worst) => {
+            let mut counts = Vec::new();
+            for severity in [Severity::Critical, Severity::Warning, Severity::Unknown] {
+                let n = findings.iter().filter(|a| a.severity == severity).count();
+                if n > 0 {
+                    counts.push(format!("{n} {}", severity.as_str()));
+                }
+            }
+            format!("{}: {}", counts.join(", "), worst.message.replace('|', "/"))
+        }
+    };
+    format!("IDGEN {} - {summary} | {}", state.label, perfdata(report))
+}
+
+/// Perfdata in the plugin format `'label'=value[unit];warn;crit;min;max`.
+fn perfdata(report: &StatusReport) -> String {
+    let mut data = Vec::new();
+    let label = |text: String| format!("'{}'", text.replace(['\'', '='], "_"));
+    let up = |role: StoreRole| {
+        report
+            .stores
+            .iter()
+            .filter(|s| s.role == role)
+            .map(|s| u8::from(s.reachable))
+            .min()
+            .unwrap_or(0)
+    };
+    data.push(format!("ledger_up={};;1;0;1", up(StoreRole::Ledger)));
+    data.push(format!("nodes_up={};;1;0;1", up(StoreRole::Node)));
+    for app in &report.apps {
+        if let Some(min) = app.min_stock {
+            data.push(format!(
+                "{}={min};;;0;",
+                label(format!("app_{}_min_stock", app.app))
+            ));
+        }
+        if let Some(used) = app.limit_used_percent {
+            data.push(format!(
+                "{}={used:.1}%;90;100;0;100",
+                label(format!("app_{}_limit_used", app.app))
+            ));
+        }
+    }
+    for ns in &report.namespaces {
+        data.push(format!(
+            "{}={};{};0;0;{}",
+            label(format!("ns_{}_workers_free", ns.name)),
+            ns.available,
+            (ns.capacity as f64 * idgen::status::WORKERS_FREE_WARNING).ceil() as u64,
+            ns.capacity
+        ));
+    }
+    for layout in &report.layouts {
+        if let Some(days) = layout.days_left {
+            data.push(format!(
+                "{}={days};{};{};0;",
+                label(format!(
+                    "layout_{}_days_left",
+                    layout.used_by.replace(' ', "_")
+                )),
+                idgen::status::LAYOUT_WARNING_MS / 86_400_000,
+                idgen::status::LAYOUT_CRITICAL_MS / 86_400_000
+            ));
+        }
+    }
+    data.join(" ")
+}
+
+/// One metric family of the Prometheus text exposition format.
+struct Family<'a> {
+    text: &'a mut String,
+}
+
+impl Family<'_> {
+    fn start<'a>(text: &'a mut String, name: &str, help: &str) -> Family<'a> {
+        let _ = writeln!(text, "# HELP {name} {help}");
+        let _ = writeln!(text, "# TYPE {name} gauge");
+        Family { text }
+    }
+
+    fn sample(&mut self, name: &str, labels: &[(&str, &str)], value: f64) -> &mut Self {
+        let labels: Vec<String> = labels
+            .iter()
+            .map(|(key, value)| format!("{key}=\"{}\"", label_value(value)))
+            .collect();
+        let labels = if labels.is_empty() {
+            String::new()
+        } else {
+            format!("{{{}}}", labels.join(","))
+        };
+        let _ = writeln!(self.text, "{name}{labels} {value}");
+        self
+    }
+}
+
+/// A label value as the exposition format escapes it; control characters
+/// are shown as escapes first, like everywhere else idgen prints stored text.
+fn label_value(value: &str) -> String {
+    crate::output::escape_controls(value)
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+}
+
+/// The report as Prometheus text exposition: gauges only, one family each,
+/// every family with HELP and TYPE, for node_exporter's textfile collector.
+fn prometheus(report: &StatusReport) -> String {
+    let mut text = String::new();
+    let t = &mut text;
+
+    let name = "idgen_status_severity";
+    Family::start(
+        t,
+        name,
+        "Worst finding: 0 ok, 1 warning, 2 critical, 3 unknown (the Nagios codes).",
+    )
+    .sample(name, &[], f64::from(nagios(report.severity).code));
+
+    let name = "idgen_findings";
+    let mut family = Family::start(t, name, "Findings of each severity.");
+    for severity in [
+        Severity::Ok,
+        Severity::Unknown,
+        Severity::Warning,
+        Severity::Critical,
+    ] {
+        let n = report
+            .attention
+            .iter()
+            .filter(|a| a.severity == severity)
+            .count();
+        family.sample(name, &[("severity", severity.as_str())], n as f64);
+    }
+
+    let name = "idgen_backend_up";
+    let mut family = Family::start(
+        t,
+        name,
+        "1 when the backend answered and can be used, else 0.",
+    );
+    for store in &report.stores {
+        let role = match store.role {
+            StoreRole::Ledger => "ledger",
+            StoreRole::Node => "node",
+        };
+        family.sample(
+            name,
+            &[("role", role), ("name", &store.name)],
+            f64::from(u8::from(store.reachable)),
+        );
+    }
+
+    let name = "idgen_apps_known";
+    Family::start(
+        t,
+        name,
+        "1 when the ledger could be read, so the app metrics are complete.",
+    )
+    .sample(name, &[], f64::from(u8::from(report.apps_known)));
+
+    let name = "idgen_app_shard_stock";
+    let mut family = Family::start(t, name, "Indexes ready to issue, per app and shard.");
+    for app in &report.apps {
+        let id = app.app.to_string();
+        for shard in &app.stock {
+            family.sample(
+                name,
+                &[
+                    ("app", &id),
+                    ("name", &app.name),
+                    ("shard", &shard.shard.to_string()),
+                ],
+                shard.stock as f64,
+            );
+        }
+    }
+
+    let name = "idgen_app_min_stock";
+    let mut family = Family::start(t, name, "The smallest stock over an app's shards.");
+    for app in &report.apps {
+        if let Some(min) = app.min_stock {
+            family.sample(
+                name,
+                &[("app", &app.app.to_string()), ("name", &app.name)],
+                min as f64,
+            );
+        }
+    }
+
+    let name = "idgen_app_stock_runway_seconds";
+    let mut family = Family::start(
+        t,
+        name,
+        "How long an app's stock lasts at the rate observed since its shards' last refills.",
+    );
+    for app in &report.apps {
+        if let Some(runway) = app.runway_secs {
+            family.sample(
+                name,
+                &[("app", &app.app.to_string()), ("name", &app.name)],
+                runway as f64,
+            );
+        }
+    }
+
+    let name = "idgen_app_limit_used_ratio";
+    let mut family = Family::start(
+        t,
+        name,
+        "The largest share of max_limit_id any shard of the app has taken (apps with a limit).",
+    );
+    for app in &report.apps {
+        if let Some(used) = app.limit_used_percent {
+            family.sample(
+                name,
+                &[("app", &app.app.to_string()), ("name", &app.name)],
+                used / 100.0,
+            );
+        }
+    }
+
+    let name = "idgen_app_exhausted_shards";
+    let mut family = Family::start(
+        t,
+        name,
+        "Shards that reached max_limit_id and hold no stock: next refuses there.",
+    );
+    for app in &report.apps {
+        family.sample(
+            name,
+            &[("app", &app.app.to_string()), ("name", &app.name)],
+            app.exhausted_shards.len() as f64,
+        );
+    }
+
+    let name = "idgen_namespace_workers_held";
+    let mut family = Family::start(t, name, "Worker IDs held, per namespace.");
+    for ns in &report.namespaces {
+        family.sample(name, &[("namespace", &ns.name)], ns.held.len() as f64);
+    }
+    let name = "idgen_namespace_workers_free";
+    let mut family = Family::start(
+        t,
+        name,
+        "Worker IDs a new lease can still get, per namespace.",
+    );
+    for ns in &report.namespaces {
+        family.sample(name, &[("namespace", &ns.name)], ns.available as f64);
+    }
+    let name = "idgen_namespace_workers_capacity";
+    let mut family = Family::start(t, name, "Worker IDs the namespace's layout allows.");
+    for ns in &report.namespaces {
+        family.sample(name, &[("namespace", &ns.name)], ns.capacity as f64);
+    }
+
+    let name = "idgen_layout_seconds_left";
+    let mut family = Family::start(
+        t,
+        name,
+        "Seconds until the layout's time bits run out (0: ran out).",
+    );
+    for layout in &report.layouts {
+        if let Some(seconds) = layout.seconds_left {
+            family.sample(
+                name,
+                &[("used_by", &layout.used_by), ("layout", &layout.layout)],
+                seconds as f64,
+            );
+        }
+    }
+
+    let name = "idgen_redis_last_rollback_timestamp_seconds";
+    let mut family = Family::start(
+        t,
+        name,
+        "When a Redis node was last found to have gone back in time (a restore or failover); its stale stock was retired unserved.",
+    );
+    for rollback in &report.redis_rollbacks {
+        family.sample(
+            name,
+            &[("node", &rollback.node)],
+            rollback.last_ms as f64 / 1000.0,
+        );
+    }
+    text
+}
+
+fn store_state(state: StoreState) -> &'static str {
+    match state {
+        StoreState::Ok => "ok",
+        StoreState::Unreachable => "UNREACHABLE",
+        StoreState::AccessDenied => "ACCESS DENIED",
+        StoreState::Unusable => "UNUSABLE",
+    }
+}
+
 fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
     let out = ctx.out;
     out.print_line(&format!(
-        "backend {}; config {}; refill threshold {} x step",
+        "backend {}; config {}; refill threshold {} x step{}",
         report.backend,
         report.config_file.as_deref().unwrap_or("none"),
-        report.idle
+        report.idle,
+        report
+            .crit_stock
+            .map_or(String::new(), |c| format!("; critical at {c} x step"))
     ))?;
 
     let mut stores = out.table();
@@ -92,13 +468,15 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
             store.name.clone(),
             store.location.clone(),
             // The error itself is in the attention list below.
-            if store.reachable { "ok" } else { "UNREACHABLE" }.to_string(),
+            store_state(store.state).to_string(),
             store.version.clone().unwrap_or_else(|| "-".into()),
         ]);
     }
     out.print_table(&stores)?;
 
-    if report.apps.is_empty() {
+    if !report.apps_known {
+        out.print_line("apps: UNKNOWN (the ledger cannot be read)")?;
+    } else if report.apps.is_empty() {
         out.print_line("apps: none")?;
     } else {
         let mut apps = out.table();
@@ -109,6 +487,7 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
             "dispenser",
             "min stock",
             "avg stock",
+            "runway",
             "low shards",
             "limit used",
             "state",
@@ -118,11 +497,19 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
             if app.moving {
                 state.push("MOVING".to_string());
             }
+            if !app.exhausted_shards.is_empty() {
+                state.push(format!("EXHAUSTED ({} shards)", app.exhausted_shards.len()));
+            }
             if !app.near_limit_shards.is_empty() {
                 state.push("NEAR LIMIT".to_string());
             }
-            if !app.low_shards.is_empty() {
+            if !app.critical_shards.is_empty() {
+                state.push("CRITICAL STOCK".to_string());
+            } else if !app.low_shards.is_empty() {
                 state.push("LOW".to_string());
+            }
+            if !app.missing_shards.is_empty() {
+                state.push(format!("{} SHARDS MISSING", app.missing_shards.len()));
             }
             if let Some(e) = &app.error {
                 state.push(e.clone());
@@ -132,8 +519,10 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
                 app.name.clone(),
                 app.node.clone(),
                 app.dispenser.as_str().to_string(),
-                app.min_stock.map_or("-".into(), |s| s.to_string()),
-                app.avg_stock.map_or("-".into(), |s| format!("{s:.1}")),
+                app.min_stock.map_or("-".into(), grouped),
+                app.avg_stock
+                    .map_or("-".into(), |s| grouped(s.round() as u64)),
+                app.runway_secs.map_or("-".into(), span),
                 match (app.min_stock, app.low_shards.len()) {
                     (None, _) => "-".to_string(),
                     (Some(_), low) => format!("{low}/{}", app.shards),
@@ -166,9 +555,9 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
             leases.add_text_row(vec![
                 ns.name.clone(),
                 ns.layout.clone().unwrap_or_else(|| "-".into()),
-                ns.held.len().to_string(),
-                ns.free.to_string(),
-                ns.capacity.to_string(),
+                grouped(ns.held.len() as u64),
+                grouped(ns.available),
+                grouped(ns.capacity),
                 match (&ns.error, ns.problems.len()) {
                     (Some(e), _) => e.clone(),
                     (None, 0) => "none".to_string(),
@@ -182,16 +571,17 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
     let mut layouts = out.table();
     layouts.set_header(vec!["layout of", "layout", "time bits run out", "state"]);
     for layout in &report.layouts {
+        let days = layout.days_left.unwrap_or(0);
         layouts.add_text_row(vec![
             layout.used_by.clone(),
             layout.layout.clone(),
             layout.exhausted_at.clone().unwrap_or_else(|| "-".into()),
             match layout.state {
-                LayoutState::Ok => format!("ok, {} days left", layout.days_left.unwrap_or(0)),
-                LayoutState::Expiring => {
-                    format!("EXPIRING in {} days", layout.days_left.unwrap_or(0))
-                }
+                LayoutState::Ok => format!("ok, {} days left", grouped(days.max(0) as u64)),
+                LayoutState::Expiring => format!("EXPIRING in {days} days"),
+                LayoutState::ExpiringSoon => format!("EXPIRING SOON, in {days} days"),
                 LayoutState::Exhausted => "EXHAUSTED".to_string(),
+                LayoutState::NotStarted => "EPOCH IN THE FUTURE".to_string(),
                 LayoutState::Untimed => "no time field".to_string(),
             },
         ]);
@@ -212,12 +602,25 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
             rollback.shards
         ))?;
     }
-    if report.attention.is_empty() {
+    let notes: Vec<_> = report
+        .attention
+        .iter()
+        .filter(|a| a.severity == Severity::Ok)
+        .collect();
+    for note in notes {
+        out.print_line(&format!("note: {}", note.message))?;
+    }
+    let findings = report.findings();
+    if findings.is_empty() {
         out.print_line("all good: nothing needs attention")?;
     } else {
-        out.print_line(&format!("needs attention ({}):", report.attention.len()))?;
-        for item in &report.attention {
-            out.print_line(&format!("  - {}", item.message))?;
+        out.print_line(&format!(
+            "{}: {} finding(s) need attention:",
+            report.severity.as_str().to_uppercase(),
+            findings.len()
+        ))?;
+        for item in findings {
+            out.print_line(&format!("  - {}: {}", item.severity.as_str(), item.message))?;
         }
     }
     Ok(())

@@ -1,0 +1,253 @@
+//! `idgen app list|show|set`: read and change apps without SQL.
+
+use crate::confirm::{Answer, ask};
+use crate::dispatch::Context;
+use crate::exit::Outcome;
+use crate::output::{TextRows, grouped};
+use idgen::backend::Backend;
+use idgen::store::{AppChange, AppRecord};
+use serde_json::{Value, json};
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  idgen app list
+  idgen app show 1 --json
+  idgen app set 1 --max-limit-id 9000000000")]
+pub struct AppArgs {
+    #[command(subcommand)]
+    pub command: AppCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum AppCommand {
+    /// List every app: name, step, max_limit_id, shards
+    List(ListArgs),
+    /// Show one app: its step bounds, limit and every shard's issued index
+    Show(ShowArgs),
+    /// Change an app: raise max_limit_id, change the step and its bounds, rename
+    #[command(after_help = "Examples:
+  idgen app set 1 --max-limit-id 9000000000      # raise only; never below an issued index
+  idgen app set 1 --step 5000 --max-step 50000
+  idgen app set 1 --name orders-v2 --yes         # a rename asks first, or takes --yes
+
+Every change is made under the app's row locks, the locks a refill takes, so no
+index is issued between the check and the change. Changing the dispenser kind is
+not built yet: it stays a setting (--dispenser, [segments.app_dispensers]).")]
+    Set(SetArgs),
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  idgen app list
+  idgen app list --json")]
+pub struct ListArgs {
+    /// Print the apps as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  idgen app show 1
+  idgen app show 1 --json | jq '.shard_rows[0]'")]
+pub struct ShowArgs {
+    /// App ID, 0..=255
+    #[arg(value_name = "APP")]
+    pub app: u8,
+
+    /// Print the app as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SetArgs {
+    /// App ID, 0..=255
+    #[arg(value_name = "APP")]
+    pub app: u8,
+
+    /// New name (asks first; at most 128 characters)
+    #[arg(long)]
+    pub name: Option<String>,
+
+    /// New step: indexes per refill when there is no consumption history
+    #[arg(long, value_name = "N")]
+    pub step: Option<u64>,
+
+    /// New smallest step the consumption-based sizing may choose
+    #[arg(long, value_name = "N")]
+    pub min_step: Option<u64>,
+
+    /// New largest step the consumption-based sizing may choose
+    #[arg(long, value_name = "N")]
+    pub max_step: Option<u64>,
+
+    /// New max_limit_id: only ever raised (0: no limit)
+    #[arg(long, value_name = "N")]
+    pub max_limit_id: Option<u64>,
+
+    /// Do not ask before a rename
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+
+    /// Print the changed app as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub async fn run(args: AppArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let backend = Backend::open_existing(&ctx.settings)?;
+    ctx.out.info(&format!("backend: {}", backend.describe()));
+    match args.command {
+        AppCommand::List(args) => {
+            let apps = backend.ledger.apps().await?;
+            if args.json {
+                let apps: Vec<Value> = apps.iter().map(summary).collect();
+                ctx.out.print_json(&apps)?;
+            } else if apps.is_empty() {
+                ctx.out
+                    .print_line("no apps; create one with `idgen init-app`")?;
+            } else {
+                print_summaries(ctx, &apps)?;
+            }
+        }
+        AppCommand::Show(args) => {
+            let app = find(&backend, args.app).await?;
+            show(ctx, &app, args.json)?;
+        }
+        AppCommand::Set(args) => return set(ctx, &backend, args).await,
+    }
+    Ok(Outcome::Success)
+}
+
+async fn find(backend: &Backend, app: u8) -> anyhow::Result<AppRecord> {
+    Ok(backend
+        .ledger
+        .app(app)
+        .await?
+        .ok_or(idgen::Error::UnknownApp { app })?)
+}
+
+async fn set(ctx: &Context<'_>, backend: &Backend, args: SetArgs) -> anyhow::Result<Outcome> {
+    let change = AppChange {
+        name: args.name,
+        step: args.step,
+        min_step: args.min_step,
+        max_step: args.max_step,
+        max_limit_id: args.max_limit_id,
+    };
+    if change.is_empty() {
+        return Err(idgen::Error::invalid(
+            "app set",
+            "nothing to change",
+            "give --max-limit-id, --step, --min-step, --max-step or --name",
+        )
+        .into());
+    }
+    let before = find(backend, args.app).await?;
+    // Checked now for a clear answer before any prompt; checked again under the locks.
+    change.apply_to(&before)?;
+    if let Some(name) = change.name.as_ref().filter(|n| **n != before.name) {
+        let action = format!(
+            "rename app {} from {:?} to {name:?} (the Java service's config names it too)",
+            before.app, before.name
+        );
+        if let Answer::No = ask(
+            ctx.out,
+            &action,
+            args.yes,
+            "pass --yes to rename without asking",
+        )? {
+            ctx.out.print_line("nothing changed")?;
+            return Ok(Outcome::Declined);
+        }
+    }
+    let after = backend.ledger.update_app(args.app, &change).await?;
+    show(ctx, &after, args.json)?;
+    Ok(Outcome::Success)
+}
+
+/// An app in JSON: values that may exceed 2^53 as strings.
+fn summary(app: &AppRecord) -> Value {
+    json!({
+        "app": app.app,
+        "name": app.name,
+        "description": app.description,
+        "shards": app.shards.len(),
+        "step": app.step(),
+        "policy": app.policy,
+        "max_limit_id": app.max_limit_id().to_string(),
+        "issued": app.shards.iter().map(|s| s.max_id).sum::<u64>().to_string(),
+    })
+}
+
+fn limit_text(limit: u64) -> String {
+    match limit {
+        0 => "none".to_string(),
+        limit => grouped(limit),
+    }
+}
+
+fn print_summaries(ctx: &Context<'_>, apps: &[AppRecord]) -> anyhow::Result<()> {
+    let mut table = ctx.out.table();
+    table.set_header(vec![
+        "app",
+        "name",
+        "shards",
+        "step",
+        "step bounds",
+        "max_limit_id",
+        "issued",
+    ]);
+    for app in apps {
+        table.add_text_row(vec![
+            app.app.to_string(),
+            app.name.clone(),
+            app.shards.len().to_string(),
+            grouped(app.step()),
+            format!(
+                "{}..={}",
+                grouped(app.policy.min_step),
+                grouped(app.policy.max_step)
+            ),
+            limit_text(app.max_limit_id()),
+            grouped(app.shards.iter().map(|s| s.max_id).sum()),
+        ]);
+    }
+    ctx.out.print_table(&table)?;
+    Ok(())
+}
+
+fn show(ctx: &Context<'_>, app: &AppRecord, json: bool) -> anyhow::Result<()> {
+    if json {
+        let mut value = summary(app);
+        value["shard_rows"] = app
+            .shards
+            .iter()
+            .map(|s| {
+                json!({
+                    "shard": s.shard,
+                    "max_id": s.max_id.to_string(),
+                    "step": s.step,
+                    "max_limit_id": s.max_limit_id.to_string(),
+                    "last_loaded": s.last_loaded,
+                })
+            })
+            .collect();
+        ctx.out.print_json(&value)?;
+        return Ok(());
+    }
+    print_summaries(ctx, std::slice::from_ref(app))?;
+    let mut shards = ctx.out.table();
+    shards.set_header(vec!["shard", "issued up to index", "step", "last refill"]);
+    for s in &app.shards {
+        shards.add_text_row(vec![
+            s.shard.to_string(),
+            grouped(s.max_id),
+            grouped(s.step),
+            s.last_loaded.map_or("-".into(), grouped),
+        ]);
+    }
+    ctx.out.print_table(&shards)?;
+    Ok(())
+}

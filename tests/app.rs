@@ -1,0 +1,170 @@
+//! `idgen app list|show|set`: apps read and changed without SQL, through the
+//! same locks and rules as the other commands, on both backends.
+
+use crate::harness::{Backend, TestEnv};
+use serde_json::Value;
+
+fn json(env: &TestEnv, args: &[&str]) -> Value {
+    let out = env.ok(args);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+fn limit_with_last_index(index: u64, app: u64) -> u64 {
+    // The last index every shard may issue, for shard 63 (the tightest).
+    (index << 14) | (63 << 8) | app
+}
+
+fn app_list_and_show_give_exact_values(env: &TestEnv) {
+    let run = env.run(&["app", "list"]);
+    match env.backend {
+        Backend::Distributed => assert!(run.stdout.contains("no apps"), "{run}"),
+        // A list never creates the store file it was pointed at.
+        Backend::Embedded => assert_eq!(run.code(), 10, "{run}"),
+    }
+    let limit = ((1u64 << 50) | 3).to_string();
+    env.ok(&[
+        "init-app",
+        "--app",
+        "3",
+        "--name",
+        "big",
+        "--step",
+        "1234567",
+        "--max-limit-id",
+        &limit,
+    ]);
+    env.ok(&[
+        "init-app", "--app", "1", "--name", "orders", "--step", "100",
+    ]);
+    env.ok(&["next", "--app", "1", "-n", "5"]);
+    let apps = json(env, &["app", "list", "--json"]);
+    let apps = apps.as_array().unwrap();
+    assert_eq!(apps.len(), 2);
+    assert_eq!(apps[0]["app"], 1);
+    assert_eq!(apps[1]["max_limit_id"], limit, "a string: above 2^53");
+    let human = env.ok(&["app", "list"]);
+    assert!(human.contains("1,234,567"), "{human}");
+    let shown = json(env, &["app", "show", "1", "--json"]);
+    assert_eq!(shown["shard_rows"].as_array().unwrap().len(), 64);
+    assert!(shown["shard_rows"][0]["max_id"].is_string());
+    let missing = env.run(&["app", "show", "9"]);
+    assert_eq!(missing.code(), 3, "{missing}");
+}
+
+fn max_limit_id_is_raised_never_lowered(env: &TestEnv) {
+    let next = crate::status_states::exhaust_shard_0_of_app_9(env);
+
+    // Lowering is refused and changes nothing.
+    let lower = (2u64 << 14 | 63 << 8 | 9).to_string();
+    let run = env.run(&["app", "set", "9", "--max-limit-id", &lower]);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(run.stderr.contains("can only be raised"), "{run}");
+    let run = env.run(&["app", "set", "9", "--max-limit-id", "0"]);
+    assert!(run.success(), "no limit is the highest: {run}");
+    let shown = json(env, &["app", "show", "9", "--json"]);
+    assert_eq!(shown["max_limit_id"], "0");
+    // From no limit, any limit lowers it.
+    let run = env.run(&[
+        "app",
+        "set",
+        "9",
+        "--max-limit-id",
+        &limit_with_last_index(100, 9).to_string(),
+    ]);
+    assert_eq!(run.code(), 2, "{run}");
+
+    // Raised, the exhausted shard issues again, above every index it issued.
+    let ids = env.run(&next).ids();
+    assert_eq!(crate::harness::segment_parts(ids[0]).0, 4, "{ids:?}");
+}
+
+fn a_limit_below_an_issued_index_is_refused(env: &TestEnv) {
+    let limit = limit_with_last_index(10, 1);
+    env.ok(&[
+        "init-app",
+        "--app",
+        "1",
+        "--name",
+        "orders",
+        "--max-limit-id",
+        &limit.to_string(),
+    ]);
+    // Another writer (the Java service) took shard 5 past the limit.
+    env.sql("UPDATE id_alloc SET max_id = 50 WHERE app_id = 1 AND shard_id = 5");
+    let run = env.run(&[
+        "app",
+        "set",
+        "1",
+        "--max-limit-id",
+        &limit_with_last_index(20, 1).to_string(),
+    ]);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(
+        run.stderr.contains("index 50 already issued on shard 5"),
+        "{run}"
+    );
+    let shown = json(env, &["app", "show", "1", "--json"]);
+    assert_eq!(shown["max_limit_id"], limit.to_string(), "unchanged");
+}
+
+fn the_step_and_its_bounds_change_together(env: &TestEnv) {
+    env.ok(&[
+        "init-app", "--app", "1", "--name", "orders", "--step", "100",
+    ]);
+    let run = env.run(&["app", "set", "1", "--step", "5000"]);
+    assert_eq!(run.code(), 2, "outside 100..=1000: {run}");
+    assert!(run.stderr.contains("--max-step"), "{run}");
+    let changed = json(
+        env,
+        &[
+            "app",
+            "set",
+            "1",
+            "--step",
+            "5000",
+            "--max-step",
+            "50000",
+            "--json",
+        ],
+    );
+    assert_eq!(changed["step"], 5000);
+    assert_eq!(changed["policy"]["max_step"], 50000);
+    assert_eq!(changed["policy"]["min_step"], 100);
+    // Every shard row carries the new step, and a refill uses it.
+    let rows = json(env, &["app", "show", "1", "--json"]);
+    assert!(
+        rows["shard_rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["step"] == 5000)
+    );
+    let run = env.run(&["app", "set", "1"]);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(run.stderr.contains("nothing to change"), "{run}");
+}
+
+fn a_rename_asks_first(env: &TestEnv) {
+    env.ok(&["init-app", "--app", "1", "--name", "orders"]);
+    let run = env.run(&["app", "set", "1", "--name", "orders-v2"]);
+    assert_eq!(run.code(), 2, "no terminal, no --yes: {run}");
+    assert!(run.stderr.contains("--yes"), "{run}");
+    assert_eq!(json(env, &["app", "show", "1", "--json"])["name"], "orders");
+    env.ok(&["app", "set", "1", "--name", "orders-v2", "--yes"]);
+    assert_eq!(
+        json(env, &["app", "show", "1", "--json"])["name"],
+        "orders-v2"
+    );
+    // init-app now knows it by the new name.
+    env.ok(&["init-app", "--app", "1", "--name", "orders-v2"]);
+    let unknown = env.run(&["app", "set", "7", "--step", "5"]);
+    assert_eq!(unknown.code(), 3, "{unknown}");
+}
+
+crate::on_both_backends!(
+    app_list_and_show_give_exact_values,
+    max_limit_id_is_raised_never_lowered,
+    a_limit_below_an_issued_index_is_refused,
+    the_step_and_its_bounds_change_together,
+    a_rename_asks_first,
+);

@@ -1,0 +1,75 @@
+//! `idgen config`: the effective settings with their sources, redacted.
+
+use crate::harness::TestEnv;
+use serde_json::Value;
+
+fn settings(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> (Value, String) {
+    let run = env.run_with(&[args, &["config", "--json"][..]].concat(), vars);
+    assert!(run.success(), "{run}");
+    let human = env.run_with(&[args, &["config"][..]].concat(), vars);
+    assert!(human.success(), "{human}");
+    (serde_json::from_str(&run.stdout).unwrap(), human.stdout)
+}
+
+fn row<'a>(report: &'a Value, key: &str) -> &'a Value {
+    report["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == key)
+        .unwrap_or_else(|| panic!("no {key}: {report}"))
+}
+
+#[test]
+fn every_setting_names_its_source_and_no_password_is_shown() {
+    let env = TestEnv::embedded();
+    let path = env.home.path().join("config/idgen/config.toml");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        "timeout = \"3s\"\n\n[segments]\nidle = 0.3\n\n[snowflake]\nlease_ttl = \"40s\"\n",
+    )
+    .unwrap();
+    let (report, human) = settings(&env, &["--dispenser", "range"], &[("IDGEN_IDLE", "0.4")]);
+    let file = path.display().to_string();
+    assert_eq!(report["config_file"], file);
+    assert!(
+        report["backend"].as_str().unwrap().starts_with("embedded"),
+        "{report}"
+    );
+    // The variable (the harness sets one) overrides the file's line 1.
+    assert_eq!(row(&report, "timeout")["source"], "IDGEN_TIMEOUT");
+    assert_eq!(
+        row(&report, "snowflake.lease_ttl")["source"],
+        format!("{file}:7")
+    );
+    assert_eq!(row(&report, "segments.dispenser")["source"], "--dispenser");
+    assert_eq!(row(&report, "segments.idle")["source"], "IDGEN_IDLE");
+    assert_eq!(row(&report, "segments.idle")["value"], "0.4");
+    assert_eq!(row(&report, "snowflake.layout")["source"], "default");
+    assert!(human.contains(&format!("{file}:7")), "{human}");
+
+    // The distributed backend's URLs, with passwords, are redacted.
+    let env = TestEnv::distributed();
+    let (report, human) = settings(
+        &env,
+        &[
+            "--redis",
+            "redis://:hunter2-redis@127.0.0.1:1/0",
+            "--mysql",
+            "mysql://root:hunter2-mysql@127.0.0.1:1/idgen",
+        ],
+        &[],
+    );
+    assert_eq!(row(&report, "mysql")["source"], "--mysql");
+    assert_eq!(row(&report, "redis.nodes.main")["source"], "--redis");
+    assert!(
+        report["backend"]
+            .as_str()
+            .unwrap()
+            .starts_with("redis+mysql")
+    );
+    for text in [report.to_string(), human] {
+        assert!(!text.contains("hunter2"), "{text}");
+    }
+}

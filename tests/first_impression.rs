@@ -1,0 +1,153 @@
+//! The CLI's first impression: bare `idgen`, `--version`, the committed man page.
+
+use crate::harness::{Run, idgen_bin};
+use std::path::Path;
+use std::process::Command;
+
+fn idgen(args: &[&str]) -> Run {
+    let mut cmd = Command::new(idgen_bin());
+    cmd.args(args);
+    Run::of(cmd)
+}
+
+#[test]
+fn bare_idgen_prints_short_help_and_exits_2() {
+    let run = idgen(&[]);
+    assert_eq!(run.code(), 2, "{run}");
+    assert!(run.stdout.is_empty(), "{run}");
+    assert!(run.stderr.contains("Usage: idgen"), "{run}");
+    assert!(run.stderr.contains("Commands:"), "{run}");
+    // Not the description presented as an error.
+    assert!(!run.stderr.contains("error:"), "{run}");
+}
+
+#[test]
+fn version_names_the_commit_and_the_features() {
+    let run = idgen(&["--version"]);
+    assert!(run.success(), "{run}");
+    let line = run.stdout.trim();
+    assert!(
+        line.starts_with(&format!("idgen {} (commit ", env!("CARGO_PKG_VERSION"))),
+        "{line}"
+    );
+    let commit = line
+        .split("commit ")
+        .nth(1)
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap();
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit())),
+        "{line}"
+    );
+    // The suite's binary is built with its test hooks on.
+    assert!(line.contains("features: test-hooks"), "{line}");
+}
+
+#[test]
+fn subcommand_help_puts_global_options_under_their_own_heading() {
+    let run = idgen(&["status", "--help"]);
+    let global = run
+        .stdout
+        .find("Global options:")
+        .unwrap_or_else(|| panic!("{run}"));
+    let mysql = run.stdout.find("--mysql").unwrap();
+    assert!(mysql > global, "{run}");
+    assert!(run.stdout.find("--check").unwrap() < global, "{run}");
+}
+
+#[test]
+fn the_committed_man_page_matches_the_cli() {
+    let run = idgen(&["man"]);
+    assert!(run.success(), "{run}");
+    assert!(run.stdout.contains(".TH idgen 1"), "{run}");
+    let committed =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/idgen.1"))
+            .unwrap_or_default();
+    assert!(
+        committed == run.stdout,
+        "man/idgen.1 is out of date with the CLI; regenerate with `scripts/update-completions.sh` and commit the result"
+    );
+}
+
+#[test]
+fn value_flags_complete_to_values_not_file_names() {
+    let mut cmd = Command::new(idgen_bin());
+    cmd.args(["completions", "bash"]);
+    let bash = Run::of(cmd).stdout;
+    let after = |flag: &str| {
+        let at = bash.find(&format!("                {flag})")).unwrap();
+        bash[at..].lines().nth(1).unwrap().to_string()
+    };
+    assert!(
+        after("--dispenser").contains("queue range"),
+        "{}",
+        after("--dispenser")
+    );
+    assert!(
+        after("--layout").contains("snowflake"),
+        "{}",
+        after("--layout")
+    );
+    let mut cmd = Command::new(idgen_bin());
+    cmd.args(["completions", "zsh"]);
+    let zsh = Run::of(cmd).stdout;
+    for flag in ["--to", "--namespace"] {
+        let line = zsh
+            .lines()
+            .find(|l| l.starts_with(&format!("'{flag}=")))
+            .unwrap();
+        assert!(!line.contains("_files"), "{line}");
+    }
+}
+
+#[test]
+fn a_machine_without_the_servers_is_told_what_to_install_once() {
+    // This suite again, one server test, with nothing on PATH.
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args(["--exact", "status::status_rejects_a_bad_idle_ratio"])
+        .env("PATH", "/nonexistent")
+        .env_remove("IDGEN_TEST_REDIS_URL")
+        .env_remove("IDGEN_TEST_REDIS2_URL")
+        .env_remove("IDGEN_TEST_MYSQL_URL");
+    let run = Run::of(cmd);
+    assert_eq!(run.code(), 2, "{run}");
+    let errors: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{run}");
+    assert!(errors[0].contains("redis-server"), "{run}");
+    assert!(
+        errors[0].contains("apt-get install -y redis-server mariadb-server"),
+        "{run}"
+    );
+    assert!(!run.stderr.contains("panicked"), "{run}");
+}
+
+#[test]
+fn the_layout_list_is_wherever_layout_points_to_it() {
+    for command in ["decode", "lease"] {
+        for flag in ["-h", "--help"] {
+            let run = idgen(&[command, flag]);
+            assert!(
+                run.stdout.contains("see the list below"),
+                "{command} {flag}: {run}"
+            );
+            assert!(
+                run.stdout.contains("\nLayouts ("),
+                "{command} {flag}: {run}"
+            );
+            assert!(run.stdout.contains("sonyflake"), "{command} {flag}: {run}");
+        }
+    }
+    // lease keeps its own options apart from the layout ones, and shows defaults.
+    let help = idgen(&["lease", "--help"]).stdout;
+    let layout = help.find("\nLayout:").unwrap();
+    assert!(help.find("--namespace").unwrap() < layout, "{help}");
+    assert!(help.find("--bits").unwrap() > layout, "{help}");
+    assert!(help.contains("[default: 5s]"), "{help}");
+}
