@@ -172,10 +172,19 @@ impl Backend {
                 mysql,
                 main,
                 timeout,
-            } => Ok(Arc::new(FencedLeaseStore::new(
-                Arc::new(RedisNode::connect(DEFAULT_NODE, main, *timeout).await?),
-                mysql.clone(),
-            ))),
+            } => {
+                // A lease needs both servers: meet MySQL while Redis connects. Its
+                // failure is reported where MySQL is needed; reading lease state
+                // from Redis (as `status` does) works without it.
+                let (redis, _warmed) = tokio::join!(
+                    RedisNode::connect(DEFAULT_NODE, main, *timeout),
+                    mysql.prepare_leases()
+                );
+                Ok(Arc::new(FencedLeaseStore::new(
+                    Arc::new(redis?),
+                    mysql.clone(),
+                )))
+            }
             Parts::Embedded { store } => Ok(store.clone()),
         }
     }

@@ -112,6 +112,8 @@ pub struct MysqlLedger {
     pool: Pool,
     timeout: Duration,
     ready: AtomicBool,
+    /// The lease tables were seen (the rest of the schema may not have been).
+    leases_ready: AtomicBool,
 }
 
 impl MysqlLedger {
@@ -131,17 +133,25 @@ impl MysqlLedger {
                 "add the database to the URL: mysql://user@host:3306/idgen",
             ));
         }
+        // Idle connections are kept a while, so one command reuses one
+        // connection instead of handshaking again for every query.
         let pool_opts = PoolOpts::default()
             .with_constraints(PoolConstraints::new(0, 32).expect("0 <= 32"))
+            .with_inactive_connection_ttl(Duration::from_secs(30))
             .with_reset_connection(false);
+        // Unless the URL asks for it, stay on the TCP connection made: moving
+        // to the server's socket is a second handshake per connection.
+        let prefer_socket = opts.prefer_socket() && url.expose().contains("prefer_socket");
         let opts = OptsBuilder::from_opts(opts)
             .pool_opts(pool_opts)
+            .prefer_socket(prefer_socket)
             .wait_timeout(Some(28_800));
         Ok(MysqlLedger {
             url: url.clone(),
             pool: Pool::new(opts),
             timeout,
             ready: AtomicBool::new(false),
+            leases_ready: AtomicBool::new(false),
         })
     }
 
@@ -222,10 +232,15 @@ impl MysqlLedger {
         })
     }
 
+    /// Connects and makes sure the lease tables exist, before the first lease.
+    pub async fn prepare_leases(&self) -> Result<()> {
+        self.lease_schema().await
+    }
+
     /// Makes sure the lease tables exist: one look on the warm path, the full
     /// schema (DDL) only when they are missing.
     async fn lease_schema(&self) -> Result<()> {
-        if self.ready.load(Ordering::Acquire) {
+        if self.ready.load(Ordering::Acquire) || self.leases_ready.load(Ordering::Acquire) {
             return Ok(());
         }
         let mut conn = self.conn().await?;
@@ -238,6 +253,7 @@ impl MysqlLedger {
             .await?;
         drop(conn);
         if present == Some(3) {
+            self.leases_ready.store(true, Ordering::Release);
             return Ok(());
         }
         self.ensure_schema().await
@@ -894,7 +910,7 @@ impl MysqlLedger {
         namespace: &crate::lease::NamespaceSpec,
         now_ms: i64,
     ) -> Result<()> {
-        self.ensure_schema().await?;
+        self.lease_schema().await?;
         let mut conn = self.conn().await?;
         self.check_namespace(&mut conn, namespace, now_ms).await
     }
@@ -905,7 +921,11 @@ impl MysqlLedger {
         namespace: &crate::lease::NamespaceSpec,
         now_ms: i64,
     ) -> Result<()> {
-        const READ: &str = "SELECT signature FROM idgen_namespace WHERE name = ?";
+        // A shared lock: acquirers do not wait for each other, but
+        // `delete_namespace` (which locks the row for update) waits for every
+        // acquire under way, and every later acquire waits for it.
+        const READ: &str =
+            "SELECT signature FROM idgen_namespace WHERE name = ? LOCK IN SHARE MODE";
         let mut recorded: Option<String> = self
             .bounded(conn.exec_first(READ, (&namespace.name,)))
             .await?;
