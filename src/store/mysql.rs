@@ -1097,14 +1097,18 @@ impl MysqlLedger {
         self.bounded(tx.commit()).await
     }
 
-    pub async fn held_workers(&self, namespace: &str) -> Result<Vec<(u64, String, i64)>> {
-        if !self.ready().await? {
-            return Ok(Vec::new());
-        }
+    /// Who holds `worker` under `token`, as recorded when it was taken.
+    pub async fn lease_holder(
+        &self,
+        namespace: &str,
+        worker: u64,
+        token: &str,
+    ) -> Result<Option<String>> {
+        self.lease_schema().await?;
         let mut conn = self.conn().await?;
-        self.bounded(conn.exec(
-            "SELECT worker, holder, fence_ms FROM idgen_worker_lease WHERE namespace = ? AND token <> '' ORDER BY worker",
-            (namespace,),
+        self.bounded(conn.exec_first(
+            "SELECT holder FROM idgen_worker_lease WHERE namespace = ? AND worker = ? AND token = ?",
+            (namespace, worker, token),
         ))
         .await
     }

@@ -590,7 +590,7 @@ impl LeaseStore for FencedLeaseStore {
         if mirrored.ok() != Some(2) {
             return Ok(Renewal::Held);
         }
-        let holder = self.redis_holder(namespace, worker).await;
+        let holder = self.redis_holder(namespace, worker, token).await;
         let put_back = self
             .redis
             .lease_restore(namespace, worker, token, &holder, token, ttl)
@@ -666,14 +666,13 @@ impl LeaseStore for FencedLeaseStore {
 }
 
 impl FencedLeaseStore {
-    /// The holder name MySQL records for a worker, to put back in Redis.
-    async fn redis_holder(&self, namespace: &str, worker: u64) -> String {
+    /// The holder name MySQL records for our lease, to put back in Redis.
+    async fn redis_holder(&self, namespace: &str, worker: u64, token: &str) -> String {
         self.ledger
-            .held_workers(namespace)
+            .lease_holder(namespace, worker, token)
             .await
             .ok()
-            .and_then(|held| held.into_iter().find(|(w, _, _)| *w == worker))
-            .map(|(_, holder, _)| holder)
+            .flatten()
             .unwrap_or_default()
     }
 }

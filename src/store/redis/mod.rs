@@ -153,11 +153,6 @@ impl RedisNode {
         Ok(node)
     }
 
-    /// The node's name in the configuration.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
     /// The current connection, made (and its server probed) if there is none.
     async fn link(&self) -> Result<Link> {
         let mut link = self.link.lock().await;
@@ -722,9 +717,13 @@ impl Dispenser for RedisNode {
             return Ok(Vec::new());
         }
         // Stock stamped by another server process counts as missing: the next
-        // refill retires it (see `lua/stock.lua`).
+        // refill retires it (see `lua/stock.lua`). A direct connection knows
+        // its server's run_id; any other asks in the same round trip.
+        let link = self.link().await?;
         let mut pipe = redis::pipe();
-        pipe.cmd("INFO").arg("server");
+        if link.direct_run_id.is_none() {
+            pipe.cmd("INFO").arg("server");
+        }
         for &slot in slots {
             match kind {
                 DispenserKind::Queue => pipe.cmd("LLEN").arg(queue_key(slot)),
@@ -737,16 +736,22 @@ impl Dispenser for RedisNode {
             };
             pipe.cmd("HGET").arg(stamp_key(slot)).arg("run_id");
         }
-        let mut conn = self.conn().await?;
+        let mut conn = link.conn;
         let answers: Vec<Value> = self.run(pipe.query_async(&mut conn)).await?;
-        let info = text_of(answers.first());
-        let run_id = info
-            .lines()
-            .find_map(|l| l.strip_prefix("run_id:"))
-            .unwrap_or_default()
-            .trim()
-            .to_string();
-        Ok(answers[1..]
+        let (run_id, answers) = match &link.direct_run_id {
+            Some(run_id) => (run_id.to_string(), &answers[..]),
+            None => {
+                let info = text_of(answers.first());
+                let run_id = info
+                    .lines()
+                    .find_map(|l| l.strip_prefix("run_id:"))
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string();
+                (run_id, answers.get(1..).unwrap_or_default())
+            }
+        };
+        Ok(answers
             .chunks(2)
             .map(|pair| {
                 let stamped = text_of(pair.get(1));
