@@ -31,7 +31,7 @@ complete -c idgen -n "__fish_idgen_needs_command" -l mysql -d 'MySQL/MariaDB URL
 complete -c idgen -n "__fish_idgen_needs_command" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_needs_command" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_needs_command" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_needs_command" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_needs_command" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -43,7 +43,6 @@ complete -c idgen -n "__fish_idgen_needs_command" -f -a "reload-segments" -d 'To
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "migrate" -d 'Move an app\'s stock to another Redis node without repeats'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "lease" -d 'Hold a worker ID leased from the namespace and issue snowflake IDs'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "inspect-freelist" -d 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
-complete -c idgen -n "__fish_idgen_needs_command" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "status" -d 'Show the deployment\'s health; exits 8 when something needs attention'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "serve" -d 'Serve segment and snowflake IDs over HTTP (Leaf-compatible), with health and metrics'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "app" -d 'List, show and change apps (max_limit_id, step, name) without SQL'
@@ -51,6 +50,7 @@ complete -c idgen -n "__fish_idgen_needs_command" -f -a "namespace" -d 'List and
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "config" -d 'Print the effective settings and where each came from (flag, variable, file:line, default), redacted'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "man" -d 'Print the man page (roff) to stdout'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c idgen -n "__fish_idgen_needs_command" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l app -d 'App ID, 0..=255 (the low 8 bits of every ID)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l name -d 'App name, at most 128 characters; must match on reruns' -r
@@ -67,7 +67,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql -d 'MySQL
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l json -d 'Print the result as JSON'
@@ -84,7 +84,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql -d 'MySQL/Mar
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand next" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -100,7 +100,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql -d
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l prune -d 'Delete stock of apps no longer in id_alloc (otherwise only reported)'
@@ -119,7 +119,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql -d 'MySQL/
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dry-run -d 'Print the plan and change nothing'
@@ -162,7 +162,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql -d 'MySQL/Ma
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand lease" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l stdin -d 'Coprocess mode: answer each input line N with N IDs'
@@ -178,7 +178,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql -
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l repair -d 'Fix what was found (asks first on a terminal)'
@@ -187,42 +187,6 @@ complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l json -d
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l between -d 'With --guess: the window a plausible moment lies in, e.g. 2020-01-01..2021-01-01; either end may be left out [default: the layout\'s epoch..a day from now]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l layout -d 'Named layout or alias; see the list below [env: IDGEN_LAYOUT] [default: snowflake]' -r -f -a "snowflake\t''
-snowflake-dc\t''
-discord\t''
-instagram\t''
-mastodon\t''
-uid-generator\t''
-uid-generator-dc\t''
-sonyflake\t''
-sonyflake-v2\t''
-yitter\t''
-tsid\t''
-seata\t''
-segment\t''
-leaf\t''
-twitter\t''
-mybatis-plus\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l epoch -d 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout\'s]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l bits -d 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l unit -d 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l fix -d 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
-range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l json -d 'Print JSON: one object per ID (JSON Lines); with --guess, one document'
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l guess -d 'List the named layouts under which every ID decodes to a plausible moment, ranked'
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -s v -l verbose -d 'Explain what the command is doing, on stderr'
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -s h -l help -d 'Print help'
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l idle -l warn-stock -d 'Warn when a shard\'s stock is at or below RATIO x its step' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l crit-stock -d 'Critical when a shard\'s stock is at or below RATIO x its step [default: only a shard that is empty and cannot be refilled]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l format -d 'Output format' -r -f -a "text\t'Tables for people'
@@ -235,7 +199,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql -d 'MySQL/M
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand status" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l check -d 'Nagios/Icinga plugin mode: one summary line with perfdata; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN'
@@ -280,7 +244,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql -d 'MySQL/Ma
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand serve" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l allow-remote -d 'Allow listening on an address other than loopback'
@@ -294,7 +258,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_sub
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -311,7 +275,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l json -d 'Print the apps as JSON'
@@ -325,7 +289,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l json -d 'Print the app as JSON'
@@ -344,7 +308,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s y -l yes -d 'Do not ask before a rename'
@@ -363,7 +327,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_se
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -380,7 +344,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l json -d 'Print the namespaces as JSON'
@@ -394,7 +358,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l json -d 'Print the namespace as JSON'
@@ -408,7 +372,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do not ask first'
@@ -426,7 +390,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql -d 'MySQL/M
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand config" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand config" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l json -d 'Print the settings as JSON'
@@ -440,7 +404,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql -d 'MySQL/Mari
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand man" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand man" -s v -l verbose -d 'Explain what the command is doing, on stderr'
@@ -453,27 +417,63 @@ complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql -d 'My
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand completions" -l dispenser -d 'How Redis holds ready indexes: queue (the Java service\'s lists) or range' -r -f -a "queue\t''
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "init-app" -d 'Create the schema if missing and seed an app\'s 64 shards (idempotent)'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "next" -d 'Issue segment IDs for an app'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "reload-segments" -d 'Top up every shard whose stock is at or below the threshold (for cron)'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "migrate" -d 'Move an app\'s stock to another Redis node without repeats'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "lease" -d 'Hold a worker ID leased from the namespace and issue snowflake IDs'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "inspect-freelist" -d 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "status" -d 'Show the deployment\'s health; exits 8 when something needs attention'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "serve" -d 'Serve segment and snowflake IDs over HTTP (Leaf-compatible), with health and metrics'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "app" -d 'List, show and change apps (max_limit_id, step, name) without SQL'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "namespace" -d 'List and show worker-ID namespaces: layout, epoch, who holds which worker ID'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "config" -d 'Print the effective settings and where each came from (flag, variable, file:line, default), redacted'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "man" -d 'Print the man page (roff) to stdout'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist decode status serve app namespace config man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l between -d 'With --guess: the window a plausible moment lies in, e.g. 2020-01-01..2021-01-01; either end may be left out [default: the layout\'s epoch..a day from now]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l layout -d 'Named layout or alias; see the list below [env: IDGEN_LAYOUT] [default: snowflake]' -r -f -a "snowflake\t''
+snowflake-dc\t''
+discord\t''
+instagram\t''
+mastodon\t''
+uid-generator\t''
+uid-generator-dc\t''
+sonyflake\t''
+sonyflake-v2\t''
+yitter\t''
+tsid\t''
+seata\t''
+segment\t''
+leaf\t''
+twitter\t''
+mybatis-plus\t''"
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l epoch -d 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout\'s]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l bits -d 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l unit -d 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l fix -d 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
+range\t''"
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l json -d 'Print JSON: one object per ID (JSON Lines); with --guess, one document'
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l guess -d 'List the named layouts under which every ID decodes to a plausible moment, ranked'
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -s h -l help -d 'Print help'
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "init-app" -d 'Create the schema if missing and seed an app\'s 64 shards (idempotent)'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "next" -d 'Issue segment IDs for an app'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "reload-segments" -d 'Top up every shard whose stock is at or below the threshold (for cron)'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "migrate" -d 'Move an app\'s stock to another Redis node without repeats'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "lease" -d 'Hold a worker ID leased from the namespace and issue snowflake IDs'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "inspect-freelist" -d 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "status" -d 'Show the deployment\'s health; exits 8 when something needs attention'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "serve" -d 'Serve segment and snowflake IDs over HTTP (Leaf-compatible), with health and metrics'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "app" -d 'List, show and change apps (max_limit_id, step, name) without SQL'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "namespace" -d 'List and show worker-ID namespaces: layout, epoch, who holds which worker ID'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "config" -d 'Print the effective settings and where each came from (flag, variable, file:line, default), redacted'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "man" -d 'Print the man page (roff) to stdout'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c idgen -n "__fish_idgen_using_subcommand help; and __fish_seen_subcommand_from app" -f -a "list" -d 'List every app: name, step, max_limit_id, shards'
 complete -c idgen -n "__fish_idgen_using_subcommand help; and __fish_seen_subcommand_from app" -f -a "show" -d 'Show one app: its step bounds, limit and every shard\'s issued index'
 complete -c idgen -n "__fish_idgen_using_subcommand help; and __fish_seen_subcommand_from app" -f -a "set" -d 'Change an app: raise max_limit_id, change the step and its bounds, rename'

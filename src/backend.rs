@@ -209,7 +209,6 @@ impl Backend {
         let options = AllocatorOptions {
             dispenser: settings.dispenser,
             idle: settings.idle,
-            app_dispensers: settings.app_dispensers.clone(),
             ..AllocatorOptions::default()
         };
         SegmentAllocator::new(self.ledger.clone(), self.nodes.clone(), options)

@@ -28,10 +28,9 @@ pub struct Settings {
     pub timeout: Duration,
     /// Refill a shard when its stock is at or below `idle * step`.
     pub idle: f64,
-    /// The dispenser used for apps not listed in `app_dispensers`.
+    /// The dispenser `init-app` records for a new app, and the one `next`
+    /// tries first; each app's recorded dispenser decides what is served.
     pub dispenser: DispenserKind,
-    /// Per-app dispenser overrides.
-    pub app_dispensers: BTreeMap<u8, DispenserKind>,
     /// Default layout name for `decode` and `lease`.
     pub layout: Option<String>,
     /// Default epoch for that layout.
@@ -59,7 +58,6 @@ impl Default for Settings {
             timeout: Duration::from_secs(5),
             idle: 0.2,
             dispenser: DispenserKind::Queue,
-            app_dispensers: BTreeMap::new(),
             layout: None,
             epoch: None,
             lease_ttl: Duration::from_secs(30),
@@ -74,14 +72,6 @@ impl Settings {
     /// Where the setting `key` came from, for messages.
     pub fn origin(&self, key: &str) -> &str {
         self.origins.get(key).map_or("the defaults", String::as_str)
-    }
-
-    /// The dispenser that serves `app`.
-    pub fn dispenser_for(&self, app: u8) -> DispenserKind {
-        self.app_dispensers
-            .get(&app)
-            .copied()
-            .unwrap_or(self.dispenser)
     }
 }
 

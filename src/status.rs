@@ -201,6 +201,10 @@ pub struct AppStatus {
     pub stock: Vec<ShardStock>,
     /// Shards with no stock at all (empty, or never stocked).
     pub empty_shards: Vec<u8>,
+    /// Indexes left in the other dispenser, which the app is not served by
+    /// (its dispenser was changed, or wave 1 stocked it by a setting): never
+    /// served; each shard's next refill retires them.
+    pub unserved_stock: u64,
     /// Indexes issued per second since each shard's last refill, summed over
     /// the shards; `None` before any refill was recorded.
     pub issue_rate_per_sec: Option<f64>,
@@ -317,6 +321,8 @@ pub enum AttentionKind {
     LayoutExhausted,
     /// Rows of `id_alloc` idgen cannot serve, or apps missing shards.
     ForeignRows,
+    /// Stock left in the dispenser an app is no longer served by.
+    UnservedStock,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -428,7 +434,7 @@ pub async fn gather(
     };
     // Stock is read only from nodes that answered: no second wait.
     let apps_part = match &ledger {
-        Some(view) => check_apps(backend, settings, request, view, &unreachable).await,
+        Some(view) => check_apps(backend, request, view, &unreachable).await,
         None => Part::default(),
     };
     match ledger {
@@ -627,7 +633,6 @@ async fn check_nodes(backend: &Backend) -> (Part, BTreeSet<String>) {
 
 async fn check_apps(
     backend: &Backend,
-    settings: &Settings,
     request: &StatusRequest,
     view: &LedgerView,
     unreachable: &BTreeSet<String>,
@@ -643,7 +648,7 @@ async fn check_apps(
     let checks = view
         .apps
         .iter()
-        .map(|app| check_app(backend, settings, request, view, unreachable, app));
+        .map(|app| check_app(backend, request, view, unreachable, app));
     for app_part in futures::future::join_all(checks).await {
         part.apps.extend(app_part.apps);
         part.attention.extend(app_part.attention);
@@ -654,7 +659,6 @@ async fn check_apps(
 /// One app's limits and stock; apps are checked concurrently.
 async fn check_app(
     backend: &Backend,
-    settings: &Settings,
     request: &StatusRequest,
     view: &LedgerView,
     unreachable: &BTreeSet<String>,
@@ -667,7 +671,7 @@ async fn check_app(
             || backend.nodes.default_node().to_string(),
             |r| r.node.clone(),
         );
-        let mut status = app_limits(app, route, node, settings.dispenser_for(app.app));
+        let mut status = app_limits(app, route, node, app.dispenser);
         let mut worst = Severity::Ok;
         let who = format!("app {} ({})", app.app, app.name);
         if !status.missing_shards.is_empty() {
@@ -704,9 +708,22 @@ async fn check_app(
             worst = worst.max(Severity::Unknown);
         } else {
             match read_stock(backend, app, &status).await {
-                Ok(stock) => {
+                Ok((stock, unserved)) => {
                     apply_stock(&mut status, app, &stock, request);
                     apply_runway(&mut status, &view.marks, request.now_ms);
+                    status.unserved_stock = unserved;
+                    if unserved > 0 {
+                        part.flag(
+                            AttentionKind::UnservedStock,
+                            Severity::Ok,
+                            format!(
+                                "{who}: {unserved} indexes in the {} dispenser are never served (the app records {}); each shard's next refill retires them, or now: `idgen reload-segments --app {} --prune`",
+                                status.dispenser.other().as_str(),
+                                status.dispenser.as_str(),
+                                app.app
+                            ),
+                        );
+                    }
                 }
                 Err(e) => {
                     worst = worst.max(part.flag(
@@ -866,6 +883,7 @@ fn app_limits(
         issue_rate_per_sec: None,
         runway_secs: None,
         empty_shards: Vec::new(),
+        unserved_stock: 0,
         low_shards: Vec::new(),
         critical_shards: Vec::new(),
         max_limit_id: app.max_limit_id(),
@@ -880,7 +898,7 @@ async fn read_stock(
     backend: &Backend,
     app: &AppRecord,
     status: &AppStatus,
-) -> crate::Result<Vec<Option<u64>>> {
+) -> crate::Result<(Vec<Option<u64>>, u64)> {
     let node = backend.nodes.get(&status.node).await?;
     let slots: Vec<Slot> = app
         .shards
@@ -890,7 +908,9 @@ async fn read_stock(
             shard: row.shard,
         })
         .collect();
-    node.stock(status.dispenser, &slots).await
+    let served = node.stock(status.dispenser, &slots).await?;
+    let unserved = node.stock(status.dispenser.other(), &slots).await?;
+    Ok((served, unserved.into_iter().flatten().sum()))
 }
 
 fn apply_stock(

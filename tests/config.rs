@@ -186,7 +186,7 @@ fn idle_comes_from_the_flag_then_the_environment_then_the_file_then_0_2() {
 }
 
 #[test]
-fn dispenser_and_timeout_flags_beat_the_file() {
+fn a_bad_value_in_the_file_is_reported_even_when_a_flag_overrides_it() {
     let env = TestEnv::distributed();
     write_config(
         &env,
@@ -197,25 +197,33 @@ fn dispenser_and_timeout_flags_beat_the_file() {
     let run_bad = run(&env, &["decode", "1"], &[], &[]);
     assert_eq!(run_bad.code(), 2, "{run_bad}");
     assert!(one_line_error(&run_bad).contains("config.toml:1: key timeout:"));
+}
 
-    write_config(
-        &env,
-        "[segments]\ndispenser = \"range\"\n[segments.app_dispensers]\n2 = \"queue\"\n",
-    );
+#[test]
+fn the_dispenser_setting_is_new_apps_default_and_the_recorded_one_is_served() {
+    let env = TestEnv::distributed();
+    write_config(&env, "[segments]\ndispenser = \"range\"\n");
     env.ok(&["init-app", "--app", "1", "--name", "ranged"]);
-    env.ok(&["init-app", "--app", "2", "--name", "queued"]);
+    env.ok(&[
+        "init-app",
+        "--app",
+        "2",
+        "--name",
+        "queued",
+        "--dispenser",
+        "queue",
+    ]);
     let report = json(&run(&env, &["status", "--json"], &[], &[]));
     assert_eq!(report["apps"][0]["dispenser"], "range");
     assert_eq!(report["apps"][1]["dispenser"], "queue");
+    // Another host's setting changes no app: every host serves the record.
     let flagged = json(&run(
         &env,
         &["status", "--json", "--dispenser", "queue"],
         &[],
         &[],
     ));
-    assert_eq!(flagged["apps"][0]["dispenser"], "queue");
-    // The per-app override is the file's; a global flag does not remove it.
-    assert_eq!(flagged["apps"][1]["dispenser"], "queue");
+    assert_eq!(flagged["apps"][0]["dispenser"], "range");
 }
 
 #[test]
@@ -334,14 +342,9 @@ fn every_kind_of_mistake_names_the_file_line_and_key() {
             ":2: key segments.dispenser:",
         ),
         (
-            "app ID",
-            "[segments.app_dispensers]\n7 = \"range\"\n256 = \"queue\"\n",
-            ":3: key segments.app_dispensers.256: \"256\" is not an app ID",
-        ),
-        (
-            "per-app dispenser",
-            "[segments.app_dispensers]\n7 = \"ranged\"\n",
-            ":2: key segments.app_dispensers.7:",
+            "per-app dispenser, no longer read",
+            "[segments.app_dispensers]\n7 = \"range\"\n",
+            ":2: key segments.app_dispensers.7: is no longer read",
         ),
         (
             "layout",

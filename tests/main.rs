@@ -5,6 +5,7 @@ mod completions;
 mod config;
 mod config_command;
 mod decode;
+mod dispenser;
 mod embedded;
 mod ergonomics;
 mod first_impression;

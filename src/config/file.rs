@@ -15,10 +15,7 @@
 //!
 //! [segments]
 //! idle = 0.2                         # refill a shard at or below idle x its step
-//! dispenser = "queue"                # queue (Java-compatible lists) or range
-//!
-//! [segments.app_dispensers]          # per-app dispenser, by app ID
-//! 7 = "range"
+//! dispenser = "queue"                # new apps' dispenser, and next's first guess
 //!
 //! [snowflake]
 //! layout = "snowflake"               # default for decode and lease
@@ -53,10 +50,9 @@ pub const KEYS: &[(&str, &str)] = &[
         "Redis URL of each node; \"main\" serves unrouted apps",
     ),
     ("[segments] idle", "refill threshold, 0..=1"),
-    ("[segments] dispenser", "queue or range"),
     (
-        "[segments.app_dispensers] APP",
-        "queue or range for one app",
+        "[segments] dispenser",
+        "queue or range: new apps' dispenser, and next's first guess",
     ),
     ("[snowflake] layout", "default layout for decode and lease"),
     (
@@ -80,7 +76,6 @@ pub struct ConfigFile {
     pub timeout: Option<Duration>,
     pub idle: Option<f64>,
     pub dispenser: Option<DispenserKind>,
-    pub app_dispensers: BTreeMap<u8, DispenserKind>,
     pub layout: Option<String>,
     pub epoch: Option<String>,
     pub lease_ttl: Option<Duration>,
@@ -212,12 +207,17 @@ impl ConfigFile {
                 file.lines
                     .insert("segments.dispenser".into(), site.line_of(kind.span().start));
             }
-            for (app, kind) in segments.app_dispensers.unwrap_or_default() {
+            if let Some((app, _)) = segments.app_dispensers.unwrap_or_default().pop_first() {
                 let key = format!("segments.app_dispensers.{}", app.get_ref());
-                let id = app_id(app.get_ref()).map_err(|(p, h)| site.at(&app, &key, p, h))?;
-                let kind = dispenser(&kind).map_err(|(p, h)| site.at(&kind, &key, p, h))?;
-                file.app_dispensers.insert(id, kind);
-                file.lines.insert(key, site.line_of(app.span().start));
+                return Err(site.at(
+                    &app,
+                    &key,
+                    "is no longer read: each app's dispenser is recorded in the ledger, so every host serves the same stock".into(),
+                    format!(
+                        "run `idgen app set {} --dispenser KIND` once, then delete [segments.app_dispensers]",
+                        app.get_ref()
+                    ),
+                ));
             }
         }
         if let Some(snowflake) = raw.snowflake {
@@ -281,7 +281,6 @@ impl ConfigFile {
         if let Some(kind) = self.dispenser {
             settings.dispenser = kind;
         }
-        settings.app_dispensers.extend(self.app_dispensers.iter());
         if let Some(layout) = &self.layout {
             settings.layout = Some(layout.clone());
         }
@@ -564,15 +563,6 @@ fn dispenser(kind: &Spanned<String>) -> std::result::Result<DispenserKind, Probl
     DispenserKind::parse(kind.get_ref()).map_err(|e| split(&e))
 }
 
-fn app_id(text: &str) -> std::result::Result<u8, Problem> {
-    text.trim().parse::<u8>().map_err(|_| {
-        (
-            format!("{text:?} is not an app ID"),
-            "use app IDs 0..=255 as keys, e.g. 7 = \"range\"".into(),
-        )
-    })
-}
-
 fn epoch(value: &Spanned<toml::Value>) -> std::result::Result<String, Problem> {
     let text = match value.get_ref() {
         toml::Value::String(text) => text.clone(),
@@ -632,9 +622,6 @@ hot = "redis://r2:6379/1"
 idle = 0.5
 dispenser = "range"
 
-[segments.app_dispensers]
-7 = "queue"
-
 [snowflake]
 layout = "discord"
 epoch = 2020-01-01T00:00:00Z
@@ -650,7 +637,6 @@ lease_ttl = 10
         assert_eq!(settings.store, Some(PathBuf::from("/etc/idgen.db")));
         assert_eq!(settings.idle, 0.5);
         assert_eq!(settings.dispenser, DispenserKind::Range);
-        assert_eq!(settings.dispenser_for(7), DispenserKind::Queue);
         assert_eq!(settings.layout.as_deref(), Some("discord"));
         assert_eq!(
             parse_epoch(settings.epoch.as_deref().unwrap()).unwrap(),
@@ -664,7 +650,7 @@ lease_ttl = 10
     fn the_example_file_is_valid() {
         let file = parse(include_str!("../../config.example.toml")).unwrap();
         assert_eq!(file.redis_nodes.keys().collect::<Vec<_>>(), ["hot", "main"]);
-        assert_eq!(file.app_dispensers[&7], DispenserKind::Range);
+        assert_eq!(file.dispenser, Some(DispenserKind::Queue));
     }
 
     #[test]

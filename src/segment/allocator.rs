@@ -50,9 +50,9 @@ pub struct AllocatorOptions {
     pub lock_wait: Duration,
     /// Refill threshold for moves: stock at or below idle × the last segment.
     pub idle: f64,
-    /// Dispenser for apps not in `app_dispensers`.
+    /// The dispenser `next` tries first. Only a guess, worth a round trip: the
+    /// dispenser recorded for the app decides what is served and stocked.
     pub dispenser: DispenserKind,
-    pub app_dispensers: BTreeMap<u8, DispenserKind>,
 }
 
 impl Default for AllocatorOptions {
@@ -62,17 +62,7 @@ impl Default for AllocatorOptions {
             lock_wait: Duration::from_millis(300),
             idle: 0.2,
             dispenser: DispenserKind::Queue,
-            app_dispensers: BTreeMap::new(),
         }
-    }
-}
-
-impl AllocatorOptions {
-    pub fn kind_for(&self, app: u8) -> DispenserKind {
-        self.app_dispensers
-            .get(&app)
-            .copied()
-            .unwrap_or(self.dispenser)
     }
 }
 
@@ -363,13 +353,14 @@ impl SegmentAllocator {
             app: issued.app,
             shard: issued.shard,
         };
-        let kind = self.options.kind_for(slot.app);
+        let guess = self.options.dispenser;
         let mut node_name = self.nodes.default_node().to_string();
         let (mut hops, mut refills) = (0, 0);
         loop {
             let node = self.nodes.get(&node_name).await?;
             let remaining = count - issued.ids.len() as u64;
-            let mut taken = node.take(kind, slot, remaining).await?;
+            let mut taken = node.take(guess, slot, remaining).await?;
+            let kind = taken.kind.unwrap_or(guess);
             issued.notes.rollback(taken.rollback.take());
             let max_limit_id = self.limit_of(&*node, slot, &taken).await?;
             let malformed = taken.malformed.take();
@@ -490,7 +481,6 @@ impl SegmentAllocator {
                 let outcome = self
                     .refill_with(
                         node,
-                        kind,
                         slot,
                         &locked.token,
                         stock,
@@ -547,11 +537,14 @@ impl SegmentAllocator {
     /// The common refill: plan inside the ledger's transaction, then push under
     /// the token. With `direct_for`, a shortfall of at least a step is served
     /// straight from the segment, which is returned instead of pushed.
+    ///
+    /// The push goes to the dispenser the ledger records for the app, read
+    /// while `token` holds the lock: `app set --dispenser` switches a shard
+    /// under that lock, so a refill never restocks the dispenser it left.
     #[allow(clippy::too_many_arguments)]
     async fn refill_with(
         &self,
         node: &dyn Dispenser,
-        kind: DispenserKind,
         slot: Slot,
         token: &LockToken,
         stock: u64,
@@ -560,6 +553,7 @@ impl SegmentAllocator {
         notes: &mut Notes,
     ) -> Result<(RefillOutcome, Option<Segment>)> {
         let node_name = node.node();
+        let kind = self.ledger.dispenser(slot.app).await?;
         let now = now_ms();
         let seen = Mutex::new(Seen::default());
         let plan = |state: &ShardState| -> Result<SegmentPlan> {
@@ -593,6 +587,16 @@ impl SegmentAllocator {
         crate::failpoint::hit("segment.after_take")?;
         let pushed = node.push(kind, slot, segment, limit, token).await?;
         notes.rollback(pushed.rollback);
+        if pushed.switched > 0 {
+            notes.warnings.push(format!(
+                "app {} shard {} on node {node_name}: retired {} indexes left in the {} dispenser unserved (a gap): the app is served by the {} dispenser",
+                slot.app,
+                slot.shard,
+                pushed.switched,
+                kind.other().as_str(),
+                kind.as_str()
+            ));
+        }
         let outcome = match pushed.outcome {
             PushOutcome::Stocked(_) => RefillOutcome::Refilled {
                 added: segment.count(),
@@ -619,7 +623,6 @@ impl SegmentAllocator {
         let outcome = self
             .refill_with(
                 node,
-                kind,
                 slot,
                 &locked.token,
                 locked.stock.unwrap_or(0),
@@ -667,7 +670,7 @@ impl SegmentAllocator {
             let node = routes
                 .get(&app.app)
                 .map_or(default.clone(), |r| r.node.clone());
-            let kind = self.options.kind_for(app.app);
+            let kind = app.dispenser;
             for row in &app.shards {
                 let reference = row.last_loaded.unwrap_or(row.step).max(1);
                 groups.entry((node.clone(), kind)).or_default().push((
@@ -878,6 +881,8 @@ impl SegmentAllocator {
         report: &mut ReloadReport,
     ) {
         let known: BTreeSet<u8> = apps.iter().map(|a| a.app).collect();
+        let recorded: BTreeMap<u8, DispenserKind> =
+            apps.iter().map(|a| (a.app, a.dispenser)).collect();
         let default = self.nodes.default_node().to_string();
         for node_name in self.nodes.names().await {
             let node = match self.nodes.get(&node_name).await {
@@ -913,10 +918,16 @@ impl SegmentAllocator {
                         let route = routes.get(&app);
                         let serving = route.map_or(default.as_str(), |r| r.node.as_str());
                         let incoming = route.and_then(|r| r.incoming.as_deref());
-                        if serving == node_name || incoming == Some(node_name.as_str()) {
-                            continue;
+                        let served_here =
+                            serving == node_name || incoming == Some(node_name.as_str());
+                        match recorded.get(&app) {
+                            _ if !served_here => format!("app is served by node {serving}"),
+                            Some(&served) if served != kind => format!(
+                                "app is served by the {} dispenser (the next refill of a shard retires this stock)",
+                                served.as_str()
+                            ),
+                            _ => continue,
                         }
-                        format!("app is served by node {serving}")
                     } else {
                         continue;
                     };

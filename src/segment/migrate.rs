@@ -116,7 +116,7 @@ impl SegmentAllocator {
         if !self.nodes().contains(&from).await {
             return Err(Error::RouteToUnknownNode { app, node: from });
         }
-        let dispenser = self.options().kind_for(app);
+        let dispenser = record.dispenser;
         let stock_on_from = if phase == MovePhase::Done {
             0
         } else {
@@ -415,7 +415,7 @@ impl StoreExit<'_> {
             main.set_route_hint(app, Some(&plan.to)).await?;
         }
         let node = allocator.nodes().get(&plan.to).await?;
-        let kind = allocator.options().kind_for(app);
+        let kind = allocator.ledger().dispenser(app).await?;
         progress.phase(&format!("stocking {}", plan.to), u64::from(SHARDS));
         let mut notes = Notes::default();
         for shard in 0..SHARDS {

@@ -26,6 +26,14 @@ impl DispenserKind {
         }
     }
 
+    /// The kind a shard is not served by when it is served by this one.
+    pub fn other(self) -> Self {
+        match self {
+            DispenserKind::Queue => DispenserKind::Range,
+            DispenserKind::Range => DispenserKind::Queue,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             DispenserKind::Queue => "queue",
@@ -39,7 +47,9 @@ pub mod buffer;
 pub mod id;
 pub mod migrate;
 pub mod sizing;
+pub mod switch;
 
 pub use allocator::{AllocatorOptions, Issued, ReloadOptions, ReloadReport, SegmentAllocator};
 pub use buffer::{BufferKey, BufferOptions, BufferedAllocator};
 pub use id::{SHARDS, SegmentId, java_hash_code, max_index_within, shard_for_gate_pass};
+pub use switch::DispenserSwitch;

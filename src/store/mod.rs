@@ -141,6 +141,9 @@ pub struct AppSpec {
     pub step: u64,
     pub max_limit_id: u64,
     pub policy: AppPolicy,
+    /// Which dispenser serves the app: recorded at creation, changed only by
+    /// `idgen app set --dispenser`, so every host serves the same stock.
+    pub dispenser: DispenserKind,
 }
 
 impl AppSpec {
@@ -231,7 +234,13 @@ impl AppSpec {
             step,
             max_limit_id,
             policy,
+            dispenser: DispenserKind::Queue,
         })
+    }
+
+    /// The same app, served by `dispenser`.
+    pub fn with_dispenser(self, dispenser: DispenserKind) -> Self {
+        AppSpec { dispenser, ..self }
     }
 }
 
@@ -243,6 +252,7 @@ pub struct AppChange {
     pub min_step: Option<u64>,
     pub max_step: Option<u64>,
     pub max_limit_id: Option<u64>,
+    pub dispenser: Option<DispenserKind>,
 }
 
 impl AppChange {
@@ -271,7 +281,8 @@ impl AppChange {
             step,
             self.max_limit_id.unwrap_or(current),
             policy,
-        )?;
+        )?
+        .with_dispenser(self.dispenser.unwrap_or(record.dispenser));
         if !(policy.min_step..=policy.max_step).contains(&step) {
             return Err(Error::invalid(
                 "--step",
@@ -356,6 +367,9 @@ pub struct AppRecord {
     pub name: String,
     pub description: Option<String>,
     pub policy: AppPolicy,
+    /// The recorded dispenser ([`DispenserKind::Queue`] for an app idgen did
+    /// not create, as the Java service serves it).
+    pub dispenser: DispenserKind,
     pub shards: Vec<ShardRow>,
 }
 
@@ -393,6 +407,7 @@ pub struct SealedApp {
     pub step: u64,
     pub max_limit_id: u64,
     pub policy: AppPolicy,
+    pub dispenser: DispenserKind,
     /// Per shard, the final `max_id`: this store will never take an index above it.
     pub shards: Vec<SealedShard>,
     /// The destination recorded by the first seal.
@@ -432,6 +447,9 @@ pub trait Ledger: Send + Sync {
     /// Rows of `id_alloc` with an app outside 0..=255 or a shard outside 0..=63,
     /// which [`Ledger::apps`] leaves out, for `status` to report.
     async fn foreign_rows(&self) -> Result<Vec<ForeignRow>>;
+
+    /// The dispenser recorded for `app` ([`DispenserKind::Queue`] when none is).
+    async fn dispenser(&self, app: u8) -> Result<DispenserKind>;
 
     /// Changes an existing app under its row locks; returns it as changed.
     /// [`AppChange::apply_to`] decides what is allowed.
@@ -569,6 +587,10 @@ pub struct Taken {
     pub max_limit_id: Option<u64>,
     /// Set when the stock was retired before the take: see [`Rollback`].
     pub rollback: Option<Rollback>,
+    /// The dispenser the shard's stock records it is served by; `None` when
+    /// it records none (never stocked, or stocked by another tool): the
+    /// ledger's record then decides.
+    pub kind: Option<DispenserKind>,
 }
 
 /// The answer of [`Dispenser::lock`] when the lock was taken.
@@ -598,6 +620,9 @@ pub struct Pushed {
     pub outcome: PushOutcome,
     /// Set when stale stock was retired before the push.
     pub rollback: Option<Rollback>,
+    /// Indexes retired unserved from the other dispenser, because the shard
+    /// was served by it before (the app's dispenser was changed).
+    pub switched: u64,
 }
 
 /// The shards of one dataset change, added up, as `status` shows it.
@@ -670,6 +695,16 @@ pub trait Dispenser: Send + Sync {
     /// Deletes the shard's stock while `token` holds the lock; returns how many
     /// indexes were dropped (`None`: the lock was lost, nothing deleted).
     async fn retire(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        token: &LockToken,
+    ) -> Result<Option<u64>>;
+
+    /// Makes `kind` the shard's dispenser while `token` holds the lock: the
+    /// other dispenser's stock is retired unserved (a gap). Returns how many
+    /// indexes that dropped (`None`: the lock was lost, nothing changed).
+    async fn switch_kind(
         &self,
         kind: DispenserKind,
         slot: Slot,

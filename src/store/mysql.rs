@@ -5,7 +5,8 @@
 //! no gap locks: concurrent refills of different shards never deadlock.
 
 use super::sql_rows::{
-    SHARD_EXTRA_SQL, StoredAppShard, StoredShard, group_apps, route_columns, route_from,
+    SHARD_EXTRA_SQL, StoredAppShard, StoredShard, dispenser_from, group_apps, route_columns,
+    route_from,
 };
 use super::{
     AppChange, AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner,
@@ -14,7 +15,7 @@ use super::{
 use crate::config::DEFAULT_NODE;
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
-use crate::segment::{SHARDS, max_index_within};
+use crate::segment::{DispenserKind, SHARDS, max_index_within};
 use async_trait::async_trait;
 use mysql_async::prelude::Queryable;
 use mysql_async::{
@@ -26,8 +27,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// The schema version idgen's own tables are at. Version 2 added the durable
-/// lease tables (`idgen_namespace`, `idgen_worker_lease`).
-pub const SCHEMA_VERSION: u32 = 2;
+/// lease tables (`idgen_namespace`, `idgen_worker_lease`), version 3 each
+/// app's recorded dispenser (`idgen_dispenser`).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// `id_alloc` exactly as the Java service defines it (SPEC §1.1).
 const ID_ALLOC_DDL: &str = "CREATE TABLE IF NOT EXISTS `id_alloc` (
@@ -54,6 +56,11 @@ const IDGEN_DDL: &[&str] = &[
   `max_step` bigint NOT NULL,
   `target_secs` int NOT NULL,
   `create_time` datetime NOT NULL DEFAULT CURRENT_TIMESTAMP
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+    "CREATE TABLE IF NOT EXISTS `idgen_dispenser` (
+  `app_id` int(11) NOT NULL PRIMARY KEY,
+  `kind` varchar(8) NOT NULL,
+  `update_time` datetime NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
     "CREATE TABLE IF NOT EXISTS `idgen_refill` (
   `app_id` int(11) NOT NULL,
@@ -405,6 +412,14 @@ impl MysqlLedger {
             .into_iter()
             .map(|(app, min, max, target)| (app, (min, max, target)))
             .collect();
+        let dispensers: Vec<(u8, String)> = self
+            .bounded(
+                conn.query(
+                    "SELECT app_id, kind FROM idgen_dispenser WHERE app_id BETWEEN 0 AND 255",
+                ),
+            )
+            .await?;
+        let dispensers: BTreeMap<u8, String> = dispensers.into_iter().collect();
         let rows = rows.into_iter().map(
             |(app, name, description, shard, max_id, step, max_limit_id, loaded)| StoredAppShard {
                 app,
@@ -417,7 +432,7 @@ impl MysqlLedger {
                 loaded,
             },
         );
-        group_apps(rows, &policies)
+        group_apps(rows, &policies, &dispensers)
     }
 }
 
@@ -507,6 +522,11 @@ impl MysqlLedger {
                 sealed.policy.max_step,
                 sealed.policy.target.as_secs(),
             ),
+        ))
+        .await?;
+        self.bounded(tx.exec_drop(
+            "INSERT INTO idgen_dispenser (app_id, kind) VALUES (?, ?) ON DUPLICATE KEY UPDATE app_id = app_id",
+            (app, sealed.dispenser.as_str()),
         ))
         .await?;
         self.bounded(tx.exec_drop(
@@ -635,6 +655,12 @@ impl Ledger for MysqlLedger {
             ),
         ))
         .await?;
+        // An app that already exists keeps its recorded dispenser.
+        self.bounded(tx.exec_drop(
+            "INSERT INTO idgen_dispenser (app_id, kind) VALUES (?, ?) ON DUPLICATE KEY UPDATE app_id = app_id",
+            (spec.app, spec.dispenser.as_str()),
+        ))
+        .await?;
         crate::failpoint::hit("init_app.before_commit")?;
         self.bounded(tx.commit()).await?;
         drop(conn);
@@ -666,6 +692,17 @@ impl Ledger for MysqlLedger {
             return Ok(Vec::new());
         }
         self.records(None).await
+    }
+
+    async fn dispenser(&self, app: u8) -> Result<DispenserKind> {
+        if !self.ready().await? {
+            return Ok(DispenserKind::Queue);
+        }
+        let mut conn = self.conn().await?;
+        let kind: Option<String> = self
+            .bounded(conn.exec_first("SELECT kind FROM idgen_dispenser WHERE app_id = ?", (app,)))
+            .await?;
+        dispenser_from(kind.as_deref())
     }
 
     async fn update_app(&self, app: u8, change: &AppChange) -> Result<AppRecord> {
@@ -704,6 +741,11 @@ impl Ledger for MysqlLedger {
                 spec.policy.max_step,
                 spec.policy.target.as_secs(),
             ),
+        ))
+        .await?;
+        self.bounded(tx.exec_drop(
+            "INSERT INTO idgen_dispenser (app_id, kind) VALUES (?, ?) ON DUPLICATE KEY UPDATE kind = VALUES(kind)",
+            (app, spec.dispenser.as_str()),
         ))
         .await?;
         self.bounded(tx.commit()).await?;

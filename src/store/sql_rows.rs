@@ -3,6 +3,7 @@
 
 use super::{AppPolicy, RefillMark, Route, ShardState};
 use crate::error::{Error, Result};
+use crate::segment::DispenserKind;
 use std::time::Duration;
 
 /// `idgen_route.phase` while the incoming node is being stocked.
@@ -29,6 +30,16 @@ pub(crate) fn policy_from(
         min_step: min.map_or(default.min_step, |v| v.max(1) as u64),
         max_step: max.map_or(default.max_step, |v| v.max(1) as u64),
         target: target.map_or(default.target, |v| Duration::from_secs(v.max(1) as u64)),
+    }
+}
+
+/// An `idgen_dispenser.kind` value; no row means the Java service's queue.
+pub(crate) fn dispenser_from(kind: Option<&str>) -> Result<DispenserKind> {
+    match kind {
+        None => Ok(DispenserKind::Queue),
+        Some(kind) => DispenserKind::parse(kind).map_err(|_| Error::Corrupt {
+            detail: format!("idgen_dispenser.kind is {kind:?}, neither queue nor range"),
+        }),
     }
 }
 
@@ -122,10 +133,12 @@ pub(crate) struct StoredAppShard {
 }
 
 /// Groups rows ordered by app then shard into apps, with their step bounds
-/// (`policies`: app → min step, max step, target seconds).
+/// (`policies`: app → min step, max step, target seconds) and their recorded
+/// dispensers (`dispensers`: app → `idgen_dispenser.kind`).
 pub(crate) fn group_apps(
     rows: impl IntoIterator<Item = StoredAppShard>,
     policies: &std::collections::BTreeMap<u8, (i64, i64, i64)>,
+    dispensers: &std::collections::BTreeMap<u8, String>,
 ) -> Result<Vec<super::AppRecord>> {
     let mut apps: Vec<super::AppRecord> = Vec::new();
     for row in rows {
@@ -140,6 +153,7 @@ pub(crate) fn group_apps(
                 name: row.name,
                 description: row.description,
                 policy: policy_from(step, min, max, target),
+                dispenser: dispenser_from(dispensers.get(&row.app).map(String::as_str))?,
                 shards: Vec::new(),
             });
         }

@@ -117,7 +117,7 @@ pub struct Globals {
     #[arg(long, global = true, env = "IDGEN_CONFIG", value_name = "PATH")]
     pub config: Option<std::path::PathBuf>,
 
-    /// How Redis holds ready indexes: queue (the Java service's lists) or range
+    /// Dispenser that init-app records for a new app, and that next tries first: queue (the Java service's lists) or range [default: queue]
     #[arg(
         long,
         global = true,
@@ -208,12 +208,27 @@ impl Command {
     }
 }
 
+/// The global options `decode` uses; it reads no backend, so its help hides
+/// the rest (they are still accepted, as everywhere).
+const DECODE_GLOBALS: &[&str] = &["config", "verbose", "help"];
+
+/// The CLI as parsed, helped and documented: every use goes through here.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let command = Cli::command();
+    // A subcommand's own argument of the same name keeps a global one from
+    // being propagated into it: decode gets hidden copies of the backend options.
+    let backend: Vec<clap::Arg> = command
+        .get_arguments()
+        .filter(|a| a.is_global_set() && !DECODE_GLOBALS.contains(&a.get_id().as_str()))
+        .map(|a| a.clone().global(false).hide(true))
+        .collect();
+    command.mut_subcommand("decode", |decode| decode.args(backend))
+}
+
 /// Is `name` one of idgen's subcommands?
 pub fn is_subcommand(name: &str) -> bool {
-    use clap::CommandFactory;
-    Cli::command()
-        .get_subcommands()
-        .any(|c| c.get_name() == name)
+    command().get_subcommands().any(|c| c.get_name() == name)
 }
 
 /// Offers fixed values to shell completion (not file names) while accepting

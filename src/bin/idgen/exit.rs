@@ -63,7 +63,7 @@ pub const EXIT_CODES: &[ExitDoc] = &[
     ExitDoc {
         code: 6,
         name: "partial",
-        meaning: "a batch job finished but some items failed (reload-segments)",
+        meaning: "a batch job finished but some items failed (reload-segments; app set --dispenser with shards left to switch)",
     },
     ExitDoc {
         code: 7,

@@ -9,12 +9,12 @@ mod output;
 mod settings;
 mod signals;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     settings::forget_empty_environment();
-    let parsed = cli::Cli::command()
+    let parsed = cli::command()
         .try_get_matches()
         .and_then(|matches| cli::Cli::from_arg_matches(&matches).map(|cli| (cli, matches)));
     let (cli, matches) = match parsed {
@@ -23,7 +23,7 @@ fn main() -> ExitCode {
         Err(err)
             if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
         {
-            eprint!("{}", cli::Cli::command().render_help());
+            eprint!("{}", cli::command().render_help());
             return exit::exit(exit::USAGE);
         }
         Err(err) if !err.use_stderr() => {
@@ -199,7 +199,7 @@ fn env_behind(err: &clap::Error) -> Option<String> {
     if on_command_line {
         return None;
     }
-    let command = cli::Cli::command();
+    let command = cli::command();
     std::iter::once(&command)
         .chain(command.get_subcommands())
         .flat_map(|c| c.get_arguments())

@@ -2,7 +2,6 @@
 //! environment and flags (clap has merged those two already).
 
 use crate::cli::{Globals, node_specs};
-use clap::CommandFactory;
 use idgen::config::file::{ConfigFile, is_node_name, passwords_in};
 use idgen::config::{DEFAULT_NODE, Settings, parse_duration};
 use idgen::redact::SecretUrl;
@@ -26,7 +25,7 @@ impl Origins {
     /// subcommand that runs.
     pub fn from_matches(matches: &clap::ArgMatches) -> Self {
         let mut origins = BTreeMap::new();
-        let mut command = crate::cli::Cli::command();
+        let mut command = crate::cli::command();
         let mut level = Some(matches);
         while let Some(m) = level {
             for arg in command.get_arguments() {

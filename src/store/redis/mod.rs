@@ -79,6 +79,7 @@ struct Scripts {
     push: Script,
     retire: Script,
     verify: Script,
+    switch: Script,
     unlock: Script,
     note_rollback: Script,
 }
@@ -92,6 +93,7 @@ impl Scripts {
             push: with_prelude(include_str!("lua/push.lua")),
             retire: with_prelude(include_str!("lua/retire.lua")),
             verify: with_prelude(include_str!("lua/verify.lua")),
+            switch: with_prelude(include_str!("lua/switch.lua")),
             unlock: Script::new(include_str!("lua/unlock.lua")),
             note_rollback: Script::new(include_str!("lua/note_rollback.lua")),
         }
@@ -470,7 +472,7 @@ fn shown(entry: &[u8]) -> String {
 }
 
 /// A shard's stamp hash: the stocking server's `run_id` and the `max_limit_id`.
-type StampFields = (Option<String>, Option<String>);
+type StampFields = (Option<String>, Option<String>, Option<String>);
 
 /// Adds queue entries to `taken`, setting malformed ones aside.
 fn parse_entries(taken: &mut Taken, key: &str, entries: &[Value]) {
@@ -512,6 +514,7 @@ impl RedisNode {
             .arg(stamp_key(slot))
             .arg("run_id")
             .arg("limit")
+            .arg("kind")
             .cmd("LPOP")
             .arg(&key);
         if n > 1 {
@@ -520,7 +523,8 @@ impl RedisNode {
         pipe.cmd("GET").arg(route_key(slot.app));
         let answer: redis::RedisResult<(StampFields, Value, Option<String>)> =
             self.run_raw(pipe.query_async(&mut conn)).await?;
-        let ((stamped, limit), popped, hint) = answer.map_err(|e| self.script_error(&e, &key))?;
+        let ((stamped, limit, recorded), popped, hint) =
+            answer.map_err(|e| self.script_error(&e, &key))?;
         let entries = match popped {
             Value::Array(entries) => entries,
             Value::Nil => Vec::new(),
@@ -529,6 +533,9 @@ impl RedisNode {
         let mut taken = Taken {
             route_hint: hint,
             max_limit_id: limit.and_then(|l| l.parse().ok()),
+            kind: recorded
+                .as_deref()
+                .and_then(|k| DispenserKind::parse(k).ok()),
             ..Taken::default()
         };
         if stamped.as_deref() == Some(run_id) {
@@ -551,6 +558,62 @@ impl RedisNode {
         let retired = entries.len() as i64 + int_of(answer.get(1));
         let seen = format!("{} {run_id}", stamped.as_deref().unwrap_or("-"));
         taken.rollback = self.rollback_of(slot, &seen, retired).await;
+        Ok(taken)
+    }
+
+    /// One take from `kind`'s stock (see [`Dispenser::take`]).
+    async fn take_as(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
+        let link = self.link().await?;
+        let (answer, hint, stock) = match (kind, &link.direct_run_id) {
+            (DispenserKind::Queue, Some(run_id)) if n == 1 || link.lpop_count => {
+                return self.take_queue_direct(link.conn, slot, n, run_id).await;
+            }
+            (DispenserKind::Queue, run_id) => {
+                let (key, run_id) = (queue_key(slot), run_id.as_deref().unwrap_or_default());
+                let script = (&self.scripts.take_queue, key.as_str());
+                let (answer, hint) = self
+                    .take_scripted(link.conn, script, slot, n, run_id)
+                    .await?;
+                (answer, hint, key)
+            }
+            (DispenserKind::Range, run_id) => {
+                let (key, run_id) = (range_key(slot), run_id.as_deref().unwrap_or_default());
+                let script = (&self.scripts.take_range, key.as_str());
+                let (answer, hint) = self
+                    .take_scripted(link.conn, script, slot, n, run_id)
+                    .await?;
+                (answer, hint, key)
+            }
+        };
+        let mut taken = Taken {
+            route_hint: hint,
+            max_limit_id: text_of(answer.get(2)).parse().ok(),
+            kind: DispenserKind::parse(&text_of(answer.get(3))).ok(),
+            ..Taken::default()
+        };
+        taken.rollback = self
+            .rollback_of(slot, &text_of(answer.first()), int_of(answer.get(1)))
+            .await;
+        let entries = answer.get(4..).unwrap_or_default();
+        match kind {
+            DispenserKind::Queue => parse_entries(&mut taken, &stock, entries),
+            DispenserKind::Range => {
+                for pair in entries.chunks(2) {
+                    let first = pair.first().and_then(bytes_of).unwrap_or_default();
+                    let last = pair.get(1).and_then(bytes_of).unwrap_or_default();
+                    match (parse_index(first), parse_index(last)) {
+                        (Some(first), Some(last)) if first <= last => {
+                            taken.indexes.extend(first..=last)
+                        }
+                        _ => reject(
+                            &mut taken,
+                            &stock,
+                            format!("{}..{}", shown(first), shown(last)).as_bytes(),
+                        ),
+                    }
+                }
+            }
+        }
         Ok(taken)
     }
 
@@ -655,59 +718,22 @@ impl Dispenser for RedisNode {
         format!("redis node {} ({})", self.name, self.url)
     }
 
-    async fn take(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
+    /// Takes with `guess`, and again with the dispenser the shard records when
+    /// that is the other one: a wrong guess costs a round trip, never the
+    /// wrong stock.
+    async fn take(&self, guess: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
         if n == 0 {
             return Ok(Taken::default());
         }
-        let link = self.link().await?;
-        let (answer, hint, stock) = match (kind, &link.direct_run_id) {
-            (DispenserKind::Queue, Some(run_id)) if n == 1 || link.lpop_count => {
-                return self.take_queue_direct(link.conn, slot, n, run_id).await;
-            }
-            (DispenserKind::Queue, run_id) => {
-                let (key, run_id) = (queue_key(slot), run_id.as_deref().unwrap_or_default());
-                let script = (&self.scripts.take_queue, key.as_str());
-                let (answer, hint) = self
-                    .take_scripted(link.conn, script, slot, n, run_id)
-                    .await?;
-                (answer, hint, key)
-            }
-            (DispenserKind::Range, run_id) => {
-                let (key, run_id) = (range_key(slot), run_id.as_deref().unwrap_or_default());
-                let script = (&self.scripts.take_range, key.as_str());
-                let (answer, hint) = self
-                    .take_scripted(link.conn, script, slot, n, run_id)
-                    .await?;
-                (answer, hint, key)
-            }
-        };
-        let mut taken = Taken {
-            route_hint: hint,
-            max_limit_id: text_of(answer.get(2)).parse().ok(),
-            ..Taken::default()
-        };
-        taken.rollback = self
-            .rollback_of(slot, &text_of(answer.first()), int_of(answer.get(1)))
-            .await;
-        let entries = answer.get(3..).unwrap_or_default();
-        match kind {
-            DispenserKind::Queue => parse_entries(&mut taken, &stock, entries),
-            DispenserKind::Range => {
-                for pair in entries.chunks(2) {
-                    let first = pair.first().and_then(bytes_of).unwrap_or_default();
-                    let last = pair.get(1).and_then(bytes_of).unwrap_or_default();
-                    match (parse_index(first), parse_index(last)) {
-                        (Some(first), Some(last)) if first <= last => {
-                            taken.indexes.extend(first..=last)
-                        }
-                        _ => reject(
-                            &mut taken,
-                            &stock,
-                            format!("{}..{}", shown(first), shown(last)).as_bytes(),
-                        ),
-                    }
-                }
-            }
+        let mut taken = self.take_as(guess, slot, n).await?;
+        let short = n - (taken.indexes.len() as u64).min(n);
+        if let Some(recorded) = taken.kind.filter(|&k| k != guess && short > 0) {
+            let more = self.take_as(recorded, slot, short).await?;
+            taken.indexes.extend(more.indexes);
+            taken.malformed = taken.malformed.or(more.malformed);
+            taken.max_limit_id = more.max_limit_id.or(taken.max_limit_id);
+            taken.rollback = taken.rollback.or(more.rollback);
+            taken.kind = more.kind;
         }
         Ok(taken)
     }
@@ -828,7 +854,11 @@ impl Dispenser for RedisNode {
             -2 => PushOutcome::Full,
             n => PushOutcome::Stocked(n.max(0) as u64),
         };
-        Ok(Pushed { outcome, rollback })
+        Ok(Pushed {
+            outcome,
+            rollback,
+            switched: u64::try_from(int_of(answer.get(3))).unwrap_or(0),
+        })
     }
 
     async fn note_limit(&self, slot: Slot, max_limit_id: u64) -> Result<()> {
@@ -895,6 +925,25 @@ impl Dispenser for RedisNode {
             )
             .await?;
         Ok(u64::try_from(dropped).ok())
+    }
+
+    async fn switch_kind(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        token: &LockToken,
+    ) -> Result<Option<u64>> {
+        let keys = Self::shard_keys(slot);
+        let answer: Vec<Value> = self
+            .invoke(
+                &self.scripts.switch,
+                &keys.each_ref().map(String::as_str),
+                &[token.0.clone(), kind.as_str().to_string()],
+            )
+            .await?;
+        self.rollback_of(slot, &text_of(answer.get(1)), int_of(answer.get(2)))
+            .await;
+        Ok(u64::try_from(int_of(answer.first())).ok())
     }
 
     async fn stocked_slots(&self, kind: DispenserKind) -> Result<Vec<Slot>> {

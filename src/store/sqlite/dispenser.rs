@@ -281,6 +281,15 @@ fn delete_stock(conn: &Connection, kind: DispenserKind, slot: Slot) -> DbResult<
     Ok(held)
 }
 
+/// The dispenser recorded for the app (the ledger is in the same file).
+fn recorded_kind(conn: &Connection, app: u8) -> DbResult<DispenserKind> {
+    let kind: Option<String> = conn
+        .prepare_cached("SELECT kind FROM idgen_dispenser WHERE app_id = ?1")?
+        .query_row([app], |r| r.get(0))
+        .optional()?;
+    Ok(crate::store::sql_rows::dispenser_from(kind.as_deref())?)
+}
+
 /// Deletes every shard's stock of `app`, both kinds.
 pub(super) fn drop_app_stock(conn: &Connection, app: u8) -> DbResult<u64> {
     let mut dropped = 0;
@@ -331,13 +340,17 @@ impl Dispenser for SqliteStore {
         format!("embedded store {}", self.path().display())
     }
 
-    async fn take(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
+    /// Serves the app's recorded dispenser, whatever the caller guessed: the
+    /// record is in the same file.
+    async fn take(&self, _guess: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
         if n == 0 {
             return Ok(Taken::default());
         }
         self.write(move |tx| {
+            let kind = recorded_kind(tx, slot.app)?;
             let mut taken = Taken {
                 max_limit_id: shard_limit(tx, slot)?,
+                kind: Some(kind),
                 ..Taken::default()
             };
             match kind {
@@ -407,13 +420,31 @@ impl Dispenser for SqliteStore {
         // The store reads the limit from id_alloc on every take: nothing to record.
         crate::failpoint::hit("dispenser.before_push")?;
         let token = token.clone();
-        let outcome = self
-            .write(move |tx| push(tx, kind, slot, segment, &token))
+        let (outcome, switched) = self
+            .write(move |tx| {
+                let outcome = push(tx, kind, slot, segment, &token)?;
+                let switched = match outcome {
+                    PushOutcome::Stocked(_) => delete_stock(tx, kind.other(), slot)?,
+                    _ => 0,
+                };
+                Ok((outcome, switched))
+            })
             .await?;
         Ok(Pushed {
             outcome,
             rollback: None,
+            switched,
         })
+    }
+
+    async fn switch_kind(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        token: &LockToken,
+    ) -> Result<Option<u64>> {
+        // Takes read the record in this file: retiring the other stock is all.
+        self.retire(kind.other(), slot, token).await
     }
 
     async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool> {

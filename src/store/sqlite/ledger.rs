@@ -7,9 +7,9 @@
 
 use super::{DbError, DbResult, EMBEDDED_NODE, SealedApp, SealedShard, SqliteStore, now_ms};
 use crate::error::{Error, Result};
-use crate::segment::{SHARDS, max_index_within};
+use crate::segment::{DispenserKind, SHARDS, max_index_within};
 use crate::store::sql_rows::{
-    SHARD_EXTRA_SQL, StoredAppShard, StoredShard, group_apps, route_from,
+    SHARD_EXTRA_SQL, StoredAppShard, StoredShard, dispenser_from, group_apps, route_from,
 };
 use crate::store::{
     AppChange, AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner,
@@ -70,6 +70,17 @@ fn records(conn: &Connection, only: Option<u8>) -> DbResult<Vec<AppRecord>> {
             }
         }
     }
+    let mut dispensers: BTreeMap<u8, String> = BTreeMap::new();
+    {
+        let mut stmt = conn.prepare_cached("SELECT app_id, kind FROM idgen_dispenser")?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+        for row in rows {
+            let (app, kind) = row?;
+            if let Ok(app) = u8::try_from(app) {
+                dispensers.insert(app, kind);
+            }
+        }
+    }
     let mut stmt = conn.prepare_cached(
         "SELECT a.app_id, a.app_name, a.description, a.shard_id, a.max_id, a.step, a.max_limit_id, h.loaded
          FROM id_alloc a LEFT JOIN idgen_refill h ON h.app_id = a.app_id AND h.shard_id = a.shard_id
@@ -105,7 +116,7 @@ fn records(conn: &Connection, only: Option<u8>) -> DbResult<Vec<AppRecord>> {
             })
         })
         .collect::<DbResult<Vec<_>>>()?;
-    Ok(group_apps(rows, &policies)?)
+    Ok(group_apps(rows, &policies, &dispensers)?)
 }
 
 fn init_app(conn: &Connection, spec: &AppSpec) -> DbResult<InitReport> {
@@ -149,6 +160,9 @@ fn init_app(conn: &Connection, spec: &AppSpec) -> DbResult<InitReport> {
         sql_u64(spec.policy.max_step),
         sql_u64(spec.policy.target.as_secs())
     ])?;
+    // An app that already exists keeps its recorded dispenser.
+    conn.prepare_cached("INSERT OR IGNORE INTO idgen_dispenser (app_id, kind) VALUES (?1, ?2)")?
+        .execute(params![spec.app, spec.dispenser.as_str()])?;
     let app = records(conn, Some(spec.app))?
         .pop()
         .ok_or(Error::UnknownApp { app: spec.app })?;
@@ -342,6 +356,7 @@ pub(super) fn seal(conn: &Connection, app: u8, destination: &str) -> DbResult<Se
         name: record.name,
         description: record.description,
         policy: record.policy,
+        dispenser: record.dispenser,
         moved_to,
         sealed_at_ms,
     })
@@ -414,6 +429,17 @@ impl Ledger for SqliteStore {
         self.read(|tx| records(tx, None)).await
     }
 
+    async fn dispenser(&self, app: u8) -> Result<DispenserKind> {
+        self.read(move |tx| {
+            let kind: Option<String> = tx
+                .prepare_cached("SELECT kind FROM idgen_dispenser WHERE app_id = ?1")?
+                .query_row([app], |r| r.get(0))
+                .optional()?;
+            Ok(dispenser_from(kind.as_deref())?)
+        })
+        .await
+    }
+
     async fn update_app(&self, app: u8, change: &AppChange) -> Result<AppRecord> {
         let change = change.clone();
         // BEGIN IMMEDIATE: the write lock every refill takes.
@@ -441,6 +467,15 @@ impl Ledger for SqliteStore {
                 sql_u64(spec.policy.max_step),
                 sql_u64(spec.policy.target.as_secs())
             ])?;
+            if spec.dispenser != record.dispenser {
+                // Takes follow the record from now on; the old stock is
+                // retired shard by shard under the refill locks (`segment::switch`).
+                tx.prepare_cached(
+                    "INSERT INTO idgen_dispenser (app_id, kind) VALUES (?1, ?2)
+                     ON CONFLICT (app_id) DO UPDATE SET kind = excluded.kind, update_time = CURRENT_TIMESTAMP",
+                )?
+                .execute(params![app, spec.dispenser.as_str()])?;
+            }
             records(tx, Some(app))?
                 .pop()
                 .ok_or(DbError::Idgen(Error::UnknownApp { app }))

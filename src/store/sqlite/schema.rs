@@ -9,10 +9,11 @@ use crate::error::Error;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use std::collections::BTreeSet;
 
-/// The version of the embedded store's schema.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The version of the embedded store's schema: 2 added each app's recorded
+/// dispenser (`idgen_dispenser`).
+pub const SCHEMA_VERSION: u32 = 2;
 
-/// Every table of version 1, in creation order.
+/// Every table of the current version, in creation order.
 const TABLES: &[(&str, &str)] = &[
     (
         "idgen_schema",
@@ -44,6 +45,14 @@ const TABLES: &[(&str, &str)] = &[
   max_step INTEGER NOT NULL,
   target_secs INTEGER NOT NULL,
   create_time TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
+) STRICT",
+    ),
+    (
+        "idgen_dispenser",
+        "CREATE TABLE IF NOT EXISTS idgen_dispenser (
+  app_id INTEGER NOT NULL PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('queue', 'range')),
+  update_time TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
 ) STRICT",
     ),
     (
@@ -187,6 +196,21 @@ fn tables(conn: &Connection) -> DbResult<BTreeSet<String>> {
     Ok(names)
 }
 
+/// Brings an older idgen store to [`SCHEMA_VERSION`]: every change so far only
+/// adds tables. An app without an `idgen_dispenser` row is served by the queue.
+fn upgrade(conn: &mut Connection) -> DbResult<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    for (_, ddl) in TABLES {
+        tx.execute_batch(ddl)?;
+    }
+    tx.execute(
+        "UPDATE idgen_schema SET version = ?1 WHERE id = 1 AND version < ?1",
+        [SCHEMA_VERSION],
+    )?;
+    tx.commit()?;
+    Ok(())
+}
+
 fn version(conn: &Connection) -> DbResult<Option<i64>> {
     Ok(conn
         .query_row("SELECT version FROM idgen_schema WHERE id = 1", [], |r| {
@@ -236,8 +260,10 @@ pub fn ensure(conn: &mut Connection) -> DbResult<()> {
                 ),
             }));
         }
+        Some(v) if v < i64::from(SCHEMA_VERSION) => upgrade(conn)?,
         Some(_) => {}
     }
+    let present = tables(conn)?;
     if let Some((missing, _)) = TABLES.iter().find(|(name, _)| !present.contains(*name)) {
         return Err(DbError::Unusable(format!(
             "table {missing} is missing: the file is damaged or not an idgen store"

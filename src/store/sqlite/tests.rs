@@ -74,6 +74,15 @@ impl Fixture {
         self.block(self.store.stock(kind, &[SLOT])).unwrap()[0]
     }
 
+    /// Records the dispenser that serves app 1, as `init-app` or `app set` would.
+    fn serve_by(&self, kind: DispenserKind) {
+        self.block(self.store.ensure_schema()).unwrap();
+        self.sql(&format!(
+            "INSERT OR REPLACE INTO idgen_dispenser (app_id, kind) VALUES (1, '{}')",
+            kind.as_str()
+        ));
+    }
+
     fn sql(&self, statements: &str) {
         let conn = Connection::open(self.store.path()).unwrap();
         conn.execute_batch(statements).unwrap();
@@ -216,7 +225,19 @@ fn dropping_an_apps_stock_counts_both_dispensers() {
     f.init_app(1, 100);
     let token = f.lock(SLOT);
     f.push(Queue, 1, 10, &token);
-    f.push(Range, 11, 15, &token);
+    let beside = Slot { app: 1, shard: 3 };
+    let beside_token = f.lock(beside);
+    f.block(f.store.push(
+        Range,
+        beside,
+        Segment {
+            first: 11,
+            last: 15,
+        },
+        0,
+        &beside_token,
+    ))
+    .unwrap();
     let other = Slot { app: 2, shard: 0 };
     let other_token = f.lock(other);
     f.block(
@@ -225,8 +246,8 @@ fn dropping_an_apps_stock_counts_both_dispensers() {
     )
     .unwrap();
     assert_eq!(f.block(f.store.drop_app_stock(1)).unwrap(), 15);
-    assert_eq!(f.stock(Range), None);
     assert_eq!(f.stock(Queue), Some(0));
+    assert_eq!(f.block(f.store.stock(Range, &[beside])).unwrap(), [None]);
     assert_eq!(f.block(f.store.stock(Queue, &[other])).unwrap(), [Some(3)]);
 }
 
@@ -252,6 +273,7 @@ fn the_queue_is_fifo_over_pushed_segments() {
 #[test]
 fn a_range_holds_a_current_and_a_pending_segment_and_then_is_full() {
     let f = Fixture::new();
+    f.serve_by(Range);
     let token = f.lock(SLOT);
     assert_eq!(f.push(Range, 1, 3, &token), PushOutcome::Stocked(3));
     assert_eq!(f.push(Range, 10, 11, &token), PushOutcome::Stocked(5));
@@ -268,12 +290,66 @@ fn a_range_holds_a_current_and_a_pending_segment_and_then_is_full() {
 #[test]
 fn a_push_onto_an_empty_range_with_a_pending_segment_promotes_it() {
     let f = Fixture::new();
+    f.serve_by(Range);
     let token = f.lock(SLOT);
     f.push(Range, 1, 2, &token);
     f.push(Range, 5, 6, &token);
     assert_eq!(f.take(Range, 2), [1, 2]);
     assert_eq!(f.push(Range, 9, 9, &token), PushOutcome::Stocked(3));
     assert_eq!(f.take(Range, 10), [5, 6, 9]);
+}
+
+#[test]
+fn a_take_serves_the_recorded_dispenser_whatever_the_guess() {
+    let f = Fixture::new();
+    f.serve_by(Range);
+    let token = f.lock(SLOT);
+    f.push(Range, 1, 3, &token);
+    let taken = f.block(f.store.take(Queue, SLOT, 2)).unwrap();
+    assert_eq!(taken.indexes, [1, 2]);
+    assert_eq!(taken.kind, Some(Range));
+}
+
+#[test]
+fn a_push_retires_the_stock_of_the_dispenser_the_shard_left() {
+    let f = Fixture::new();
+    let token = f.lock(SLOT);
+    f.push(Queue, 1, 10, &token);
+    f.serve_by(Range);
+    let pushed = f
+        .block(f.store.push(
+            Range,
+            SLOT,
+            Segment {
+                first: 11,
+                last: 12,
+            },
+            0,
+            &token,
+        ))
+        .unwrap();
+    assert_eq!(pushed.outcome, PushOutcome::Stocked(2));
+    assert_eq!(pushed.switched, 10);
+    assert_eq!(f.stock(Queue), Some(0));
+    assert_eq!(f.take(Queue, 5), [11, 12]);
+}
+
+#[test]
+fn a_switch_under_the_lock_retires_the_other_dispensers_stock() {
+    let f = Fixture::new();
+    let token = f.lock(SLOT);
+    f.push(Queue, 1, 4, &token);
+    assert_eq!(
+        f.block(f.store.switch_kind(Range, SLOT, &token)).unwrap(),
+        Some(4)
+    );
+    assert_eq!(f.stock(Queue), Some(0));
+    f.block(f.store.unlock(SLOT, &token)).unwrap();
+    assert_eq!(
+        f.block(f.store.switch_kind(Range, SLOT, &token)).unwrap(),
+        None,
+        "a switch needs the lock"
+    );
 }
 
 #[test]
@@ -319,9 +395,18 @@ fn stocked_slots_lists_shards_with_stock() {
     let f = Fixture::new();
     let token = f.lock(SLOT);
     f.push(Queue, 1, 1, &token);
-    f.push(Range, 2, 2, &token);
+    let beside = Slot { app: 1, shard: 3 };
+    let beside_token = f.lock(beside);
+    f.block(f.store.push(
+        Range,
+        beside,
+        Segment { first: 2, last: 2 },
+        0,
+        &beside_token,
+    ))
+    .unwrap();
     assert_eq!(f.block(f.store.stocked_slots(Queue)).unwrap(), [SLOT]);
-    assert_eq!(f.block(f.store.stocked_slots(Range)).unwrap(), [SLOT]);
+    assert_eq!(f.block(f.store.stocked_slots(Range)).unwrap(), [beside]);
     assert!(f.block(f.store.route_hints()).unwrap().is_empty());
 }
 

@@ -5,6 +5,7 @@ use crate::dispatch::Context;
 use crate::exit::Outcome;
 use crate::output::{TextRows, grouped};
 use idgen::backend::Backend;
+use idgen::segment::allocator::shard_list;
 use idgen::store::{AppChange, AppRecord};
 use serde_json::{Value, json};
 
@@ -29,10 +30,15 @@ pub enum AppCommand {
   idgen app set 1 --max-limit-id 9000000000      # raise only; never below an issued index
   idgen app set 1 --step 5000 --max-step 50000
   idgen app set 1 --name orders-v2 --yes         # a rename asks first, or takes --yes
+  idgen app set 1 --dispenser range              # every host follows; old stock is retired
 
 Every change is made under the app's row locks, the locks a refill takes, so no
-index is issued between the check and the change. Changing the dispenser kind is
-not built yet: it stays a setting (--dispenser, [segments.app_dispensers]).")]
+index is issued between the check and the change. A new dispenser is then
+recorded on each shard of the app's node under the shard's refill lock, and the
+stock left in the old one is retired unserved (a gap, never a repeat). A shard
+whose lock a refill holds past the lock's lifetime is named; its next refill
+switches it, or run the command again. Only --dispenser on the command line
+changes the dispenser; IDGEN_DISPENSER and the config file never do.")]
     Set(SetArgs),
 }
 
@@ -135,12 +141,21 @@ async fn set(ctx: &Context<'_>, backend: &Backend, args: SetArgs) -> anyhow::Res
         min_step: args.min_step,
         max_step: args.max_step,
         max_limit_id: args.max_limit_id,
+        // Only from the command line: an IDGEN_DISPENSER or config file on
+        // this host must not change what every host serves.
+        dispenser: (ctx
+            .settings
+            .sources
+            .get("segments.dispenser")
+            .map(String::as_str)
+            == Some("--dispenser"))
+        .then_some(ctx.settings.dispenser),
     };
     if change.is_empty() {
         return Err(idgen::Error::invalid(
             "app set",
             "nothing to change",
-            "give --max-limit-id, --step, --min-step, --max-step or --name",
+            "give --max-limit-id, --step, --min-step, --max-step, --dispenser or --name",
         )
         .into());
     }
@@ -162,9 +177,44 @@ async fn set(ctx: &Context<'_>, backend: &Backend, args: SetArgs) -> anyhow::Res
             return Ok(Outcome::Declined);
         }
     }
-    let after = backend.ledger.update_app(args.app, &change).await?;
-    show(ctx, &after, args.json)?;
-    Ok(Outcome::Success)
+    let allocator = backend.allocator(&ctx.settings);
+    let (after, switch) = allocator.update_app(args.app, &change).await?;
+    for (node, shards) in &switch.pending {
+        ctx.out.warn(&format!(
+            "node {node}: shard(s) {} stayed locked by a refill and still record the old dispenser; their next refill switches them, or run this command again",
+            shard_list(shards)
+        ));
+    }
+    if args.json {
+        let mut value = detail(&after);
+        if switch.to.is_some() {
+            value["dispenser_switch"] = json!({
+                "from": switch.from,
+                "to": switch.to,
+                "nodes": switch.nodes,
+                "ids_retired": switch.ids_retired.to_string(),
+                "pending": switch.pending.iter().map(|(node, shards)| json!({"node": node, "shards": shards})).collect::<Vec<_>>(),
+            });
+        }
+        ctx.out.print_json(&value)?;
+    } else {
+        if let (Some(from), Some(to)) = (switch.from, switch.to) {
+            ctx.out.print_line(&format!(
+                "app {} is served by the {} dispenser (was {}) on node(s) {}; {} indexes of old stock retired unserved",
+                after.app,
+                to.as_str(),
+                from.as_str(),
+                if switch.nodes.is_empty() { "-".to_string() } else { switch.nodes.join(", ") },
+                grouped(switch.ids_retired)
+            ))?;
+        }
+        show(ctx, &after, false)?;
+    }
+    Ok(if switch.pending.is_empty() {
+        Outcome::Success
+    } else {
+        Outcome::Partial
+    })
 }
 
 /// An app in JSON: values that may exceed 2^53 as strings.
@@ -175,6 +225,7 @@ fn summary(app: &AppRecord) -> Value {
         "description": app.description,
         "shards": app.shards.len(),
         "step": app.step(),
+        "dispenser": app.dispenser,
         "policy": app.policy,
         "max_limit_id": app.max_limit_id().to_string(),
         "issued": app.shards.iter().map(|s| s.max_id).sum::<u64>().to_string(),
@@ -196,6 +247,7 @@ fn print_summaries(ctx: &Context<'_>, apps: &[AppRecord]) -> anyhow::Result<()> 
         "shards",
         "step",
         "step bounds",
+        "dispenser",
         "max_limit_id",
         "issued",
     ]);
@@ -210,6 +262,7 @@ fn print_summaries(ctx: &Context<'_>, apps: &[AppRecord]) -> anyhow::Result<()> 
                 grouped(app.policy.min_step),
                 grouped(app.policy.max_step)
             ),
+            app.dispenser.as_str().to_string(),
             limit_text(app.max_limit_id()),
             grouped(app.shards.iter().map(|s| s.max_id).sum()),
         ]);
@@ -218,23 +271,28 @@ fn print_summaries(ctx: &Context<'_>, apps: &[AppRecord]) -> anyhow::Result<()> 
     Ok(())
 }
 
+/// An app with its shard rows, in JSON.
+fn detail(app: &AppRecord) -> Value {
+    let mut value = summary(app);
+    value["shard_rows"] = app
+        .shards
+        .iter()
+        .map(|s| {
+            json!({
+                "shard": s.shard,
+                "max_id": s.max_id.to_string(),
+                "step": s.step,
+                "max_limit_id": s.max_limit_id.to_string(),
+                "last_loaded": s.last_loaded,
+            })
+        })
+        .collect();
+    value
+}
+
 fn show(ctx: &Context<'_>, app: &AppRecord, json: bool) -> anyhow::Result<()> {
     if json {
-        let mut value = summary(app);
-        value["shard_rows"] = app
-            .shards
-            .iter()
-            .map(|s| {
-                json!({
-                    "shard": s.shard,
-                    "max_id": s.max_id.to_string(),
-                    "step": s.step,
-                    "max_limit_id": s.max_limit_id.to_string(),
-                    "last_loaded": s.last_loaded,
-                })
-            })
-            .collect();
-        ctx.out.print_json(&value)?;
+        ctx.out.print_json(&detail(app))?;
         return Ok(());
     }
     print_summaries(ctx, std::slice::from_ref(app))?;

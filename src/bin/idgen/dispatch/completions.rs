@@ -6,7 +6,6 @@
 
 use crate::dispatch::Context;
 use crate::exit::Outcome;
-use clap::CommandFactory;
 use clap_complete::Shell;
 use std::io::Write;
 
@@ -29,12 +28,7 @@ pub fn run(args: CompletionsArgs, _ctx: &Context<'_>) -> anyhow::Result<Outcome>
     // clap_complete panics when its writer fails; render first, then write with
     // errors reported (a closed pipe is not a bug).
     let mut script = Vec::new();
-    clap_complete::generate(
-        args.shell,
-        &mut crate::cli::Cli::command(),
-        "idgen",
-        &mut script,
-    );
+    clap_complete::generate(args.shell, &mut crate::cli::command(), "idgen", &mut script);
     let mut out = std::io::stdout().lock();
     out.write_all(&script)?;
     out.flush()?;
@@ -45,7 +39,7 @@ pub fn run(args: CompletionsArgs, _ctx: &Context<'_>) -> anyhow::Result<Outcome>
 /// It carries the release, not the commit, so the committed page only changes
 /// when the CLI does.
 pub fn man(_ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let command = crate::cli::Cli::command().version(env!("CARGO_PKG_VERSION"));
+    let command = crate::cli::command().version(env!("CARGO_PKG_VERSION"));
     let mut page = Vec::new();
     clap_mangen::Man::new(command).render(&mut page)?;
     let mut out = std::io::stdout().lock();

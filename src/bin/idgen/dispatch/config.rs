@@ -90,12 +90,6 @@ pub fn run(args: ConfigArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         "segments.dispenser",
         settings.dispenser.as_str().into(),
     ));
-    for (app, kind) in &settings.app_dispensers {
-        rows.push(plain(
-            &format!("segments.app_dispensers.{app}"),
-            kind.as_str().into(),
-        ));
-    }
     rows.push(plain(
         "snowflake.layout",
         settings

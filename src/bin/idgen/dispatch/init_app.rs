@@ -66,7 +66,8 @@ pub async fn run(args: InitAppArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
         args.step,
         args.max_limit_id,
         policy,
-    )?;
+    )?
+    .with_dispenser(ctx.settings.dispenser);
     let backend = Backend::open(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let new_store = backend.store_path().filter(|path| !path.exists());
@@ -79,7 +80,7 @@ pub async fn run(args: InitAppArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
         ctx.out
             .note(&format!("created the embedded store {}", path.display()));
     }
-    if report.outcome == InitOutcome::Unchanged {
+    if report.outcome != InitOutcome::Created {
         warn_about_ignored_flags(ctx, &spec, &report);
     }
     render(ctx, &report, args.json)?;
@@ -105,6 +106,17 @@ fn warn_about_ignored_flags(ctx: &Context<'_>, spec: &AppSpec, report: &InitRepo
             spec.max_limit_id
         ));
     }
+    let asked = ctx.settings.sources.get("segments.dispenser");
+    if let Some(origin) = asked.filter(|_| stored.dispenser != spec.dispenser) {
+        ctx.out.warn(&format!(
+            "app {} keeps its {} dispenser; {origin} {} is ignored for an existing app (change it with `idgen app set {} --dispenser {}`)",
+            spec.app,
+            stored.dispenser.as_str(),
+            spec.dispenser.as_str(),
+            spec.app,
+            spec.dispenser.as_str()
+        ));
+    }
 }
 
 fn outcome_text(report: &InitReport) -> String {
@@ -125,6 +137,7 @@ fn render(ctx: &Context<'_>, report: &InitReport, json: bool) -> anyhow::Result<
             "shards_added": report.shards_added,
             "shards": app.shards.len(),
             "step": app.step(),
+            "dispenser": app.dispenser,
             // A string, like every value that may exceed 2^53.
             "max_limit_id": app.max_limit_id().to_string(),
             "description": app.description,
@@ -140,6 +153,7 @@ fn render(ctx: &Context<'_>, report: &InitReport, json: bool) -> anyhow::Result<
         "shards",
         "step",
         "step bounds",
+        "dispenser",
         "max_limit_id",
     ]);
     table.add_text_row(vec![
@@ -154,6 +168,7 @@ fn render(ctx: &Context<'_>, report: &InitReport, json: bool) -> anyhow::Result<
             app.policy.max_step,
             app.policy.target.as_secs()
         ),
+        app.dispenser.as_str().to_string(),
         match app.max_limit_id() {
             0 => "none".to_string(),
             limit => limit.to_string(),

@@ -39,3 +39,16 @@ local function verify(queue, range, stamp, expected)
   if (not stamped) and retired == 0 then return '', 0 end
   return (stamped or '-') .. ' ' .. run_id, retired
 end
+
+-- Makes `kind` the dispenser that serves the shard, recorded in the stamp. Stock
+-- left in the other one (the app's dispenser was changed) is retired unserved.
+-- Returns the number of indexes retired.
+local function switch_to(queue, range, stamp, kind)
+  if redis.call('HGET', stamp, 'kind') == kind then return 0 end
+  local other, other_kind = range, 'range'
+  if kind == 'range' then other, other_kind = queue, 'queue' end
+  local n = math.max(stock_of(other, other_kind), 0)
+  redis.call('DEL', other)
+  redis.call('HSET', stamp, 'kind', kind)
+  return n
+end

@@ -1,8 +1,12 @@
 -- Takes up to n indexes from a range hash, promoting the pending segment once.
 -- KEYS: queue, range, stamp. ARGV: n, this server's run_id if known ('': ask).
--- Returns {rollback ('' or 'old new'), retired, max_limit_id ('' if unknown), first, last, ...}.
+-- Returns {rollback ('' or 'old new'), retired, max_limit_id ('' if unknown),
+-- recorded dispenser ('' if none), first, last, ...}; nothing is taken when the
+-- shard records the queue dispenser.
 local rollback, retired = verify(KEYS[1], KEYS[2], KEYS[3], ARGV[2])
-local out = {rollback, tostring(retired), redis.call('HGET', KEYS[3], 'limit') or ''}
+local stamp = redis.call('HMGET', KEYS[3], 'limit', 'kind')
+local out = {rollback, tostring(retired), stamp[1] or '', stamp[2] or ''}
+if stamp[2] == 'queue' then return out end
 local want = tonumber(ARGV[1])
 local f = redis.call('HMGET', KEYS[2], 'next', 'last', 'pending_first', 'pending_last')
 if not f[1] then return out end
