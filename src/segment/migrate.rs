@@ -16,24 +16,11 @@ use super::DispenserKind;
 use super::allocator::{Notes, RefillOutcome, SegmentAllocator, Trigger};
 use super::id::SHARDS;
 use crate::error::{Error, Result};
+pub use crate::store::MovePhase;
 use crate::store::{Dispenser, Rollback, Route, Slot};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-/// Where a move stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MovePhase {
-    /// Nothing started: the app is on `from`.
-    NotStarted,
-    /// The new node is being stocked; the old one still serves.
-    Stocking,
-    /// The route points at the new node; the old node's stock is being retired.
-    Retiring,
-    /// The app is already served by the target node.
-    Done,
-}
 
 /// What `migrate` will do, shown by `--dry-run` and before the confirmation.
 #[derive(Debug, Clone, Serialize)]
@@ -93,26 +80,7 @@ impl SegmentAllocator {
             .await?
             .remove(&app)
             .unwrap_or_else(Route::default_node);
-        let (from, phase) = match (&route.incoming, &route.outgoing) {
-            (Some(incoming), _) if incoming == to => (route.node.clone(), MovePhase::Stocking),
-            (Some(incoming), _) => {
-                return Err(Error::MigrationConflict {
-                    app,
-                    target: incoming.clone(),
-                    detail: format!("a move to {to:?} must wait until it finishes"),
-                });
-            }
-            (None, Some(outgoing)) if route.node == to => (outgoing.clone(), MovePhase::Retiring),
-            (None, Some(outgoing)) => {
-                return Err(Error::MigrationConflict {
-                    app,
-                    target: route.node.clone(),
-                    detail: format!("node {outgoing:?} is still being retired"),
-                });
-            }
-            (None, None) if route.node == to => (route.node.clone(), MovePhase::Done),
-            (None, None) => (route.node.clone(), MovePhase::NotStarted),
-        };
+        let (from, phase) = route.move_to(app, to)?;
         if !self.nodes().contains(&from).await {
             return Err(Error::RouteToUnknownNode { app, node: from });
         }

@@ -817,64 +817,15 @@ impl Ledger for MysqlLedger {
     }
 
     async fn begin_move(&self, app: u8, to: &str) -> Result<Route> {
-        self.change_route(app, |route| {
-            if let Some(incoming) = &route.incoming {
-                if incoming != to {
-                    return Err(Error::MigrationConflict {
-                        app,
-                        target: incoming.clone(),
-                        detail: format!("a move to {to:?} must wait until it finishes"),
-                    });
-                }
-                return Ok(route.clone());
-            }
-            if let Some(outgoing) = &route.outgoing {
-                // Switched already; resuming retires the old node.
-                if route.node == to {
-                    return Ok(route.clone());
-                }
-                return Err(Error::MigrationConflict {
-                    app,
-                    target: route.node.clone(),
-                    detail: format!("node {outgoing:?} is still being retired"),
-                });
-            }
-            if route.node == to {
-                return Ok(route.clone());
-            }
-            Ok(Route {
-                node: route.node.clone(),
-                incoming: Some(to.to_string()),
-                outgoing: None,
-            })
-        })
-        .await
+        self.change_route(app, |route| route.begin(app, to)).await
     }
 
     async fn switch_route(&self, app: u8, to: &str) -> Result<Route> {
-        self.change_route(app, |route| match &route.incoming {
-            Some(incoming) if incoming == to => Ok(Route {
-                node: to.to_string(),
-                incoming: None,
-                outgoing: Some(route.node.clone()),
-            }),
-            _ if route.node == to => Ok(route.clone()),
-            _ => Err(Error::Internal(format!(
-                "app {app} is not being moved to {to:?}"
-            ))),
-        })
-        .await
+        self.change_route(app, |route| route.switch(app, to)).await
     }
 
     async fn finish_move(&self, app: u8) -> Result<Route> {
-        self.change_route(app, |route| {
-            Ok(Route {
-                node: route.node.clone(),
-                incoming: None,
-                outgoing: None,
-            })
-        })
-        .await
+        self.change_route(app, |route| Ok(route.finish())).await
     }
 }
 
