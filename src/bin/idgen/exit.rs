@@ -189,7 +189,9 @@ pub fn for_write_failure() -> u8 {
 }
 
 /// Exit code for clap's own usage errors.
-pub const USAGE: u8 = 2;
+pub fn usage() -> u8 {
+    for_kind(ErrorKind::Usage)
+}
 
 pub fn exit(code: u8) -> ExitCode {
     ExitCode::from(code)

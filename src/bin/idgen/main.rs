@@ -24,7 +24,7 @@ fn main() -> ExitCode {
             if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
         {
             eprint!("{}", cli::command().render_help());
-            return exit::exit(exit::USAGE);
+            return exit::exit(exit::usage());
         }
         Err(err) if !err.use_stderr() => {
             // --help and --version
@@ -35,7 +35,7 @@ fn main() -> ExitCode {
             let out = output::Output::detect(false, raw_secrets());
             let (problem, hint) = usage_error_line(&err);
             out.error(&problem, Some(&hint));
-            return exit::exit(exit::USAGE);
+            return exit::exit(exit::usage());
         }
     };
     let origins = settings::Origins::from_matches(&matches);

@@ -11,8 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Notify;
 
-/// Exit code after a signal; the same as `exit::for_kind(Interrupted)`.
-const INTERRUPTED: i32 = 130;
+/// Exit code after a signal, from the one table.
+fn interrupted() -> i32 {
+    i32::from(crate::exit::for_kind(idgen::ErrorKind::Interrupted))
+}
 
 #[derive(Clone, Default)]
 pub struct Interrupt {
@@ -29,12 +31,12 @@ impl Interrupt {
         tokio::spawn(async move {
             shutdown().await;
             if !watcher.graceful.load(Ordering::Acquire) {
-                std::process::exit(INTERRUPTED);
+                std::process::exit(interrupted());
             }
             watcher.raised.store(true, Ordering::Release);
             watcher.raised_now.notify_waiters();
             shutdown().await;
-            std::process::exit(INTERRUPTED);
+            std::process::exit(interrupted());
         });
         interrupt
     }
