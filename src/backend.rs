@@ -24,11 +24,11 @@ pub struct Backend {
     pub nodes: Arc<NodeSet>,
     /// `redis+mysql` or `embedded`, for `--verbose` and `status`.
     pub kind: &'static str,
-    parts: Parts,
+    stores: Stores,
 }
 
 /// The concrete stores behind the traits, for what only one backend can do.
-enum Parts {
+enum Stores {
     Distributed {
         mysql: Arc<MysqlLedger>,
         main: SecretUrl,
@@ -91,7 +91,7 @@ impl Backend {
                         settings.timeout,
                     )),
                     kind: "redis+mysql",
-                    parts: Parts::Distributed {
+                    stores: Stores::Distributed {
                         mysql: ledger,
                         main: settings.redis_nodes[DEFAULT_NODE].clone(),
                         timeout: settings.timeout,
@@ -119,56 +119,52 @@ impl Backend {
                     ledger: store.clone(),
                     nodes: Arc::new(NodeSet::single(dispenser)),
                     kind: "embedded",
-                    parts: Parts::Embedded { store },
+                    stores: Stores::Embedded { store },
                 })
             }
         }
     }
 
-    /// Where the data lives, for `--verbose` and `status`: the store file, or
-    /// the (redacted) server URLs.
-    pub fn location(&self) -> String {
-        match &self.parts {
-            Parts::Distributed { mysql, main, .. } => {
+    /// The kind and where the data lives (the store file, or the redacted
+    /// server URLs): the line `--verbose` prints.
+    pub fn describe(&self) -> String {
+        let location = match &self.stores {
+            Stores::Distributed { mysql, main, .. } => {
                 format!("redis {main}, {}", mysql.describe())
             }
-            Parts::Embedded { store } => format!("store {}", store.path().display()),
-        }
-    }
-
-    /// `kind (location)`, the line `--verbose` prints.
-    pub fn describe(&self) -> String {
-        format!("{} ({})", self.kind, self.location())
+            Stores::Embedded { store } => format!("store {}", store.path().display()),
+        };
+        format!("{} ({location})", self.kind)
     }
 
     /// The embedded store's file, if this is the embedded backend.
     pub fn store_path(&self) -> Option<&Path> {
-        match &self.parts {
-            Parts::Embedded { store } => Some(store.path()),
-            Parts::Distributed { .. } => None,
+        match &self.stores {
+            Stores::Embedded { store } => Some(store.path()),
+            Stores::Distributed { .. } => None,
         }
     }
 
     /// The embedded store itself, for what only it can do (sealing an app).
     pub fn embedded_store(&self) -> Option<&Arc<SqliteStore>> {
-        match &self.parts {
-            Parts::Embedded { store } => Some(store),
-            Parts::Distributed { .. } => None,
+        match &self.stores {
+            Stores::Embedded { store } => Some(store),
+            Stores::Distributed { .. } => None,
         }
     }
 
     /// The MySQL ledger of the distributed backend.
     pub fn mysql_ledger(&self) -> Option<&Arc<MysqlLedger>> {
-        match &self.parts {
-            Parts::Distributed { mysql, .. } => Some(mysql),
-            Parts::Embedded { .. } => None,
+        match &self.stores {
+            Stores::Distributed { mysql, .. } => Some(mysql),
+            Stores::Embedded { .. } => None,
         }
     }
 
     /// Where worker-ID leases live: the default Redis node, or the store file.
     pub async fn lease_store(&self) -> Result<Arc<dyn LeaseStore>> {
-        match &self.parts {
-            Parts::Distributed {
+        match &self.stores {
+            Stores::Distributed {
                 mysql,
                 main,
                 timeout,
@@ -185,15 +181,15 @@ impl Backend {
                     mysql.clone(),
                 )))
             }
-            Parts::Embedded { store } => Ok(store.clone()),
+            Stores::Embedded { store } => Ok(store.clone()),
         }
     }
 
     /// The never-reuse assigner: MySQL's `WORKER_NODE`, or the store file's.
     pub async fn worker_nodes(&self) -> Result<Arc<dyn WorkerNodeAssigner>> {
-        match &self.parts {
-            Parts::Embedded { store } => Ok(store.clone()),
-            Parts::Distributed {
+        match &self.stores {
+            Stores::Embedded { store } => Ok(store.clone()),
+            Stores::Distributed {
                 mysql,
                 main,
                 timeout,

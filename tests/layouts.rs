@@ -26,7 +26,7 @@ fn custom(bits: &str) -> Result<Layout, LayoutError> {
 
 // ---- named layouts -------------------------------------------------------------------
 
-/// What SPEC §2.1 says a named layout is.
+/// What a named layout is, as its origin documents it.
 struct Documented {
     name: &'static str,
     fields: &'static [(&'static str, u32)],

@@ -1,4 +1,4 @@
-//! Worker-ID leases (SPEC §2.3): which worker ID a snowflake generator may use,
+//! Worker-ID leases: which worker ID a snowflake generator may use,
 //! and up to which time.
 //!
 //! Why two holders can never produce the same (time, worker, sequence):

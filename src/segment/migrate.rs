@@ -1,4 +1,4 @@
-//! Moving an app's stock to another Redis node (SPEC §1.7).
+//! Moving an app's stock to another Redis node.
 //!
 //! Why a move never issues an index twice:
 //! * the new node is stocked only with fresh segments from the ledger;
@@ -316,7 +316,7 @@ impl StoreExit<'_> {
     /// The name under which the destination is recorded in the source: stable
     /// across reruns, so a rerun resumes instead of being refused.
     fn destination(&self) -> String {
-        self.mysql.describe_url()
+        self.mysql.recorded_name()
     }
 
     pub async fn plan(&self, app: u8, to: &str) -> Result<StoreExitPlan> {

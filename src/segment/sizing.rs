@@ -1,4 +1,4 @@
-//! How much to take from the ledger, and when a shard needs it (SPEC §1.5, §1.6).
+//! How much to take from the ledger, and when a shard needs it.
 
 use crate::error::{Error, Result};
 use crate::segment::id::max_index_within;

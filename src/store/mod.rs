@@ -49,7 +49,7 @@ pub struct RefillMark {
     pub stock_after: u64,
 }
 
-/// Per-app bounds on the step sizing of SPEC §1.5.
+/// Per-app bounds on the consumption-based step sizing (`segment::sizing`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct AppPolicy {
     pub min_step: u64,

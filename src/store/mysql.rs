@@ -31,7 +31,7 @@ use std::time::Duration;
 /// app's recorded dispenser (`idgen_dispenser`).
 pub const SCHEMA_VERSION: u32 = 3;
 
-/// `id_alloc` exactly as the Java service defines it (SPEC §1.1).
+/// `id_alloc` exactly as the Java segment service defines it.
 const ID_ALLOC_DDL: &str = "CREATE TABLE IF NOT EXISTS `id_alloc` (
   `app_id` int(11) NOT NULL,
   `app_name` varchar(128) NOT NULL,
@@ -163,7 +163,7 @@ impl MysqlLedger {
     }
 
     /// The redacted URL, naming this ledger in records other stores keep.
-    pub fn describe_url(&self) -> String {
+    pub fn recorded_name(&self) -> String {
         self.url.to_string()
     }
 

@@ -1,6 +1,6 @@
 //! The embedded store's tables, created on first use and checked on every open.
 //!
-//! `id_alloc` has the Java service's columns and meaning (SPEC §1.1); the rest
+//! `id_alloc` has the Java segment service's columns and meaning; the rest
 //! are idgen's own. Tables are STRICT, so a value of the wrong type written by
 //! hand is refused by SQLite instead of surfacing later as a misread.
 

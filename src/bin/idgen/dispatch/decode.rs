@@ -339,9 +339,8 @@ fn run_guess(args: &DecodeArgs, style: Style, ctx: &Context<'_>) -> anyhow::Resu
 }
 
 fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
+    use idgen::clock::Clock;
+    idgen::clock::SystemClock.now_ms()
 }
 
 /// `FROM..TO`, each an epoch as `--epoch` takes it; a missing end keeps the default.

@@ -136,9 +136,8 @@ async fn collect(args: &StatusArgs, ctx: &Context<'_>) -> anyhow::Result<StatusR
 }
 
 fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
+    use idgen::clock::Clock;
+    idgen::clock::SystemClock.now_ms()
 }
 
 /// `IDGEN WARNING - 2 warning: first problem | perfdata`: the Nagios plugin
