@@ -32,22 +32,6 @@ fn json(run: &Run) -> Value {
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {run}"))
 }
 
-/// The one stderr line of a failed run; checks it carries a hint.
-fn one_line_error(run: &Run) -> String {
-    let lines: Vec<&str> = run
-        .stderr
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    assert_eq!(lines.len(), 1, "expected one stderr line: {run}");
-    assert!(lines[0].starts_with("error: "), "{run}");
-    assert!(
-        lines[0].contains("; hint: "),
-        "the error names no fix: {run}"
-    );
-    lines[0].to_string()
-}
-
 fn node_location(report: &Value, name: &str) -> String {
     report["stores"]
         .as_array()
@@ -96,7 +80,7 @@ fn redis_url_comes_from_the_flag_then_the_environment_then_the_file() {
     let nothing = run(&env, &["status"], &[], &["IDGEN_REDIS_URL"]);
     assert_eq!(nothing.code(), 2, "{nothing}");
     assert!(
-        one_line_error(&nothing).contains("no Redis URL"),
+        nothing.one_line_error().contains("no Redis URL"),
         "{nothing}"
     );
 }
@@ -196,7 +180,11 @@ fn a_bad_value_in_the_file_is_reported_even_when_a_flag_overrides_it() {
     // file must be right on its own.
     let run_bad = run(&env, &["decode", "1"], &[], &[]);
     assert_eq!(run_bad.code(), 2, "{run_bad}");
-    assert!(one_line_error(&run_bad).contains("config.toml:1: key timeout:"));
+    assert!(
+        run_bad
+            .one_line_error()
+            .contains("config.toml:1: key timeout:")
+    );
 }
 
 #[test]
@@ -288,7 +276,7 @@ fn a_file_named_by_flag_or_environment_is_used_and_must_exist() {
         &[],
     );
     assert_eq!(run_missing.code(), 2, "{run_missing}");
-    let line = one_line_error(&run_missing);
+    let line = run_missing.one_line_error();
     assert!(line.contains("missing.toml"), "{line}");
 
     // A missing default file is fine.
@@ -368,7 +356,7 @@ fn every_kind_of_mistake_names_the_file_line_and_key() {
         write_config(&env, text);
         let run = run(&env, &["decode", "1"], &[], &[]);
         assert_eq!(run.code(), 2, "{what}: {run}");
-        let line = one_line_error(&run);
+        let line = run.one_line_error();
         let at = format!("{}{expected}", path.display());
         assert!(line.contains(&at), "{what}: expected {at:?} in {line:?}");
     }
@@ -417,7 +405,7 @@ fn passwords_in_the_file_are_never_printed() {
         let run = run(&env, &["decode", "1"], &[], &[]);
         assert_eq!(run.code(), 2, "{text}: {run}");
         check(&run);
-        one_line_error(&run);
+        run.one_line_error();
     }
 }
 
@@ -476,12 +464,12 @@ fn a_bad_value_from_the_environment_names_the_variable() {
     ] {
         let bad = run(&env, args, &[(var, value)], &[]);
         assert_eq!(bad.code(), 2, "{var}={value}: {bad}");
-        let line = one_line_error(&bad);
+        let line = bad.one_line_error();
         assert!(line.contains(var), "{var} is not named: {line}");
     }
     // From a flag, the flag is named.
     let flag = run(&env, &["--timeout", "soon", "status"], &[], &[]);
-    assert!(one_line_error(&flag).contains("--timeout"), "{flag}");
+    assert!(flag.one_line_error().contains("--timeout"), "{flag}");
 
     // Server URLs too, without showing a value that is no URL at all.
     let servers = TestEnv::distributed();
@@ -491,7 +479,7 @@ fn a_bad_value_from_the_environment_names_the_variable() {
     ] {
         let bad = run(&servers, &["next", "--app", "1"], &[(var, value)], &[]);
         assert_eq!(bad.code(), 2, "{bad}");
-        let line = one_line_error(&bad);
+        let line = bad.one_line_error();
         assert!(line.contains(var), "{var} is not named: {line}");
         assert!(!line.contains("hunter2"), "{line}");
     }
@@ -510,7 +498,7 @@ fn a_store_given_together_with_servers_is_a_usage_error_naming_each_source() {
     );
     assert_eq!(first.code(), 2, "{first}");
     assert_eq!(first.stdout, "", "an ID was issued anyway: {first}");
-    let line = one_line_error(&first);
+    let line = first.one_line_error();
     for source in ["IDGEN_STORE", "IDGEN_REDIS_URL", "IDGEN_MYSQL_URL"] {
         assert!(line.contains(source), "{source} is not named: {line}");
     }
@@ -531,7 +519,7 @@ fn a_store_given_together_with_servers_is_a_usage_error_naming_each_source() {
         &["IDGEN_REDIS_URL", "IDGEN_MYSQL_URL"],
     );
     assert_eq!(second.code(), 2, "{second}");
-    let line = one_line_error(&second);
+    let line = second.one_line_error();
     assert!(line.contains("--store"), "{line}");
     assert!(
         line.contains(&format!("{} key mysql", path.display())),

@@ -1,90 +1,33 @@
 //! `idgen decode`, run as a real process: published examples, output formats, bad input.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use crate::harness::{Run, Test};
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// `program` with a clean environment: PATH only, no IDGEN_* variables.
-fn clean(program: &str) -> Command {
-    let mut command = Command::new(program);
-    command.env_clear();
-    if let Some(path) = std::env::var_os("PATH") {
-        command.env("PATH", path);
-    }
-    command
-}
-
-fn command() -> Command {
-    clean(env!("CARGO_BIN_EXE_idgen"))
-}
-
-fn finish(command: &mut Command, stdin: &str) -> Run {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("idgen starts");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    Run {
-        code: output.status.code().expect("idgen exits, not killed"),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
-}
-
-/// `idgen decode ARGS` with nothing on stdin.
 fn decode(args: &[&str]) -> Run {
-    finish(command().arg("decode").args(args), "")
+    Test::new().arg("decode").args(args.iter().copied()).run()
 }
 
 /// `idgen decode ARGS` reading `stdin`.
 fn decode_stdin(args: &[&str], stdin: &str) -> Run {
-    finish(command().arg("decode").args(args), stdin)
+    Test::new()
+        .arg("decode")
+        .args(args.iter().copied())
+        .stdin(stdin)
+        .run()
 }
 
-/// Runs `idgen decode ARGS` on a pseudo-terminal (util-linux `script`), so stdout is a TTY.
-/// Fails, rather than skips, where `script` is missing.
+/// `idgen decode ARGS` on a pseudo-terminal, so stdout is a TTY.
 fn decode_on_terminal(args: &str) -> Run {
-    assert!(
-        script_available(),
-        "these tests need util-linux `script` to give idgen a terminal; install bsdutils (Debian, Ubuntu) or util-linux"
-    );
-    let shell = format!(
-        "stty cols 120 rows 40; exec {} decode {args}",
-        env!("CARGO_BIN_EXE_idgen")
-    );
-    let mut run = finish(
-        clean("script")
-            .env("NO_COLOR", "1")
-            .env("TERM", "dumb")
-            .args(["-qec", &shell, "/dev/null"]),
-        "",
-    );
-    run.stdout = run.stdout.replace("\r\n", "\n");
-    run
-}
-
-fn script_available() -> bool {
-    clean("script")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    Test::new()
+        .arg("decode")
+        .args(args.split_whitespace())
+        .env("NO_COLOR", "1")
+        .env("TERM", "dumb")
+        .terminal()
+        .run()
 }
 
 fn only_line(run: &Run) -> &str {
-    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(run.code(), 0, "stderr: {}", run.stderr);
     assert_eq!(run.stderr, "");
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 1, "{}", run.stdout);
@@ -179,7 +122,7 @@ fn yitters_readme_examples_decode_to_one_three_and_five_years_of_running() {
         "387750301904971",
         "646093214093387",
     ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code(), 0, "{}", run.stderr);
     assert_eq!(
         run.stdout,
         "129053495681099 yitter 2021-02-18T10:20:03.094Z worker=1 sequence=11\n\
@@ -206,7 +149,7 @@ fn tsid_creators_readme_strings_share_a_millisecond_until_it_says_it_changed() {
     args.extend(same);
     args.push("01226N0693HDA");
     let run = decode(&args);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code(), 0, "{}", run.stderr);
     let records: Vec<serde_json::Value> = run
         .stdout
         .lines()
@@ -270,7 +213,7 @@ fn verbose_says_when_the_id_was_taken_from_a_url() {
         "discord",
         "https://discord.com/channels/1/2/175928847299117063",
     ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code(), 0, "{}", run.stderr);
     assert!(
         run.stderr
             .contains("took ID 175928847299117063, the longest run of digits"),
@@ -308,14 +251,14 @@ fn plain_lines_for_every_named_layout() {
 #[test]
 fn a_terminal_gets_a_table() {
     let run = decode_on_terminal("--layout discord 175928847299117063 175928847299117064");
-    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.code(), 0, "{}", run.stdout);
     insta::assert_snapshot!("terminal_table", run.stdout);
 }
 
 #[test]
 fn a_terminal_table_for_a_layout_without_time_has_no_timestamp_column() {
     let run = decode_on_terminal("--layout segment 16400");
-    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.code(), 0, "{}", run.stdout);
     insta::assert_snapshot!("terminal_table_segment", run.stdout);
 }
 
@@ -364,7 +307,7 @@ fn json_lines_for_segment_ids_have_app_shard_and_index_but_no_time() {
 #[test]
 fn json_mode_writes_one_object_per_line() {
     let run = decode(&["--json", "1541815603606036480", "1050118621198921728"]);
-    assert_eq!(run.code, 0);
+    assert_eq!(run.code(), 0);
     let ids: Vec<u64> = run
         .stdout
         .lines()
@@ -390,7 +333,7 @@ fn json_gives_ids_and_fields_wider_than_53_bits_as_strings() {
         "2024-01-01",
         "9223372036854775807",
     ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code(), 0, "{}", run.stderr);
     let value: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
     assert_eq!(value["id"], "9223372036854775807");
     assert_eq!(value["rest"], ((1u64 << 55) - 1).to_string());
@@ -404,7 +347,7 @@ fn ids_are_read_from_stdin_one_per_line_skipping_blank_lines() {
         &["--layout", "discord"],
         "175928847299117063\n\n   \n  175928847299117064  \r\n",
     );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code(), 0, "{}", run.stderr);
     let fields: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(fields.len(), 2);
     assert!(fields[1].starts_with("175928847299117064 discord "));
@@ -414,34 +357,32 @@ fn ids_are_read_from_stdin_one_per_line_skipping_blank_lines() {
 #[test]
 fn no_ids_and_a_terminal_on_stdin_is_a_usage_error() {
     let run = decode_on_terminal("");
-    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert_eq!(run.code(), 2, "{}", run.stdout);
     assert!(run.stdout.contains("no IDs given"), "{}", run.stdout);
 }
 
 #[test]
 fn the_layout_comes_from_idgen_layout_when_no_flag_names_one() {
-    let run = finish(
-        command()
-            .env("IDGEN_LAYOUT", "discord")
-            .args(["decode", "175928847299117063"]),
-        "",
-    );
+    let run = Test::new()
+        .env("IDGEN_LAYOUT", "discord")
+        .args(["decode", "175928847299117063"])
+        .run();
     assert!(only_line(&run).contains(" discord "));
 }
 
 #[test]
 fn bits_override_idgen_layout() {
-    let run = finish(
-        command().env("IDGEN_LAYOUT", "discord").args([
+    let run = Test::new()
+        .env("IDGEN_LAYOUT", "discord")
+        .args([
             "decode",
             "--bits",
             "time:41,worker:10,seq:12",
             "--epoch",
             "1288834974657",
             "1541815603606036480",
-        ]),
-        "",
-    );
+        ])
+        .run();
     assert_eq!(
         only_line(&run),
         "1541815603606036480 snowflake 2022-06-28T16:07:40.105Z worker=378 sequence=0"
@@ -450,12 +391,10 @@ fn bits_override_idgen_layout() {
 
 #[test]
 fn the_epoch_comes_from_idgen_epoch() {
-    let run = finish(
-        command()
-            .env("IDGEN_EPOCH", "2016-05-20T00:00:00+08:00")
-            .args(["decode", "--layout", "uid-generator", "3200169789968523265"]),
-        "",
-    );
+    let run = Test::new()
+        .env("IDGEN_EPOCH", "2016-05-20T00:00:00+08:00")
+        .args(["decode", "--layout", "uid-generator", "3200169789968523265"])
+        .run();
     assert!(only_line(&run).contains(" 2019-05-02T15:26:39.000Z "));
 }
 
@@ -531,7 +470,7 @@ fn twitter_mybatis_plus_and_leaf_are_names_for_existing_layouts() {
 #[test]
 fn fix_is_refused_because_decode_reads_every_field() {
     let run = decode(&["--layout", "snowflake-dc", "--fix", "datacenter=3", "1"]);
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code(), 2);
     assert_eq!(run.stdout, "");
     assert!(run.stderr.contains("--fix datacenter=3"), "{}", run.stderr);
     assert!(run.stderr.contains("idgen lease"), "{}", run.stderr);
@@ -555,7 +494,7 @@ fn a_negative_id_is_refused_by_an_unsigned_layout_too() {
         "38358284406638839",
         "-38358284406638839",
     ]);
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code(), 2);
     assert_eq!(run.stdout.lines().count(), 1);
     assert!(
         run.stderr.contains("-38358284406638839 is negative"),
@@ -567,7 +506,7 @@ fn a_negative_id_is_refused_by_an_unsigned_layout_too() {
 #[test]
 fn tsid_text_is_refused_by_layouts_without_it() {
     let run = decode(&["--layout", "snowflake", "01226N0640J7Q"]);
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code(), 2);
     assert!(
         run.stderr.contains("\"01226N0640J7Q\" is not a number"),
         "{}",
@@ -587,7 +526,7 @@ fn with_one_bad(layout: &str, bad: &str) -> Run {
 }
 
 fn assert_rejected(run: &Run, bad: &str, problem: &str) {
-    assert_eq!(run.code, 2, "exit code; stderr: {}", run.stderr);
+    assert_eq!(run.code(), 2, "exit code; stderr: {}", run.stderr);
     assert_eq!(
         run.stdout.lines().count(),
         2,
@@ -643,15 +582,15 @@ fn bad_ids_on_stdin_are_reported_and_the_rest_decoded() {
 
 #[test]
 fn every_id_good_exits_zero_and_any_bad_exits_two() {
-    assert_eq!(decode(&["1541815603606036480"]).code, 0);
-    assert_eq!(decode(&["1541815603606036480", "x"]).code, 2);
+    assert_eq!(decode(&["1541815603606036480"]).code(), 0);
+    assert_eq!(decode(&["1541815603606036480", "x"]).code(), 2);
     assert_eq!(decode(&["x"]).stdout, "");
 }
 
 #[test]
 fn an_unknown_layout_is_a_usage_error_listing_the_known_ones() {
     let run = decode(&["--layout", "flickr", "1"]);
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code(), 2);
     assert_eq!(run.stdout, "");
     assert!(
         run.stderr.contains("unknown layout \"flickr\""),
@@ -673,14 +612,14 @@ fn an_unknown_layout_is_a_usage_error_listing_the_known_ones() {
 #[test]
 fn a_custom_layout_without_an_epoch_is_a_usage_error() {
     let run = decode(&["--bits", "time:41,worker:10,seq:12", "1"]);
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code(), 2);
     assert!(run.stderr.contains("needs an epoch"), "{}", run.stderr);
 }
 
 #[test]
 fn custom_bits_of_the_wrong_total_are_a_usage_error_saying_how_far_off() {
     let run = decode(&["--bits", "time:40,worker:10,seq:12", "--epoch", "0", "1"]);
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code(), 2);
     assert!(run.stderr.contains("62 bits"), "{}", run.stderr);
     assert!(run.stderr.contains("add 1 bits"), "{}", run.stderr);
 }
@@ -688,21 +627,21 @@ fn custom_bits_of_the_wrong_total_are_a_usage_error_saying_how_far_off() {
 #[test]
 fn an_epoch_for_a_layout_without_time_is_a_usage_error() {
     let run = decode(&["--layout", "segment", "--epoch", "0", "1"]);
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code(), 2);
     assert!(run.stderr.contains("no time field"), "{}", run.stderr);
 }
 
 #[test]
 fn a_unit_without_bits_is_a_usage_error() {
     let run = decode(&["--unit", "s", "1"]);
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code(), 2);
     assert!(run.stderr.contains("--bits"), "{}", run.stderr);
 }
 
 #[test]
 fn help_lists_layouts_with_epochs_and_exhaustion_and_gives_examples() {
-    let run = finish(command().args(["decode", "--help"]), "");
-    assert_eq!(run.code, 0);
+    let run = Test::new().args(["decode", "--help"]).run();
+    assert_eq!(run.code(), 0);
     for expected in [
         "Examples:",
         "idgen decode --layout discord 175928847299117063",
@@ -745,7 +684,7 @@ fn guess_lists_each_plausible_layout_with_its_rank_and_fields() {
 #[test]
 fn guess_without_a_window_takes_epoch_to_a_day_from_now() {
     let run = decode(&["--guess", "175928847299117063"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code(), 0, "{}", run.stderr);
     let layouts: Vec<&str> = run
         .stdout
         .lines()
@@ -771,7 +710,7 @@ fn guess_json_is_one_document_with_ids_as_strings() {
         DISCORD_DAY,
         "175928847299117063",
     ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code(), 0, "{}", run.stderr);
     let document: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(
         document,
@@ -797,7 +736,7 @@ fn guess_on_a_column_keeps_only_layouts_that_explain_every_id() {
     let alone = decode_stdin(&["--guess"], &format!("{mastodon}\n"));
     assert!(alone.stdout.contains(" mastodon "), "{}", alone.stdout);
     let with_tweet = decode_stdin(&["--guess"], &format!("{mastodon}\n1050118621198921728\n"));
-    assert_eq!(with_tweet.code, 0, "{}", with_tweet.stderr);
+    assert_eq!(with_tweet.code(), 0, "{}", with_tweet.stderr);
     assert!(
         !with_tweet.stdout.contains(" mastodon "),
         "{}",
@@ -830,7 +769,7 @@ fn guess_reads_tsid_text_as_a_tsid() {
 #[test]
 fn guess_says_so_and_exits_two_when_no_layout_fits() {
     let run = decode(&["--guess", "5"]);
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code(), 2);
     assert_eq!(run.stdout, "");
     assert!(
         run.stderr.contains("no named layout dates this ID"),
@@ -849,7 +788,7 @@ fn guess_reports_unreadable_ids_and_guesses_from_the_rest() {
         "175928847299117063",
         "nope",
     ]);
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code(), 2);
     assert!(
         run.stdout.starts_with("1 175928847299117063 discord "),
         "{}",
@@ -874,7 +813,7 @@ fn between_may_leave_out_an_end() {
 fn a_bad_window_is_a_usage_error() {
     for window in ["2016-05-01..2016-04-30", "2016-04-30", "soon..later"] {
         let run = decode(&["--guess", "--between", window, "1"]);
-        assert_eq!(run.code, 2, "{window}");
+        assert_eq!(run.code(), 2, "{window}");
         assert!(run.stderr.contains("--between"), "{window}: {}", run.stderr);
     }
 }
@@ -882,28 +821,28 @@ fn a_bad_window_is_a_usage_error() {
 #[test]
 fn between_needs_guess() {
     let run = decode(&["--between", DISCORD_DAY, "175928847299117063"]);
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code(), 2);
     assert!(run.stderr.contains("--guess"), "{}", run.stderr);
 }
 
 #[test]
 fn guess_refuses_a_layout_or_an_epoch_but_not_idgen_epoch() {
     let run = decode(&["--guess", "--layout", "discord", "175928847299117063"]);
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code(), 2);
     assert!(run.stderr.contains("--layout"), "{}", run.stderr);
     let run = decode(&["--guess", "--epoch", "0", "175928847299117063"]);
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code(), 2);
     assert!(run.stderr.contains("--epoch"), "{}", run.stderr);
-    let run = finish(
-        command().env("IDGEN_EPOCH", "0").args([
+    let run = Test::new()
+        .env("IDGEN_EPOCH", "0")
+        .args([
             "decode",
             "--guess",
             "--between",
             DISCORD_DAY,
             "175928847299117063",
-        ]),
-        "",
-    );
+        ])
+        .run();
     assert!(only_line(&run).contains(" discord "));
 }
 
@@ -912,13 +851,13 @@ fn a_terminal_gets_a_ranked_table_of_guesses() {
     let run = decode_on_terminal(&format!(
         "--guess --between {DISCORD_DAY} 175928847299117063 175928847299117064"
     ));
-    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.code(), 0, "{}", run.stdout);
     insta::assert_snapshot!("terminal_guess_table", run.stdout);
 }
 
 #[test]
 fn a_terminal_table_for_tsid_shows_the_text_form() {
     let run = decode_on_terminal("--layout tsid 01226N0640J7Q");
-    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.code(), 0, "{}", run.stdout);
     insta::assert_snapshot!("terminal_table_tsid", run.stdout);
 }

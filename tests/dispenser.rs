@@ -2,7 +2,7 @@
 //! only by `idgen app set --dispenser`, and served alike by every host whatever
 //! its own `IDGEN_DISPENSER` says.
 
-use crate::harness::{TestEnv, assert_unique};
+use crate::harness::{Test, TestEnv, assert_unique};
 use serde_json::Value;
 
 fn json(env: &TestEnv, args: &[&str]) -> Value {
@@ -138,14 +138,17 @@ fn switching_retires_the_old_stock_and_never_repeats(env: &TestEnv) {
 
 fn only_the_command_line_changes_the_dispenser(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "orders"]);
-    let run = env.run_with(&["app", "set", "1"], &[("IDGEN_DISPENSER", "range")]);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(run.stderr.contains("nothing to change"), "{run}");
-    let run = env.run_with(
-        &["app", "set", "1", "--step", "2000"],
-        &[("IDGEN_DISPENSER", "range")],
-    );
-    assert!(run.success(), "{run}");
+    Test::within(env)
+        .args(["app", "set", "1"])
+        .env("IDGEN_DISPENSER", "range")
+        .stderr("nothing to change")
+        .status(2)
+        .run();
+    Test::within(env)
+        .args(["app", "set", "1", "--step", "2000"])
+        .env("IDGEN_DISPENSER", "range")
+        .status(0)
+        .run();
     assert_eq!(dispenser_of(env, 1), "queue");
 }
 
@@ -234,9 +237,11 @@ fn a_shard_locked_past_the_wait_is_reported_pending() {
         .arg(60_000)
         .exec(&mut redis)
         .unwrap();
-    let run = env.run(&["app", "set", "1", "--dispenser", "range"]);
-    assert_eq!(run.code(), 6, "{run}");
-    assert!(run.stderr.contains("shard(s) 7"), "{run}");
+    Test::within(&env)
+        .args(["app", "set", "1", "--dispenser", "range"])
+        .stderr("shard(s) 7")
+        .status(6)
+        .run();
     // The ledger changed all the same: every host now serves range.
     assert_eq!(dispenser_of(&env, 1), "range");
 }

@@ -39,18 +39,6 @@ fn queue_stock(env: &TestEnv, app: u8, shard: u8) -> i64 {
     )
 }
 
-fn one_line_error(run: &Run) -> &str {
-    let lines: Vec<&str> = run
-        .stderr
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    assert_eq!(lines.len(), 1, "expected one stderr line: {run}");
-    assert!(lines[0].starts_with("error: "), "{run}");
-    assert!(lines[0].contains("hint: "), "the error names no fix: {run}");
-    lines[0]
-}
-
 fn init_app(env: &TestEnv, app: &str, step: &str) {
     env.ok(&["init-app", "--app", app, "--name", "demo", "--step", step]);
 }
@@ -179,7 +167,7 @@ fn a_store_held_busy_past_the_timeout_fails_with_the_unavailable_code() {
     let started = Instant::now();
     let run = env.run(&["next", "--app", "1", "--timeout", "300ms"]);
     assert_eq!(run.code(), 5, "{run}");
-    let line = one_line_error(&run);
+    let line = run.one_line_error();
     assert!(line.contains("did not answer within 300ms"), "{run}");
     assert!(line.contains("kept the store busy"), "{run}");
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -252,7 +240,7 @@ fn a_corrupt_store_fails_with_the_store_code_and_is_left_untouched() {
     ] {
         let run = env.run(&args);
         assert_eq!(run.code(), 10, "{args:?}: {run}");
-        let line = one_line_error(&run);
+        let line = run.one_line_error();
         assert!(
             line.contains(&env.store_path().display().to_string()),
             "{run}"
@@ -271,7 +259,7 @@ fn a_store_whose_directory_is_a_regular_file_is_unusable() {
     let store = file.join("idgen.db");
     let run = env.run(&["--store", store.to_str().unwrap(), "next", "--app", "1"]);
     assert_eq!(run.code(), 10, "{run}");
-    assert!(one_line_error(&run).contains("is not a directory"), "{run}");
+    assert!(run.one_line_error().contains("is not a directory"), "{run}");
     assert_eq!(std::fs::read(&file).unwrap(), b"x");
 }
 
@@ -289,7 +277,7 @@ fn a_store_in_a_missing_directory_is_unusable_and_not_created() {
         "x",
     ]);
     assert_eq!(run.code(), 10, "{run}");
-    assert!(one_line_error(&run).contains("does not exist"), "{run}");
+    assert!(run.one_line_error().contains("does not exist"), "{run}");
     assert!(!store.parent().unwrap().exists());
 }
 
@@ -299,7 +287,7 @@ fn a_store_path_that_is_a_directory_is_unusable() {
     std::fs::create_dir(env.store_path()).unwrap();
     let run = env.run(&["next", "--app", "1"]);
     assert_eq!(run.code(), 10, "{run}");
-    assert!(one_line_error(&run).contains("is a directory"), "{run}");
+    assert!(run.one_line_error().contains("is a directory"), "{run}");
 }
 
 #[test]
@@ -312,7 +300,7 @@ fn another_applications_sqlite_database_is_refused_and_left_alone() {
         .unwrap();
     let run = env.run(&["init-app", "--app", "1", "--name", "demo"]);
     assert_eq!(run.code(), 10, "{run}");
-    assert!(one_line_error(&run).contains("something else"), "{run}");
+    assert!(run.one_line_error().contains("something else"), "{run}");
     assert_eq!(
         query_i64(
             &env,
@@ -331,7 +319,7 @@ fn a_store_written_by_a_newer_idgen_is_refused() {
         .unwrap();
     let run = env.run(&["next", "--app", "1"]);
     assert_eq!(run.code(), 10, "{run}");
-    assert!(one_line_error(&run).contains("upgrade idgen"), "{run}");
+    assert!(run.one_line_error().contains("upgrade idgen"), "{run}");
 }
 
 #[test]
@@ -343,7 +331,7 @@ fn configuring_only_one_of_redis_and_mysql_is_still_a_usage_error() {
     ] {
         let run = env.run_with(&["next", "--app", "1"], &[(var, url)]);
         assert_eq!(run.code(), 2, "{var}: {run}");
-        assert!(one_line_error(&run).contains("needs both"), "{run}");
+        assert!(run.one_line_error().contains("needs both"), "{run}");
     }
     assert!(
         !env.store_path().exists(),
@@ -352,12 +340,6 @@ fn configuring_only_one_of_redis_and_mysql_is_still_a_usage_error() {
 }
 
 // ---- leases ----------------------------------------------------------------------
-
-fn lease_args<'a>(namespace: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec!["lease", "--namespace", namespace, "--json"];
-    args.extend_from_slice(extra);
-    args
-}
 
 fn acquired_worker(stderr: &str) -> u64 {
     stderr
@@ -399,7 +381,7 @@ fn a_sealed_app_serves_only_its_stock_and_its_max_ids_are_final() {
     // A call that needs a segment is refused.
     let run = env.run(&["next", "--app", "5", "--gate-pass", ALICE]);
     assert_eq!(run.code(), 7, "{run}");
-    assert!(one_line_error(&run).contains("moved out"), "{run}");
+    assert!(run.one_line_error().contains("moved out"), "{run}");
     let all: Vec<u64> = first.into_iter().chain(rest.ids()).collect();
     assert_unique(&all);
     assert!(all.iter().all(|&id| segment_parts(id).0 <= 100));
@@ -447,7 +429,7 @@ fn a_process_killed_while_creating_the_store_leaves_it_creatable() {
 fn a_holder_killed_while_acquiring_leaves_the_worker_free() {
     let env = TestEnv::embedded();
     let run = env.run_with(
-        &lease_args("crash", &["--count", "1"]),
+        &crate::harness::lease_args("crash", &["--count", "1"]),
         &[("IDGEN_FAILPOINTS", "sqlite.lease.before_commit")],
     );
     assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
@@ -467,7 +449,7 @@ fn a_holder_killed_while_acquiring_leaves_the_worker_free() {
         ),
         0
     );
-    let run = env.run(&lease_args("crash", &["--count", "1"]));
+    let run = env.run(&crate::harness::lease_args("crash", &["--count", "1"]));
     assert!(run.success(), "{run}");
     assert_eq!(acquired_worker(&run.stderr), 0);
 }
@@ -507,7 +489,7 @@ fn a_mistyped_store_path_is_refused_and_never_created() {
     ] {
         let run = env.run(&[&["--store", typo_arg][..], args].concat());
         assert_eq!(run.code(), 10, "{args:?}: {run}");
-        assert!(one_line_error(&run).contains(typo_arg), "{args:?}: {run}");
+        assert!(run.one_line_error().contains(typo_arg), "{args:?}: {run}");
         assert!(!typo.exists(), "{args:?} created {}", typo.display());
     }
     // status reports it as a critical finding naming the path (issue 10).

@@ -145,30 +145,6 @@ fn every_command_reports_an_error_on_one_line_with_a_hint() {
     }
 }
 
-/// Runs `idgen args…` in a pseudo-terminal 120 columns wide (`script`), with the
-/// test environment's variables; stdout and stderr both arrive on the terminal.
-fn in_terminal(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> Command {
-    let base = env.idgen();
-    let mut cmd = Command::new("script");
-    cmd.env_clear();
-    for (key, value) in base.get_envs() {
-        if let Some(value) = value {
-            cmd.env(key, value);
-        }
-    }
-    cmd.envs(vars.iter().copied());
-    let line: Vec<String> = std::iter::once(idgen_bin())
-        .chain(args.iter().copied())
-        .map(|word| format!("'{}'", word.replace('\'', r"'\''")))
-        .collect();
-    cmd.args([
-        "-qec",
-        &format!("stty cols 120; exec {}", line.join(" ")),
-        "/dev/null",
-    ]);
-    cmd
-}
-
 #[test]
 fn colour_only_on_a_terminal_and_never_with_no_color() {
     let env = TestEnv::distributed();
@@ -180,13 +156,13 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
         "colour into a pipe: {piped}"
     );
 
-    let mut on_tty = in_terminal(&env, &args, &[]);
+    let mut on_tty = env.in_terminal(&args, &[]);
     on_tty.stdin(Stdio::null());
     let on_tty = Run::of(on_tty);
     assert_eq!(on_tty.code(), 3, "{on_tty}");
     assert!(on_tty.stdout.contains("\x1b[31;1merror:"), "{on_tty:?}");
 
-    let mut no_color = in_terminal(&env, &args, &[("NO_COLOR", "1")]);
+    let mut no_color = env.in_terminal(&args, &[("NO_COLOR", "1")]);
     no_color.stdin(Stdio::null());
     let no_color = Run::of(no_color);
     assert_eq!(no_color.code(), 3, "{no_color}");
@@ -212,7 +188,7 @@ fn reload_segments_draws_no_progress_bar_when_stderr_is_not_a_terminal() {
 fn tables_on_a_terminal_use_box_drawing() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "1", "--name", "orders"]);
-    let mut cmd = in_terminal(&env, &["reload-segments"], &[("NO_COLOR", "1")]);
+    let mut cmd = env.in_terminal(&["reload-segments"], &[("NO_COLOR", "1")]);
     cmd.stdin(Stdio::null());
     let run = Run::of(cmd);
     assert!(run.success(), "{run}");
@@ -222,7 +198,7 @@ fn tables_on_a_terminal_use_box_drawing() {
 
 /// Runs `inspect-freelist --repair` in a terminal and answers its prompt with `key`.
 fn answer_repair_prompt(env: &TestEnv, key: &str) -> (i32, String) {
-    let mut cmd = in_terminal(env, &["inspect-freelist", "--repair"], &[("NO_COLOR", "1")]);
+    let mut cmd = env.in_terminal(&["inspect-freelist", "--repair"], &[("NO_COLOR", "1")]);
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -26,12 +26,6 @@ fn time_of(layout: &Layout, id: u64) -> i64 {
     layout.decompose(id).unwrap().unix_ms.unwrap()
 }
 
-fn lease_args<'a>(namespace: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec!["lease", "--namespace", namespace, "--json"];
-    args.extend_from_slice(extra);
-    args
-}
-
 /// A `lease --stdin` holder that has acquired its worker.
 fn holder(
     env: &TestEnv,
@@ -39,7 +33,7 @@ fn holder(
     extra: &[&str],
     vars: &[(&str, &str)],
 ) -> (Coprocess, u64) {
-    let mut args = lease_args(namespace, &["--stdin"]);
+    let mut args = crate::harness::lease_args(namespace, &["--stdin"]);
     args.extend_from_slice(extra);
     let mut process = env.coprocess(&args, vars);
     let acquired = process.event("acquired");
@@ -60,7 +54,9 @@ fn four_concurrent_holders_get_distinct_workers_and_issue_no_duplicate(env: &Tes
     let layout = Layout::named("snowflake").unwrap();
     let runs: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..4)
-            .map(|_| s.spawn(|| env.run(&lease_args("load", &["--count", "200000"]))))
+            .map(|_| {
+                s.spawn(|| env.run(&crate::harness::lease_args("load", &["--count", "200000"])))
+            })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
@@ -127,7 +123,7 @@ fn a_paused_holder_issues_nothing_under_its_stale_worker_after_waking(env: &Test
 }
 
 fn release_returns_the_worker_to_the_free_list(env: &TestEnv) {
-    let run = env.run(&lease_args("release", &["--count", "10"]));
+    let run = env.run(&crate::harness::lease_args("release", &["--count", "10"]));
     assert!(run.success(), "{run}");
     let worker = acquired_worker(&run.stderr);
     let snapshot = env.lease_snapshot("release");
@@ -169,7 +165,7 @@ fn sigterm_releases_the_lease_before_exiting(env: &TestEnv) {
 fn when_every_worker_is_held_the_error_is_clear(env: &TestEnv) {
     let (_a, _) = holder(env, "full", &TWO_WORKERS, &[]);
     let (_b, _) = holder(env, "full", &TWO_WORKERS, &[]);
-    let mut args = lease_args("full", &["--count", "1"]);
+    let mut args = crate::harness::lease_args("full", &["--count", "1"]);
     args.extend(TWO_WORKERS);
     let run = env.run(&args);
     assert_eq!(run.code(), 4, "{run}");
@@ -182,13 +178,13 @@ fn when_every_worker_is_held_the_error_is_clear(env: &TestEnv) {
 }
 
 fn a_holder_with_another_layout_or_epoch_is_refused(env: &TestEnv) {
-    env.ok(&lease_args("shared", &["--count", "1"]));
+    env.ok(&crate::harness::lease_args("shared", &["--count", "1"]));
     for extra in [
         vec!["--layout", "discord"],
         vec!["--epoch", "2020-01-01"],
         vec!["--assigner", "worker-node"],
     ] {
-        let mut args = lease_args("shared", &["--count", "1"]);
+        let mut args = crate::harness::lease_args("shared", &["--count", "1"]);
         args.extend(&extra);
         let run = env.run(&args);
         assert_eq!(run.code(), 7, "{extra:?}: {run}");
@@ -199,7 +195,7 @@ fn a_holder_with_another_layout_or_epoch_is_refused(env: &TestEnv) {
 
 fn a_lease_that_cannot_issue_leaves_no_trace_in_the_namespace(env: &TestEnv) {
     // An epoch in the future: no ID can be issued, so nothing may be recorded.
-    let run = env.run(&lease_args(
+    let run = env.run(&crate::harness::lease_args(
         "future",
         &["--count", "1", "--epoch", "2090-01-01"],
     ));
@@ -207,7 +203,7 @@ fn a_lease_that_cannot_issue_leaves_no_trace_in_the_namespace(env: &TestEnv) {
     assert!(run.stderr.contains("before the epoch"), "{run}");
     assert!(env.lease_namespaces().is_empty(), "{run}");
     // A correct holder is not refused by what the failed one tried.
-    let run = env.run(&lease_args("future", &["--count", "1"]));
+    let run = env.run(&crate::harness::lease_args("future", &["--count", "1"]));
     assert!(run.success(), "{run}");
 }
 
@@ -240,8 +236,8 @@ fn the_worker_node_assigner_burns_no_worker_id_when_the_layout_cannot_issue(env:
 }
 
 fn a_namespace_conflict_shows_the_recorded_epoch_as_a_date(env: &TestEnv) {
-    env.ok(&lease_args("dated", &["--count", "1"]));
-    let run = env.run(&lease_args(
+    env.ok(&crate::harness::lease_args("dated", &["--count", "1"]));
+    let run = env.run(&crate::harness::lease_args(
         "dated",
         &["--count", "1", "--epoch", "2020-01-01"],
     ));
@@ -275,13 +271,13 @@ fn a_later_holder_with_a_clock_behind_waits_past_the_recorded_fence(env: &TestEn
     let mut fixed = TWO_WORKERS.to_vec();
     fixed.extend(["--fix", "worker=0", "--count", "2000"]);
     let ahead = env.run_with(
-        &lease_args("skew", &fixed),
+        &crate::harness::lease_args("skew", &fixed),
         &[("IDGEN_TEST_CLOCK_OFFSET_MS", "1500")],
     );
     assert!(ahead.success(), "{ahead}");
     let mut behind_args = fixed.clone();
     behind_args.extend(["--ttl", "5s"]);
-    let behind = env.run_with(&lease_args("skew", &behind_args), &[]);
+    let behind = env.run_with(&crate::harness::lease_args("skew", &behind_args), &[]);
     assert!(behind.success(), "{behind}");
     let latest_ahead = ahead
         .ids()
@@ -307,17 +303,17 @@ fn a_later_holder_far_behind_the_fence_refuses_with_the_clock_code(env: &TestEnv
     let mut fixed = TWO_WORKERS.to_vec();
     fixed.extend(["--fix", "worker=0", "--count", "10"]);
     env.ok(&{
-        let mut args = lease_args("far", &fixed);
+        let mut args = crate::harness::lease_args("far", &fixed);
         args.extend(["--ttl", "1s"]);
         args
     });
     // Raise the recorded fence as a holder whose clock is a minute ahead would.
     let ahead = env.run_with(
-        &lease_args("far", &fixed),
+        &crate::harness::lease_args("far", &fixed),
         &[("IDGEN_TEST_CLOCK_OFFSET_MS", "60000")],
     );
     assert!(ahead.success(), "{ahead}");
-    let mut args = lease_args("far", &fixed);
+    let mut args = crate::harness::lease_args("far", &fixed);
     args.extend(["--ttl", "1s"]);
     let run = env.run(&args);
     assert_eq!(run.code(), 9, "{run}");
@@ -480,7 +476,7 @@ fn a_killed_holder_leaves_a_fence_the_next_holder_respects(env: &TestEnv) {
         "the killed holder's lease to expire",
         || !env.worker_held("killed", 0),
     );
-    let mut args = lease_args("killed", &fixed);
+    let mut args = crate::harness::lease_args("killed", &fixed);
     args.extend(["--count", "500"]);
     let run = env.run(&args);
     assert!(run.success(), "{run}");

@@ -158,9 +158,10 @@ fn without_a_terminal_migrate_refuses_unless_told_yes() {
 fn the_confirmation_prompt_is_answered_in_a_terminal() {
     let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "6");
-    let command = format!("{} migrate --app 6 --to hot", crate::harness::idgen_bin());
     for (answer, code, moved) in [("n", 11, false), ("y", 0, true)] {
-        let mut process = crate::harness::Coprocess::spawn(env.in_terminal(&command));
+        let mut process = crate::harness::Coprocess::spawn(
+            env.in_terminal(&["migrate", "--app", "6", "--to", "hot"], &[]),
+        );
         process.send(answer);
         let (status, _, _) = process.finish();
         assert_eq!(status.code(), Some(code), "answer {answer:?}");

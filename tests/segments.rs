@@ -28,18 +28,6 @@ fn init_limited_app_9(env: &TestEnv, name: &str, limit: u64) {
     ]);
 }
 
-fn one_line_error(run: &Run) -> &str {
-    let lines: Vec<&str> = run
-        .stderr
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    assert_eq!(lines.len(), 1, "expected one stderr line: {run}");
-    assert!(lines[0].starts_with("error: "), "{run}");
-    assert!(lines[0].contains("hint: "), "the error names no fix: {run}");
-    lines[0]
-}
-
 // ---- init-app ------------------------------------------------------------
 
 fn init_app_seeds_64_shards_starting_at_zero(env: &TestEnv) {
@@ -106,7 +94,7 @@ fn init_app_refuses_a_different_name_for_an_existing_app(env: &TestEnv) {
     env.ok(&["init-app", "--app", "3", "--name", "users"]);
     let run = env.run(&["init-app", "--app", "3", "--name", "accounts"]);
     assert_eq!(run.code(), 7, "{run}");
-    assert!(one_line_error(&run).contains("\"users\""));
+    assert!(run.one_line_error().contains("\"users\""));
     let names = env.query("SELECT DISTINCT app_name FROM id_alloc WHERE app_id = 3");
     assert_eq!(names, vec![vec![Some("users".to_string())]]);
 }
@@ -328,7 +316,7 @@ fn next_for_an_unknown_app_is_not_found(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "known"]);
     let run = env.run(&["next", "--app", "77"]);
     assert_eq!(run.code(), 3, "{run}");
-    assert!(one_line_error(&run).contains("init-app --app 77"));
+    assert!(run.one_line_error().contains("init-app --app 77"));
 }
 
 fn next_rejects_bad_input_with_a_usage_error(env: &TestEnv) {
@@ -840,7 +828,7 @@ fn a_queue_key_of_the_wrong_type_is_bad_data_naming_the_key() {
     let run = env.run(&["next", "--app", "45", "--gate-pass", "13800138000"]);
     assert_eq!(run.code(), 13, "{run}");
     assert!(
-        one_line_error(&run).contains("id.gen.idList_45_48"),
+        run.one_line_error().contains("id.gen.idList_45_48"),
         "{run}"
     );
 }
@@ -855,7 +843,7 @@ fn configuring_only_one_of_redis_and_mysql_is_a_usage_error() {
         .args(["next", "--app", "1"]);
     let run = Run::of(cmd);
     assert_eq!(run.code(), 2, "{run}");
-    assert!(one_line_error(&run).contains("needs both"));
+    assert!(run.one_line_error().contains("needs both"));
 }
 
 #[test]
@@ -871,7 +859,7 @@ fn an_unreachable_redis_fails_fast_with_its_own_exit_code_and_no_password() {
     let run = env.run_with(&["next", "--app", "1"], &[("IDGEN_REDIS_URL", &url)]);
     assert_eq!(run.code(), 5, "{run}");
     assert!(started.elapsed() < Duration::from_secs(5));
-    let line = one_line_error(&run);
+    let line = run.one_line_error();
     assert!(line.contains("unreachable"), "{run}");
     assert!(!run.stderr.contains("hunter2"), "{run}");
 }
@@ -906,7 +894,7 @@ fn an_unreachable_mysql_on_a_cold_next_fails_with_the_unavailable_code() {
     let url = "mysql://root:hunter2@127.0.0.1:1/idgen";
     let run = env.run_with(&["next", "--app", "1"], &[("IDGEN_MYSQL_URL", url)]);
     assert_eq!(run.code(), 5, "{run}");
-    one_line_error(&run);
+    run.one_line_error();
     assert!(!run.stderr.contains("hunter2"), "{run}");
 }
 

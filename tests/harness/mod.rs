@@ -16,6 +16,7 @@ pub mod coprocess;
 pub mod faults;
 pub mod servers;
 mod stores;
+pub mod test;
 
 use std::collections::HashSet;
 use std::io::Read;
@@ -26,6 +27,7 @@ use std::time::{Duration, Instant};
 
 pub use coprocess::Coprocess;
 pub use servers::servers;
+pub use test::Test;
 
 /// How long any single idgen process may run before the test fails.
 pub const PROCESS_LIMIT: Duration = Duration::from_secs(120);
@@ -197,18 +199,16 @@ impl TestEnv {
         Coprocess::spawn(cmd)
     }
 
-    /// A shell command run in a pseudo-terminal (`script`), with this environment's
-    /// variables: for prompts and TTY-only output.
-    pub fn in_terminal(&self, shell_command: &str) -> Command {
-        let inner = self.idgen();
-        let mut cmd = Command::new("script");
-        cmd.args(["-qec", shell_command, "/dev/null"]).env_clear();
-        for (key, value) in inner.get_envs() {
-            if let Some(value) = value {
-                cmd.env(key, value);
-            }
-        }
-        cmd
+    /// `idgen args…` on a pseudo-terminal (`script`), with this environment's
+    /// variables and `vars`: for prompts and TTY-only output.
+    pub fn in_terminal(&self, args: &[&str], vars: &[(&str, &str)]) -> Command {
+        vars.iter()
+            .fold(
+                Test::within(self).args(args.iter().copied()),
+                |t, (k, v)| t.env(k, *v),
+            )
+            .terminal()
+            .command()
     }
 
     /// Runs and insists on success, returning stdout.
@@ -311,6 +311,30 @@ impl Run {
     pub fn ids(&self) -> Vec<u64> {
         parse_ids(&self.stdout)
     }
+
+    /// The one stderr line of a failed run, checked to be an error that names
+    /// its fix (`error: …; hint: …`).
+    pub fn one_line_error(&self) -> &str {
+        let lines: Vec<&str> = self
+            .stderr
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .collect();
+        assert_eq!(lines.len(), 1, "expected one stderr line: {self}");
+        assert!(lines[0].starts_with("error: "), "{self}");
+        assert!(
+            lines[0].contains("; hint: "),
+            "the error names no fix: {self}"
+        );
+        lines[0]
+    }
+}
+
+/// `lease --namespace NS --json EXTRA…`.
+pub fn lease_args<'a>(namespace: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["lease", "--namespace", namespace, "--json"];
+    args.extend_from_slice(extra);
+    args
 }
 
 impl std::fmt::Display for Run {

@@ -1,0 +1,190 @@
+//! One way to run the binary and state what it must do:
+//!
+//! ```ignore
+//! Test::new().args(["decode", "1"]).stdout("worker=0").status(0).run();
+//! Test::within(&env).args(["next", "--app", "9"]).stderr("unknown app").status(3).run();
+//! ```
+//!
+//! `run` checks every expectation and fails with the whole run shown.
+
+use super::{Run, TestEnv, idgen_bin};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// A run of `idgen` being described, then run and checked.
+pub struct Test<'e> {
+    env: Option<&'e TestEnv>,
+    args: Vec<String>,
+    vars: Vec<(String, String)>,
+    stdin: Option<String>,
+    terminal: bool,
+    status: Option<i32>,
+    stdout: Vec<String>,
+    stderr: Vec<String>,
+}
+
+impl Test<'static> {
+    /// A run in a clean environment: `PATH` only, no `IDGEN_*`, no backend.
+    pub fn new() -> Self {
+        Test {
+            env: None,
+            args: Vec::new(),
+            vars: Vec::new(),
+            stdin: None,
+            terminal: false,
+            status: None,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+        }
+    }
+}
+
+impl<'e> Test<'e> {
+    /// A run with a test environment's backend, home and settings.
+    pub fn within(env: &'e TestEnv) -> Self {
+        Test {
+            env: Some(env),
+            ..Test::new()
+        }
+    }
+
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    pub fn args<S: Into<String>>(mut self, args: impl IntoIterator<Item = S>) -> Self {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets an environment variable for this run.
+    pub fn env(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.vars.push((name.to_string(), value.into()));
+        self
+    }
+
+    /// Writes `text` to the process's stdin, then closes it.
+    pub fn stdin(mut self, text: impl Into<String>) -> Self {
+        self.stdin = Some(text.into());
+        self
+    }
+
+    /// Runs on a pseudo-terminal 120 columns wide (util-linux `script`):
+    /// stdout and stderr both arrive on the terminal, as `stdout`.
+    pub fn terminal(mut self) -> Self {
+        self.terminal = true;
+        self
+    }
+
+    /// The exit code the run must end with.
+    pub fn status(mut self, code: i32) -> Self {
+        self.status = Some(code);
+        self
+    }
+
+    /// Text stdout must contain.
+    pub fn stdout(mut self, text: impl Into<String>) -> Self {
+        self.stdout.push(text.into());
+        self
+    }
+
+    /// Text stderr must contain.
+    pub fn stderr(mut self, text: impl Into<String>) -> Self {
+        self.stderr.push(text.into());
+        self
+    }
+
+    /// The command as described, for a test that drives the process itself.
+    pub fn command(&self) -> Command {
+        let mut cmd = match self.env {
+            Some(env) => env.idgen(),
+            None => {
+                let mut cmd = Command::new(idgen_bin());
+                cmd.env_clear()
+                    .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+                cmd
+            }
+        };
+        cmd.args(&self.args);
+        cmd.envs(self.vars.iter().map(|(k, v)| (k, v)));
+        if self.terminal {
+            on_terminal(&cmd)
+        } else {
+            cmd
+        }
+    }
+
+    /// Runs to the end and checks every expectation.
+    pub fn run(self) -> Run {
+        let mut cmd = self.command();
+        let run = match &self.stdin {
+            None => {
+                cmd.stdin(Stdio::null());
+                Run::of(cmd)
+            }
+            Some(text) => {
+                cmd.stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped());
+                let mut child = cmd.spawn().expect("spawn idgen");
+                let mut input = child.stdin.take().expect("piped stdin");
+                input.write_all(text.as_bytes()).expect("write stdin");
+                drop(input);
+                Run::wait(child)
+            }
+        };
+        let mut run = run;
+        if self.terminal {
+            run.stdout = run.stdout.replace("\r\n", "\n");
+        }
+        if let Some(code) = self.status {
+            assert_eq!(run.code(), code, "idgen {:?}: {run}", self.args);
+        }
+        for text in &self.stdout {
+            assert!(
+                run.stdout.contains(text.as_str()),
+                "idgen {:?}: stdout lacks {text:?}: {run}",
+                self.args
+            );
+        }
+        for text in &self.stderr {
+            assert!(
+                run.stderr.contains(text.as_str()),
+                "idgen {:?}: stderr lacks {text:?}: {run}",
+                self.args
+            );
+        }
+        run
+    }
+}
+
+/// `cmd` run inside util-linux `script`, so that it has a terminal. Fails,
+/// never skips, where `script` is missing (`.ci/run` installs it).
+pub fn on_terminal(cmd: &Command) -> Command {
+    let present = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        present,
+        "these tests need util-linux `script` to give idgen a terminal; install bsdutils (Debian, Ubuntu) or util-linux"
+    );
+    let line: Vec<String> = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|word| format!("'{}'", word.to_string_lossy().replace('\'', r"'\''")))
+        .collect();
+    let mut script = Command::new("script");
+    script.env_clear();
+    for (key, value) in cmd.get_envs() {
+        if let Some(value) = value {
+            script.env(key, value);
+        }
+    }
+    script.args([
+        "-qec",
+        &format!("stty cols 120 rows 40; exec {}", line.join(" ")),
+        "/dev/null",
+    ]);
+    script
+}
