@@ -22,3 +22,4 @@ mod snowflake;
 mod status;
 mod status_monitoring;
 mod status_states;
+mod tls;

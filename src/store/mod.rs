@@ -10,6 +10,7 @@ pub mod nodes;
 pub mod redis;
 pub(crate) mod sql_rows;
 pub mod sqlite;
+pub mod tls;
 
 pub use nodes::NodeSet;
 

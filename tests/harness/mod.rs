@@ -16,6 +16,7 @@ pub mod coprocess;
 pub mod faults;
 pub mod servers;
 mod stores;
+pub mod tls;
 
 use std::collections::HashSet;
 use std::io::Read;

@@ -18,6 +18,7 @@
 //! shard's stock before anything is served (see `lua/stock.lua`). The scripts name keys without a common hash
 //! tag (the Java names have none), so segment dispensers need a standalone Redis.
 
+pub mod connect;
 pub mod lease;
 
 use super::{
@@ -25,6 +26,7 @@ use super::{
     Segment, Slot, Taken, version_at_least,
 };
 use crate::clock::Clock;
+use crate::config::TlsFiles;
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
 use crate::segment::DispenserKind;
@@ -133,14 +135,13 @@ struct Link {
 impl RedisNode {
     /// Connects, failing within `timeout` if the server does not answer, and
     /// refuses a server older than [`MIN_REDIS_VERSION`].
-    pub async fn connect(name: &str, url: &SecretUrl, timeout: Duration) -> Result<Self> {
-        let client = redis::Client::open(url.expose()).map_err(|e| {
-            Error::invalid(
-                "Redis URL",
-                format!("{url}: {}", url.scrub(&e.to_string())),
-                "write it as redis://[:password@]host[:port][/db]",
-            )
-        })?;
+    pub async fn connect(
+        name: &str,
+        url: &SecretUrl,
+        tls: &TlsFiles,
+        timeout: Duration,
+    ) -> Result<Self> {
+        let client = connect::client(url, tls)?;
         let node = RedisNode {
             name: name.to_string(),
             url: url.clone(),
@@ -379,6 +380,9 @@ impl RedisNode {
 }
 
 fn connect_error(url: &SecretUrl, e: &redis::RedisError) -> Error {
+    if let Some(tls) = connect::tls_failure(url, e) {
+        return tls;
+    }
     access_error(url, e).unwrap_or_else(|| Error::Unreachable {
         backend: "Redis",
         url: url.to_string(),
