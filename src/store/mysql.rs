@@ -112,6 +112,8 @@ const WORKER_NODE_DDL: &str = "CREATE TABLE IF NOT EXISTS `WORKER_NODE` (
 /// The MySQL/MariaDB ledger. Connects lazily: a warm `next` never opens it.
 pub struct MysqlLedger {
     url: SecretUrl,
+    /// The connection is TLS (`require_ssl=true`).
+    tls: bool,
     pool: Pool,
     timeout: Duration,
     ready: AtomicBool,
@@ -172,6 +174,7 @@ impl MysqlLedger {
                 None
             }
         };
+        let tls = ssl_opts.is_some();
         let opts = OptsBuilder::from_opts(opts)
             .ssl_opts(ssl_opts)
             .pool_opts(pool_opts)
@@ -179,6 +182,7 @@ impl MysqlLedger {
             .wait_timeout(Some(28_800));
         Ok(MysqlLedger {
             url: url.clone(),
+            tls,
             pool: Pool::new(opts),
             timeout,
             ready: AtomicBool::new(false),
@@ -236,6 +240,17 @@ impl MysqlLedger {
             }
             mysql_async::Error::Server(server) if TLS_REQUIRED.contains(&server.code) => {
                 tls_error("the server accepts only TLS: add require_ssl=true to the MySQL URL")
+            }
+            // MariaDB refuses a plain login to a server that requires secure
+            // transport as a wrong password.
+            mysql_async::Error::Server(server) if server.code == 1045 && !self.tls => {
+                Error::AccessDenied {
+                    backend: "MySQL",
+                    url: self.url.to_string(),
+                    detail: format!(
+                        "{detail} (a server that accepts only TLS refuses this way too: then add require_ssl=true)"
+                    ),
+                }
             }
             mysql_async::Error::Server(server) if ACCESS_DENIED.contains(&server.code) => {
                 Error::AccessDenied {

@@ -145,13 +145,24 @@ fn read_pem(names: Names, role: &str, path: &Path) -> Result<Vec<u8>> {
             format!("name a readable PEM file with {}", names.setting(role)),
         )
     })?;
-    if !bytes.windows(11).any(|w| w == b"-----BEGIN ") {
+    // A key where a certificate belongs (or the reverse) is a common slip.
+    let marker: &[u8] = if role == "key" {
+        b"PRIVATE KEY-----"
+    } else {
+        b"-----BEGIN CERTIFICATE-----"
+    };
+    if !bytes.windows(marker.len()).any(|w| w == marker) {
         return Err(Error::invalid(
             "TLS file",
             format!(
-                "the {} {what} {} holds no PEM block",
+                "the {} {what} {} holds no PEM {}",
                 names.backend,
-                path.display()
+                path.display(),
+                if role == "key" {
+                    "private key"
+                } else {
+                    "certificate"
+                }
             ),
             format!(
                 "name a PEM file (-----BEGIN ...) with {}",
@@ -202,21 +213,25 @@ pub fn failure(
     })
 }
 
-/// The rustls error somewhere in `error`'s chain. An `io::Error` hides what it
-/// wraps from `source()`, so it is opened by hand.
+/// The rustls error somewhere in `error`'s chain. An `io::Error` and an
+/// `Arc<dyn Error>` (redis-rs keeps its I/O errors in one) hide what they wrap
+/// from `source()`, so they are opened by hand.
 fn rustls_cause<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+    type Shared = std::sync::Arc<dyn std::error::Error + Send + Sync>;
     let mut next = Some(error);
     while let Some(e) = next {
         if let Some(found) = e.downcast_ref::<rustls::Error>() {
             return Some(found);
         }
-        if let Some(inner) = e
-            .downcast_ref::<std::io::Error>()
-            .and_then(std::io::Error::get_ref)
-        {
-            if let Some(found) = rustls_cause(inner) {
-                return Some(found);
-            }
+        let inner: Option<&(dyn std::error::Error + 'static)> =
+            match e.downcast_ref::<std::io::Error>() {
+                Some(io) => io.get_ref().map(|inner| inner as _),
+                None => e
+                    .downcast_ref::<Shared>()
+                    .map(|shared| shared.as_ref() as _),
+            };
+        if let Some(found) = inner.and_then(rustls_cause) {
+            return Some(found);
         }
         next = e.source();
     }

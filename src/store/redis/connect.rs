@@ -66,11 +66,22 @@ pub fn client(url: &SecretUrl, files: &TlsFiles) -> Result<redis::Client> {
     })
 }
 
-/// A connection failure that is about TLS: the certificate was not verified,
-/// the handshake was refused, or a plain connection reached a port that
-/// speaks only TLS.
+/// A connection failure that TLS explains: the certificate was not verified,
+/// the handshake was refused (exit code `tls`), or a plain connection was
+/// dropped the way a port that speaks only TLS drops it (unreachable, with
+/// that hint).
 pub fn tls_failure(url: &SecretUrl, e: &redis::RedisError) -> Option<Error> {
-    tls::failure(tls::REDIS, url, e)
+    if let Some(failure) = tls::failure(tls::REDIS, url, e) {
+        return Some(failure);
+    }
+    (!wants_tls(url) && e.is_connection_dropped()).then(|| Error::Unreachable {
+        backend: "Redis",
+        url: url.to_string(),
+        detail: format!(
+            "{}; the server may accept only TLS: use rediss:// (valkeys://)",
+            url.describe_error(e)
+        ),
+    })
 }
 
 #[cfg(test)]
