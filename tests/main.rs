@@ -1,5 +1,6 @@
 //! idgen's one integration test crate: every module shares the harness.
 
+mod acl;
 mod app;
 mod completions;
 mod config;

@@ -178,14 +178,14 @@ struct LeaseScripts {
 fn scripts() -> &'static LeaseScripts {
     static SCRIPTS: OnceLock<LeaseScripts> = OnceLock::new();
     SCRIPTS.get_or_init(|| LeaseScripts {
-        acquire: Script::new(LUA_ACQUIRE),
-        renew: Script::new(LUA_RENEW),
-        release: Script::new(LUA_RELEASE),
-        snapshot: Script::new(LUA_SNAPSHOT),
-        repair: Script::new(LUA_REPAIR),
-        claim_namespace: Script::new(LUA_CLAIM_NAMESPACE),
-        restore: Script::new(LUA_RESTORE),
-        unlock: Script::new(include_str!("lua/unlock.lua")),
+        acquire: super::acl::script(LUA_ACQUIRE),
+        renew: super::acl::script(LUA_RENEW),
+        release: super::acl::script(LUA_RELEASE),
+        snapshot: super::acl::script(LUA_SNAPSHOT),
+        repair: super::acl::script(LUA_REPAIR),
+        claim_namespace: super::acl::script(LUA_CLAIM_NAMESPACE),
+        restore: super::acl::script(LUA_RESTORE),
+        unlock: super::acl::script(include_str!("lua/unlock.lua")),
     })
 }
 

@@ -18,6 +18,7 @@
 //! shard's stock before anything is served (see `lua/stock.lua`). The scripts name keys without a common hash
 //! tag (the Java names have none), so segment dispensers need a standalone Redis.
 
+mod acl;
 pub mod connect;
 pub mod lease;
 
@@ -71,7 +72,7 @@ fn stock_key(kind: DispenserKind, slot: Slot) -> String {
 
 /// A script made of the shared prelude (`stock_of`, `verify`) and a body.
 fn with_prelude(body: &str) -> Script {
-    Script::new(&format!("{}\n{body}", include_str!("lua/stock.lua")))
+    acl::script(&format!("{}\n{body}", include_str!("lua/stock.lua")))
 }
 
 struct Scripts {
@@ -94,8 +95,8 @@ impl Scripts {
             push: with_prelude(include_str!("lua/push.lua")),
             retire: with_prelude(include_str!("lua/retire.lua")),
             verify: with_prelude(include_str!("lua/verify.lua")),
-            unlock: Script::new(include_str!("lua/unlock.lua")),
-            note_rollback: Script::new(include_str!("lua/note_rollback.lua")),
+            unlock: acl::script(include_str!("lua/unlock.lua")),
+            note_rollback: acl::script(include_str!("lua/note_rollback.lua")),
         }
     }
 }
@@ -391,13 +392,28 @@ fn connect_error(url: &SecretUrl, e: &redis::RedisError) -> Error {
 }
 
 /// A refused AUTH (at connect: NOAUTH, WRONGPASS) or a command the ACL denies
-/// (NOPERM, whose message names the command).
+/// (NOPERM, or a script's refused command), naming the command.
 fn access_error(url: &SecretUrl, e: &redis::RedisError) -> Option<Error> {
     let failure = server_failure(url, e);
+    let refused = failure
+        .as_ref()
+        .filter(|(code, message)| code == "NOPERM" || acl::is_refusal(message));
+    if let Some((_, message)) = refused {
+        let what = match acl::refused_command(message) {
+            Some(command) => format!("run the command {command}"),
+            None if message.contains("key") => "use one of idgen's keys".to_string(),
+            None => "run a command idgen needs".to_string(),
+        };
+        return Some(Error::AccessDenied {
+            backend: "Redis",
+            url: url.to_string(),
+            detail: format!("the ACL user may not {what} ({message})"),
+        });
+    }
     let denied = e.kind() == redis::ErrorKind::AuthenticationFailed
         || failure
             .as_ref()
-            .is_some_and(|(code, _)| matches!(code.as_str(), "NOAUTH" | "WRONGPASS" | "NOPERM"));
+            .is_some_and(|(code, _)| matches!(code.as_str(), "NOAUTH" | "WRONGPASS"));
     denied.then(|| Error::AccessDenied {
         backend: "Redis",
         url: url.to_string(),
