@@ -293,3 +293,28 @@ fn bad_tls_settings_are_one_line_usage_errors_before_connecting() {
         assert_eq!(run.stderr.lines().count(), 1, "{changes:?}: {run}");
     }
 }
+
+#[test]
+fn a_mysql_user_that_requires_a_client_certificate_gets_it_from_the_settings() {
+    let tls = TlsEnv::new();
+    tls_servers().mysql_exec(
+        "CREATE USER IF NOT EXISTS 'idgen_x509'@'127.0.0.1' REQUIRE X509; \
+         GRANT ALL ON *.* TO 'idgen_x509'@'127.0.0.1'",
+    );
+    let url = tls.env.mysql_url.replacen("root@", "idgen_x509@", 1);
+    let (cert, key) = (path(certs().client_cert()), path(certs().client_key()));
+    let run = tls.run(
+        &["init-app", "--app", "1", "--name", "one"],
+        &[
+            ("IDGEN_MYSQL_URL", &url),
+            ("IDGEN_MYSQL_CERT", &cert),
+            ("IDGEN_MYSQL_KEY", &key),
+        ],
+    );
+    assert!(run.success(), "{run}");
+    let run = tls.run(
+        &["init-app", "--app", "2", "--name", "two"],
+        &[("IDGEN_MYSQL_URL", &url)],
+    );
+    assert_eq!(run.code(), ACCESS, "{run}");
+}

@@ -181,6 +181,17 @@ pub fn tls_servers() -> &'static TlsServers {
     })
 }
 
+impl TlsServers {
+    /// Runs `;`-separated statements on the TLS mariadbd as root.
+    pub fn mysql_exec(&self, statements: &str) {
+        mysql_exec_with(
+            &format!("{}/mysql", self.mysql),
+            Some(&harness_ssl()),
+            statements,
+        );
+    }
+}
+
 /// How the harness itself reaches the TLS mariadbd.
 fn harness_ssl() -> mysql_async::SslOpts {
     mysql_async::SslOpts::default()
@@ -251,11 +262,9 @@ impl TlsEnv {
         let n = servers.next.fetch_add(1, Ordering::Relaxed);
         assert!(n < 64, "more TLS tests than the TLS Redis has databases");
         let database = format!("idgen_tls_{n}");
-        mysql_exec_with(
-            &format!("{}/mysql", servers.mysql),
-            Some(&harness_ssl()),
-            &format!("DROP DATABASE IF EXISTS {database}; CREATE DATABASE {database}"),
-        );
+        servers.mysql_exec(&format!(
+            "DROP DATABASE IF EXISTS {database}; CREATE DATABASE {database}"
+        ));
         let mut env = TestEnv::embedded();
         env.backend = Backend::Distributed;
         env.redis_url = format!("rediss://127.0.0.1:{}/{n}", servers.redis_port);
