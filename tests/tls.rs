@@ -111,6 +111,23 @@ fn a_plain_redis_url_against_a_tls_port_fails_within_the_timeout_and_says_why() 
     assert!(took < Duration::from_secs(4), "took {took:?}: {run}");
 }
 
+/// Redis reads a TLS hello as the start of a command and waits for the rest:
+/// the handshake ends at `--timeout`, not before.
+#[test]
+fn a_rediss_url_against_a_plain_port_fails_within_the_timeout() {
+    let tls = TlsEnv::new();
+    let plain = TestEnv::distributed();
+    let url = plain.redis_url.replace("redis://", "rediss://");
+    let started = Instant::now();
+    let run = tls.run(
+        &["--timeout", "2s", "next", "--app", "1"],
+        &[("IDGEN_REDIS_URL", &url)],
+    );
+    assert_eq!(run.code(), UNAVAILABLE, "{run}");
+    assert!(run.stderr.contains("within 2s"), "{run}");
+    assert!(started.elapsed() < Duration::from_secs(4), "{run}");
+}
+
 #[test]
 fn a_plain_mysql_url_against_a_tls_only_server_points_at_require_ssl() {
     let tls = TlsEnv::new();
