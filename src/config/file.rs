@@ -736,6 +736,14 @@ dispenser = "range"
 layout = "discord"
 epoch = 2020-01-01T00:00:00Z
 lease_ttl = 10
+
+[tls.redis]
+ca = "certs/ca.pem"
+cert = "/pki/client.pem"
+key = "/pki/client.key"
+
+[tls.mysql]
+ca = "/pki/mysql-ca.pem"
 "#,
         )
         .unwrap();
@@ -755,6 +763,20 @@ lease_ttl = 10
         );
         assert_eq!(settings.lease_ttl, Duration::from_secs(10));
         assert_eq!(settings.config_file, Some(PathBuf::from("/etc/idgen.toml")));
+        assert_eq!(
+            settings.redis_tls.ca,
+            Some(PathBuf::from("/etc/certs/ca.pem"))
+        );
+        assert_eq!(
+            settings.redis_tls.key,
+            Some(PathBuf::from("/pki/client.key"))
+        );
+        assert_eq!(
+            settings.mysql_tls.ca,
+            Some(PathBuf::from("/pki/mysql-ca.pem"))
+        );
+        assert_eq!(settings.mysql_tls.cert, None);
+        assert_eq!(settings.sources["tls.redis.cert"], "/etc/idgen.toml:24");
     }
 
     #[test]
@@ -807,6 +829,9 @@ lease_ttl = 10
             ),
             ("mysql = 5\n", 1, "mysql"),
             ("[redis]\nnodes = { main = 1 }\n", 2, "redis.nodes.main"),
+            ("[tls.redis]\nca = \" \"\n", 2, "tls.redis.ca"),
+            ("\n[tls.mysql]\nkey = \"\"\n", 3, "tls.mysql.key"),
+            ("[tls.redis]\ncafile = \"x\"\n", 2, "tls.redis.cafile"),
         ];
         for (text, line, key) in cases {
             let (got_line, got_key, problem) = position(text);
