@@ -1035,6 +1035,8 @@ mod tests {
         assert!(version_at_least("10.11.6-MariaDB-0+deb12u1", (10, 3)));
         assert!(!version_at_least("10.2.44-MariaDB", (10, 3)));
         assert!(version_at_least("8.0.35", (5, 7)));
+        // Valkey 7.2 and 8.x report a Redis-compatible redis_version (7.2.4).
+        assert!(version_at_least("7.2.4", MIN_REDIS_VERSION));
     }
 
     #[test]
