@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_idgen_global_optspecs
-    string join \n redis= redis-node= redis-password-file= mysql= mysql-password-file= store= config= dispenser= timeout= v/verbose h/help V/version
+    string join \n redis= redis-node= redis-password-file= redis-ca= redis-cert= redis-key= mysql= mysql-password-file= mysql-ca= mysql-cert= mysql-key= store= config= dispenser= timeout= v/verbose h/help V/version
 end
 
 function __fish_idgen_needs_command
@@ -27,8 +27,14 @@ end
 complete -c idgen -n "__fish_idgen_needs_command" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_needs_command" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_needs_command" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_needs_command" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_needs_command" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_needs_command" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_needs_command" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_needs_command" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_needs_command" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_needs_command" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -63,8 +69,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l target-interval
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -80,8 +92,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand next" -s n -l count -d 'How 
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -96,8 +114,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l jobs -d 
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -115,8 +139,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l from-store -d 'M
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -158,8 +188,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand lease" -l max-clock-back -d 
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -174,8 +210,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l namespa
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -195,8 +237,14 @@ prometheus\t'Prometheus text exposition, for node_exporter\'s textfile collector
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -240,8 +288,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand serve" -l max-n -d 'Most IDs
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -254,8 +308,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand serve" -s V -l version -d 'P
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -271,8 +331,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_sub
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -285,8 +351,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -304,8 +376,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -323,8 +401,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -340,8 +424,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_se
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -354,8 +444,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -368,8 +464,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -386,8 +488,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand config" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand config" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand config" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -400,8 +508,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand config" -s V -l version -d '
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -413,8 +527,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand man" -s V -l version -d 'Pri
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
@@ -447,8 +567,14 @@ complete -c idgen -n "__fish_idgen_using_subcommand decode" -l fix -d 'Pin a nod
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"

@@ -3,16 +3,17 @@
 //! Redis and MySQL together make the distributed backend; neither makes the
 //! embedded one (one SQLite file); one without the other is a configuration mistake.
 
-use crate::config::{DEFAULT_NODE, Settings};
+use crate::config::{DEFAULT_NODE, Settings, TlsFiles};
 use crate::error::{Error, Result};
 use crate::lease::worker_node::DistributedWorkerNodes;
 use crate::lease::{LeaseStore, WorkerNodeAssigner};
 use crate::redact::SecretUrl;
 use crate::segment::{AllocatorOptions, SegmentAllocator};
 use crate::store::mysql::MysqlLedger;
-use crate::store::redis::RedisNode;
 use crate::store::redis::lease::FencedLeaseStore;
+use crate::store::redis::{RedisNode, connect};
 use crate::store::sqlite::SqliteStore;
+use crate::store::tls;
 use crate::store::{Dispenser, Ledger, NodeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -32,6 +33,7 @@ enum Stores {
     Distributed {
         mysql: Arc<MysqlLedger>,
         main: SecretUrl,
+        redis_tls: TlsFiles,
         timeout: Duration,
     },
     /// Everything in one SQLite file.
@@ -70,30 +72,42 @@ impl Backend {
                 // URLs are checked now, naming where a bad one came from; nodes
                 // connect only when first used.
                 for (name, url) in &settings.redis_nodes {
-                    redis::Client::open(url.expose()).map_err(|e| {
-                        let origin = settings.origin(&format!("redis node {name}"));
-                        Error::invalid(
-                            "Redis URL",
-                            format!("{url} (node {name}, from {origin}): {}", url.scrub(&e.to_string())),
-                            "write it as redis://[user][:password@]host[:port][/db]",
-                        )
+                    connect::client(url, &settings.redis_tls).map_err(|e| match e {
+                        Error::Invalid {
+                            what: "Redis URL", ..
+                        } => {
+                            let origin = settings.origin(&format!("redis node {name}"));
+                            crate::config::blame(e, &format!("node {name}, {origin}"))
+                        }
+                        other => other,
                     })?;
                 }
+                if !settings.redis_nodes.values().any(connect::wants_tls) {
+                    tls::refuse_unused(tls::REDIS, &settings.redis_tls)?;
+                }
                 let ledger = Arc::new(
-                    MysqlLedger::open(mysql, settings.timeout)
-                        .map_err(|e| crate::config::blame(e, settings.origin("mysql")))?,
+                    MysqlLedger::open(mysql, &settings.mysql_tls, settings.timeout).map_err(
+                        |e| match e {
+                            Error::Invalid {
+                                what: "MySQL URL", ..
+                            } => crate::config::blame(e, settings.origin("mysql")),
+                            other => other,
+                        },
+                    )?,
                 );
                 Ok(Backend {
                     ledger: ledger.clone(),
                     nodes: Arc::new(NodeSet::redis(
                         DEFAULT_NODE,
                         settings.redis_nodes.clone(),
+                        settings.redis_tls.clone(),
                         settings.timeout,
                     )),
                     kind: "redis+mysql",
                     stores: Stores::Distributed {
                         mysql: ledger,
                         main: settings.redis_nodes[DEFAULT_NODE].clone(),
+                        redis_tls: settings.redis_tls.clone(),
                         timeout: settings.timeout,
                     },
                 })
@@ -167,13 +181,14 @@ impl Backend {
             Stores::Distributed {
                 mysql,
                 main,
+                redis_tls,
                 timeout,
             } => {
                 // A lease needs both servers: meet MySQL while Redis connects. Its
                 // failure is reported where MySQL is needed; reading lease state
                 // from Redis (as `status` does) works without it.
                 let (redis, _warmed) = tokio::join!(
-                    RedisNode::connect(DEFAULT_NODE, main, *timeout),
+                    RedisNode::connect(DEFAULT_NODE, main, redis_tls, *timeout),
                     mysql.prepare_leases()
                 );
                 Ok(Arc::new(FencedLeaseStore::new(
@@ -192,10 +207,11 @@ impl Backend {
             Stores::Distributed {
                 mysql,
                 main,
+                redis_tls,
                 timeout,
             } => Ok(Arc::new(DistributedWorkerNodes {
                 ledger: mysql.clone(),
-                redis: Arc::new(RedisNode::connect(DEFAULT_NODE, main, *timeout).await?),
+                redis: Arc::new(RedisNode::connect(DEFAULT_NODE, main, redis_tls, *timeout).await?),
             })),
         }
     }

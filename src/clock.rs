@@ -137,34 +137,50 @@ fn whole_ms(duration: Duration) -> u64 {
         .unwrap_or(u64::MAX / 2)
 }
 
+/// The clock an `idgen` process issues by: the system clock, or in a build
+/// with the `test-hooks` feature a [`SkewedClock`] that tests set.
+#[cfg(feature = "test-hooks")]
+pub type ProcessClock = SkewedClock;
+/// The clock an `idgen` process issues by: the system clock (a build with the
+/// `test-hooks` feature lets tests skew it).
+#[cfg(not(feature = "test-hooks"))]
+pub type ProcessClock = SystemClock;
+
+/// The process's clock, as [`ProcessClock`] says.
+pub fn process_clock() -> ProcessClock {
+    #[cfg(feature = "test-hooks")]
+    return SkewedClock::from_env();
+    #[cfg(not(feature = "test-hooks"))]
+    SystemClock
+}
+
 /// The system clock shifted by a fixed offset. Tests give an `idgen` process a
-/// skewed clock this way (`IDGEN_TEST_CLOCK_OFFSET_MS`, with the `test-hooks`
-/// feature only), as a host whose clock is
-/// ahead of or behind its peers would have.
+/// skewed clock this way (`IDGEN_TEST_CLOCK_OFFSET_MS`), as a host whose clock
+/// is ahead of or behind its peers would have. Only in builds with the
+/// `test-hooks` feature: a release build contains none of it.
+#[cfg(feature = "test-hooks")]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SkewedClock {
     offset_ms: i64,
 }
 
+#[cfg(feature = "test-hooks")]
 impl SkewedClock {
     pub fn new(offset_ms: i64) -> Self {
         SkewedClock { offset_ms }
     }
 
-    /// The offset from `IDGEN_TEST_CLOCK_OFFSET_MS`, or none. Only builds with the
-    /// `test-hooks` feature read the variable; a release build is never skewed.
+    /// The offset from `IDGEN_TEST_CLOCK_OFFSET_MS`, or none.
     pub fn from_env() -> Self {
-        #[cfg(feature = "test-hooks")]
         let offset_ms = std::env::var("IDGEN_TEST_CLOCK_OFFSET_MS")
             .ok()
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(0);
-        #[cfg(not(feature = "test-hooks"))]
-        let offset_ms = 0;
         SkewedClock { offset_ms }
     }
 }
 
+#[cfg(feature = "test-hooks")]
 impl Clock for SkewedClock {
     #[inline]
     fn now_ms(&self) -> i64 {

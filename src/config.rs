@@ -20,8 +20,12 @@ pub const DEFAULT_NODE: &str = "main";
 pub struct Settings {
     /// Redis nodes by name; [`DEFAULT_NODE`] serves apps that have no route.
     pub redis_nodes: BTreeMap<String, SecretUrl>,
+    /// Certificate files for `rediss://` nodes (every node uses the same).
+    pub redis_tls: TlsFiles,
     /// The MySQL/MariaDB database holding `id_alloc`.
     pub mysql: Option<SecretUrl>,
+    /// Certificate files for a MySQL URL with `require_ssl=true`.
+    pub mysql_tls: TlsFiles,
     /// The embedded store's file, when neither server is configured.
     pub store: Option<PathBuf>,
     /// Bound on connecting to and waiting for a server.
@@ -53,7 +57,9 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             redis_nodes: BTreeMap::new(),
+            redis_tls: TlsFiles::default(),
             mysql: None,
+            mysql_tls: TlsFiles::default(),
             store: None,
             timeout: Duration::from_secs(5),
             idle: 0.2,
@@ -72,6 +78,24 @@ impl Settings {
     /// Where the setting `key` came from, for messages.
     pub fn origin(&self, key: &str) -> &str {
         self.origins.get(key).map_or("the defaults", String::as_str)
+    }
+}
+
+/// PEM files for a TLS connection to one kind of server. Without `ca` the
+/// server is verified against the system's roots; `cert` and `key` together are
+/// the client certificate for mutual TLS. The paths are read when a client is
+/// built, so a renewed certificate is picked up by the next connection.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TlsFiles {
+    pub ca: Option<PathBuf>,
+    pub cert: Option<PathBuf>,
+    pub key: Option<PathBuf>,
+}
+
+impl TlsFiles {
+    /// Is any file set?
+    pub fn is_set(&self) -> bool {
+        self.ca.is_some() || self.cert.is_some() || self.key.is_some()
     }
 }
 

@@ -29,6 +29,10 @@ pub enum ErrorKind {
     Interrupted,
     /// A backend refused the credentials, or the user lacks a permission.
     Access,
+    /// A TLS connection failed: the server's certificate could not be
+    /// verified, or the handshake failed (a client certificate is missing, one
+    /// side does not speak TLS).
+    Tls,
     /// A backend holds data idgen did not write: a wrong type, a foreign value,
     /// a malformed entry under one of its keys.
     BadData,
@@ -125,6 +129,14 @@ pub enum Error {
         url: String,
         version: String,
         minimum: String,
+    },
+
+    #[error("{backend} at {url}: TLS failed: {detail}")]
+    Tls {
+        backend: &'static str,
+        url: String,
+        detail: String,
+        hint: String,
     },
 
     #[error("{backend} at {url} refused access: {detail}")]
@@ -260,6 +272,7 @@ impl Error {
             StoreUnusable { .. } | Corrupt { .. } => ErrorKind::Store,
             Interrupted { .. } => ErrorKind::Interrupted,
             AccessDenied { .. } => ErrorKind::Access,
+            Tls { .. } => ErrorKind::Tls,
             BadData { .. } => ErrorKind::BadData,
             Internal(_) => ErrorKind::Internal,
         }
@@ -269,7 +282,10 @@ impl Error {
     pub fn hint(&self) -> Option<String> {
         use Error::*;
         let hint = match self {
-            Invalid { hint, .. } | Config { hint, .. } | ConfigFile { hint, .. } => hint.clone(),
+            Invalid { hint, .. }
+            | Config { hint, .. }
+            | ConfigFile { hint, .. }
+            | Tls { hint, .. } => hint.clone(),
             Layout(e) => e.hint(),
             UnknownApp { app } => {
                 format!("create it with `idgen init-app --app {app} --name NAME`")

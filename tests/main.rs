@@ -1,5 +1,6 @@
 //! idgen's one integration test crate: every module shares the harness.
 
+mod acl;
 mod app;
 mod completions;
 mod config;
@@ -23,3 +24,4 @@ mod snowflake;
 mod status;
 mod status_monitoring;
 mod status_states;
+mod tls;

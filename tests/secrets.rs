@@ -37,6 +37,8 @@ fn forms() -> Vec<(Slot, String)> {
         format!("redis://{SECRET}@127.0.0.1:1"),
         format!("redis://:{SECRET},x@127.0.0.1:1/0"),
         format!("redis://:x,{SECRET}@127.0.0.1:1/0"),
+        format!("rediss://:{SECRET}@127.0.0.1:1/0"),
+        format!("valkeys://idgen:{SECRET}@127.0.0.1:1"),
         SECRET.to_string(),
     ];
     let mysql = [
@@ -46,6 +48,8 @@ fn forms() -> Vec<(Slot, String)> {
         format!("mysql://root:S3cret/{SECRET}@127.0.0.1:1/idgen"),
         format!("mysql://{SECRET}@127.0.0.1:1/idgen"),
         format!("redis//:{SECRET}@127.0.0.1:1"),
+        format!("mysql://root:{SECRET}@127.0.0.1:1/idgen?require_ssl=true"),
+        format!("mysql://root:{SECRET}@127.0.0.1:1/idgen?useSSL=true&autoReconnect=true"),
     ];
     redis
         .iter()

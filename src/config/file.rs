@@ -13,6 +13,14 @@
 //! main = "redis://:PASSWORD@redis-1:6379/0"
 //! hot = "redis://redis-2:6379/0"
 //!
+//! [tls.redis]                       # PEM files for rediss:// nodes (relative: to this file)
+//! ca = "/etc/idgen/redis-ca.pem"     # verify servers by this CA, not the system's roots
+//! cert = "/etc/idgen/client.pem"     # mutual TLS: client certificate and its key
+//! key = "/etc/idgen/client.key"
+//!
+//! [tls.mysql]                        # the same for a MySQL URL with require_ssl=true
+//! ca = "/etc/idgen/mysql-ca.pem"
+//!
 //! [segments]
 //! idle = 0.2                         # refill a shard at or below idle x its step
 //! dispenser = "queue"                # new apps' dispenser, and next's first guess
@@ -27,7 +35,7 @@
 //! that cron reads every two minutes should be reported once, precisely (file, line,
 //! key), before anything connects.
 
-use super::{DEFAULT_NODE, Settings, check_idle, check_lease_ttl, parse_duration};
+use super::{DEFAULT_NODE, Settings, TlsFiles, check_idle, check_lease_ttl, parse_duration};
 use crate::error::{Error, Result};
 use crate::layout::{Layout, parse_epoch};
 use crate::redact::{SecretUrl, redact_url, scrub_all, secrets_in};
@@ -48,6 +56,14 @@ pub const KEYS: &[(&str, &str)] = &[
     (
         "[redis.nodes] NAME",
         "Redis URL of each node; \"main\" serves unrouted apps",
+    ),
+    (
+        "[tls.redis] ca, cert, key",
+        "PEM files for rediss:// nodes: CA, client certificate and key",
+    ),
+    (
+        "[tls.mysql] ca, cert, key",
+        "PEM files for MySQL with require_ssl=true",
     ),
     ("[segments] idle", "refill threshold, 0..=1"),
     (
@@ -72,6 +88,8 @@ pub struct ConfigFile {
     pub path: PathBuf,
     pub redis_nodes: BTreeMap<String, SecretUrl>,
     pub mysql: Option<SecretUrl>,
+    pub redis_tls: TlsFiles,
+    pub mysql_tls: TlsFiles,
     pub store: Option<PathBuf>,
     pub timeout: Option<Duration>,
     pub idle: Option<f64>,
@@ -90,6 +108,7 @@ struct RawFile {
     mysql: Option<Spanned<String>>,
     store: Option<Spanned<String>>,
     timeout: Option<Spanned<toml::Value>>,
+    tls: Option<RawTls>,
     segments: Option<RawSegments>,
     snowflake: Option<RawSnowflake>,
 }
@@ -101,6 +120,27 @@ struct RawFile {
 )]
 struct RawRedis {
     nodes: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a [tls] table holding [tls.redis] and [tls.mysql]"
+)]
+struct RawTls {
+    redis: Option<RawTlsFiles>,
+    mysql: Option<RawTlsFiles>,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table of PEM file paths: ca, cert, key"
+)]
+struct RawTlsFiles {
+    ca: Option<Spanned<String>>,
+    cert: Option<Spanned<String>>,
+    key: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -152,8 +192,19 @@ impl ConfigFile {
             for (name, url) in nodes {
                 let key = format!("redis.nodes.{}", name.get_ref());
                 check_node_name(name.get_ref()).map_err(|(p, h)| site.at(&name, &key, p, h))?;
-                let url = check_url(&url, &["redis", "rediss", "redis+unix", "unix"])
-                    .map_err(|(p, h)| site.at(&url, &key, p, h))?;
+                let url = check_url(
+                    &url,
+                    &[
+                        "redis",
+                        "rediss",
+                        "redis+unix",
+                        "unix",
+                        "valkey",
+                        "valkeys",
+                        "valkey+unix",
+                    ],
+                )
+                .map_err(|(p, h)| site.at(&url, &key, p, h))?;
                 file.lines.insert(key, site.line_of(name.span().start));
                 file.redis_nodes.insert(name.into_inner(), url);
             }
@@ -163,6 +214,39 @@ impl ConfigFile {
                 .insert("mysql".into(), site.line_of(url.span().start));
             file.mysql =
                 Some(check_url(&url, &["mysql"]).map_err(|(p, h)| site.at(&url, "mysql", p, h))?);
+        }
+        let base = path.parent().unwrap_or(Path::new(""));
+        for (server, files, into) in [
+            (
+                "redis",
+                raw.tls.as_ref().and_then(|t| t.redis.as_ref()),
+                &mut file.redis_tls,
+            ),
+            (
+                "mysql",
+                raw.tls.as_ref().and_then(|t| t.mysql.as_ref()),
+                &mut file.mysql_tls,
+            ),
+        ] {
+            let Some(files) = files else { continue };
+            for (role, value, slot) in [
+                ("ca", &files.ca, &mut into.ca),
+                ("cert", &files.cert, &mut into.cert),
+                ("key", &files.key, &mut into.key),
+            ] {
+                let Some(value) = value else { continue };
+                let key = format!("tls.{server}.{role}");
+                if value.get_ref().trim().is_empty() {
+                    return Err(site.at(
+                        value,
+                        &key,
+                        "the path is empty".into(),
+                        "name a PEM file, or remove the key".into(),
+                    ));
+                }
+                *slot = Some(base.join(value.get_ref().trim()));
+                file.lines.insert(key, site.line_of(value.span().start));
+            }
         }
         if let Some(store) = raw.store {
             if store.get_ref().trim().is_empty() {
@@ -175,7 +259,6 @@ impl ConfigFile {
             }
             file.lines
                 .insert("store".into(), site.line_of(store.span().start));
-            let base = path.parent().unwrap_or(Path::new(""));
             file.store = Some(base.join(store.get_ref()));
         }
         if let Some(value) = raw.timeout {
@@ -267,6 +350,20 @@ impl ConfigFile {
         if let Some(url) = &self.mysql {
             settings.mysql = Some(url.clone());
             settings.origins.insert("mysql".into(), origin("mysql"));
+        }
+        for (from, into) in [
+            (&self.redis_tls, &mut settings.redis_tls),
+            (&self.mysql_tls, &mut settings.mysql_tls),
+        ] {
+            for (value, slot) in [
+                (&from.ca, &mut into.ca),
+                (&from.cert, &mut into.cert),
+                (&from.key, &mut into.key),
+            ] {
+                if value.is_some() {
+                    slot.clone_from(value);
+                }
+            }
         }
         if let Some(path) = &self.store {
             settings.store = Some(path.clone());
@@ -626,6 +723,14 @@ dispenser = "range"
 layout = "discord"
 epoch = 2020-01-01T00:00:00Z
 lease_ttl = 10
+
+[tls.redis]
+ca = "certs/ca.pem"
+cert = "/pki/client.pem"
+key = "/pki/client.key"
+
+[tls.mysql]
+ca = "/pki/mysql-ca.pem"
 "#,
         )
         .unwrap();
@@ -644,6 +749,20 @@ lease_ttl = 10
         );
         assert_eq!(settings.lease_ttl, Duration::from_secs(10));
         assert_eq!(settings.config_file, Some(PathBuf::from("/etc/idgen.toml")));
+        assert_eq!(
+            settings.redis_tls.ca,
+            Some(PathBuf::from("/etc/certs/ca.pem"))
+        );
+        assert_eq!(
+            settings.redis_tls.key,
+            Some(PathBuf::from("/pki/client.key"))
+        );
+        assert_eq!(
+            settings.mysql_tls.ca,
+            Some(PathBuf::from("/pki/mysql-ca.pem"))
+        );
+        assert_eq!(settings.mysql_tls.cert, None);
+        assert_eq!(settings.sources["tls.redis.cert"], "/etc/idgen.toml:21");
     }
 
     #[test]
@@ -696,6 +815,9 @@ lease_ttl = 10
             ),
             ("mysql = 5\n", 1, "mysql"),
             ("[redis]\nnodes = { main = 1 }\n", 2, "redis.nodes.main"),
+            ("[tls.redis]\nca = \" \"\n", 2, "tls.redis.ca"),
+            ("\n[tls.mysql]\nkey = \"\"\n", 3, "tls.mysql.key"),
+            ("[tls.redis]\ncafile = \"x\"\n", 2, "tls.redis.cafile"),
         ];
         for (text, line, key) in cases {
             let (got_line, got_key, problem) = position(text);

@@ -646,7 +646,10 @@ impl SegmentAllocator {
         fn stops_the_run(error: &Error) -> bool {
             matches!(
                 error.kind(),
-                crate::ErrorKind::Unavailable | crate::ErrorKind::Access | crate::ErrorKind::Store
+                crate::ErrorKind::Unavailable
+                    | crate::ErrorKind::Access
+                    | crate::ErrorKind::Tls
+                    | crate::ErrorKind::Store
             ) && !matches!(error, Error::StockEmpty { .. })
         }
         let mut report = ReloadReport::default();

@@ -10,6 +10,7 @@ pub mod nodes;
 pub mod redis;
 pub(crate) mod sql_rows;
 pub mod sqlite;
+pub mod tls;
 
 pub use nodes::NodeSet;
 
@@ -576,12 +577,18 @@ pub struct LockToken(pub String);
 impl LockToken {
     /// A fresh random token.
     pub fn random() -> Self {
-        LockToken(random_hex(16))
+        LockToken(fresh_token())
     }
 }
 
+/// A fresh random token for a lock or a lease holder: 128 bits, as hex. The
+/// one generator; two holders never draw the same.
+pub fn fresh_token() -> String {
+    random_hex(16)
+}
+
 /// Lowercase hex of `bytes` random bytes.
-pub fn random_hex(bytes: usize) -> String {
+fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
     // getrandom only fails when the OS has no entropy source at all.
     getrandom::fill(&mut buf).expect("the OS random source is available");

@@ -12,14 +12,17 @@ use super::{
     AppChange, AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner,
     RefillMark, Route, SealedApp, Segment, Slot,
 };
-use crate::config::DEFAULT_NODE;
+mod params;
+
+use crate::config::{DEFAULT_NODE, TlsFiles};
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
 use crate::segment::{DispenserKind, SHARDS, max_index_within};
 use async_trait::async_trait;
 use mysql_async::prelude::Queryable;
 use mysql_async::{
-    Conn, IsolationLevel, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts, TxOpts,
+    ClientIdentity, Conn, IsolationLevel, Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts,
+    TxOpts,
 };
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -116,6 +119,8 @@ const WORKER_NODE_DDL: &str = "CREATE TABLE IF NOT EXISTS `WORKER_NODE` (
 /// The MySQL/MariaDB ledger. Connects lazily: a warm `next` never opens it.
 pub struct MysqlLedger {
     url: SecretUrl,
+    /// The connection is TLS (`require_ssl=true`).
+    tls: bool,
     pool: Pool,
     timeout: Duration,
     ready: AtomicBool,
@@ -124,13 +129,15 @@ pub struct MysqlLedger {
 }
 
 impl MysqlLedger {
-    /// Prepares a pool; no connection is made until the first query.
-    pub fn open(url: &SecretUrl, timeout: Duration) -> Result<Self> {
-        let opts = Opts::from_url(url.expose()).map_err(|e| {
+    /// Prepares a pool; no connection is made until the first query. With
+    /// `require_ssl=true` (or a JDBC alias, see `params`) the connection is
+    /// TLS, verified against the CA in `tls` (else the built-in Mozilla roots).
+    pub fn open(url: &SecretUrl, tls: &TlsFiles, timeout: Duration) -> Result<Self> {
+        let opts = Opts::from_url(&params::driver_url(url)?).map_err(|e| {
             Error::invalid(
                 "MySQL URL",
                 format!("{url}: {}", url.scrub(&e.to_string())),
-                "write it as mysql://user[:password]@host[:port]/database",
+                "write it as mysql://user[:password]@host[:port]/database[?require_ssl=true]",
             )
         })?;
         if opts.db_name().is_none_or(str::is_empty) {
@@ -149,12 +156,40 @@ impl MysqlLedger {
         // Unless the URL asks for it, stay on the TCP connection made: moving
         // to the server's socket is a second handshake per connection.
         let prefer_socket = opts.prefer_socket() && url.expose().contains("prefer_socket");
+        let ssl_opts = match opts.ssl_opts() {
+            Some(ssl) => {
+                super::tls::install_crypto_provider();
+                let mut ssl = ssl.clone();
+                // Read now so that a bad file is reported before connecting; the
+                // driver reads the paths again per connection (renewals apply).
+                super::tls::read(super::tls::MYSQL, tls)?;
+                if let Some(ca) = &tls.ca {
+                    ssl = ssl
+                        .with_root_certs(vec![ca.clone().into()])
+                        .with_disable_built_in_roots(true);
+                }
+                if let (Some(cert), Some(key)) = (&tls.cert, &tls.key) {
+                    ssl = ssl.with_client_identity(Some(ClientIdentity::new(
+                        cert.clone().into(),
+                        key.clone().into(),
+                    )));
+                }
+                Some(ssl)
+            }
+            None => {
+                super::tls::refuse_unused(super::tls::MYSQL, tls)?;
+                None
+            }
+        };
+        let tls = ssl_opts.is_some();
         let opts = OptsBuilder::from_opts(opts)
+            .ssl_opts(ssl_opts)
             .pool_opts(pool_opts)
             .prefer_socket(prefer_socket)
             .wait_timeout(Some(28_800));
         Ok(MysqlLedger {
             url: url.clone(),
+            tls,
             pool: Pool::new(opts),
             timeout,
             ready: AtomicBool::new(false),
@@ -191,8 +226,39 @@ impl MysqlLedger {
         // Access denied to a user, a database, a table, a column, an operation
         // needing a privilege (SUPER etc.) or a routine; a login without password.
         const ACCESS_DENIED: &[u16] = &[1044, 1045, 1142, 1143, 1227, 1370, 1698];
+        // The server refuses plain connections (MySQL 3159, MariaDB 4151:
+        // require_secure_transport).
+        const TLS_REQUIRED: &[u16] = &[3159, 4151];
+        if let Some(tls) = super::tls::failure(super::tls::MYSQL, &self.url, e) {
+            return tls;
+        }
         let detail = self.url.describe_error(e);
+        let tls_error = |hint: &str| Error::Tls {
+            backend: "MySQL",
+            url: self.url.to_string(),
+            detail: detail.clone(),
+            hint: hint.into(),
+        };
         match e {
+            mysql_async::Error::Driver(mysql_async::DriverError::NoClientSslFlagFromServer) => {
+                tls_error(
+                    "the server does not offer TLS: enable it on the server, or drop require_ssl from the URL",
+                )
+            }
+            mysql_async::Error::Server(server) if TLS_REQUIRED.contains(&server.code) => {
+                tls_error("the server accepts only TLS: add require_ssl=true to the MySQL URL")
+            }
+            // MariaDB refuses a plain login to a server that requires secure
+            // transport as a wrong password.
+            mysql_async::Error::Server(server) if server.code == 1045 && !self.tls => {
+                Error::AccessDenied {
+                    backend: "MySQL",
+                    url: self.url.to_string(),
+                    detail: format!(
+                        "{detail} (a server that accepts only TLS refuses this way too: then add require_ssl=true)"
+                    ),
+                }
+            }
             mysql_async::Error::Server(server) if ACCESS_DENIED.contains(&server.code) => {
                 Error::AccessDenied {
                     backend: "MySQL",

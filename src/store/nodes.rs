@@ -3,6 +3,7 @@
 
 use super::Dispenser;
 use super::redis::RedisNode;
+use crate::config::TlsFiles;
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
 use std::collections::BTreeMap;
@@ -13,16 +14,24 @@ use tokio::sync::Mutex;
 pub struct NodeSet {
     default: String,
     urls: BTreeMap<String, SecretUrl>,
+    tls: TlsFiles,
     timeout: Duration,
     connected: Mutex<BTreeMap<String, Arc<dyn Dispenser>>>,
 }
 
 impl NodeSet {
-    /// Redis nodes by name; `default` serves apps without a route.
-    pub fn redis(default: &str, urls: BTreeMap<String, SecretUrl>, timeout: Duration) -> Self {
+    /// Redis nodes by name; `default` serves apps without a route. `tls` are
+    /// the certificate files for the nodes whose URL asks for TLS.
+    pub fn redis(
+        default: &str,
+        urls: BTreeMap<String, SecretUrl>,
+        tls: TlsFiles,
+        timeout: Duration,
+    ) -> Self {
         NodeSet {
             default: default.to_string(),
             urls,
+            tls,
             timeout,
             connected: Mutex::new(BTreeMap::new()),
         }
@@ -34,6 +43,7 @@ impl NodeSet {
         NodeSet {
             default: name.clone(),
             urls: BTreeMap::new(),
+            tls: TlsFiles::default(),
             timeout: Duration::ZERO,
             connected: Mutex::new(BTreeMap::from([(name, dispenser)])),
         }
@@ -70,7 +80,8 @@ impl NodeSet {
         let url = self.urls.get(name).ok_or_else(|| Error::UnknownNode {
             node: name.to_string(),
         })?;
-        let node: Arc<dyn Dispenser> = Arc::new(RedisNode::connect(name, url, self.timeout).await?);
+        let node: Arc<dyn Dispenser> =
+            Arc::new(RedisNode::connect(name, url, &self.tls, self.timeout).await?);
         connected.insert(name.to_string(), node.clone());
         Ok(node)
     }

@@ -17,6 +17,7 @@ pub mod faults;
 pub mod servers;
 mod stores;
 pub mod test;
+pub mod tls;
 
 use std::collections::HashSet;
 use std::io::Read;

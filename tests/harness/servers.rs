@@ -183,7 +183,7 @@ pub fn spawn_tied_to_process(mut cmd: Command) -> Child {
 
 /// Keeps the servers' handles for the life of the test process; they are killed
 /// by `PR_SET_PDEATHSIG` when it ends, not waited for.
-fn keep(child: Child) {
+pub fn keep(child: Child) {
     static CHILDREN: std::sync::Mutex<Vec<Child>> = std::sync::Mutex::new(Vec::new());
     CHILDREN.lock().unwrap().push(child);
 }
@@ -234,15 +234,22 @@ pub fn mysql_with_grants() -> &'static str {
             return strip_path(&url);
         }
         let root = scratch_root().join(format!("run-{}", std::process::id()));
-        start_mariadb_with(&root.join("mariadb-grants"), false)
+        start_mariadb_with(&root.join("mariadb-grants"), false, &[], None)
     })
 }
 
 fn start_mariadb(dir: &Path) -> String {
-    start_mariadb_with(dir, true)
+    start_mariadb_with(dir, true, &[], None)
 }
 
-fn start_mariadb_with(dir: &Path, skip_grants: bool) -> String {
+/// Starts a mariadbd in `dir` with `extra` arguments; `ssl` is how the
+/// harness itself connects to it (when it accepts only TLS).
+pub fn start_mariadb_with(
+    dir: &Path,
+    skip_grants: bool,
+    extra: &[String],
+    ssl: Option<&mysql_async::SslOpts>,
+) -> String {
     let data = dir.join("data");
     std::fs::create_dir_all(dir).expect("mariadb dir");
     let install = Command::new("mariadb-install-db")
@@ -279,13 +286,14 @@ fn start_mariadb_with(dir: &Path, skip_grants: bool) -> String {
             "--innodb-flush-log-at-trx-commit=2",
         ])
         .args(skip_grants.then_some("--skip-grant-tables"))
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(log_file(&dir.join("mariadbd.log")))
         .stderr(log_file(&dir.join("mariadbd.err")));
     keep(spawn_tied_to_process(cmd));
     let url = format!("mysql://root@127.0.0.1:{port}");
     let probe = format!("{url}/mysql");
-    wait_for("mariadbd", dir, || mysql_ping(&probe));
+    wait_for("mariadbd", dir, || mysql_ping(&probe, ssl));
     url
 }
 
@@ -326,10 +334,20 @@ fn block_on<F: std::future::Future>(future: F) -> F::Output {
         .block_on(future)
 }
 
-fn mysql_ping(url: &str) -> bool {
+/// The options to reach `url`, over TLS when `ssl` is given.
+fn mysql_opts(url: &str, ssl: Option<&mysql_async::SslOpts>) -> Option<mysql_async::Opts> {
+    let opts = mysql_async::Opts::from_url(url).ok()?;
+    Some(
+        mysql_async::OptsBuilder::from_opts(opts)
+            .ssl_opts(ssl.cloned())
+            .into(),
+    )
+}
+
+fn mysql_ping(url: &str, ssl: Option<&mysql_async::SslOpts>) -> bool {
     use mysql_async::prelude::Queryable;
     block_on(async {
-        let Ok(opts) = mysql_async::Opts::from_url(url) else {
+        let Some(opts) = mysql_opts(url, ssl) else {
             return false;
         };
         match mysql_async::Conn::new(opts).await {
@@ -345,9 +363,14 @@ fn mysql_ping(url: &str) -> bool {
 
 /// Runs `;`-separated statements.
 pub fn mysql_exec(url: &str, statements: &str) {
+    mysql_exec_with(url, None, statements);
+}
+
+/// Runs `;`-separated statements, over TLS when `ssl` is given.
+pub fn mysql_exec_with(url: &str, ssl: Option<&mysql_async::SslOpts>, statements: &str) {
     use mysql_async::prelude::Queryable;
     block_on(async {
-        let opts = mysql_async::Opts::from_url(url).expect("test MySQL URL");
+        let opts = mysql_opts(url, ssl).expect("test MySQL URL");
         let mut conn = mysql_async::Conn::new(opts)
             .await
             .unwrap_or_else(|e| panic!("test MySQL: {e}"));

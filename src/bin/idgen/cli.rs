@@ -90,6 +90,33 @@ pub struct Globals {
     )]
     pub redis_password_file: Option<std::path::PathBuf>,
 
+    /// CA certificate (PEM) to verify rediss:// servers by, instead of the system's roots
+    #[arg(
+        long = "redis-ca",
+        global = true,
+        env = "IDGEN_REDIS_CA",
+        value_name = "PATH"
+    )]
+    pub redis_ca: Option<std::path::PathBuf>,
+
+    /// Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)
+    #[arg(
+        long = "redis-cert",
+        global = true,
+        env = "IDGEN_REDIS_CERT",
+        value_name = "PATH"
+    )]
+    pub redis_cert: Option<std::path::PathBuf>,
+
+    /// Private key (PEM) of --redis-cert
+    #[arg(
+        long = "redis-key",
+        global = true,
+        env = "IDGEN_REDIS_KEY",
+        value_name = "PATH"
+    )]
+    pub redis_key: Option<std::path::PathBuf>,
+
     /// MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)
     #[arg(
         long,
@@ -108,6 +135,33 @@ pub struct Globals {
         value_name = "PATH"
     )]
     pub mysql_password_file: Option<std::path::PathBuf>,
+
+    /// CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true
+    #[arg(
+        long = "mysql-ca",
+        global = true,
+        env = "IDGEN_MYSQL_CA",
+        value_name = "PATH"
+    )]
+    pub mysql_ca: Option<std::path::PathBuf>,
+
+    /// Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)
+    #[arg(
+        long = "mysql-cert",
+        global = true,
+        env = "IDGEN_MYSQL_CERT",
+        value_name = "PATH"
+    )]
+    pub mysql_cert: Option<std::path::PathBuf>,
+
+    /// Private key (PEM) of --mysql-cert
+    #[arg(
+        long = "mysql-key",
+        global = true,
+        env = "IDGEN_MYSQL_KEY",
+        value_name = "PATH"
+    )]
+    pub mysql_key: Option<std::path::PathBuf>,
 
     /// The embedded store's file, used when no server is configured [default: XDG data dir]
     #[arg(long, global = true, env = "IDGEN_STORE", value_name = "PATH")]
@@ -141,17 +195,18 @@ impl Globals {
     /// Every secret in the URL settings as given, so output can be scrubbed of
     /// them, whether or not they turn out to parse.
     pub fn secrets(&self) -> Vec<String> {
-        [&self.redis, &self.mysql]
+        // Only a node entry is NAME=URL: a URL's own `?key=value` is no name.
+        let urls = [&self.redis, &self.mysql]
             .into_iter()
             .flatten()
-            .chain(&self.redis_nodes)
+            .map(String::as_str);
+        let nodes = self
+            .redis_nodes
+            .iter()
             .flat_map(|raw| node_specs(raw).into_iter().chain([raw.as_str()]))
-            .flat_map(|raw| {
-                let url = raw.split_once('=').map_or(raw, |(_, url)| url);
-                idgen::redact::secrets_in(url)
-                    .into_iter()
-                    .chain(idgen::redact::secrets_in(raw))
-            })
+            .flat_map(|spec| [spec, spec.split_once('=').map_or(spec, |(_, url)| url)]);
+        urls.chain(nodes)
+            .flat_map(idgen::redact::secrets_in)
             .collect()
     }
 }

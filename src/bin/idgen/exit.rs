@@ -106,6 +106,11 @@ pub const EXIT_CODES: &[ExitDoc] = &[
         meaning: "stdout could not be written (full disk, closed pipe); IDs issued meanwhile are a gap, never repeated",
     },
     ExitDoc {
+        code: 15,
+        name: "tls",
+        meaning: "a TLS connection failed: the server's certificate was not verified (wrong CA or name), or the handshake was refused",
+    },
+    ExitDoc {
         code: 130,
         name: "interrupted",
         meaning: "stopped by SIGINT or SIGTERM before finishing; safe to rerun",
@@ -132,6 +137,7 @@ pub fn for_kind(kind: ErrorKind) -> u8 {
         ErrorKind::Store => "store",
         ErrorKind::Interrupted => "interrupted",
         ErrorKind::Access => "access",
+        ErrorKind::Tls => "tls",
         ErrorKind::BadData => "bad-data",
         ErrorKind::Internal => "internal",
     })
@@ -226,6 +232,7 @@ mod tests {
             Store,
             Interrupted,
             Access,
+            Tls,
             BadData,
             Internal,
         ] {

@@ -181,6 +181,49 @@ fn resolve(
             .sources
             .insert("mysql".into(), origins.of("mysql").into());
     }
+    for (value, id, target, key) in [
+        (
+            &globals.redis_ca,
+            "redis_ca",
+            &mut settings.redis_tls.ca,
+            "tls.redis.ca",
+        ),
+        (
+            &globals.redis_cert,
+            "redis_cert",
+            &mut settings.redis_tls.cert,
+            "tls.redis.cert",
+        ),
+        (
+            &globals.redis_key,
+            "redis_key",
+            &mut settings.redis_tls.key,
+            "tls.redis.key",
+        ),
+        (
+            &globals.mysql_ca,
+            "mysql_ca",
+            &mut settings.mysql_tls.ca,
+            "tls.mysql.ca",
+        ),
+        (
+            &globals.mysql_cert,
+            "mysql_cert",
+            &mut settings.mysql_tls.cert,
+            "tls.mysql.cert",
+        ),
+        (
+            &globals.mysql_key,
+            "mysql_key",
+            &mut settings.mysql_tls.key,
+            "tls.mysql.key",
+        ),
+    ] {
+        if let Some(path) = value {
+            *target = Some(path.clone());
+            settings.sources.insert(key.into(), origins.of(id).into());
+        }
+    }
     if let Some(path) = &globals.store {
         settings.store = Some(path.clone());
         settings
@@ -304,8 +347,14 @@ mod tests {
             redis: None,
             redis_nodes: Vec::new(),
             redis_password_file: None,
+            redis_ca: None,
+            redis_cert: None,
+            redis_key: None,
             mysql: None,
             mysql_password_file: None,
+            mysql_ca: None,
+            mysql_cert: None,
+            mysql_key: None,
             store: None,
             config: None,
             dispenser: None,

@@ -10,8 +10,8 @@ use super::RedisNode;
 use crate::error::{Error, Result};
 use crate::lease::{Grant, HeldWorker, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal};
 use crate::store::Ledger;
+use crate::store::fresh_token;
 use crate::store::mysql::{MysqlLedger, WorkerClaim};
-use crate::store::random_hex;
 use async_trait::async_trait;
 use redis::Script;
 use std::sync::Arc;
@@ -178,14 +178,14 @@ struct LeaseScripts {
 fn scripts() -> &'static LeaseScripts {
     static SCRIPTS: OnceLock<LeaseScripts> = OnceLock::new();
     SCRIPTS.get_or_init(|| LeaseScripts {
-        acquire: Script::new(LUA_ACQUIRE),
-        renew: Script::new(LUA_RENEW),
-        release: Script::new(LUA_RELEASE),
-        snapshot: Script::new(LUA_SNAPSHOT),
-        repair: Script::new(LUA_REPAIR),
-        claim_namespace: Script::new(LUA_CLAIM_NAMESPACE),
-        restore: Script::new(LUA_RESTORE),
-        unlock: Script::new(include_str!("lua/unlock.lua")),
+        acquire: super::acl::script(LUA_ACQUIRE),
+        renew: super::acl::script(LUA_RENEW),
+        release: super::acl::script(LUA_RELEASE),
+        snapshot: super::acl::script(LUA_SNAPSHOT),
+        repair: super::acl::script(LUA_REPAIR),
+        claim_namespace: super::acl::script(LUA_CLAIM_NAMESPACE),
+        restore: super::acl::script(LUA_RESTORE),
+        unlock: super::acl::script(include_str!("lua/unlock.lua")),
     })
 }
 
@@ -236,7 +236,7 @@ impl RedisNode {
         ttl: Duration,
         fence_ms: i64,
     ) -> Result<Grant> {
-        let token = random_hex(16);
+        let token = fresh_token();
         let ns = &namespace.name;
         let answer: Vec<String> = self
             .invoke(
@@ -436,7 +436,7 @@ impl RedisNode {
     }
 
     pub async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>> {
-        let token = random_hex(16);
+        let token = fresh_token();
         let mut conn = self.conn().await?;
         let set: Option<String> = self
             .run(

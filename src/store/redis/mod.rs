@@ -18,6 +18,8 @@
 //! shard's stock before anything is served (see `lua/stock.lua`). The scripts name keys without a common hash
 //! tag (the Java names have none), so segment dispensers need a standalone Redis.
 
+mod acl;
+pub mod connect;
 pub mod lease;
 
 use super::{
@@ -25,6 +27,7 @@ use super::{
     Segment, Slot, Taken, version_at_least,
 };
 use crate::clock::Clock;
+use crate::config::TlsFiles;
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
 use crate::segment::DispenserKind;
@@ -69,7 +72,7 @@ fn stock_key(kind: DispenserKind, slot: Slot) -> String {
 
 /// A script made of the shared prelude (`stock_of`, `verify`) and a body.
 fn with_prelude(body: &str) -> Script {
-    Script::new(&format!("{}\n{body}", include_str!("lua/stock.lua")))
+    acl::script(&format!("{}\n{body}", include_str!("lua/stock.lua")))
 }
 
 struct Scripts {
@@ -94,8 +97,8 @@ impl Scripts {
             retire: with_prelude(include_str!("lua/retire.lua")),
             verify: with_prelude(include_str!("lua/verify.lua")),
             switch: with_prelude(include_str!("lua/switch.lua")),
-            unlock: Script::new(include_str!("lua/unlock.lua")),
-            note_rollback: Script::new(include_str!("lua/note_rollback.lua")),
+            unlock: acl::script(include_str!("lua/unlock.lua")),
+            note_rollback: acl::script(include_str!("lua/note_rollback.lua")),
         }
     }
 }
@@ -135,14 +138,13 @@ struct Link {
 impl RedisNode {
     /// Connects, failing within `timeout` if the server does not answer, and
     /// refuses a server older than [`MIN_REDIS_VERSION`].
-    pub async fn connect(name: &str, url: &SecretUrl, timeout: Duration) -> Result<Self> {
-        let client = redis::Client::open(url.expose()).map_err(|e| {
-            Error::invalid(
-                "Redis URL",
-                format!("{url}: {}", url.scrub(&e.to_string())),
-                "write it as redis://[:password@]host[:port][/db]",
-            )
-        })?;
+    pub async fn connect(
+        name: &str,
+        url: &SecretUrl,
+        tls: &TlsFiles,
+        timeout: Duration,
+    ) -> Result<Self> {
+        let client = connect::client(url, tls)?;
         let node = RedisNode {
             name: name.to_string(),
             url: url.clone(),
@@ -381,6 +383,9 @@ impl RedisNode {
 }
 
 fn connect_error(url: &SecretUrl, e: &redis::RedisError) -> Error {
+    if let Some(tls) = connect::tls_failure(url, e) {
+        return tls;
+    }
     access_error(url, e).unwrap_or_else(|| Error::Unreachable {
         backend: "Redis",
         url: url.to_string(),
@@ -389,13 +394,28 @@ fn connect_error(url: &SecretUrl, e: &redis::RedisError) -> Error {
 }
 
 /// A refused AUTH (at connect: NOAUTH, WRONGPASS) or a command the ACL denies
-/// (NOPERM, whose message names the command).
+/// (NOPERM, or a script's refused command), naming the command.
 fn access_error(url: &SecretUrl, e: &redis::RedisError) -> Option<Error> {
     let failure = server_failure(url, e);
+    let refused = failure
+        .as_ref()
+        .filter(|(code, message)| code == "NOPERM" || acl::is_refusal(message));
+    if let Some((_, message)) = refused {
+        let what = match acl::refused_command(message) {
+            Some(command) => format!("run the command {command}"),
+            None if message.contains("key") => "use one of idgen's keys".to_string(),
+            None => "run a command idgen needs".to_string(),
+        };
+        return Some(Error::AccessDenied {
+            backend: "Redis",
+            url: url.to_string(),
+            detail: format!("the ACL user may not {what} ({message})"),
+        });
+    }
     let denied = e.kind() == redis::ErrorKind::AuthenticationFailed
         || failure
             .as_ref()
-            .is_some_and(|(code, _)| matches!(code.as_str(), "NOAUTH" | "WRONGPASS" | "NOPERM"));
+            .is_some_and(|(code, _)| matches!(code.as_str(), "NOAUTH" | "WRONGPASS"));
     denied.then(|| Error::AccessDenied {
         backend: "Redis",
         url: url.to_string(),
@@ -1064,6 +1084,8 @@ mod tests {
         assert!(version_at_least("10.11.6-MariaDB-0+deb12u1", (10, 3)));
         assert!(!version_at_least("10.2.44-MariaDB", (10, 3)));
         assert!(version_at_least("8.0.35", (5, 7)));
+        // Valkey 7.2 and 8.x report a Redis-compatible redis_version (7.2.4).
+        assert!(version_at_least("7.2.4", MIN_REDIS_VERSION));
     }
 
     #[test]

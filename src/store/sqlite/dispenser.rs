@@ -11,7 +11,7 @@
 //! As with Redis, a queue with no runs is "missing" and a range row stays after
 //! it is used up (stock 0, present).
 
-use super::{DbError, DbResult, EMBEDDED_NODE, SqliteStore, ms, now_ms, token};
+use super::{DbError, DbResult, EMBEDDED_NODE, SqliteStore, ms, now_ms};
 use crate::error::Result;
 use crate::segment::{DispenserKind, SHARDS};
 use crate::store::{Dispenser, LockToken, Locked, PushOutcome, Pushed, Segment, Slot, Taken};
@@ -394,7 +394,7 @@ impl Dispenser for SqliteStore {
             if held {
                 return Ok(None);
             }
-            let token = LockToken(token());
+            let token = LockToken(crate::store::fresh_token());
             tx.prepare_cached(
                 "INSERT INTO idgen_lock (app_id, shard_id, token, expires_at_ms) VALUES (?1, ?2, ?3, ?4)
                  ON CONFLICT (app_id, shard_id) DO UPDATE SET token = excluded.token, expires_at_ms = excluded.expires_at_ms",

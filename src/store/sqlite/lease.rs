@@ -6,7 +6,7 @@
 //! when someone claims the worker (or on repair). Every call is one
 //! transaction, which is what the scripts' atomicity gave on Redis.
 
-use super::{DbError, DbResult, SqliteStore, ms, now_ms, token};
+use super::{DbError, DbResult, SqliteStore, ms, now_ms};
 use crate::error::{Error, Result};
 use crate::lease::{
     Grant, HeldWorker, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal, WorkerNodeAssigner,
@@ -155,7 +155,7 @@ fn acquire(
     claim_namespace(conn, namespace, now)?;
     let ns = namespace.name.as_str();
     let capacity = sql_capacity(namespace.capacity);
-    let token = token();
+    let token = crate::store::fresh_token();
     let claim = Claim {
         namespace: ns,
         holder,
@@ -467,7 +467,7 @@ impl LeaseStore for SqliteStore {
             if held {
                 return Ok(None);
             }
-            let token = token();
+            let token = crate::store::fresh_token();
             tx.prepare_cached(
                 "INSERT INTO idgen_lease_lock (namespace, token, expires_at_ms) VALUES (?1, ?2, ?3)
                  ON CONFLICT (namespace) DO UPDATE SET token = excluded.token, expires_at_ms = excluded.expires_at_ms",

@@ -44,7 +44,6 @@ mod lease;
 mod ledger;
 mod schema;
 
-use super::random_hex;
 use crate::error::{Error, Result};
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
@@ -393,11 +392,6 @@ impl Drop for Db {
         let _ = conn.busy_timeout(Duration::from_millis(50));
         let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
     }
-}
-
-/// A fresh random token for locks and leases.
-fn token() -> String {
-    random_hex(16)
 }
 
 #[cfg(test)]

@@ -70,6 +70,24 @@ pub fn run(args: ConfigArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             .as_ref()
             .map_or("-".into(), ToString::to_string),
     ));
+    // Certificate files only when set: most deployments have none.
+    for (server, files) in [
+        ("redis", &settings.redis_tls),
+        ("mysql", &settings.mysql_tls),
+    ] {
+        for (role, path) in [
+            ("ca", &files.ca),
+            ("cert", &files.cert),
+            ("key", &files.key),
+        ] {
+            if let Some(path) = path {
+                rows.push(plain(
+                    &format!("tls.{server}.{role}"),
+                    path.display().to_string(),
+                ));
+            }
+        }
+    }
     rows.push(plain(
         "store",
         settings

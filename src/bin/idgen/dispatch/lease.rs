@@ -8,7 +8,7 @@ use crate::exit::Outcome;
 use crate::layout_args::LayoutArgs;
 use anyhow::Context as _;
 use idgen::backend::Backend;
-use idgen::clock::SkewedClock;
+use idgen::clock::ProcessClock;
 use idgen::config::parse_duration;
 use idgen::layout::{Layout, format_timestamp};
 use idgen::lease::session::{LeasedGenerator, WorkerSource};
@@ -265,7 +265,7 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         namespace,
         holder,
         ttl,
-        SkewedClock::from_env(),
+        idgen::clock::process_clock(),
         events,
     ));
     let options = GeneratorOptions { max_backward };
@@ -318,7 +318,7 @@ impl IdSink {
     /// Issues and writes `n` IDs, then flushes them.
     async fn answer(
         &mut self,
-        generator: &mut LeasedGenerator<SkewedClock>,
+        generator: &mut LeasedGenerator<ProcessClock>,
         n: u64,
     ) -> anyhow::Result<()> {
         let mut left = n;
@@ -338,7 +338,7 @@ impl IdSink {
 }
 
 async fn issue(
-    generator: &mut LeasedGenerator<SkewedClock>,
+    generator: &mut LeasedGenerator<ProcessClock>,
     mode: Mode,
 ) -> anyhow::Result<Outcome> {
     let mut sink = IdSink::new();

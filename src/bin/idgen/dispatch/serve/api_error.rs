@@ -18,7 +18,7 @@ pub fn status_for(kind: ErrorKind) -> StatusCode {
             StatusCode::SERVICE_UNAVAILABLE
         }
         // The backend refused idgen or holds foreign data: not the client's fault.
-        ErrorKind::Access | ErrorKind::BadData => StatusCode::BAD_GATEWAY,
+        ErrorKind::Access | ErrorKind::Tls | ErrorKind::BadData => StatusCode::BAD_GATEWAY,
         ErrorKind::Store | ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

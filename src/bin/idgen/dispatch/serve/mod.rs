@@ -25,7 +25,7 @@ use axum::routing::get;
 use connections::LimitedListener;
 use idgen::ErrorKind;
 use idgen::backend::Backend;
-use idgen::clock::SkewedClock;
+use idgen::clock::ProcessClock;
 use idgen::config::{Settings, parse_duration};
 use idgen::layout::{DecodedJson, Layout, read_id};
 use idgen::lease::session::{LeasedGenerator, WorkerSource};
@@ -124,8 +124,8 @@ pub struct ServeArgs {
 
 /// One namespace's lease and the generator issuing under it.
 struct Namespace {
-    session: Arc<LeaseSession<SkewedClock>>,
-    generator: tokio::sync::Mutex<LeasedGenerator<SkewedClock>>,
+    session: Arc<LeaseSession<ProcessClock>>,
+    generator: tokio::sync::Mutex<LeasedGenerator<ProcessClock>>,
     renewer: tokio::task::JoinHandle<()>,
 }
 
@@ -225,7 +225,7 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
             NamespaceSpec::new(&name, &layout, Assigner::Lease)?,
             holder.clone(),
             ttl,
-            SkewedClock::from_env(),
+            idgen::clock::process_clock(),
             Arc::new(ServeEvents {
                 report: EventReport {
                     json: false,

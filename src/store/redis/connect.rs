@@ -1,0 +1,104 @@
+//! The one place a `redis::Client` is built from idgen's settings: a URL and
+//! the TLS files. Every topology (a node, Sentinel, Cluster) builds its
+//! clients here, so TLS and URL checks are the same everywhere.
+
+use crate::config::TlsFiles;
+use crate::error::{Error, Result};
+use crate::redact::SecretUrl;
+use crate::store::tls;
+
+/// The URL forms a Redis node accepts, for hints.
+pub const URL_FORM: &str = "redis://[user][:password@]host[:port][/db] (rediss:// with TLS; valkey:// and valkeys:// alike)";
+
+/// Does the URL ask for TLS (`rediss://`, `valkeys://`)?
+pub fn wants_tls(url: &SecretUrl) -> bool {
+    let scheme = url.expose().trim().split("://").next().unwrap_or_default();
+    scheme.eq_ignore_ascii_case("rediss") || scheme.eq_ignore_ascii_case("valkeys")
+}
+
+/// A client for `url`. With TLS it verifies the server against the CA file, or
+/// the system's roots without one, and presents the client certificate when
+/// one is set; a plain URL ignores the files (see [`tls::refuse_unused`] for
+/// files that no URL uses). Nothing connects yet.
+pub fn client(url: &SecretUrl, files: &TlsFiles) -> Result<redis::Client> {
+    let bad_url = |e: redis::RedisError| {
+        Error::invalid(
+            "Redis URL",
+            format!("{url}: {}", url.scrub(&e.to_string())),
+            format!("write it as {URL_FORM}"),
+        )
+    };
+    if !wants_tls(url) {
+        return redis::Client::open(url.expose()).map_err(bad_url);
+    }
+    tls::install_crypto_provider();
+    let Some(pem) = tls::read(tls::REDIS, files)? else {
+        return redis::Client::open(url.expose()).map_err(bad_url);
+    };
+    let certificates = redis::TlsCertificates {
+        client_tls: pem
+            .identity
+            .map(|(client_cert, client_key)| redis::ClientTlsConfig {
+                client_cert,
+                client_key,
+            }),
+        root_cert: pem.ca,
+    };
+    redis::Client::build_with_tls(url.expose(), certificates).map_err(|e| {
+        if e.kind() == redis::ErrorKind::InvalidClientConfig {
+            bad_url(e)
+        } else {
+            // The URL parsed: what failed is a certificate or key in the files.
+            Error::invalid(
+                "TLS file",
+                format!(
+                    "the Redis certificate files do not load: {}",
+                    url.scrub(&e.to_string())
+                ),
+                format!(
+                    "check the PEM files named by {}, {} and {}",
+                    tls::REDIS.setting("ca"),
+                    tls::REDIS.setting("cert"),
+                    tls::REDIS.setting("key")
+                ),
+            )
+        }
+    })
+}
+
+/// A connection failure that TLS explains: the certificate was not verified,
+/// the handshake was refused (exit code `tls`), or a plain connection was
+/// dropped the way a port that speaks only TLS drops it (unreachable, with
+/// that hint).
+pub fn tls_failure(url: &SecretUrl, e: &redis::RedisError) -> Option<Error> {
+    if let Some(failure) = tls::failure(tls::REDIS, url, e) {
+        return Some(failure);
+    }
+    (!wants_tls(url) && e.is_connection_dropped()).then(|| Error::Unreachable {
+        backend: "Redis",
+        url: url.to_string(),
+        detail: format!(
+            "{}; the server may accept only TLS: use rediss:// (valkeys://)",
+            url.describe_error(e)
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valkey_urls_are_redis_urls() {
+        for (raw, tls) in [
+            ("valkey://127.0.0.1:6379/0", false),
+            ("valkeys://127.0.0.1:6380", true),
+            ("rediss://u:p@127.0.0.1:6380", true),
+            ("redis://127.0.0.1", false),
+        ] {
+            let url = SecretUrl::new(raw);
+            assert_eq!(wants_tls(&url), tls, "{raw}");
+            client(&url, &TlsFiles::default()).unwrap();
+        }
+    }
+}

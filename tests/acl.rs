@@ -1,0 +1,141 @@
+//! Redis ACL users: a user limited to idgen's keys and commands (the rule
+//! README "Deploying" gives) runs segments, leases, migrate and status; a
+//! command the user may not run is an access error that names it.
+
+use crate::harness::TestEnv;
+
+/// The exit code of refused access (README "Exit codes").
+const ACCESS: i32 = 12;
+
+/// The ACL rules README "Deploying" documents, after `reset`.
+const IDGEN_RULES: &[&str] = &[
+    "resetkeys",
+    "~id.gen.*",
+    "~idgen:*",
+    "resetchannels",
+    "-@all",
+    "+info",
+    "+client|info",
+    "+select",
+    "+ping",
+    "+scan",
+    "+evalsha",
+    "+script|load",
+    "+get",
+    "+set",
+    "+del",
+    "+exists",
+    "+hget",
+    "+hset",
+    "+hmget",
+    "+hgetall",
+    "+hdel",
+    "+hincrby",
+    "+llen",
+    "+lpop",
+    "+lrange",
+    "+ltrim",
+    "+rpush",
+    "+pexpire",
+    "+pttl",
+];
+
+const PASSWORD: &str = "Acl9pass";
+
+/// Makes `user` on both test servers with `rules`, and returns the variables
+/// that point every node at it.
+fn acl_user(env: &TestEnv, tag: &str, rules: &[&str]) -> Vec<(&'static str, String)> {
+    let user = format!("idgen-{tag}-{}", std::process::id());
+    for mut conn in [env.redis(), env.redis_hot()] {
+        let mut acl = redis::cmd("ACL");
+        acl.arg("SETUSER")
+            .arg(&user)
+            .arg("reset")
+            .arg("on")
+            .arg(format!(">{PASSWORD}"))
+            .arg(rules);
+        acl.exec(&mut conn).expect("ACL SETUSER");
+    }
+    let as_user = |url: &str| url.replacen("redis://", &format!("redis://{user}:{PASSWORD}@"), 1);
+    vec![
+        ("IDGEN_REDIS_URL", as_user(&env.redis_url)),
+        (
+            "IDGEN_REDIS_NODES",
+            format!(
+                "hot={} cold={}",
+                as_user(&env.hot_url),
+                as_user(&env.cold_url)
+            ),
+        ),
+    ]
+}
+
+fn run(env: &TestEnv, vars: &[(&'static str, String)], args: &[&str]) -> crate::harness::Run {
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    env.run_with(args, &vars)
+}
+
+#[test]
+fn a_user_limited_to_idgens_keys_runs_segments_leases_migrate_and_status() {
+    let env = TestEnv::distributed_with_nodes();
+    let vars = acl_user(&env, "full", IDGEN_RULES);
+    let mut ids = Vec::new();
+    for args in [
+        &["init-app", "--app", "1", "--name", "one", "--step", "20"][..],
+        &["next", "--app", "1", "--count", "100"],
+        &["reload-segments"],
+        &["lease", "--count", "2"],
+        &["inspect-freelist"],
+        &["migrate", "--app", "1", "--to", "hot", "--yes"],
+        &["next", "--app", "1", "--count", "100"],
+        &["reload-segments"],
+        &["status"],
+    ] {
+        let run = run(&env, &vars, args);
+        assert!(run.success(), "{args:?}: {run}");
+        assert!(!run.stdout.contains(PASSWORD) && !run.stderr.contains(PASSWORD));
+        if args[0] == "next" {
+            ids.extend(run.ids());
+        }
+    }
+    assert_eq!(ids.len(), 200);
+    crate::harness::assert_unique(&ids);
+}
+
+#[test]
+fn a_command_the_user_may_not_run_is_an_access_error_naming_it() {
+    let env = TestEnv::distributed_with_nodes();
+    env.ok(&["init-app", "--app", "1", "--name", "one", "--step", "20"]);
+    for (refused, command) in [("+lpop", "lpop"), ("+info", "info"), ("+hset", "hset")] {
+        let rules: Vec<&str> = IDGEN_RULES
+            .iter()
+            .copied()
+            .filter(|r| *r != refused)
+            .collect();
+        let vars = acl_user(&env, command, &rules);
+        let run = run(&env, &vars, &["next", "--app", "1"]);
+        assert_eq!(run.code(), ACCESS, "without {command}: {run}");
+        assert!(
+            run.stderr.contains(&format!(
+                "may not run the command {}",
+                command.to_uppercase()
+            )),
+            "without {command}: {run}"
+        );
+        assert_eq!(run.stderr.lines().count(), 1, "{run}");
+        assert!(!run.stderr.contains(PASSWORD), "{run}");
+    }
+    // A key outside idgen's patterns is refused the same way.
+    let rules: Vec<&str> = IDGEN_RULES
+        .iter()
+        .copied()
+        .filter(|r| *r != "~idgen:*")
+        .collect();
+    let vars = acl_user(&env, "nolease", &rules);
+    let run = run(&env, &vars, &["lease", "--count", "1"]);
+    assert_eq!(run.code(), ACCESS, "{run}");
+    assert!(
+        run.stderr.contains("may not use one of idgen's keys"),
+        "{run}"
+    );
+}

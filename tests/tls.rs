@@ -1,0 +1,337 @@
+//! TLS to Redis and MySQL on real servers that accept nothing else: success,
+//! a certificate that cannot be verified, a missing client certificate,
+//! plain text against a TLS port and the reverse, JDBC-style parameters.
+
+use crate::harness::TestEnv;
+use crate::harness::tls::{TlsEnv, certs, tls_servers};
+use std::time::{Duration, Instant};
+
+/// The exit code of a TLS failure (README "Exit codes").
+const TLS: i32 = 15;
+
+#[test]
+fn segments_leases_and_status_work_over_tls_to_both_servers() {
+    let tls = TlsEnv::new();
+    let run = tls.run(
+        &["init-app", "--app", "1", "--name", "one", "--step", "50"],
+        &[],
+    );
+    assert!(run.success(), "{run}");
+    let run = tls.run(&["next", "--app", "1", "--count", "120"], &[]);
+    assert!(run.success(), "{run}");
+    crate::harness::assert_unique(&run.ids());
+    assert_eq!(run.ids().len(), 120);
+    let run = tls.run(&["reload-segments"], &[]);
+    assert!(run.success(), "{run}");
+    let run = tls.run(&["lease", "--count", "3"], &[]);
+    assert!(run.success(), "{run}");
+    assert_eq!(run.ids().len(), 3, "{run}");
+    let run = tls.run(&["status", "--json"], &[]);
+    assert!(run.success(), "{run}");
+    let report: serde_json::Value =
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {run}"));
+    for store in report["stores"].as_array().unwrap() {
+        assert_eq!(store["state"], "ok", "{run}");
+    }
+}
+
+/// The exit codes of a usage error and of an unreachable server.
+const USAGE: i32 = 2;
+const UNAVAILABLE: i32 = 5;
+const ACCESS: i32 = 12;
+
+fn path(p: std::path::PathBuf) -> String {
+    p.display().to_string()
+}
+
+#[test]
+fn a_server_certificate_from_another_ca_is_refused_with_the_tls_exit_code() {
+    let tls = TlsEnv::new();
+    let other = path(certs().other_ca());
+    // The password rides in the URL: no message may show it.
+    let with_password = tls
+        .env
+        .redis_url
+        .replace("rediss://", "rediss://idgen:Zq7SecretTls@");
+    let run = tls.run(
+        &["next", "--app", "1"],
+        &[
+            ("IDGEN_REDIS_CA", &other),
+            ("IDGEN_REDIS_URL", &with_password),
+        ],
+    );
+    assert_eq!(run.code(), TLS, "{run}");
+    assert!(run.stderr.contains("UnknownIssuer"), "{run}");
+    assert!(run.stderr.contains("--redis-ca"), "{run}");
+    assert!(!run.stderr.contains("Zq7SecretTls"), "{run}");
+    assert_eq!(run.stderr.lines().count(), 1, "{run}");
+
+    let run = tls.run(
+        &["init-app", "--app", "1", "--name", "one"],
+        &[("IDGEN_MYSQL_CA", &other)],
+    );
+    assert_eq!(run.code(), TLS, "{run}");
+    assert!(run.stderr.contains("UnknownIssuer"), "{run}");
+    assert!(run.stderr.contains("--mysql-ca"), "{run}");
+
+    // Without a CA file the system's roots are used, which do not hold the test CA.
+    let run = tls.run(&["next", "--app", "1"], &[("IDGEN_REDIS_CA", "")]);
+    assert_eq!(run.code(), TLS, "{run}");
+}
+
+#[test]
+fn without_a_client_certificate_redis_refuses_the_handshake_with_the_tls_exit_code() {
+    let tls = TlsEnv::new();
+    let run = tls.run(
+        &["next", "--app", "1"],
+        &[("IDGEN_REDIS_CERT", ""), ("IDGEN_REDIS_KEY", "")],
+    );
+    assert_eq!(run.code(), TLS, "{run}");
+    assert!(run.stderr.contains("--redis-cert"), "{run}");
+    assert!(!run.stderr.contains("panicked"), "{run}");
+}
+
+#[test]
+fn a_plain_redis_url_against_a_tls_port_fails_within_the_timeout_and_says_why() {
+    let tls = TlsEnv::new();
+    let plain = tls.env.redis_url.replace("rediss://", "redis://");
+    let started = Instant::now();
+    let run = tls.run(
+        &["--timeout", "2s", "next", "--app", "1"],
+        &[
+            ("IDGEN_REDIS_URL", &plain),
+            ("IDGEN_REDIS_CA", ""),
+            ("IDGEN_REDIS_CERT", ""),
+            ("IDGEN_REDIS_KEY", ""),
+        ],
+    );
+    let took = started.elapsed();
+    assert_eq!(run.code(), UNAVAILABLE, "{run}");
+    assert!(run.stderr.contains("rediss://"), "{run}");
+    assert!(took < Duration::from_secs(4), "took {took:?}: {run}");
+}
+
+/// Redis reads a TLS hello as the start of a command and waits for the rest:
+/// the handshake ends at `--timeout`, not before.
+#[test]
+fn a_rediss_url_against_a_plain_port_fails_within_the_timeout() {
+    let tls = TlsEnv::new();
+    let plain = TestEnv::distributed();
+    let url = plain.redis_url.replace("redis://", "rediss://");
+    let started = Instant::now();
+    let run = tls.run(
+        &["--timeout", "2s", "next", "--app", "1"],
+        &[("IDGEN_REDIS_URL", &url)],
+    );
+    assert_eq!(run.code(), UNAVAILABLE, "{run}");
+    assert!(run.stderr.contains("within 2s"), "{run}");
+    assert!(started.elapsed() < Duration::from_secs(4), "{run}");
+}
+
+#[test]
+fn a_plain_mysql_url_against_a_tls_only_server_points_at_require_ssl() {
+    let tls = TlsEnv::new();
+    let run = tls.run(
+        &["init-app", "--app", "1", "--name", "one"],
+        &[
+            ("IDGEN_MYSQL_URL", &tls.mysql_base()),
+            ("IDGEN_MYSQL_CA", ""),
+        ],
+    );
+    assert_eq!(run.code(), ACCESS, "{run}");
+    assert!(run.stderr.contains("require_ssl=true"), "{run}");
+}
+
+#[test]
+fn require_ssl_against_a_server_without_tls_is_an_error_not_a_panic() {
+    let env = TestEnv::distributed();
+    for param in ["require_ssl=true", "useSSL=true", "sslMode=REQUIRED"] {
+        let url = format!("{}?{param}", env.mysql_url);
+        let run = env.run_with(
+            &["init-app", "--app", "1", "--name", "one"],
+            &[("IDGEN_MYSQL_URL", &url)],
+        );
+        assert_eq!(run.code(), TLS, "{param}: {run}");
+        assert!(!run.stderr.contains("panicked"), "{param}: {run}");
+        assert!(run.stderr.contains("does not offer TLS"), "{param}: {run}");
+    }
+}
+
+#[test]
+fn jdbc_parameters_from_a_java_config_are_translated_or_refused_by_name() {
+    let tls = TlsEnv::new();
+    let base = tls.mysql_base();
+    let java = format!(
+        "{base}?useUnicode=true&characterEncoding=utf8&useSSL=true&serverTimezone=Asia/Shanghai"
+    );
+    let run = tls.run(
+        &["init-app", "--app", "1", "--name", "one", "--step", "20"],
+        &[("IDGEN_MYSQL_URL", &java)],
+    );
+    assert!(run.success(), "{run}");
+    // VERIFY_IDENTITY also checks the host name: the certificate names 127.0.0.1.
+    for url in [
+        format!("{base}?sslMode=VERIFY_IDENTITY"),
+        format!("{base}?sslMode=verify_ca&requireSSL=true"),
+    ] {
+        let run = tls.run(
+            &["next", "--app", "1", "--count", "30"],
+            &[("IDGEN_MYSQL_URL", &url)],
+        );
+        assert!(run.success(), "{url}: {run}");
+    }
+    for (param, hint) in [
+        ("sslMode=PREFERRED", "sslMode=REQUIRED"),
+        ("autoReconnect=true", "remove autoReconnect"),
+        ("verifyServerCertificate=false", "--mysql-ca"),
+        ("useSSL=true&sslMode=DISABLED", "keep one"),
+        ("bogus=1", "require_ssl"),
+    ] {
+        let url = format!("{base}?{param}");
+        let run = tls.run(&["next", "--app", "1"], &[("IDGEN_MYSQL_URL", &url)]);
+        assert_eq!(run.code(), USAGE, "{param}: {run}");
+        assert!(run.stderr.contains(hint), "{param}: {run}");
+        assert_eq!(run.stderr.lines().count(), 1, "{param}: {run}");
+    }
+}
+
+#[test]
+fn valkey_urls_are_accepted_with_and_without_tls() {
+    let tls = TlsEnv::new();
+    let url = tls.env.redis_url.replace("rediss://", "valkeys://");
+    let run = tls.run(&["init-app", "--app", "1", "--name", "one"], &[]);
+    assert!(run.success(), "{run}");
+    let run = tls.run(
+        &["next", "--app", "1", "--count", "3"],
+        &[("IDGEN_REDIS_URL", &url)],
+    );
+    assert!(run.success(), "{run}");
+    assert_eq!(run.ids().len(), 3);
+
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "1", "--name", "one"]);
+    let url = env.redis_url.replace("redis://", "valkey://");
+    let run = env.run_with(&["next", "--app", "1"], &[("IDGEN_REDIS_URL", &url)]);
+    assert!(run.success(), "{run}");
+    for args in [&["reload-segments"][..], &["status"]] {
+        let run = env.run_with(args, &[("IDGEN_REDIS_URL", &url)]);
+        assert!(run.success(), "{args:?}: {run}");
+    }
+}
+
+#[test]
+fn tls_files_come_from_flags_and_the_config_file_and_config_names_their_source() {
+    let tls = TlsEnv::new();
+    let certs = certs();
+    let no_vars = [
+        ("IDGEN_REDIS_CA", ""),
+        ("IDGEN_REDIS_CERT", ""),
+        ("IDGEN_REDIS_KEY", ""),
+        ("IDGEN_MYSQL_CA", ""),
+    ];
+    let (ca, cert, key) = (
+        path(certs.ca()),
+        path(certs.client_cert()),
+        path(certs.client_key()),
+    );
+    let flags = [
+        "--redis-ca",
+        &ca,
+        "--redis-cert",
+        &cert,
+        "--redis-key",
+        &key,
+        "--mysql-ca",
+        &ca,
+    ];
+    let mut args = flags.to_vec();
+    args.extend(["init-app", "--app", "1", "--name", "one"]);
+    let run = tls.run(&args, &no_vars);
+    assert!(run.success(), "{run}");
+    let mut args = flags.to_vec();
+    args.extend(["config", "--json"]);
+    let run = tls.run(&args, &no_vars);
+    assert!(run.success(), "{run}");
+    assert!(run.stdout.contains("\"--redis-cert\""), "{run}");
+
+    // Relative paths in the file start at the file's directory.
+    let dir = tls.env.home.path().join("etc");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (from, to) in [(&ca, "ca.pem"), (&cert, "client.pem"), (&key, "client.key")] {
+        std::fs::copy(from, dir.join(to)).unwrap();
+    }
+    let config = dir.join("idgen.toml");
+    std::fs::write(
+        &config,
+        "[tls.redis]\nca = \"ca.pem\"\ncert = \"client.pem\"\nkey = \"client.key\"\n\n[tls.mysql]\nca = \"ca.pem\"\n",
+    )
+    .unwrap();
+    let config = path(config);
+    let mut vars = no_vars.to_vec();
+    vars.push(("IDGEN_CONFIG", &config));
+    let run = tls.run(&["next", "--app", "1", "--count", "2"], &vars);
+    assert!(run.success(), "{run}");
+    let run = tls.run(&["config", "--json"], &vars);
+    let shown: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let row = shown["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == "tls.redis.key")
+        .unwrap_or_else(|| panic!("no tls.redis.key row: {run}"));
+    assert_eq!(row["source"], format!("{config}:4"), "{run}");
+}
+
+#[test]
+fn bad_tls_settings_are_one_line_usage_errors_before_connecting() {
+    let tls = TlsEnv::new();
+    let plain = format!("redis://127.0.0.1:{}/0", tls_servers().redis_port);
+    let key = path(certs().client_key());
+    for (changes, expected) in [
+        (
+            vec![("IDGEN_REDIS_CA", "/nonexistent/ca.pem")],
+            "--redis-ca",
+        ),
+        (
+            vec![("IDGEN_REDIS_CERT", "/nonexistent/c.pem")],
+            "--redis-cert",
+        ),
+        (vec![("IDGEN_REDIS_KEY", "")], "--redis-key"),
+        (vec![("IDGEN_REDIS_CA", key.as_str())], "no PEM certificate"),
+        (vec![("IDGEN_REDIS_URL", plain.as_str())], "rediss://"),
+        (
+            vec![("IDGEN_MYSQL_URL", tls.mysql_base().leak() as &str)],
+            "require_ssl=true",
+        ),
+    ] {
+        let run = tls.run(&["next", "--app", "1"], &changes);
+        assert_eq!(run.code(), USAGE, "{changes:?}: {run}");
+        assert!(run.stderr.contains(expected), "{changes:?}: {run}");
+        assert_eq!(run.stderr.lines().count(), 1, "{changes:?}: {run}");
+    }
+}
+
+#[test]
+fn a_mysql_user_that_requires_a_client_certificate_gets_it_from_the_settings() {
+    let tls = TlsEnv::new();
+    tls_servers().mysql_exec(
+        "CREATE USER IF NOT EXISTS 'idgen_x509'@'127.0.0.1' REQUIRE X509; \
+         GRANT ALL ON *.* TO 'idgen_x509'@'127.0.0.1'",
+    );
+    let url = tls.env.mysql_url.replacen("root@", "idgen_x509@", 1);
+    let (cert, key) = (path(certs().client_cert()), path(certs().client_key()));
+    let run = tls.run(
+        &["init-app", "--app", "1", "--name", "one"],
+        &[
+            ("IDGEN_MYSQL_URL", &url),
+            ("IDGEN_MYSQL_CERT", &cert),
+            ("IDGEN_MYSQL_KEY", &key),
+        ],
+    );
+    assert!(run.success(), "{run}");
+    let run = tls.run(
+        &["init-app", "--app", "2", "--name", "two"],
+        &[("IDGEN_MYSQL_URL", &url)],
+    );
+    assert_eq!(run.code(), ACCESS, "{run}");
+}
