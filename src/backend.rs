@@ -255,27 +255,16 @@ fn store_and_servers(settings: &Settings) -> Error {
 /// `$XDG_DATA_HOME/idgen/idgen.db`, else `~/.local/share/idgen/idgen.db`;
 /// creates the directory when `create`.
 pub fn default_store_path(create: bool) -> Result<PathBuf> {
-    let data_home = std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .map(|home| home.join(".local").join("share"))
-        })
-        .ok_or_else(|| Error::Config {
-            location: "embedded store".into(),
-            problem: "neither XDG_DATA_HOME nor HOME names a directory for the store".into(),
-            hint: "pass --store PATH (or IDGEN_STORE), or configure --redis and --mysql".into(),
-        })?;
-    let dir = data_home.join("idgen");
-    if !create {
-        return Ok(dir.join("idgen.db"));
-    }
-    std::fs::create_dir_all(&dir).map_err(|e| Error::StoreUnusable {
-        path: dir.join("idgen.db").display().to_string(),
-        detail: format!("cannot create directory {}: {e}", dir.display()),
+    let path = crate::config::paths::default_store_file().ok_or_else(|| Error::Config {
+        location: "embedded store".into(),
+        problem: "neither XDG_DATA_HOME nor HOME names a directory for the store".into(),
+        hint: "pass --store PATH (or IDGEN_STORE), or configure --redis and --mysql".into(),
     })?;
-    Ok(dir.join("idgen.db"))
+    if let Some(dir) = path.parent().filter(|_| create) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::StoreUnusable {
+            path: path.display().to_string(),
+            detail: format!("cannot create directory {}: {e}", dir.display()),
+        })?;
+    }
+    Ok(path)
 }

@@ -4,6 +4,7 @@
 //! only ever sees the result, a [`Settings`].
 
 pub mod file;
+pub mod paths;
 
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;

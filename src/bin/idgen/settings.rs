@@ -106,13 +106,7 @@ fn config_path(globals: &Globals) -> Option<(PathBuf, bool)> {
     if let Some(path) = &globals.config {
         return Some((path.clone(), true));
     }
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    // XDG says to ignore a relative XDG_CONFIG_HOME.
-    let base = var("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| var("HOME").map(|home| Path::new(&home).join(".config")))?;
-    Some((base.join("idgen").join("config.toml"), false))
+    Some((idgen::config::paths::default_config_file()?, false))
 }
 
 fn read_file(

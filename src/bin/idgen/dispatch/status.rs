@@ -47,6 +47,11 @@ Exits 8 when the worst finding is worse than ok (0 otherwise).
 
 {}", crate::exit::nagios_help()))]
 pub struct StatusArgs {
+    /// The epoch `lease` and `decode` would use (IDGEN_EPOCH), so the default
+    /// layout is judged as they would run it; not a status option of its own.
+    #[arg(long, env = crate::layout_args::EPOCH_ENV, hide = true)]
+    pub epoch: Option<String>,
+
     /// Warn when a shard's stock is at or below RATIO x its step
     #[arg(
         long,
@@ -119,7 +124,7 @@ async fn collect(args: &StatusArgs, ctx: &Context<'_>) -> anyhow::Result<StatusR
         .transpose()?;
     // The layout `lease` and `decode` would use without flags.
     let defaults = LayoutArgs {
-        epoch: std::env::var("IDGEN_EPOCH").ok(),
+        epoch: args.epoch.clone(),
         ..LayoutArgs::default()
     };
     let default_layout = defaults.resolve(&ctx.settings)?;
