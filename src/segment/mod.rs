@@ -38,6 +38,7 @@ pub mod allocator;
 pub mod buffer;
 pub mod id;
 pub mod migrate;
+pub mod reload;
 pub mod sizing;
 
 pub use allocator::{AllocatorOptions, Issued, ReloadOptions, ReloadReport, SegmentAllocator};
