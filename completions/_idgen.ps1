@@ -105,7 +105,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
         'idgen;reload-segments' {
             [CompletionResult]::new('--app', '--app', [CompletionResultType]::ParameterName, 'Only this app')
             [CompletionResult]::new('--idle', '--idle', [CompletionResultType]::ParameterName, 'Refill a shard when its stock is at or below idle x its last segment [default: 0.2, or the config file''s]')
-            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Shards refilled at once')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Batches refilled at once (a batch: up to 32 shards of one app)')
             [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')

@@ -99,7 +99,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
         &'idgen;reload-segments'= {
             cand --app 'Only this app'
             cand --idle 'Refill a shard when its stock is at or below idle x its last segment [default: 0.2, or the config file''s]'
-            cand --jobs 'Shards refilled at once'
+            cand --jobs 'Batches refilled at once (a batch: up to 32 shards of one app)'
             cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'

@@ -9,6 +9,7 @@
 #   scripts/reload-bench.sh                 # the old binary is built from `main`
 #   OLD_REV=v0.9.0 scripts/reload-bench.sh  # ...or from another revision
 #   IDGEN_OLD_BINARY=/path/to/idgen REPS=9 scripts/reload-bench.sh
+#   IDGEN_OLD_BINARY=... IDGEN_NEW_BINARY=... scripts/reload-bench.sh   # no builds
 #
 # It builds both release binaries (the old one from `git archive $OLD_REV`,
 # into the same target directory, copied aside to target/bench/idgen-old), starts
@@ -32,9 +33,12 @@ if [ -z "$old" ]; then
   old="$out/idgen-old"
   cp "$target/release/idgen" "$old"
 fi
-cargo build --release --quiet --bin idgen
-new="$out/idgen-new"
-cp "$idgen" "$new"
+new="${IDGEN_NEW_BINARY:-}"
+if [ -z "$new" ]; then
+  cargo build --release --quiet --bin idgen
+  new="$out/idgen-new"
+  cp "$idgen" "$new"
+fi
 
 start_servers
 for app in $(seq 1 64); do "$new" init-app --app "$app" --name "bench$app" --step 1000 >/dev/null; done

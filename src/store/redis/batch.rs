@@ -6,25 +6,31 @@
 //! fails fails for its shard alone. A single-shard lock, push or unlock is a
 //! batch of one, so there is one path and nothing to drift.
 
-use super::{RedisNode, int_of, lock_key, text_of};
+use super::{Link, RedisNode, int_of, lock_key, text_of};
 use crate::error::{Error, Result};
 use crate::segment::DispenserKind;
-use crate::store::{LockToken, Locked, PushOutcome, Pushed, Slot, StockPush};
+use crate::store::{LockToken, Locked, PushOutcome, Pushed, Segment, Slot, StockPush};
 use redis::{Script, Value};
 use std::time::Duration;
 
-/// One script call: its keys and arguments.
+/// One script call: its keys and arguments, then (a queue push) every index
+/// of a segment as a decimal argument, formatted straight into the request.
 struct Call {
     keys: Vec<String>,
     args: Vec<String>,
+    indexes: Option<Segment>,
 }
 
 impl RedisNode {
     /// Runs `script` once per call in one pipeline; one answer per call, in
     /// order. Calls the server answered NOSCRIPT (a new or restarted server,
     /// `SCRIPT FLUSH`) did nothing: the script is loaded and those are sent again.
-    async fn eval_each(&self, script: &Script, calls: &[Call]) -> Result<Vec<Result<Value>>> {
-        let link = self.link().await?;
+    async fn eval_each(
+        &self,
+        link: Link,
+        script: &Script,
+        calls: &[Call],
+    ) -> Result<Vec<Result<Value>>> {
         let mut conn = link.conn;
         let mut answers: Vec<Option<Result<Value>>> = (0..calls.len()).map(|_| None).collect();
         let mut pending: Vec<usize> = (0..calls.len()).collect();
@@ -36,11 +42,15 @@ impl RedisNode {
             pipe.ignore_errors();
             for &i in &pending {
                 let call = &calls[i];
-                pipe.cmd("EVALSHA")
+                let cmd = pipe
+                    .cmd("EVALSHA")
                     .arg(script.get_hash())
                     .arg(call.keys.len())
                     .arg(&call.keys)
                     .arg(&call.args);
+                for index in call.indexes.iter().flat_map(Segment::indexes) {
+                    cmd.arg(index);
+                }
             }
             let values: Vec<Value> = self.run(pipe.query_async(&mut conn)).await?;
             let mut missing = Vec::new();
@@ -74,6 +84,19 @@ impl RedisNode {
             .collect()
     }
 
+    /// The connection, and the `run_id` the scripts compare stamps with:
+    /// known on a direct connection (which cannot outlive its server
+    /// process), else '' and each script asks the server.
+    async fn link_and_run_id(&self) -> Result<(Link, String)> {
+        let link = self.link().await?;
+        let run_id = link
+            .direct_run_id
+            .as_deref()
+            .unwrap_or_default()
+            .to_string();
+        Ok((link, run_id))
+    }
+
     /// Takes the refill locks of `slots`, reading each stock under its lock.
     pub(super) async fn lock_batch(
         &self,
@@ -81,6 +104,7 @@ impl RedisNode {
         slots: &[Slot],
         ttl: Duration,
     ) -> Result<Vec<Result<Option<Locked>>>> {
+        let (link, run_id) = self.link_and_run_id().await?;
         let ttl = ttl.as_millis().max(1).to_string();
         let tokens: Vec<LockToken> = slots.iter().map(|_| LockToken::random()).collect();
         let calls: Vec<Call> = slots
@@ -88,10 +112,16 @@ impl RedisNode {
             .zip(&tokens)
             .map(|(&slot, token)| Call {
                 keys: Self::shard_keys(slot).to_vec(),
-                args: vec![token.0.clone(), ttl.clone(), kind.as_str().to_string()],
+                args: vec![
+                    token.0.clone(),
+                    ttl.clone(),
+                    kind.as_str().to_string(),
+                    run_id.clone(),
+                ],
+                indexes: None,
             })
             .collect();
-        let answers = self.eval_each(&self.scripts.lock, &calls).await?;
+        let answers = self.eval_each(link, &self.scripts.lock, &calls).await?;
         let mut locked = Vec::with_capacity(slots.len());
         for ((&slot, token), answer) in slots.iter().zip(tokens).zip(answers) {
             locked.push(match answer {
@@ -123,27 +153,27 @@ impl RedisNode {
         pushes: &[StockPush],
     ) -> Result<Vec<Result<Pushed>>> {
         crate::failpoint::hit("dispenser.before_push")?;
+        let (link, run_id) = self.link_and_run_id().await?;
         let calls: Vec<Call> = pushes
             .iter()
             .map(|p| {
-                let mut args = vec![
+                let args = vec![
                     p.token.0.clone(),
                     p.segment.first.to_string(),
                     p.segment.last.to_string(),
                     kind.as_str().to_string(),
                     p.max_limit_id.to_string(),
+                    run_id.clone(),
                 ];
-                if kind == DispenserKind::Queue {
-                    // The strings are built here: formatting them in Lua is several times slower.
-                    args.extend(p.segment.indexes().map(|i| i.to_string()));
-                }
                 Call {
                     keys: Self::shard_keys(p.slot).to_vec(),
                     args,
+                    // Formatting the index strings in Lua is several times slower.
+                    indexes: (kind == DispenserKind::Queue).then_some(p.segment),
                 }
             })
             .collect();
-        let answers = self.eval_each(&self.scripts.push, &calls).await?;
+        let answers = self.eval_each(link, &self.scripts.push, &calls).await?;
         let mut pushed = Vec::with_capacity(pushes.len());
         for (push, answer) in pushes.iter().zip(answers) {
             pushed.push(match answer {
@@ -172,9 +202,11 @@ impl RedisNode {
             .map(|(slot, token)| Call {
                 keys: vec![lock_key(*slot)],
                 args: vec![token.0.clone()],
+                indexes: None,
             })
             .collect();
-        let answers = self.eval_each(&self.scripts.unlock, &calls).await?;
+        let link = self.link().await?;
+        let answers = self.eval_each(link, &self.scripts.unlock, &calls).await?;
         answers
             .into_iter()
             .map(|answer| answer.map(|deleted| int_of(Some(&deleted)) == 1))
