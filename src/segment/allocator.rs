@@ -410,14 +410,14 @@ impl SegmentAllocator {
         let mut results = Vec::with_capacity(locked.len());
         let (mut pushes, mut pushed_at) = (Vec::new(), Vec::new());
         for ((slot, token, _), (_, taken)) in locked.iter().zip(takes) {
-            let outcome = taken.map(|taken| {
+            let outcome = taken.and_then(|taken| {
                 let Some(segment) = taken.segment else {
-                    return (RefillOutcome::NotNeeded, None);
+                    return Ok((RefillOutcome::NotNeeded, None));
                 };
                 let limit = taken.state.max_limit_id;
                 warn_near_limit(&mut notes.warnings, limit, *slot, segment.last);
                 if taken.direct {
-                    return (RefillOutcome::NotNeeded, Some(segment));
+                    return Ok((RefillOutcome::NotNeeded, Some(segment)));
                 }
                 pushed_at.push(results.len());
                 pushes.push(StockPush {
@@ -426,7 +426,11 @@ impl SegmentAllocator {
                     max_limit_id: limit,
                     token: token.clone(),
                 });
-                (RefillOutcome::Skipped, None)
+                // Replaced by the push's answer below.
+                Err(Error::Internal(format!(
+                    "the dispenser gave no answer for the push of app {} shard {}",
+                    slot.app, slot.shard
+                )))
             });
             results.push((*slot, outcome));
         }
