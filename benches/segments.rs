@@ -77,15 +77,14 @@ impl Bench {
                 app: APP,
                 shard: SHARD,
             };
-            let plan =
-                |state: &idgen::store::ShardState| idgen::segment::sizing::plan_direct(state, n);
-            let segment: Segment = self
-                .backend
-                .ledger
-                .take_segment(APP, SHARD, &plan)
-                .await
-                .unwrap()
-                .unwrap();
+            let request = idgen::store::SegmentRequest {
+                app: APP,
+                node: None,
+                now_ms: 0,
+                shards: vec![(SHARD, idgen::segment::sizing::Want::Direct { wanted: n })],
+            };
+            let takes = self.backend.ledger.take_segments(&request).await.unwrap();
+            let segment: Segment = takes[0].1.as_ref().unwrap().segment.unwrap();
             let locked = self
                 .node
                 .lock(kind, slot, Duration::from_secs(60))

@@ -123,7 +123,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
         'idgen;reload-segments' {
             [CompletionResult]::new('--app', '--app', [CompletionResultType]::ParameterName, 'Only this app')
             [CompletionResult]::new('--idle', '--idle', [CompletionResultType]::ParameterName, 'Refill a shard when its stock is at or below idle x its last segment [default: 0.2, or the config file''s]')
-            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Shards refilled at once')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Batches refilled at once (a batch: up to 32 shards of one app)')
             [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
@@ -248,6 +248,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;status' {
+            [CompletionResult]::new('--epoch', '--epoch', [CompletionResultType]::ParameterName, 'The epoch `lease` and `decode` would use (IDGEN_EPOCH), so the default layout is judged as they would run it; not a status option of its own')
             [CompletionResult]::new('--idle', '--idle', [CompletionResultType]::ParameterName, 'Warn when a shard''s stock is at or below RATIO x its step')
             [CompletionResult]::new('--warn-stock', '--warn-stock', [CompletionResultType]::ParameterName, 'Warn when a shard''s stock is at or below RATIO x its step')
             [CompletionResult]::new('--crit-stock', '--crit-stock', [CompletionResultType]::ParameterName, 'Critical when a shard''s stock is at or below RATIO x its step [default: only a shard that is empty and cannot be refilled]')

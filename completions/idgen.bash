@@ -2344,12 +2344,16 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__status)
-            opts="-v -h -V --warn-stock --idle --crit-stock --check --json --format --redis --redis-node --redis-password-file --redis-ca --redis-cert --redis-key --mysql --mysql-password-file --mysql-ca --mysql-cert --mysql-key --store --config --dispenser --timeout --verbose --help --version"
+            opts="-v -h -V --epoch --warn-stock --idle --crit-stock --check --json --format --redis --redis-node --redis-password-file --redis-ca --redis-cert --redis-key --mysql --mysql-password-file --mysql-ca --mysql-cert --mysql-key --store --config --dispenser --timeout --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --epoch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --idle)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

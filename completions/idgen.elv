@@ -117,7 +117,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
         &'idgen;reload-segments'= {
             cand --app 'Only this app'
             cand --idle 'Refill a shard when its stock is at or below idle x its last segment [default: 0.2, or the config file''s]'
-            cand --jobs 'Shards refilled at once'
+            cand --jobs 'Batches refilled at once (a batch: up to 32 shards of one app)'
             cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
@@ -238,6 +238,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --version 'Print version'
         }
         &'idgen;status'= {
+            cand --epoch 'The epoch `lease` and `decode` would use (IDGEN_EPOCH), so the default layout is judged as they would run it; not a status option of its own'
             cand --idle 'Warn when a shard''s stock is at or below RATIO x its step'
             cand --warn-stock 'Warn when a shard''s stock is at or below RATIO x its step'
             cand --crit-stock 'Critical when a shard''s stock is at or below RATIO x its step [default: only a shard that is empty and cannot be refilled]'

@@ -110,7 +110,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand next" -s h -l help -d 'Print
 complete -c idgen -n "__fish_idgen_using_subcommand next" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l app -d 'Only this app' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l idle -d 'Refill a shard when its stock is at or below idle x its last segment [default: 0.2, or the config file\'s]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l jobs -d 'Shards refilled at once' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l jobs -d 'Batches refilled at once (a batch: up to 32 shards of one app)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
@@ -229,6 +229,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l json -d
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s V -l version -d 'Print version'
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l epoch -d 'The epoch `lease` and `decode` would use (IDGEN_EPOCH), so the default layout is judged as they would run it; not a status option of its own' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l idle -l warn-stock -d 'Warn when a shard\'s stock is at or below RATIO x its step' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l crit-stock -d 'Critical when a shard\'s stock is at or below RATIO x its step [default: only a shard that is empty and cannot be refilled]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l format -d 'Output format' -r -f -a "text\t'Tables for people'

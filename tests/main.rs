@@ -16,6 +16,7 @@ mod layouts;
 mod lease;
 mod migrate;
 mod namespace;
+mod reload;
 mod rollback;
 mod secrets;
 mod segments;

@@ -1,7 +1,7 @@
 //! Issuing segment IDs and keeping dispensers stocked.
 //!
 //! Why an index can never be issued twice:
-//! * indexes come only from [`Ledger::take_segment`], which advances `max_id`
+//! * indexes come only from [`Ledger::take_segments`], which advances `max_id`
 //!   under a row lock before anything else sees the range;
 //! * a dispenser only caches such ranges, and pops are atomic (`LPOP`, a script),
 //!   so each cached index leaves the dispenser once;
@@ -18,18 +18,20 @@
 
 use super::DispenserKind;
 use super::id::{SHARDS, SegmentId};
-pub use super::sizing::Trigger;
-use super::sizing::{near_limit, plan_direct, plan_refill};
+pub use super::reload::{
+    ExhaustedApp, FailureGroup, NoProgress, OrphanStock, ReloadOptions, ReloadProgress,
+    ReloadReport, ShardFailure, shard_list,
+};
+use super::sizing::near_limit;
+pub use super::sizing::{Trigger, Want};
+use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
 use crate::store::{
-    Dispenser, Ledger, LockToken, NodeSet, PushOutcome, Rollback, Route, Segment, SegmentPlan,
-    ShardState, Slot, Taken,
+    Dispenser, Ledger, LockToken, NodeSet, PushOutcome, Rollback, Segment, SegmentRequest, Slot,
+    StockPush, Taken,
 };
-use futures::StreamExt;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The most IDs one `next` call hands out.
@@ -111,157 +113,6 @@ pub enum RefillOutcome {
     Skipped,
 }
 
-/// What `reload-segments` should do.
-#[derive(Debug, Clone)]
-pub struct ReloadOptions {
-    pub app: Option<u8>,
-    pub idle: f64,
-    pub prune: bool,
-    /// Shards refilled at once.
-    pub jobs: usize,
-    /// Once set, no further refill starts; those under way finish.
-    pub cancel: Option<Arc<AtomicBool>>,
-}
-
-/// Progress of a reload, for a progress bar in the binary.
-pub trait ReloadProgress: Send + Sync {
-    fn start(&self, shards: u64);
-    fn advance(&self);
-}
-
-/// A progress sink that ignores everything.
-pub struct NoProgress;
-
-impl ReloadProgress for NoProgress {
-    fn start(&self, _: u64) {}
-    fn advance(&self) {}
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ShardFailure {
-    pub app: u8,
-    pub shard: u8,
-    pub node: String,
-    pub error: String,
-}
-
-/// Stock on a node that no app routed there owns.
-#[derive(Debug, Clone, Serialize)]
-pub struct OrphanStock {
-    pub node: String,
-    pub app: u8,
-    pub dispenser: DispenserKind,
-    pub shards: Vec<u8>,
-    pub reason: String,
-    pub pruned_ids: Option<u64>,
-}
-
-/// Shards of one app that failed for the same reason, so that output stays one
-/// line per app and cause however many shards there are.
-#[derive(Debug, Clone, Serialize)]
-pub struct FailureGroup {
-    pub app: u8,
-    pub node: String,
-    pub shards: Vec<u8>,
-    pub error: String,
-}
-
-/// An app whose shards reached `max_limit_id`: reported, not a failure, since
-/// every later run would fail the same way until an operator acts.
-#[derive(Debug, Clone, Serialize)]
-pub struct ExhaustedApp {
-    pub app: u8,
-    pub shards: Vec<u8>,
-    /// A string in JSON: it may exceed 2^53.
-    #[serde(serialize_with = "crate::status::u64_as_string")]
-    pub max_limit_id: u64,
-}
-
-/// The summary of `reload-segments`.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct ReloadReport {
-    pub shards_checked: u64,
-    pub shards_below_threshold: u64,
-    pub shards_refilled: u64,
-    pub ids_added: u64,
-    pub shards_busy: u64,
-    pub segments_dropped: u64,
-    pub failures: Vec<ShardFailure>,
-    /// `failures` per app, node and cause.
-    pub failure_groups: Vec<FailureGroup>,
-    pub exhausted: Vec<ExhaustedApp>,
-    pub orphans: Vec<OrphanStock>,
-    pub warnings: Vec<String>,
-    /// Stale stock found and retired on a node that went back in time.
-    pub rollbacks: Vec<Rollback>,
-    /// Stopped early by `cancel`: these shards were not refilled.
-    pub shards_skipped: u64,
-}
-
-/// `3`, or `0-63` or `1,4-6`: shard numbers with runs collapsed, for messages.
-pub fn shard_list(shards: &[u8]) -> String {
-    let mut runs: Vec<String> = Vec::new();
-    let mut start = 0;
-    for i in 1..=shards.len() {
-        if i == shards.len() || u16::from(shards[i]) != u16::from(shards[i - 1]) + 1 {
-            runs.push(match i - start {
-                1 => shards[start].to_string(),
-                _ => format!("{}-{}", shards[start], shards[i - 1]),
-            });
-            start = i;
-        }
-    }
-    runs.join(",")
-}
-
-impl ReloadReport {
-    /// Merges warnings that differ only in the shard (`app A shard S: …`) into
-    /// one per app, so a whole app near its limit is one line, not 64.
-    fn group_warnings(&mut self) {
-        let mut per_app: BTreeMap<(String, String), Vec<u8>> = BTreeMap::new();
-        let mut others = Vec::new();
-        for warning in self.warnings.drain(..) {
-            let parsed = warning.strip_prefix("app ").and_then(|rest| {
-                let (app, rest) = rest.split_once(" shard ")?;
-                let (shard, tail) = rest.split_once(' ')?;
-                Some((app.to_string(), shard.parse::<u8>().ok()?, tail.to_string()))
-            });
-            match parsed {
-                Some((app, shard, tail)) => per_app.entry((app, tail)).or_default().push(shard),
-                None => others.push(warning),
-            }
-        }
-        for ((app, tail), mut shards) in per_app {
-            shards.sort_unstable();
-            others.push(match shards.as_slice() {
-                [shard] => format!("app {app} shard {shard} {tail}"),
-                _ => format!("app {app} shards {}: {tail}", shard_list(&shards)),
-            });
-        }
-        others.sort();
-        self.warnings = others;
-    }
-
-    /// Fills `failure_groups` from `failures`: by app, node and message, in shard order.
-    fn group_failures(&mut self) {
-        let mut groups: Vec<FailureGroup> = Vec::new();
-        for failure in &self.failures {
-            match groups.iter_mut().find(|g| {
-                g.app == failure.app && g.node == failure.node && g.error == failure.error
-            }) {
-                Some(group) => group.shards.push(failure.shard),
-                None => groups.push(FailureGroup {
-                    app: failure.app,
-                    node: failure.node.clone(),
-                    shards: vec![failure.shard],
-                    error: failure.error.clone(),
-                }),
-            }
-        }
-        self.failure_groups = groups;
-    }
-}
-
 /// Issues segment IDs and refills dispensers, over any ledger and node set.
 pub struct SegmentAllocator {
     ledger: Arc<dyn Ledger>,
@@ -269,23 +120,10 @@ pub struct SegmentAllocator {
     options: AllocatorOptions,
 }
 
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
-
 fn random_shard() -> u8 {
     let mut byte = [0u8; 1];
     getrandom::fill(&mut byte).expect("the OS random source is available");
     byte[0] % SHARDS
-}
-
-/// Records what the planner saw, for warnings after the transaction.
-#[derive(Default)]
-struct Seen {
-    max_limit_id: u64,
-    direct: bool,
 }
 
 /// How a shortfall in stock was made up.
@@ -478,19 +316,15 @@ impl SegmentAllocator {
                     node.unlock(slot, &locked.token).await?;
                     return Ok(Refilled::Stocked);
                 }
-                let outcome = self
-                    .refill_with(
-                        node,
-                        slot,
-                        &locked.token,
-                        stock,
-                        Trigger::Empty,
-                        Some(remaining),
-                        &mut issued.notes,
-                    )
-                    .await;
-                node.unlock(slot, &locked.token).await?;
-                match outcome {
+                let want = Want::Refill {
+                    trigger: Trigger::Empty,
+                    stock,
+                    direct_for: Some(remaining),
+                };
+                let batch = [(slot, locked.token, want)];
+                let outcome = self.refill_locked(node, &batch, &mut issued.notes).await;
+                node.unlock(slot, &batch[0].1).await?;
+                match outcome.and_then(only_one).and_then(|(_, outcome)| outcome) {
                     Ok((_, Some(direct))) => Ok(Refilled::Direct(direct)),
                     Ok((_, None)) => Ok(Refilled::Stocked),
                     Err(Error::Moved { node, .. }) => Ok(Refilled::Moved(node)),
@@ -516,95 +350,157 @@ impl SegmentAllocator {
 
     /// Takes a segment for the caller alone; no dispenser involved, so no lock.
     async fn take_direct(&self, slot: Slot, wanted: u64, issued: &mut Issued) -> Result<Segment> {
-        let seen = Mutex::new(Seen::default());
-        let plan = |state: &ShardState| -> Result<SegmentPlan> {
-            seen.lock().expect("not poisoned").max_limit_id = state.max_limit_id;
-            plan_direct(state, wanted)
+        let request = SegmentRequest {
+            app: slot.app,
+            node: None,
+            now_ms: SystemClock.now_ms(),
+            shards: vec![(slot.shard, Want::Direct { wanted })],
         };
-        let segment = self
-            .ledger
-            .take_segment(slot.app, slot.shard, &plan)
-            .await?
-            .ok_or(Error::StockEmpty {
-                app: slot.app,
-                shard: slot.shard,
-            })?;
-        let limit = seen.lock().expect("not poisoned").max_limit_id;
-        warn_near_limit(&mut issued.notes.warnings, limit, slot, segment.last);
+        let (_, taken) = only_one(self.ledger.take_segments(&request).await?)?;
+        let taken = taken?;
+        let segment = taken.segment.ok_or(Error::StockEmpty {
+            app: slot.app,
+            shard: slot.shard,
+        })?;
+        warn_near_limit(
+            &mut issued.notes.warnings,
+            taken.state.max_limit_id,
+            slot,
+            segment.last,
+        );
         Ok(segment)
     }
 
-    /// The common refill: plan inside the ledger's transaction, then push under
-    /// the token. With `direct_for`, a shortfall of at least a step is served
-    /// straight from the segment, which is returned instead of pushed.
+    /// The common refill of shards of one app on one node, each already
+    /// locked by the caller with its token: their segments come from one
+    /// ledger transaction (which checks the route and sizes each from its
+    /// want), then go to the node in one batch, each pushed only while its
+    /// token holds. A segment sized for the caller (`direct`) is returned
+    /// instead of pushed. An error for the whole batch (the ledger or the node
+    /// down) leaves every segment already taken a gap.
     ///
-    /// The push goes to the dispenser the ledger records for the app, read
-    /// while `token` holds the lock: `app set --dispenser` switches a shard
-    /// under that lock, so a refill never restocks the dispenser it left.
-    #[allow(clippy::too_many_arguments)]
-    async fn refill_with(
+    /// The pushes go to the dispenser the ledger records for the app, read
+    /// while the tokens hold the locks: `app set --dispenser` switches a shard
+    /// under its lock, so a refill never restocks the dispenser it left.
+    pub(crate) async fn refill_locked(
         &self,
         node: &dyn Dispenser,
-        slot: Slot,
-        token: &LockToken,
-        stock: u64,
-        trigger: Trigger,
-        direct_for: Option<u64>,
+        locked: &[(Slot, LockToken, Want)],
         notes: &mut Notes,
-    ) -> Result<(RefillOutcome, Option<Segment>)> {
-        let node_name = node.node();
-        let kind = self.ledger.dispenser(slot.app).await?;
-        let now = now_ms();
-        let seen = Mutex::new(Seen::default());
-        let plan = |state: &ShardState| -> Result<SegmentPlan> {
-            check_route(&state.route, slot.app, node_name)?;
-            let mut seen = seen.lock().expect("not poisoned");
-            seen.max_limit_id = state.max_limit_id;
-            match direct_for {
-                Some(wanted) if wanted >= state.step => {
-                    seen.direct = true;
-                    plan_direct(state, wanted)
+    ) -> Result<Vec<(Slot, Result<(RefillOutcome, Option<Segment>)>)>> {
+        let Some(&(first, ..)) = locked.first() else {
+            return Ok(Vec::new());
+        };
+        let kind = self.ledger.dispenser(first.app).await?;
+        let request = SegmentRequest {
+            app: first.app,
+            node: Some(node.node().to_string()),
+            now_ms: SystemClock.now_ms(),
+            shards: locked.iter().map(|(s, _, want)| (s.shard, *want)).collect(),
+        };
+        let takes = self.ledger.take_segments(&request).await?;
+        let mut results = Vec::with_capacity(locked.len());
+        let (mut pushes, mut pushed_at) = (Vec::new(), Vec::new());
+        for ((slot, token, _), (_, taken)) in locked.iter().zip(takes) {
+            let outcome = taken.and_then(|taken| {
+                let Some(segment) = taken.segment else {
+                    return Ok((RefillOutcome::NotNeeded, None));
+                };
+                let limit = taken.state.max_limit_id;
+                warn_near_limit(&mut notes.warnings, limit, *slot, segment.last);
+                if taken.direct {
+                    return Ok((RefillOutcome::NotNeeded, Some(segment)));
                 }
-                _ => plan_refill(state, trigger, stock, now),
-            }
-        };
-        let Some(segment) = self
-            .ledger
-            .take_segment(slot.app, slot.shard, &plan)
-            .await?
-        else {
-            return Ok((RefillOutcome::NotNeeded, None));
-        };
-        let (limit, direct) = {
-            let seen = seen.lock().expect("not poisoned");
-            (seen.max_limit_id, seen.direct)
-        };
-        warn_near_limit(&mut notes.warnings, limit, slot, segment.last);
-        if direct {
-            return Ok((RefillOutcome::NotNeeded, Some(segment)));
+                pushed_at.push(results.len());
+                pushes.push(StockPush {
+                    slot: *slot,
+                    segment,
+                    max_limit_id: limit,
+                    token: token.clone(),
+                });
+                // Replaced by the push's answer below.
+                Err(Error::Internal(format!(
+                    "the dispenser gave no answer for the push of app {} shard {}",
+                    slot.app, slot.shard
+                )))
+            });
+            results.push((*slot, outcome));
         }
-        // A crash from here until the push leaves a gap: the ledger has moved on.
+        if pushes.is_empty() {
+            return Ok(results);
+        }
+        // A crash from here until the push leaves gaps: the ledger has moved on.
         crate::failpoint::hit("segment.after_take")?;
-        let pushed = node.push(kind, slot, segment, limit, token).await?;
-        notes.rollback(pushed.rollback);
-        if pushed.switched > 0 {
-            notes.warnings.push(format!(
-                "app {} shard {} on node {node_name}: retired {} indexes left in the {} dispenser unserved (a gap): the app is served by the {} dispenser",
-                slot.app,
-                slot.shard,
-                pushed.switched,
-                kind.other().as_str(),
-                kind.as_str()
-            ));
+        let pushed = node.push_many(kind, &pushes).await?;
+        for ((push, pushed), at) in pushes.iter().zip(pushed).zip(pushed_at) {
+            let outcome = pushed.map(|pushed| {
+                notes.rollback(pushed.rollback);
+                if pushed.switched > 0 {
+                    notes.warnings.push(format!(
+                        "app {} shard {} on node {}: retired {} indexes left in the {} dispenser unserved (a gap): the app is served by the {} dispenser",
+                        push.slot.app,
+                        push.slot.shard,
+                        node.node(),
+                        pushed.switched,
+                        kind.other().as_str(),
+                        kind.as_str()
+                    ));
+                }
+                match pushed.outcome {
+                    PushOutcome::Stocked(_) => RefillOutcome::Refilled {
+                        added: push.segment.count(),
+                    },
+                    PushOutcome::LockLost => RefillOutcome::LockLost,
+                    PushOutcome::Full => RefillOutcome::Full,
+                }
+            });
+            results[at].1 = outcome.map(|outcome| (outcome, None));
         }
-        let outcome = match pushed.outcome {
-            PushOutcome::Stocked(_) => RefillOutcome::Refilled {
-                added: segment.count(),
-            },
-            PushOutcome::LockLost => RefillOutcome::LockLost,
-            PushOutcome::Full => RefillOutcome::Full,
-        };
-        Ok((outcome, None))
+        Ok(results)
+    }
+
+    /// Refills shards of one app on one node where the trigger's threshold
+    /// says so: locks them in one batch (a shard someone else holds is
+    /// `Busy`), refills the locked ones together, and unlocks them.
+    pub async fn refill_shards(
+        &self,
+        node: &dyn Dispenser,
+        kind: DispenserKind,
+        slots: &[Slot],
+        trigger: Trigger,
+        notes: &mut Notes,
+    ) -> Result<Vec<(Slot, Result<RefillOutcome>)>> {
+        let answers = node.lock_many(kind, slots, self.options.lock_ttl).await?;
+        let mut results: Vec<(Slot, Result<RefillOutcome>)> = Vec::with_capacity(slots.len());
+        let mut locked = Vec::new();
+        for (&slot, answer) in slots.iter().zip(answers) {
+            match answer {
+                Ok(Some(mut lock)) => {
+                    notes.rollback(lock.rollback.take());
+                    let want = Want::Refill {
+                        trigger,
+                        stock: lock.stock.unwrap_or(0),
+                        direct_for: None,
+                    };
+                    locked.push((slot, lock.token, want));
+                }
+                Ok(None) => results.push((slot, Ok(RefillOutcome::Busy))),
+                Err(e) => results.push((slot, Err(e))),
+            }
+        }
+        let refilled = self.refill_locked(node, &locked, notes).await;
+        let tokens: Vec<(Slot, LockToken)> = locked
+            .into_iter()
+            .map(|(slot, token, _)| (slot, token))
+            .collect();
+        let unlocked = node.unlock_many(&tokens).await;
+        results.extend(
+            refilled?
+                .into_iter()
+                .map(|(slot, outcome)| (slot, outcome.map(|(outcome, _)| outcome))),
+        );
+        unlocked?;
+        Ok(results)
     }
 
     /// Refills one shard if the trigger's threshold says so, under its lock.
@@ -616,398 +512,21 @@ impl SegmentAllocator {
         trigger: Trigger,
         notes: &mut Notes,
     ) -> Result<RefillOutcome> {
-        let Some(mut locked) = node.lock(kind, slot, self.options.lock_ttl).await? else {
-            return Ok(RefillOutcome::Busy);
-        };
-        notes.rollback(locked.rollback.take());
-        let outcome = self
-            .refill_with(
-                node,
-                slot,
-                &locked.token,
-                locked.stock.unwrap_or(0),
-                trigger,
-                None,
-                notes,
-            )
-            .await;
-        node.unlock(slot, &locked.token).await?;
-        outcome.map(|(outcome, _)| outcome)
-    }
-
-    /// Tops up every shard at or below the threshold; safe to run many at once.
-    pub async fn reload(
-        &self,
-        options: &ReloadOptions,
-        progress: &dyn ReloadProgress,
-    ) -> Result<ReloadReport> {
-        /// A whole backend down, refusing access or unwritable, rather than
-        /// one shard being wrong.
-        fn stops_the_run(error: &Error) -> bool {
-            matches!(
-                error.kind(),
-                crate::ErrorKind::Unavailable
-                    | crate::ErrorKind::Access
-                    | crate::ErrorKind::Tls
-                    | crate::ErrorKind::Store
-            ) && !matches!(error, Error::StockEmpty { .. })
-        }
-        let mut report = ReloadReport::default();
-        let apps = self.ledger.apps().await?;
-        let apps: Vec<_> = match options.app {
-            Some(app) => {
-                let found: Vec<_> = apps.into_iter().filter(|a| a.app == app).collect();
-                if found.is_empty() {
-                    return Err(Error::UnknownApp { app });
-                }
-                found
-            }
-            None => apps,
-        };
-        let routes = self.ledger.routes().await?;
-        let default = self.nodes.default_node().to_string();
-
-        // Group shards by the node and dispenser that serve them.
-        let mut groups: BTreeMap<(String, DispenserKind), Vec<(Slot, u64)>> = BTreeMap::new();
-        for app in &apps {
-            let node = routes
-                .get(&app.app)
-                .map_or(default.clone(), |r| r.node.clone());
-            let kind = app.dispenser;
-            for row in &app.shards {
-                let reference = row.last_loaded.unwrap_or(row.step).max(1);
-                groups.entry((node.clone(), kind)).or_default().push((
-                    Slot {
-                        app: app.app,
-                        shard: row.shard,
-                    },
-                    reference,
-                ));
-            }
-        }
-
-        let mut work: Vec<(String, DispenserKind, Slot)> = Vec::new();
-        // A node that is down, refuses access or cannot be written fails every
-        // shard alike: when no node answered at all, stop with that one error.
-        let mut answered = groups.is_empty();
-        let mut first_down: Option<Error> = None;
-        for ((node_name, kind), slots) in &groups {
-            report.shards_checked += slots.len() as u64;
-            let stocks = match self.nodes.get(node_name).await {
-                Ok(node) => {
-                    let only: Vec<Slot> = slots.iter().map(|(s, _)| *s).collect();
-                    node.stock(*kind, &only).await
-                }
-                Err(e) => Err(e),
-            };
-            let stocks = match stocks {
-                Ok(stocks) => {
-                    answered = true;
-                    stocks
-                }
-                Err(e) => {
-                    report
-                        .failures
-                        .extend(slots.iter().map(|(slot, _)| ShardFailure {
-                            app: slot.app,
-                            shard: slot.shard,
-                            node: node_name.clone(),
-                            error: e.to_string(),
-                        }));
-                    if stops_the_run(&e) {
-                        first_down.get_or_insert(e);
-                    } else {
-                        answered = true;
-                    }
-                    continue;
-                }
-            };
-            for ((slot, reference), stock) in slots.iter().zip(stocks) {
-                let stock = stock.unwrap_or(0);
-                if super::sizing::needs_refill(
-                    Trigger::Threshold { idle: options.idle },
-                    stock,
-                    *reference,
-                ) {
-                    work.push((node_name.clone(), *kind, *slot));
-                }
-            }
-        }
-        if let (false, Some(down)) = (answered, first_down) {
-            return Err(down);
-        }
-        report.shards_below_threshold = work.len() as u64;
-        progress.start(work.len() as u64);
-
-        // Set by the first refill that finds a backend down or refusing: the
-        // shards still queued would only fail the same way, each after a timeout.
-        let backend_down = AtomicBool::new(false);
-        let backend_down = &backend_down;
-        let results: Vec<_> = futures::stream::iter(work)
-            .map(|(node_name, kind, slot)| async move {
-                let mut notes = Notes::default();
-                let cancelled = options
-                    .cancel
-                    .as_ref()
-                    .is_some_and(|c| c.load(Ordering::Acquire))
-                    || backend_down.load(Ordering::Acquire);
-                if cancelled {
-                    progress.advance();
-                    return (node_name, slot, Ok(RefillOutcome::Skipped), notes);
-                }
-                let outcome = match self.nodes.get(&node_name).await {
-                    Ok(node) => {
-                        let trigger = Trigger::Threshold { idle: options.idle };
-                        self.refill_shard(&*node, kind, slot, trigger, &mut notes)
-                            .await
-                    }
-                    Err(e) => Err(e),
-                };
-                if outcome.as_ref().is_err_and(stops_the_run) {
-                    backend_down.store(true, Ordering::Release);
-                }
-                progress.advance();
-                (node_name, slot, outcome, notes)
-            })
-            .buffer_unordered(options.jobs.max(1))
-            .collect()
-            .await;
-        let mut down = None;
-        for (node, slot, outcome, notes) in results {
-            report.warnings.extend(notes.warnings);
-            report.rollbacks.extend(notes.rollbacks);
-            match outcome {
-                Ok(RefillOutcome::Refilled { added }) => {
-                    report.shards_refilled += 1;
-                    report.ids_added += added;
-                }
-                Ok(RefillOutcome::NotNeeded) => {}
-                Ok(RefillOutcome::Skipped) => report.shards_skipped += 1,
-                Ok(RefillOutcome::Busy) => report.shards_busy += 1,
-                Ok(RefillOutcome::LockLost | RefillOutcome::Full) => report.segments_dropped += 1,
-                // A move switched the app's node after this run read the routes:
-                // the new node is the mover's (and the next run's) to fill.
-                Err(Error::Moved { .. }) => {}
-                // Sealed for a move out of the embedded store: nothing to refill, nothing broken.
-                Err(Error::AppMovedOut { app, to }) => report.warnings.push(format!(
-                    "app {app} has moved out of this store to {to}; its shards are no longer refilled here"
-                )),
-                Err(Error::LimitReached {
-                    app, max_limit_id, ..
-                }) => {
-                    match report.exhausted.iter_mut().find(|x| x.app == app) {
-                        Some(known) => known.shards.push(slot.shard),
-                        None => report.exhausted.push(ExhaustedApp {
-                            app,
-                            shards: vec![slot.shard],
-                            max_limit_id,
-                        }),
-                    }
-                }
-                Err(e) if stops_the_run(&e) => {
-                    down.get_or_insert(e);
-                }
-                Err(e) => report.failures.push(ShardFailure {
-                    app: slot.app,
-                    shard: slot.shard,
-                    node,
-                    error: e.to_string(),
-                }),
-            }
-        }
-        if let Some(down) = down {
-            return Err(down);
-        }
-        report.failures.sort_by_key(|f| (f.app, f.shard));
-        report.exhausted.sort_by_key(|x| x.app);
-        for exhausted in &mut report.exhausted {
-            exhausted.shards.sort_unstable();
-        }
-        if report.shards_skipped > 0 {
-            // Stopped early: leave the route hints and orphans for the next run.
-            report.group_failures();
-            report.group_warnings();
-            return Ok(report);
-        }
-        report.warnings.sort();
-        report.warnings.dedup();
-
-        self.sync_route_hints(&routes, options.app, &mut report)
-            .await;
-        self.find_orphans(&apps, &routes, options, &mut report)
-            .await;
-        report.group_failures();
-        report.group_warnings();
-        Ok(report)
-    }
-
-    /// Makes the default node's route hints match the durable routes.
-    async fn sync_route_hints(
-        &self,
-        routes: &BTreeMap<u8, Route>,
-        only: Option<u8>,
-        report: &mut ReloadReport,
-    ) {
-        let default_name = self.nodes.default_node().to_string();
-        let result: Result<()> = async {
-            let default = self.nodes.get(&default_name).await?;
-            let hints = default.route_hints().await?;
-            let in_scope = |app: &u8| only.is_none_or(|o| o == *app);
-            for (app, route) in routes.iter().filter(|(a, _)| in_scope(a)) {
-                let wanted = (route.node != default_name).then_some(route.node.as_str());
-                if hints.get(app).map(String::as_str) != wanted {
-                    default.set_route_hint(*app, wanted).await?;
-                }
-            }
-            for app in hints
-                .keys()
-                .filter(|a| in_scope(a) && !routes.contains_key(a))
-            {
-                default.set_route_hint(*app, None).await?;
-            }
-            Ok(())
-        }
-        .await;
-        if let Err(e) = result {
-            report
-                .warnings
-                .push(format!("could not sync route hints: {e}"));
-        }
-    }
-
-    /// Reports (and with `prune`, retires) stock that no app routed to its node owns.
-    async fn find_orphans(
-        &self,
-        apps: &[crate::store::AppRecord],
-        routes: &BTreeMap<u8, Route>,
-        options: &ReloadOptions,
-        report: &mut ReloadReport,
-    ) {
-        let known: BTreeSet<u8> = apps.iter().map(|a| a.app).collect();
-        let recorded: BTreeMap<u8, DispenserKind> =
-            apps.iter().map(|a| (a.app, a.dispenser)).collect();
-        let default = self.nodes.default_node().to_string();
-        for node_name in self.nodes.names().await {
-            let node = match self.nodes.get(&node_name).await {
-                Ok(node) => node,
-                Err(e) => {
-                    report.warnings.push(format!(
-                        "could not check node {node_name} for orphaned stock: {e}"
-                    ));
-                    continue;
-                }
-            };
-            for kind in [DispenserKind::Queue, DispenserKind::Range] {
-                let slots = match node.stocked_slots(kind).await {
-                    Ok(slots) => slots,
-                    Err(e) => {
-                        report
-                            .warnings
-                            .push(format!("could not list stock on node {node_name}: {e}"));
-                        continue;
-                    }
-                };
-                let mut by_app: BTreeMap<u8, Vec<Slot>> = BTreeMap::new();
-                for slot in slots {
-                    if options.app.is_some_and(|a| a != slot.app) {
-                        continue;
-                    }
-                    by_app.entry(slot.app).or_default().push(slot);
-                }
-                for (app, slots) in by_app {
-                    let reason = if options.app.is_none() && !known.contains(&app) {
-                        "app is not in id_alloc".to_string()
-                    } else if known.contains(&app) {
-                        let route = routes.get(&app);
-                        let serving = route.map_or(default.as_str(), |r| r.node.as_str());
-                        let incoming = route.and_then(|r| r.incoming.as_deref());
-                        let served_here =
-                            serving == node_name || incoming == Some(node_name.as_str());
-                        match recorded.get(&app) {
-                            _ if !served_here => format!("app is served by node {serving}"),
-                            Some(&served) if served != kind => format!(
-                                "app is served by the {} dispenser (the next refill of a shard retires this stock)",
-                                served.as_str()
-                            ),
-                            _ => continue,
-                        }
-                    } else {
-                        continue;
-                    };
-                    let pruned_ids = if options.prune {
-                        self.retire_slots(&*node, kind, &slots, report).await
-                    } else {
-                        None
-                    };
-                    report.orphans.push(OrphanStock {
-                        node: node_name.clone(),
-                        app,
-                        dispenser: kind,
-                        shards: slots.iter().map(|s| s.shard).collect(),
-                        reason,
-                        pruned_ids,
-                    });
-                }
-            }
-        }
-    }
-
-    /// Deletes the stock of `slots`, each under its own refill lock; a shard whose
-    /// lock is held is left for the next run.
-    pub async fn retire_slots(
-        &self,
-        node: &dyn Dispenser,
-        kind: DispenserKind,
-        slots: &[Slot],
-        report: &mut ReloadReport,
-    ) -> Option<u64> {
-        let mut dropped = 0;
-        for &slot in slots {
-            match self.retire_under_lock(node, kind, slot).await {
-                Ok(Some(n)) => dropped += n,
-                Ok(None) => report.warnings.push(format!(
-                    "app {} shard {} on node {} is locked by a refiller; not pruned this time",
-                    slot.app,
-                    slot.shard,
-                    node.node()
-                )),
-                Err(e) => report.failures.push(ShardFailure {
-                    app: slot.app,
-                    shard: slot.shard,
-                    node: node.node().to_string(),
-                    error: format!("prune failed: {e}"),
-                }),
-            }
-        }
-        Some(dropped)
-    }
-
-    /// Deletes one shard's stock under its refill lock, so a refill in flight
-    /// is never cut in half. `None`: someone holds the lock; nothing deleted.
-    pub async fn retire_under_lock(
-        &self,
-        node: &dyn Dispenser,
-        kind: DispenserKind,
-        slot: Slot,
-    ) -> Result<Option<u64>> {
-        let Some(locked) = node.lock(kind, slot, self.options.lock_ttl).await? else {
-            return Ok(None);
-        };
-        let retired = node.retire(kind, slot, &locked.token).await;
-        node.unlock(slot, &locked.token).await?;
-        // Retiring under a lock we just took cannot lose it within the TTL.
-        Ok(Some(retired?.unwrap_or(0)))
+        let results = self
+            .refill_shards(node, kind, &[slot], trigger, notes)
+            .await?;
+        only_one(results)?.1
     }
 }
 
-fn check_route(route: &Route, app: u8, node: &str) -> Result<()> {
-    if route.allows(node) {
-        Ok(())
-    } else {
-        Err(Error::Moved {
-            app,
-            node: route.node.clone(),
-        })
+/// The one answer of a batch of one.
+fn only_one<T>(answers: Vec<T>) -> Result<T> {
+    let mut answers = answers.into_iter();
+    match (answers.next(), answers.next()) {
+        (Some(answer), None) => Ok(answer),
+        _ => Err(Error::Internal(
+            "a batch of one shard did not give one answer".into(),
+        )),
     }
 }
 

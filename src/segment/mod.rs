@@ -46,6 +46,7 @@ pub mod allocator;
 pub mod buffer;
 pub mod id;
 pub mod migrate;
+pub mod reload;
 pub mod sizing;
 pub mod switch;
 

@@ -80,6 +80,7 @@ pub fn plan_refill(
         return Ok(SegmentPlan {
             count: 0,
             mark: None,
+            direct: false,
         });
     }
     let step = match trigger {
@@ -96,6 +97,7 @@ pub fn plan_refill(
             loaded: count,
             stock_after: stock + count,
         }),
+        direct: false,
     })
 }
 
@@ -104,7 +106,37 @@ pub fn plan_direct(state: &ShardState, wanted: u64) -> Result<SegmentPlan> {
     Ok(SegmentPlan {
         count: wanted.min(room(state)?),
         mark: None,
+        direct: true,
     })
+}
+
+/// What a caller wants from one shard: the planner's inputs, as data the
+/// ledger sizes under the shard's row lock.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Want {
+    /// Stock a dispenser whose stock, read under the refill lock, is `stock`.
+    /// With `direct_for`, a shortfall of at least a step is taken for the
+    /// caller instead of stocked.
+    Refill {
+        trigger: Trigger,
+        stock: u64,
+        direct_for: Option<u64>,
+    },
+    /// The caller consumes the whole segment itself.
+    Direct { wanted: u64 },
+}
+
+/// The one planner every ledger calls inside its transaction: how many
+/// indexes `want` takes from a shard in `state`, at `now_ms`.
+pub fn plan(state: &ShardState, want: Want, now_ms: i64) -> Result<SegmentPlan> {
+    match want {
+        Want::Direct { wanted } => plan_direct(state, wanted),
+        Want::Refill {
+            direct_for: Some(wanted),
+            ..
+        } if wanted >= state.step => plan_direct(state, wanted),
+        Want::Refill { trigger, stock, .. } => plan_refill(state, trigger, stock, now_ms),
+    }
 }
 
 /// Has the shard used at least 90% of what `max_limit_id` allows?

@@ -1,7 +1,7 @@
 //! Storage behind small traits: a [`Ledger`] decides uniqueness durably (MySQL or
 //! SQLite), a [`Dispenser`] serves ready indexes fast (a Redis node or SQLite).
 //!
-//! The one rule the split rests on: only [`Ledger::take_segment`] hands out
+//! The one rule the split rests on: only [`Ledger::take_segments`] hands out
 //! indexes, each exactly once. A dispenser merely caches indexes already taken,
 //! so losing or corrupting a dispenser costs gaps, never repeats.
 
@@ -205,10 +205,40 @@ pub struct ShardState {
 pub struct SegmentPlan {
     pub count: u64,
     pub mark: Option<RefillMark>,
+    /// The caller consumes the segment itself instead of stocking a dispenser.
+    pub direct: bool,
 }
 
-/// Decides, inside the ledger's transaction, how large a segment to take.
-pub type Planner<'a> = &'a (dyn Fn(&ShardState) -> Result<SegmentPlan> + Send + Sync);
+/// Segments wanted from shards of one app, taken in one transaction: the
+/// ledger locks the shards, sizes each with [`crate::segment::sizing::plan`]
+/// and advances them together.
+#[derive(Debug, Clone)]
+pub struct SegmentRequest {
+    pub app: u8,
+    /// The node to be stocked: refused ([`crate::Error::Moved`]) unless the
+    /// app's route allows it. `None` for a segment the caller consumes.
+    pub node: Option<String>,
+    /// Unix ms, for the refill marks and the sizing from consumption.
+    pub now_ms: i64,
+    /// Distinct shards, each with what is wanted from it.
+    pub shards: Vec<(u8, crate::segment::sizing::Want)>,
+}
+
+/// What one shard of a [`SegmentRequest`] gave.
+#[derive(Debug, Clone)]
+pub struct TakenSegment {
+    /// The indexes taken, never returned again; `None`: the plan took none.
+    pub segment: Option<Segment>,
+    /// The segment is for the caller, not for a dispenser.
+    pub direct: bool,
+    /// The shard as read under its lock, before the take.
+    pub state: ShardState,
+}
+
+/// One shard's answer to a [`SegmentRequest`]: an error here (the limit
+/// reached, a route elsewhere, a missing row) leaves that shard untouched and
+/// the others taken.
+pub type ShardTake = (u8, Result<TakenSegment>);
 
 /// A new app as `init-app` describes it.
 #[derive(Debug, Clone, Serialize)]
@@ -536,11 +566,13 @@ pub trait Ledger: Send + Sync {
     /// The last refill of every shard that has had one, for the stock runway `status` shows.
     async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>>;
 
-    /// Takes a segment for one shard in one transaction: reads the shard locked,
-    /// asks `plan` how many indexes to take, advances `max_id` and records the
-    /// refill mark. The returned indexes are never returned again. A plan of 0
-    /// indexes rolls back and returns `None`.
-    async fn take_segment(&self, app: u8, shard: u8, plan: Planner<'_>) -> Result<Option<Segment>>;
+    /// Takes segments for shards of one app in one transaction: reads the
+    /// shards locked, sizes each with the pure planner, advances their
+    /// `max_id` and records the refill marks. The returned indexes are never
+    /// returned again. One answer per requested shard, in request order; an
+    /// error for the whole request (the app unknown or sealed, the store down)
+    /// takes nothing.
+    async fn take_segments(&self, request: &SegmentRequest) -> Result<Vec<ShardTake>>;
 
     /// Routes of the apps that have one; apps without a route use the default node.
     async fn routes(&self) -> Result<BTreeMap<u8, Route>>;
@@ -698,6 +730,15 @@ pub enum PushOutcome {
     Full,
 }
 
+/// One segment for [`Dispenser::push_many`].
+#[derive(Debug, Clone)]
+pub struct StockPush {
+    pub slot: Slot,
+    pub segment: Segment,
+    pub max_limit_id: u64,
+    pub token: LockToken,
+}
+
 /// The answer of [`Dispenser::push`].
 #[derive(Debug)]
 pub struct Pushed {
@@ -758,6 +799,46 @@ pub trait Dispenser: Send + Sync {
         max_limit_id: u64,
         token: &LockToken,
     ) -> Result<Pushed>;
+
+    /// [`Dispenser::lock`] for many shards; one answer per slot, in order. A
+    /// node that can, does it in one round trip.
+    async fn lock_many(
+        &self,
+        kind: DispenserKind,
+        slots: &[Slot],
+        ttl: Duration,
+    ) -> Result<Vec<Result<Option<Locked>>>> {
+        let mut answers = Vec::with_capacity(slots.len());
+        for &slot in slots {
+            answers.push(self.lock(kind, slot, ttl).await);
+        }
+        Ok(answers)
+    }
+
+    /// [`Dispenser::push`] for many shards, each under its own lock; one
+    /// answer per push, in order. A node that can, does it in one round trip.
+    async fn push_many(
+        &self,
+        kind: DispenserKind,
+        pushes: &[StockPush],
+    ) -> Result<Vec<Result<Pushed>>> {
+        let mut answers = Vec::with_capacity(pushes.len());
+        for p in pushes {
+            answers.push(
+                self.push(kind, p.slot, p.segment, p.max_limit_id, &p.token)
+                    .await,
+            );
+        }
+        Ok(answers)
+    }
+
+    /// [`Dispenser::unlock`] for many shards; a lock no longer ours is left alone.
+    async fn unlock_many(&self, locks: &[(Slot, LockToken)]) -> Result<()> {
+        for (slot, token) in locks {
+            self.unlock(*slot, token).await?;
+        }
+        Ok(())
+    }
 
     /// Records the shard's `max_limit_id` beside its stock, after a take that
     /// found it unknown (stock another tool pushed). A dispenser that always

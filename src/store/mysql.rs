@@ -5,19 +5,20 @@
 //! no gap locks: concurrent refills of different shards never deadlock.
 
 use super::sql_rows::{
-    SHARD_EXTRA_SQL, StoredAppShard, StoredShard, dispenser_from, group_apps, route_columns,
-    route_from,
+    APP_EXTRA_SQL, HistoryRow, LockedRow, REFILL_ROWS_SQL, StoredAppExtra, StoredAppShard,
+    apply_request, dispenser_from, group_apps, join_history, route_columns, route_from,
+    shard_rows_sql,
 };
 use super::{
-    AppChange, AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner,
-    RefillMark, Route, SealedApp, Segment, Slot,
+    AppChange, AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, RefillMark, Route,
+    SealedApp, SegmentRequest, ShardTake, Slot,
 };
 mod params;
 
 use crate::config::{DEFAULT_NODE, TlsFiles};
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
-use crate::segment::{DispenserKind, SHARDS, max_index_within};
+use crate::segment::{DispenserKind, SHARDS};
 use async_trait::async_trait;
 use mysql_async::prelude::Queryable;
 use mysql_async::{
@@ -355,36 +356,32 @@ impl MysqlLedger {
         Ok(true)
     }
 
-    async fn take_segment_locked(
-        &self,
-        app: u8,
-        shard: u8,
-        plan: Planner<'_>,
-    ) -> Result<Option<Segment>> {
+    /// Takes the request's segments in one transaction: locks the rows in
+    /// shard order, lets [`apply_request`] size them, then one `UPDATE` and one
+    /// `INSERT` for all of them.
+    async fn take_segments_locked(&self, request: &SegmentRequest) -> Result<Vec<ShardTake>> {
+        let app = request.app;
+        let mut shards: Vec<u8> = request.shards.iter().map(|&(s, _)| s).collect();
+        shards.sort_unstable();
         let mut conn = self.conn().await?;
         let mut tx = self
             .bounded(conn.start_transaction(Self::tx_opts()))
             .await?;
-        let row: Option<(i64, i64, i64)> = self
-            .bounded(tx.exec_first(
-                "SELECT max_id, step, max_limit_id FROM id_alloc WHERE app_id = ? AND shard_id = ? FOR UPDATE",
-                (app, shard),
-            ))
+        let mut params: Vec<mysql_async::Value> = vec![app.into()];
+        params.extend(shards.iter().map(|&s| mysql_async::Value::from(s)));
+        let rows: Vec<LockedRow> = self
+            .bounded(tx.exec(shard_rows_sql(shards.len(), true), params))
             .await?;
-        let Some((max_id, step, max_limit_id)) = row else {
-            let shards: Option<i64> = self
+        if rows.is_empty() {
+            let count: Option<i64> = self
                 .bounded(tx.exec_first("SELECT COUNT(*) FROM id_alloc WHERE app_id = ?", (app,)))
                 .await?;
-            return Err(if shards.unwrap_or(0) == 0 {
-                Error::UnknownApp { app }
-            } else {
-                Error::ShardMissing { app, shard }
-            });
-        };
+            if count.unwrap_or(0) == 0 {
+                return Err(Error::UnknownApp { app });
+            }
+        }
+        let history: Vec<HistoryRow> = self.bounded(tx.exec(REFILL_ROWS_SQL, (app,))).await?;
         type Extra = (
-            Option<i64>,
-            Option<i64>,
-            Option<i64>,
             Option<i64>,
             Option<i64>,
             Option<i64>,
@@ -393,65 +390,65 @@ impl MysqlLedger {
             Option<String>,
         );
         let extra: Option<Extra> = self
-            .bounded(tx.exec_first(SHARD_EXTRA_SQL, (app, shard, app, app)))
+            .bounded(tx.exec_first(APP_EXTRA_SQL, (app, app)))
             .await?;
-        let (
-            loaded_at_ms,
-            loaded,
-            stock_after,
-            min_step,
-            max_step,
-            target_secs,
-            node,
-            target_node,
-            phase,
-        ) = extra.unwrap_or_default();
-        let state = StoredShard {
-            max_id,
-            step,
-            max_limit_id,
-            loaded_at_ms,
-            loaded,
-            stock_after,
-            min_step,
-            max_step,
-            target_secs,
-            node,
-            target_node,
-            phase,
-        }
-        .into_state(app, shard, DEFAULT_NODE)?;
-        let planned = plan(&state)?;
-        if planned.count == 0 {
+        let extra = extra.map_or_else(StoredAppExtra::default, |e| StoredAppExtra {
+            min_step: e.0,
+            max_step: e.1,
+            target_secs: e.2,
+            node: e.3,
+            target_node: e.4,
+            phase: e.5,
+        });
+        let rows = join_history(rows, history);
+        let (takes, writes) = apply_request(request, rows, &extra, DEFAULT_NODE)?;
+        if writes.is_empty() {
             self.bounded(tx.rollback()).await?;
-            return Ok(None);
+            return Ok(takes);
         }
-        let limit = max_index_within(state.max_limit_id, app, shard).unwrap_or(0);
-        if state.max_id.saturating_add(planned.count) > limit {
-            return Err(Error::Internal(format!(
-                "planner asked for {} indexes past max_id {} of app {app} shard {shard} (limit {limit})",
-                planned.count, state.max_id
-            )));
+        let cases = vec!["WHEN ? THEN ?"; writes.len()].join(" ");
+        let marks = vec!["?"; writes.len()].join(", ");
+        let mut params: Vec<mysql_async::Value> = Vec::with_capacity(writes.len() * 3 + 1);
+        for w in &writes {
+            params.extend([w.shard.into(), w.max_id.into()]);
         }
-        let new_max = state.max_id + planned.count;
+        params.push(app.into());
+        params.extend(writes.iter().map(|w| mysql_async::Value::from(w.shard)));
         self.bounded(tx.exec_drop(
-            "UPDATE id_alloc SET max_id = ? WHERE app_id = ? AND shard_id = ?",
-            (new_max, app, shard),
+            format!(
+                "UPDATE id_alloc SET max_id = CASE shard_id {cases} END WHERE app_id = ? AND shard_id IN ({marks})"
+            ),
+            params,
         ))
         .await?;
-        if let Some(mark) = planned.mark {
+        let marked: Vec<_> = writes
+            .iter()
+            .filter_map(|w| w.mark.map(|m| (w.shard, m)))
+            .collect();
+        if !marked.is_empty() {
+            let values = vec!["(?, ?, ?, ?, ?)"; marked.len()].join(", ");
+            let mut params: Vec<mysql_async::Value> = Vec::with_capacity(marked.len() * 5);
+            for (shard, mark) in &marked {
+                params.extend([
+                    app.into(),
+                    (*shard).into(),
+                    mark.loaded_at_ms.into(),
+                    mark.loaded.into(),
+                    mark.stock_after.into(),
+                ]);
+            }
             self.bounded(tx.exec_drop(
-                "INSERT INTO idgen_refill (app_id, shard_id, loaded_at_ms, loaded, stock_after) VALUES (?, ?, ?, ?, ?)
-                 ON DUPLICATE KEY UPDATE loaded_at_ms = VALUES(loaded_at_ms), loaded = VALUES(loaded), stock_after = VALUES(stock_after)",
-                (app, shard, mark.loaded_at_ms, mark.loaded, mark.stock_after),
+                format!(
+                    "INSERT INTO idgen_refill (app_id, shard_id, loaded_at_ms, loaded, stock_after) VALUES {values}
+                     ON DUPLICATE KEY UPDATE loaded_at_ms = VALUES(loaded_at_ms), loaded = VALUES(loaded), stock_after = VALUES(stock_after)"
+                ),
+                params,
             ))
             .await?;
         }
+        crate::failpoint::hit("mysql.take_segments.before_commit")?;
         self.bounded(tx.commit()).await?;
-        Ok(Some(Segment {
-            first: state.max_id + 1,
-            last: new_max,
-        }))
+        Ok(takes)
     }
 
     async fn records(&self, app: Option<u8>) -> Result<Vec<AppRecord>> {
@@ -859,11 +856,14 @@ impl Ledger for MysqlLedger {
             .collect())
     }
 
-    async fn take_segment(&self, app: u8, shard: u8, plan: Planner<'_>) -> Result<Option<Segment>> {
+    async fn take_segments(&self, request: &SegmentRequest) -> Result<Vec<ShardTake>> {
         if !self.ready().await? {
-            return Err(Error::UnknownApp { app });
+            return Err(Error::UnknownApp { app: request.app });
         }
-        self.take_segment_locked(app, shard, plan).await
+        if request.shards.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.take_segments_locked(request).await
     }
 
     async fn routes(&self) -> Result<BTreeMap<u8, Route>> {

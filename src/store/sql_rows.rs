@@ -1,9 +1,13 @@
 //! Decoding what both SQL ledgers (MySQL, SQLite) store the same way: shard
 //! rows with their refill history, per-app step bounds and routes.
 
-use super::{AppPolicy, RefillMark, Route, ShardState};
+use super::{
+    AppPolicy, RefillMark, Route, Segment, SegmentRequest, ShardState, ShardTake, TakenSegment,
+};
 use crate::error::{Error, Result};
 use crate::segment::DispenserKind;
+use crate::segment::max_index_within;
+use crate::segment::sizing::Want;
 use std::time::Duration;
 
 /// `idgen_route.phase` while the incoming node is being stocked.
@@ -72,14 +76,21 @@ pub(crate) fn route_columns(route: &Route) -> (Option<String>, Option<&'static s
     }
 }
 
-/// The columns both ledgers read, under the shard's row lock, before taking a segment.
+/// An `id_alloc` row and its refill history, as both ledgers read it under
+/// the row lock before taking a segment.
 pub(crate) struct StoredShard {
+    pub shard: u8,
     pub max_id: i64,
     pub step: i64,
     pub max_limit_id: i64,
     pub loaded_at_ms: Option<i64>,
     pub loaded: Option<i64>,
     pub stock_after: Option<i64>,
+}
+
+/// The app's step bounds and route, read beside its locked rows.
+#[derive(Default)]
+pub(crate) struct StoredAppExtra {
     pub min_step: Option<i64>,
     pub max_step: Option<i64>,
     pub target_secs: Option<i64>,
@@ -88,25 +99,73 @@ pub(crate) struct StoredShard {
     pub phase: Option<String>,
 }
 
-/// The history, bounds and route columns, as both ledgers select them after
-/// the locked `id_alloc` row (`?`-style placeholders: app, shard, app, app).
-pub(crate) const SHARD_EXTRA_SQL: &str = "SELECT h.loaded_at_ms, h.loaded, h.stock_after, p.min_step, p.max_step, p.target_secs, r.node, r.target_node, r.phase
+/// The locked rows of some shards of one app, with their refill history, in
+/// shard order; `?`-style placeholders: the app, then each shard. Both ledgers
+/// run it inside the transaction that takes the segments (MySQL adds
+/// `FOR UPDATE` on `id_alloc` alone; SQLite already holds the write lock).
+pub(crate) fn shard_rows_sql(shards: usize, for_update: bool) -> String {
+    let marks = vec!["?"; shards.max(1)].join(", ");
+    let rows = format!(
+        "SELECT shard_id, max_id, step, max_limit_id FROM id_alloc WHERE app_id = ? AND shard_id IN ({marks}) ORDER BY shard_id"
+    );
+    if for_update {
+        format!("{rows} FOR UPDATE")
+    } else {
+        rows
+    }
+}
+
+/// A locked `id_alloc` row: shard, max_id, step, max_limit_id.
+pub(crate) type LockedRow = (u8, i64, i64, i64);
+
+/// A refill history row: shard, then loaded_at_ms, loaded, stock_after.
+pub(crate) type HistoryRow = (u8, Option<i64>, Option<i64>, Option<i64>);
+
+/// Joins locked rows with their shards' refill history.
+pub(crate) fn join_history(rows: Vec<LockedRow>, history: Vec<HistoryRow>) -> Vec<StoredShard> {
+    let mut history: std::collections::BTreeMap<_, _> = history
+        .into_iter()
+        .map(|(shard, at, loaded, after)| (shard, (at, loaded, after)))
+        .collect();
+    rows.into_iter()
+        .map(|(shard, max_id, step, max_limit_id)| {
+            let (loaded_at_ms, loaded, stock_after) = history.remove(&shard).unwrap_or_default();
+            StoredShard {
+                shard,
+                max_id,
+                step,
+                max_limit_id,
+                loaded_at_ms,
+                loaded,
+                stock_after,
+            }
+        })
+        .collect()
+}
+
+/// The refill history of every shard of an app (placeholder: the app).
+pub(crate) const REFILL_ROWS_SQL: &str =
+    "SELECT shard_id, loaded_at_ms, loaded, stock_after FROM idgen_refill WHERE app_id = ?";
+
+/// The app's bounds and route, as both ledgers select them after the locked
+/// `id_alloc` rows (`?`-style placeholders: app, app).
+pub(crate) const APP_EXTRA_SQL: &str =
+    "SELECT p.min_step, p.max_step, p.target_secs, r.node, r.target_node, r.phase
      FROM (SELECT 1 AS one) x
-     LEFT JOIN idgen_refill h ON h.app_id = ? AND h.shard_id = ?
      LEFT JOIN idgen_app p ON p.app_id = ?
      LEFT JOIN idgen_route r ON r.app_id = ?";
 
 impl StoredShard {
     /// The shard as the planner sees it.
-    pub(crate) fn into_state(self, app: u8, shard: u8, default_node: &str) -> Result<ShardState> {
+    fn into_state(self, app: u8, extra: &StoredAppExtra, default_node: &str) -> Result<ShardState> {
         let step = to_u64(self.step, "step")?;
         Ok(ShardState {
             app,
-            shard,
+            shard: self.shard,
             max_id: to_u64(self.max_id, "max_id")?,
             step,
             max_limit_id: to_u64(self.max_limit_id, "max_limit_id")?,
-            policy: policy_from(step, self.min_step, self.max_step, self.target_secs),
+            policy: policy_from(step, extra.min_step, extra.max_step, extra.target_secs),
             last_refill: match (self.loaded_at_ms, self.loaded, self.stock_after) {
                 (Some(at), Some(loaded), Some(after)) => Some(RefillMark {
                     loaded_at_ms: at,
@@ -115,9 +174,109 @@ impl StoredShard {
                 }),
                 _ => None,
             },
-            route: route_from(default_node, self.node, self.target_node, self.phase),
+            route: route_from(
+                default_node,
+                extra.node.clone(),
+                extra.target_node.clone(),
+                extra.phase.clone(),
+            ),
         })
     }
+}
+
+/// What a batch writes to one shard: its new `max_id`, and the refill mark.
+pub(crate) struct ShardWrite {
+    pub shard: u8,
+    pub max_id: i64,
+    pub mark: Option<RefillMark>,
+}
+
+/// Applies a [`SegmentRequest`] to the shards read under their locks: the one
+/// place both SQL ledgers size segments (the pure planner), check the route
+/// and re-check the limit, and compute the new `max_id`. Returns one answer
+/// per requested shard and the writes to make before committing; a shard whose
+/// row is missing, whose limit is reached or whose route is elsewhere gets an
+/// error and no write.
+pub(crate) fn apply_request(
+    request: &SegmentRequest,
+    rows: Vec<StoredShard>,
+    extra: &StoredAppExtra,
+    default_node: &str,
+) -> Result<(Vec<ShardTake>, Vec<ShardWrite>)> {
+    let app = request.app;
+    let mut states = std::collections::BTreeMap::new();
+    for row in rows {
+        states.insert(row.shard, row.into_state(app, extra, default_node)?);
+    }
+    let mut takes = Vec::with_capacity(request.shards.len());
+    let mut writes = Vec::new();
+    for &(shard, want) in &request.shards {
+        let taken = match states.remove(&shard) {
+            None => Err(Error::ShardMissing { app, shard }),
+            Some(state) => apply_one(request, state, want).map(|(taken, write)| {
+                writes.extend(write);
+                taken
+            }),
+        };
+        takes.push((shard, taken));
+    }
+    Ok((takes, writes))
+}
+
+fn apply_one(
+    request: &SegmentRequest,
+    state: ShardState,
+    want: Want,
+) -> Result<(TakenSegment, Option<ShardWrite>)> {
+    let (app, shard) = (state.app, state.shard);
+    if let Some(node) = &request.node
+        && !state.route.allows(node)
+    {
+        return Err(Error::Moved {
+            app,
+            node: state.route.node.clone(),
+        });
+    }
+    let planned = crate::segment::sizing::plan(&state, want, request.now_ms)?;
+    if planned.count == 0 {
+        return Ok((
+            TakenSegment {
+                segment: None,
+                direct: planned.direct,
+                state,
+            },
+            None,
+        ));
+    }
+    let limit = max_index_within(state.max_limit_id, app, shard).unwrap_or(0);
+    if state.max_id.saturating_add(planned.count) > limit {
+        return Err(Error::Internal(format!(
+            "planner asked for {} indexes past max_id {} of app {app} shard {shard} (limit {limit})",
+            planned.count, state.max_id
+        )));
+    }
+    let new_max = state.max_id + planned.count;
+    let max_id = i64::try_from(new_max).map_err(|_| {
+        Error::Internal(format!(
+            "max_id {new_max} of app {app} shard {shard} does not fit a signed 64-bit integer"
+        ))
+    })?;
+    let segment = Segment {
+        first: state.max_id + 1,
+        last: new_max,
+    };
+    Ok((
+        TakenSegment {
+            segment: Some(segment),
+            direct: planned.direct,
+            state,
+        },
+        Some(ShardWrite {
+            shard,
+            max_id,
+            mark: planned.mark,
+        }),
+    ))
 }
 
 /// One `id_alloc` row with its last loaded segment size, as listed for `apps()`.

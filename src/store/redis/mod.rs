@@ -19,12 +19,13 @@
 //! tag (the Java names have none), so segment dispensers need a standalone Redis.
 
 mod acl;
+mod batch;
 pub mod connect;
 pub mod lease;
 
 use super::{
-    Dispenser, LockToken, Locked, Malformed, PushOutcome, Pushed, Rollback, RollbackRecord,
-    Segment, Slot, Taken, version_at_least,
+    Dispenser, LockToken, Locked, Malformed, Pushed, Rollback, RollbackRecord, Segment, Slot,
+    StockPush, Taken, version_at_least,
 };
 use crate::clock::Clock;
 use crate::config::TlsFiles;
@@ -812,30 +813,16 @@ impl Dispenser for RedisNode {
     }
 
     async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>> {
-        let token = LockToken::random();
-        let keys = Self::shard_keys(slot);
-        let answer: Vec<Value> = self
-            .invoke(
-                &self.scripts.lock,
-                &keys.each_ref().map(String::as_str),
-                &[
-                    token.0.clone(),
-                    ttl.as_millis().max(1).to_string(),
-                    kind.as_str().to_string(),
-                ],
-            )
-            .await?;
-        if int_of(answer.first()) != 1 {
-            return Ok(None);
-        }
-        let rollback = self
-            .rollback_of(slot, &text_of(answer.get(2)), int_of(answer.get(3)))
-            .await;
-        Ok(Some(Locked {
-            token,
-            stock: u64::try_from(int_of(answer.get(1))).ok(),
-            rollback,
-        }))
+        one(self.lock_batch(kind, &[slot], ttl).await?)?
+    }
+
+    async fn lock_many(
+        &self,
+        kind: DispenserKind,
+        slots: &[Slot],
+        ttl: Duration,
+    ) -> Result<Vec<Result<Option<Locked>>>> {
+        self.lock_batch(kind, slots, ttl).await
     }
 
     async fn push(
@@ -846,39 +833,21 @@ impl Dispenser for RedisNode {
         max_limit_id: u64,
         token: &LockToken,
     ) -> Result<Pushed> {
-        crate::failpoint::hit("dispenser.before_push")?;
-        let mut args = vec![
-            token.0.clone(),
-            segment.first.to_string(),
-            segment.last.to_string(),
-            kind.as_str().to_string(),
-            max_limit_id.to_string(),
-        ];
-        if kind == DispenserKind::Queue {
-            // The strings are built here: formatting them in Lua is several times slower.
-            args.extend(segment.indexes().map(|i| i.to_string()));
-        }
-        let keys = Self::shard_keys(slot);
-        let answer: Vec<Value> = self
-            .invoke(
-                &self.scripts.push,
-                &keys.each_ref().map(String::as_str),
-                &args,
-            )
-            .await?;
-        let rollback = self
-            .rollback_of(slot, &text_of(answer.get(1)), int_of(answer.get(2)))
-            .await;
-        let outcome = match int_of(answer.first()) {
-            -1 => PushOutcome::LockLost,
-            -2 => PushOutcome::Full,
-            n => PushOutcome::Stocked(n.max(0) as u64),
+        let push = StockPush {
+            slot,
+            segment,
+            max_limit_id,
+            token: token.clone(),
         };
-        Ok(Pushed {
-            outcome,
-            rollback,
-            switched: u64::try_from(int_of(answer.get(3))).unwrap_or(0),
-        })
+        one(self.push_batch(kind, &[push]).await?)?
+    }
+
+    async fn push_many(
+        &self,
+        kind: DispenserKind,
+        pushes: &[StockPush],
+    ) -> Result<Vec<Result<Pushed>>> {
+        self.push_batch(kind, pushes).await
     }
 
     async fn note_limit(&self, slot: Slot, max_limit_id: u64) -> Result<()> {
@@ -921,14 +890,11 @@ impl Dispenser for RedisNode {
     }
 
     async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool> {
-        let deleted: i64 = self
-            .invoke(
-                &self.scripts.unlock,
-                &[&lock_key(slot)],
-                std::slice::from_ref(&token.0),
-            )
-            .await?;
-        Ok(deleted == 1)
+        one(self.unlock_batch(&[(slot, token.clone())]).await?)
+    }
+
+    async fn unlock_many(&self, locks: &[(Slot, LockToken)]) -> Result<()> {
+        self.unlock_batch(locks).await.map(drop)
     }
 
     async fn retire(
@@ -1039,6 +1005,14 @@ impl Dispenser for RedisNode {
 
 /// Parses `{app}_{shard}`; anything else (such as the Java service's bare
 /// `id.gen.idList_` lock key) is not a slot.
+/// The answer of a batch of one.
+fn one<T>(answers: Vec<T>) -> Result<T> {
+    answers
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Internal("a batch of one gave no answer".into()))
+}
+
 fn parse_slot(rest: &str) -> Option<Slot> {
     let (app, shard) = rest.split_once('_')?;
     let slot = Slot {

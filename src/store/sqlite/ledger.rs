@@ -7,16 +7,18 @@
 
 use super::{DbError, DbResult, EMBEDDED_NODE, SealedApp, SealedShard, SqliteStore, now_ms};
 use crate::error::{Error, Result};
-use crate::segment::{DispenserKind, SHARDS, max_index_within};
+use crate::segment::{DispenserKind, SHARDS};
 use crate::store::sql_rows::{
-    SHARD_EXTRA_SQL, StoredAppShard, StoredShard, dispenser_from, group_apps, route_from,
+    APP_EXTRA_SQL, HistoryRow, LockedRow, REFILL_ROWS_SQL, StoredAppExtra, StoredAppShard,
+    StoredShard, apply_request, dispenser_from, group_apps, join_history, route_from,
+    shard_rows_sql,
 };
 use crate::store::{
-    AppChange, AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, Planner,
-    RefillMark, Route, Segment, SegmentPlan, ShardState, Slot,
+    AppChange, AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, RefillMark, Route,
+    SegmentRequest, ShardTake, Slot,
 };
 use async_trait::async_trait;
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::BTreeMap;
 
 /// A validated count as SQLite stores it (AppSpec keeps them within i64).
@@ -179,141 +181,100 @@ fn init_app(conn: &Connection, spec: &AppSpec) -> DbResult<InitReport> {
     })
 }
 
-/// The shard as the planner sees it, read under the write lock.
-fn shard_state(conn: &Connection, app: u8, shard: u8) -> DbResult<ShardState> {
+/// The requested shards' rows and the app's bounds and route, read under the write lock.
+fn locked_rows(
+    conn: &Connection,
+    request: &SegmentRequest,
+) -> DbResult<(Vec<StoredShard>, StoredAppExtra)> {
+    let app = request.app;
     refuse_if_sealed(conn, app)?;
-    let row: Option<(i64, i64, i64)> = conn
-        .prepare_cached(
-            "SELECT max_id, step, max_limit_id FROM id_alloc WHERE app_id = ?1 AND shard_id = ?2",
-        )?
-        .query_row(params![app, shard], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })
-        .optional()?;
-    let Some((max_id, step, max_limit_id)) = row else {
-        return Err(DbError::Idgen(if shard_count(conn, app)? == 0 {
-            Error::UnknownApp { app }
-        } else {
-            Error::ShardMissing { app, shard }
-        }));
-    };
-    type Extra = (
-        Option<i64>,
-        Option<i64>,
-        Option<i64>,
-        Option<i64>,
-        Option<i64>,
-        Option<i64>,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-    );
-    let (
-        loaded_at_ms,
-        loaded,
-        stock_after,
-        min_step,
-        max_step,
-        target_secs,
-        node,
-        target_node,
-        phase,
-    ): Extra =
-        conn.prepare_cached(SHARD_EXTRA_SQL)?
-            .query_row(params![app, shard, app, app], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                    r.get(7)?,
-                    r.get(8)?,
-                ))
-            })?;
-    Ok(StoredShard {
-        max_id,
-        step,
-        max_limit_id,
-        loaded_at_ms,
-        loaded,
-        stock_after,
-        min_step,
-        max_step,
-        target_secs,
-        node,
-        target_node,
-        phase,
+    let mut shards: Vec<u8> = request.shards.iter().map(|&(s, _)| s).collect();
+    shards.sort_unstable();
+    let mut history: Vec<HistoryRow> = Vec::new();
+    {
+        let mut stmt = conn.prepare_cached(REFILL_ROWS_SQL)?;
+        let rows = stmt.query_map([app], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?;
+        for row in rows {
+            let (shard, at, loaded, after) = row?;
+            if let Ok(shard) = u8::try_from(shard) {
+                history.push((shard, at, loaded, after));
+            }
+        }
     }
-    .into_state(app, shard, EMBEDDED_NODE)?)
+    let mut stmt = conn.prepare_cached(&shard_rows_sql(shards.len(), false))?;
+    let params = rusqlite::params_from_iter(
+        std::iter::once(i64::from(app)).chain(shards.iter().map(|&s| i64::from(s))),
+    );
+    let rows = stmt
+        .query_map(params, |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, i64>(3)?,
+            ))
+        })?
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    if rows.is_empty() && shard_count(conn, app)? == 0 {
+        return Err(DbError::Idgen(Error::UnknownApp { app }));
+    }
+    // The IN list holds only shards 0..=63.
+    let rows: Vec<LockedRow> = rows
+        .into_iter()
+        .filter_map(|(shard, max_id, step, max_limit_id)| {
+            Some((u8::try_from(shard).ok()?, max_id, step, max_limit_id))
+        })
+        .collect();
+    let rows = join_history(rows, history);
+    let extra = conn
+        .prepare_cached(APP_EXTRA_SQL)?
+        .query_row(params![app, app], |r| {
+            Ok(StoredAppExtra {
+                min_step: r.get(0)?,
+                max_step: r.get(1)?,
+                target_secs: r.get(2)?,
+                node: r.get(3)?,
+                target_node: r.get(4)?,
+                phase: r.get(5)?,
+            })
+        })?;
+    Ok((rows, extra))
 }
 
-/// Takes a segment in one immediate transaction. The planner runs on the
-/// caller's side (it borrows the caller's state): the state goes out over
-/// `state_out`, the plan comes back over `plan_in`, and the transaction stays
-/// open in between. If the caller goes away, nothing is committed.
-fn take_segment(
-    conn: &mut Connection,
-    app: u8,
-    shard: u8,
-    state_out: tokio::sync::oneshot::Sender<ShardState>,
-    plan_in: std::sync::mpsc::Receiver<Result<SegmentPlan>>,
-) -> DbResult<Option<Segment>> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let state = shard_state(&tx, app, shard)?;
-    let (max_id, max_limit_id) = (state.max_id, state.max_limit_id);
-    if state_out.send(state).is_err() {
-        return Err(DbError::Idgen(Error::Internal(
-            "the caller stopped waiting for a segment".into(),
-        )));
-    }
-    let planned = plan_in.recv().map_err(|_| {
-        DbError::Idgen(Error::Internal(
-            "the segment planner went away mid-transaction".into(),
-        ))
-    })??;
-    if planned.count == 0 {
-        return Ok(None); // dropping tx rolls back
-    }
-    let limit = max_index_within(max_limit_id, app, shard).unwrap_or(0);
-    if max_id.saturating_add(planned.count) > limit {
-        return Err(DbError::Idgen(Error::Internal(format!(
-            "planner asked for {} indexes past max_id {max_id} of app {app} shard {shard} (limit {limit})",
-            planned.count
-        ))));
-    }
-    let new_max = max_id + planned.count;
-    let new_max_sql = i64::try_from(new_max).map_err(|_| {
-        DbError::Idgen(Error::Internal(format!(
-            "max_id {new_max} of app {app} shard {shard} does not fit a signed 64-bit integer"
-        )))
-    })?;
-    tx.prepare_cached(
-        "UPDATE id_alloc SET max_id = ?1, update_time = CURRENT_TIMESTAMP WHERE app_id = ?2 AND shard_id = ?3",
-    )?
-    .execute(params![new_max_sql, app, shard])?;
-    if let Some(mark) = planned.mark {
-        tx.prepare_cached(
+/// Takes the request's segments inside one immediate transaction, sized by
+/// [`apply_request`] from the rows read under the write lock. Any error
+/// before the commit rolls every shard back.
+fn take_segments(tx: &Connection, request: &SegmentRequest) -> DbResult<Vec<ShardTake>> {
+    let (rows, extra) = locked_rows(tx, request)?;
+    let (takes, writes) = apply_request(request, rows, &extra, EMBEDDED_NODE)?;
+    {
+        let mut update = tx.prepare_cached(
+            "UPDATE id_alloc SET max_id = ?1, update_time = CURRENT_TIMESTAMP WHERE app_id = ?2 AND shard_id = ?3",
+        )?;
+        let mut record = tx.prepare_cached(
             "INSERT INTO idgen_refill (app_id, shard_id, loaded_at_ms, loaded, stock_after) VALUES (?1, ?2, ?3, ?4, ?5)
              ON CONFLICT (app_id, shard_id) DO UPDATE SET loaded_at_ms = excluded.loaded_at_ms,
                loaded = excluded.loaded, stock_after = excluded.stock_after",
-        )?
-        .execute(params![
-            app,
-            shard,
-            mark.loaded_at_ms,
-            sql_u64(mark.loaded),
-            sql_u64(mark.stock_after)
-        ])?;
+        )?;
+        for write in &writes {
+            update.execute(params![write.max_id, request.app, write.shard])?;
+            if let Some(mark) = write.mark {
+                record.execute(params![
+                    request.app,
+                    write.shard,
+                    mark.loaded_at_ms,
+                    sql_u64(mark.loaded),
+                    sql_u64(mark.stock_after)
+                ])?;
+            }
+        }
     }
-    crate::failpoint::hit("sqlite.take_segment.before_commit")?;
-    tx.commit()?;
-    Ok(Some(Segment {
-        first: max_id + 1,
-        last: new_max,
-    }))
+    if !writes.is_empty() {
+        crate::failpoint::hit("sqlite.take_segment.before_commit")?;
+    }
+    Ok(takes)
 }
 
 /// Seals `app` for `destination` (see [`SqliteStore::seal_app`]).
@@ -520,20 +481,12 @@ impl Ledger for SqliteStore {
         .await
     }
 
-    async fn take_segment(&self, app: u8, shard: u8, plan: Planner<'_>) -> Result<Option<Segment>> {
-        let (state_out, state_in) = tokio::sync::oneshot::channel();
-        let (plan_out, plan_in) = std::sync::mpsc::channel();
-        let db = self.db.clone();
-        let job = tokio::task::spawn_blocking(move || {
-            db.with(move |conn| take_segment(conn, app, shard, state_out, plan_in))
-        });
-        if let Ok(state) = state_in.await {
-            // If the transaction already failed, it reports that itself below.
-            let _ = plan_out.send(plan(&state));
+    async fn take_segments(&self, request: &SegmentRequest) -> Result<Vec<ShardTake>> {
+        if request.shards.is_empty() {
+            return Ok(Vec::new());
         }
-        drop(plan_out);
-        job.await
-            .map_err(|e| Error::Internal(format!("SQLite worker thread failed: {e}")))?
+        let request = request.clone();
+        self.write(move |tx| take_segments(tx, &request)).await
     }
 
     async fn routes(&self) -> Result<BTreeMap<u8, Route>> {

@@ -20,16 +20,16 @@
 //! * a transaction is atomic: a process killed inside one leaves no trace of it
 //!   (SQLite discards uncommitted WAL frames), and nothing it read was handed out,
 //!   because nothing is handed out before the commit returns;
-//! * indexes come only from `take_segment`, which advances `id_alloc.max_id` in
+//! * indexes come only from `take_segments`, which advances `id_alloc.max_id` in
 //!   the same transaction that reads it, so a range is taken once;
 //! * stock holds only ranges already taken; `take` removes what it returns in
 //!   the transaction that returns it, so each stocked index leaves once;
 //! * `push` and `retire` check the refill lock's token and expiry in their own
 //!   transaction, so a refiller that stalled past its lock cannot stock a shard
 //!   it no longer owns (its segment becomes a gap);
-//! * a crash between `take_segment` and `push` leaves a gap: the ledger has
+//! * a crash between `take_segments` and `push` leaves a gap: the ledger has
 //!   already moved past the segment;
-//! * a sealed app gets no new segment: `take_segment` reads the seal inside its
+//! * a sealed app gets no new segment: `take_segments` reads the seal inside its
 //!   own write transaction, so once `seal_app` commits, every shard's `max_id`
 //!   is final and the destination can start above it;
 //! * a worker ID is claimed, and its time fence raised, in one transaction; the

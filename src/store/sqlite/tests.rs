@@ -4,9 +4,10 @@ use super::*;
 use crate::layout::Layout;
 use crate::lease::{Assigner, LeaseStore, NamespaceSpec, Renewal, WorkerNodeAssigner};
 use crate::segment::DispenserKind::{Queue, Range};
+use crate::segment::sizing::{Trigger, Want};
 use crate::store::{
     AppPolicy, AppSpec, Dispenser, InitOutcome, Ledger, LockToken, PushOutcome, Segment,
-    SegmentPlan, ShardState, Slot,
+    SegmentRequest, Slot, TakenSegment,
 };
 
 const SLOT: Slot = Slot { app: 1, shard: 2 };
@@ -46,8 +47,21 @@ impl Fixture {
 
     /// Takes exactly `count` indexes from the ledger.
     fn take_segment(&self, slot: Slot, count: u64) -> Result<Option<Segment>> {
-        let plan = move |_: &ShardState| Ok(SegmentPlan { count, mark: None });
-        self.block(self.store.take_segment(slot.app, slot.shard, &plan))
+        let want = Want::Direct { wanted: count };
+        Ok(self.take_one(slot, None, want)?.segment)
+    }
+
+    /// One shard's answer to a request for it alone, stocking `node` if given.
+    fn take_one(&self, slot: Slot, node: Option<&str>, want: Want) -> Result<TakenSegment> {
+        let request = SegmentRequest {
+            app: slot.app,
+            node: node.map(str::to_string),
+            now_ms: 0,
+            shards: vec![(slot.shard, want)],
+        };
+        let mut takes = self.block(self.store.take_segments(&request))?;
+        assert_eq!(takes.len(), 1);
+        takes.remove(0).1
     }
 
     fn lock(&self, slot: Slot) -> LockToken {
@@ -128,13 +142,12 @@ fn segments_follow_each_other_and_a_plan_of_zero_takes_nothing() {
 }
 
 #[test]
-fn a_planner_error_rolls_the_transaction_back() {
+fn a_refused_shard_takes_nothing() {
     let f = Fixture::new();
     f.init_app(1, 100);
-    let refuse =
-        |_: &ShardState| -> Result<SegmentPlan> { Err(Error::Internal("planner refused".into())) };
-    let refused = f.block(f.store.take_segment(1, 2, &refuse));
-    assert!(matches!(refused, Err(Error::Internal(_))), "{refused:?}");
+    // The route allows no node but the embedded one.
+    let refused = f.take_one(SLOT, Some("elsewhere"), Want::Direct { wanted: 5 });
+    assert!(matches!(refused, Err(Error::Moved { .. })), "{refused:?}");
     assert_eq!(
         f.take_segment(SLOT, 1).unwrap(),
         Some(Segment { first: 1, last: 1 })
@@ -145,16 +158,15 @@ fn a_planner_error_rolls_the_transaction_back() {
 fn the_planner_sees_the_embedded_node_as_the_route() {
     let f = Fixture::new();
     f.init_app(1, 100);
-    let seen = std::sync::Mutex::new(None);
-    let plan = |state: &ShardState| {
-        *seen.lock().unwrap() = Some(state.route.clone());
-        Ok(SegmentPlan {
-            count: 0,
-            mark: None,
-        })
+    // Stock above the threshold: the shard is read, and nothing taken.
+    let want = Want::Refill {
+        trigger: Trigger::Empty,
+        stock: 5,
+        direct_for: None,
     };
-    f.block(f.store.take_segment(1, 2, &plan)).unwrap();
-    let route = seen.lock().unwrap().clone().unwrap();
+    let taken = f.take_one(SLOT, Some(EMBEDDED_NODE), want).unwrap();
+    assert_eq!(taken.segment, None);
+    let route = taken.state.route;
     assert_eq!(route.node, EMBEDDED_NODE);
     assert!(!route.moving());
     assert!(f.block(f.store.routes()).unwrap().is_empty());

@@ -27,7 +27,7 @@ pub struct ReloadArgs {
     #[arg(long)]
     pub prune: bool,
 
-    /// Shards refilled at once
+    /// Batches refilled at once (a batch: up to 32 shards of one app)
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: u16,
 

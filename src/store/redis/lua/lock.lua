@@ -1,8 +1,9 @@
 -- Takes a shard's refill lock and reads its stock under it.
--- KEYS: lock, queue, range, stamp. ARGV: token, ttl ms, kind.
+-- KEYS: lock, queue, range, stamp. ARGV: token, ttl ms, kind, this server's
+-- run_id if known ('' or absent: ask).
 -- Returns {1, stock (-1: missing), rollback, retired}, or {0} when someone holds the lock.
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {0} end
-local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4])
+local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[4])
 local stock = KEYS[2]
 if ARGV[3] == 'range' then stock = KEYS[3] end
 return {1, stock_of(stock, ARGV[3]), rollback, retired}

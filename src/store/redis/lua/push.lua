@@ -1,16 +1,16 @@
 -- Appends a segment to a shard's stock while the token holds the refill lock,
 -- and records the shard's max_limit_id and dispenser (the ledger's) beside it.
 -- KEYS: lock, queue, range, stamp. ARGV: token, first, last, kind, max_limit_id,
--- then (queue) the index strings.
+-- this server's run_id if known ('': ask), then (queue) the index strings.
 -- Returns {stock, rollback, retired, switched}; stock is -1 when the lock is not
 -- ours, -2 when a range already holds a current and a pending segment;
 -- switched counts the other dispenser's indexes retired.
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1, '', 0, 0} end
-local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4])
+local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[6])
 redis.call('HSET', KEYS[4], 'limit', ARGV[5])
 local switched = switch_to(KEYS[2], KEYS[3], KEYS[4], ARGV[4])
 if ARGV[4] == 'queue' then
-  for i = 6, #ARGV, 1000 do
+  for i = 7, #ARGV, 1000 do
     redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
   end
   return {redis.call('LLEN', KEYS[2]), rollback, retired, switched}

@@ -1,0 +1,227 @@
+//! Lock, push and unlock for many shards, each in one round trip.
+//!
+//! Every shard keeps its own script call, self-contained (its own keys, its
+//! own token, its stamp checked inside the script), so the pipeline is only
+//! transport: a cluster connection may split it by slot, and a call that
+//! fails fails for its shard alone. A single-shard lock, push or unlock is a
+//! batch of one, so there is one path and nothing to drift.
+
+use super::{Link, RedisNode, int_of, lock_key, text_of};
+use crate::error::{Error, Result};
+use crate::segment::DispenserKind;
+use crate::store::{LockToken, Locked, PushOutcome, Pushed, Segment, Slot, StockPush};
+use redis::{Script, Value};
+use std::time::Duration;
+
+/// One script call: its keys and arguments, then (a queue push) every index
+/// of a segment as a decimal argument, formatted straight into the request.
+struct Call {
+    keys: Vec<String>,
+    args: Vec<String>,
+    indexes: Option<Segment>,
+}
+
+impl RedisNode {
+    /// Runs `script` once per call in one pipeline; one answer per call, in
+    /// order. Calls the server answered NOSCRIPT (a new or restarted server,
+    /// `SCRIPT FLUSH`) did nothing: the script is loaded and those are sent again.
+    async fn eval_each(
+        &self,
+        link: Link,
+        script: &Script,
+        calls: &[Call],
+    ) -> Result<Vec<Result<Value>>> {
+        let mut conn = link.conn;
+        let mut answers: Vec<Option<Result<Value>>> = (0..calls.len()).map(|_| None).collect();
+        let mut pending: Vec<usize> = (0..calls.len()).collect();
+        for attempt in 0..2 {
+            if pending.is_empty() {
+                break;
+            }
+            let mut pipe = redis::pipe();
+            pipe.ignore_errors();
+            for &i in &pending {
+                let call = &calls[i];
+                let cmd = pipe
+                    .cmd("EVALSHA")
+                    .arg(script.get_hash())
+                    .arg(call.keys.len())
+                    .arg(&call.keys)
+                    .arg(&call.args);
+                for index in call.indexes.iter().flat_map(Segment::indexes) {
+                    cmd.arg(index);
+                }
+            }
+            let values: Vec<Value> = self.run(pipe.query_async(&mut conn)).await?;
+            let mut missing = Vec::new();
+            for (&i, value) in pending.iter().zip(values) {
+                match value {
+                    Value::ServerError(e)
+                        if attempt == 0 && e.kind() == Some(redis::ServerErrorKind::NoScript) =>
+                    {
+                        missing.push(i)
+                    }
+                    Value::ServerError(e) => {
+                        let key = calls[i].keys.get(1).or(calls[i].keys.first());
+                        let e = redis::RedisError::from(e);
+                        answers[i] = Some(Err(self.script_error(&e, key.map_or("", |k| k))));
+                    }
+                    value => answers[i] = Some(Ok(value)),
+                }
+            }
+            if !missing.is_empty() {
+                self.run(script.load_async(&mut conn)).await?;
+            }
+            pending = missing;
+        }
+        answers
+            .into_iter()
+            .map(|answer| {
+                answer.ok_or_else(|| {
+                    Error::Internal("a Redis pipeline left a script call unanswered".into())
+                })
+            })
+            .collect()
+    }
+
+    /// The connection, and the `run_id` the scripts compare stamps with:
+    /// known on a direct connection (which cannot outlive its server
+    /// process), else '' and each script asks the server.
+    async fn link_and_run_id(&self) -> Result<(Link, String)> {
+        let link = self.link().await?;
+        let run_id = link
+            .direct_run_id
+            .as_deref()
+            .unwrap_or_default()
+            .to_string();
+        Ok((link, run_id))
+    }
+
+    /// Takes the refill locks of `slots`, reading each stock under its lock.
+    pub(super) async fn lock_batch(
+        &self,
+        kind: DispenserKind,
+        slots: &[Slot],
+        ttl: Duration,
+    ) -> Result<Vec<Result<Option<Locked>>>> {
+        let (link, run_id) = self.link_and_run_id().await?;
+        let ttl = ttl.as_millis().max(1).to_string();
+        let tokens: Vec<LockToken> = slots.iter().map(|_| LockToken::random()).collect();
+        let calls: Vec<Call> = slots
+            .iter()
+            .zip(&tokens)
+            .map(|(&slot, token)| Call {
+                keys: Self::shard_keys(slot).to_vec(),
+                args: vec![
+                    token.0.clone(),
+                    ttl.clone(),
+                    kind.as_str().to_string(),
+                    run_id.clone(),
+                ],
+                indexes: None,
+            })
+            .collect();
+        let answers = self.eval_each(link, &self.scripts.lock, &calls).await?;
+        let mut locked = Vec::with_capacity(slots.len());
+        for ((&slot, token), answer) in slots.iter().zip(tokens).zip(answers) {
+            locked.push(match answer {
+                Ok(answer) => {
+                    let answer = fields(answer);
+                    if int_of(answer.first()) != 1 {
+                        Ok(None)
+                    } else {
+                        let rollback = self
+                            .rollback_of(slot, &text_of(answer.get(2)), int_of(answer.get(3)))
+                            .await;
+                        Ok(Some(Locked {
+                            token,
+                            stock: u64::try_from(int_of(answer.get(1))).ok(),
+                            rollback,
+                        }))
+                    }
+                }
+                Err(e) => Err(e),
+            });
+        }
+        Ok(locked)
+    }
+
+    /// Appends each segment to its shard's stock while its token holds the lock.
+    pub(super) async fn push_batch(
+        &self,
+        kind: DispenserKind,
+        pushes: &[StockPush],
+    ) -> Result<Vec<Result<Pushed>>> {
+        crate::failpoint::hit("dispenser.before_push")?;
+        let (link, run_id) = self.link_and_run_id().await?;
+        let calls: Vec<Call> = pushes
+            .iter()
+            .map(|p| {
+                let args = vec![
+                    p.token.0.clone(),
+                    p.segment.first.to_string(),
+                    p.segment.last.to_string(),
+                    kind.as_str().to_string(),
+                    p.max_limit_id.to_string(),
+                    run_id.clone(),
+                ];
+                Call {
+                    keys: Self::shard_keys(p.slot).to_vec(),
+                    args,
+                    // Formatting the index strings in Lua is several times slower.
+                    indexes: (kind == DispenserKind::Queue).then_some(p.segment),
+                }
+            })
+            .collect();
+        let answers = self.eval_each(link, &self.scripts.push, &calls).await?;
+        let mut pushed = Vec::with_capacity(pushes.len());
+        for (push, answer) in pushes.iter().zip(answers) {
+            pushed.push(match answer {
+                Ok(answer) => {
+                    let answer = fields(answer);
+                    let rollback = self
+                        .rollback_of(push.slot, &text_of(answer.get(1)), int_of(answer.get(2)))
+                        .await;
+                    let outcome = match int_of(answer.first()) {
+                        -1 => PushOutcome::LockLost,
+                        -2 => PushOutcome::Full,
+                        n => PushOutcome::Stocked(n.max(0) as u64),
+                    };
+                    Ok(Pushed {
+                        outcome,
+                        rollback,
+                        switched: u64::try_from(int_of(answer.get(3))).unwrap_or(0),
+                    })
+                }
+                Err(e) => Err(e),
+            });
+        }
+        Ok(pushed)
+    }
+
+    /// Releases each lock that its token still holds; whether it did, per lock.
+    pub(super) async fn unlock_batch(&self, locks: &[(Slot, LockToken)]) -> Result<Vec<bool>> {
+        let calls: Vec<Call> = locks
+            .iter()
+            .map(|(slot, token)| Call {
+                keys: vec![lock_key(*slot)],
+                args: vec![token.0.clone()],
+                indexes: None,
+            })
+            .collect();
+        let link = self.link().await?;
+        let answers = self.eval_each(link, &self.scripts.unlock, &calls).await?;
+        answers
+            .into_iter()
+            .map(|answer| answer.map(|deleted| int_of(Some(&deleted)) == 1))
+            .collect()
+    }
+}
+
+/// The elements of a script's array answer.
+fn fields(answer: Value) -> Vec<Value> {
+    match answer {
+        Value::Array(items) => items,
+        other => vec![other],
+    }
+}

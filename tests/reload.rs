@@ -1,0 +1,227 @@
+//! `reload-segments` in batches: the shards of one app locked, taken from the
+//! ledger in one transaction and pushed together, with every guarantee of a
+//! single refill.
+
+use crate::harness::{Backend, TestEnv, assert_unique, segment_parts};
+use std::os::unix::process::ExitStatusExt;
+
+/// The failpoint inside the ledger transaction that takes a batch's segments.
+fn before_commit(env: &TestEnv) -> &'static str {
+    match env.backend {
+        Backend::Distributed => "mysql.take_segments.before_commit",
+        Backend::Embedded => "sqlite.take_segment.before_commit",
+    }
+}
+
+fn max_ids(env: &TestEnv, app: u8) -> Vec<u64> {
+    (0..64).map(|shard| env.max_id(app, shard)).collect()
+}
+
+fn stocks(env: &TestEnv, app: u8) -> Vec<u64> {
+    (0..64).map(|shard| env.stock(app, shard)).collect()
+}
+
+fn reload_report(env: &TestEnv, args: &[&str]) -> serde_json::Value {
+    let run = env.run(args);
+    assert_eq!(run.code(), 0, "{run}");
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+fn init(env: &TestEnv, app: u8, step: u64) {
+    let (app, step) = (app.to_string(), step.to_string());
+    env.ok(&[
+        "init-app", "--app", &app, "--name", "batch", "--step", &step,
+    ]);
+}
+
+fn many_apps_refilled_from_empty_in_batches_stock_every_shard_once(env: &TestEnv) {
+    for app in 50..54 {
+        init(env, app, 7);
+    }
+    let report = reload_report(env, &["reload-segments", "--jobs", "3", "--json"]);
+    assert_eq!(report["shards_refilled"], 4 * 64, "{report}");
+    assert_eq!(report["ids_added"], 4 * 64 * 7, "{report}");
+    for app in 50..54 {
+        assert_eq!(stocks(env, app), vec![7; 64], "app {app}");
+        assert_eq!(max_ids(env, app), vec![7; 64], "app {app}");
+    }
+    // Nothing to do: the sweep only checks.
+    let again = reload_report(env, &["reload-segments", "--json"]);
+    assert_eq!(again["shards_below_threshold"], 0, "{again}");
+    assert_eq!(again["shards_refilled"], 0, "{again}");
+}
+
+fn concurrent_reloaders_and_takers_over_many_apps_issue_no_duplicate(env: &TestEnv) {
+    let apps: Vec<String> = (60..64).map(|a| a.to_string()).collect();
+    for app in 60..64 {
+        init(env, app, 16);
+    }
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let ids: Vec<u64> = std::thread::scope(|s| {
+        let reloaders: Vec<_> = (0..3)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut runs = 0;
+                    while !done.load(std::sync::atomic::Ordering::Acquire) || runs == 0 {
+                        let run = env.run(&["reload-segments", "--jobs", "4", "--quiet"]);
+                        assert!(run.success(), "{run}");
+                        runs += 1;
+                    }
+                    runs
+                })
+            })
+            .collect();
+        let takers: Vec<_> = (0..4)
+            .map(|worker| {
+                let apps = &apps;
+                s.spawn(move || {
+                    let mut ids = Vec::new();
+                    for call in 0..25 {
+                        let app = &apps[(worker + call) % apps.len()];
+                        let run = env.run(&["next", "--app", app, "--count", "40"]);
+                        assert!(run.success(), "{run}");
+                        ids.extend(run.ids());
+                    }
+                    ids
+                })
+            })
+            .collect();
+        let ids: Vec<u64> = takers.into_iter().flat_map(|t| t.join().unwrap()).collect();
+        done.store(true, std::sync::atomic::Ordering::Release);
+        for reloader in reloaders {
+            assert!(reloader.join().unwrap() > 0);
+        }
+        ids
+    });
+    assert_eq!(ids.len(), 4 * 25 * 40);
+    assert_unique(&ids);
+    // Every stocked index came from the ledger: none above a shard's max_id.
+    for &id in &ids {
+        let (index, shard, app) = segment_parts(id);
+        assert!(index <= env.max_id(app, shard), "{id} beyond max_id");
+    }
+}
+
+fn a_reload_killed_inside_the_batch_transaction_takes_nothing(env: &TestEnv) {
+    init(env, 55, 10);
+    let run = env.run_with(
+        &["reload-segments", "--app", "55", "--jobs", "1"],
+        &[("IDGEN_FAILPOINTS", before_commit(env))],
+    );
+    assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
+    assert_eq!(max_ids(env, 55), vec![0; 64], "a killed batch committed");
+    assert_eq!(stocks(env, 55), vec![0; 64]);
+    // The dead reloader's locks expire; IDs from then on start at 1, once each.
+    let ids: Vec<u64> = (0..8)
+        .flat_map(|_| env.run(&["next", "--app", "55", "--count", "25"]).ids())
+        .collect();
+    assert_eq!(ids.len(), 200);
+    assert_unique(&ids);
+}
+
+fn a_reload_killed_between_the_ledger_commit_and_the_push_leaves_gaps(env: &TestEnv) {
+    init(env, 56, 10);
+    let run = env.run_with(
+        &["reload-segments", "--app", "56", "--jobs", "1"],
+        &[("IDGEN_FAILPOINTS", "segment.after_take")],
+    );
+    assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
+    let lost = max_ids(env, 56);
+    let taken = lost.iter().filter(|&&m| m == 10).count();
+    assert!(
+        taken > 0 && lost.iter().all(|&m| m == 0 || m == 10),
+        "one whole batch is taken from the ledger: {lost:?}"
+    );
+    assert_eq!(
+        stocks(env, 56),
+        vec![0; 64],
+        "…and none reached the dispenser"
+    );
+
+    // The lost segments are gaps: no later ID reuses one of their indexes.
+    let mut ids = Vec::new();
+    for _ in 0..10 {
+        ids.extend(env.run(&["next", "--app", "56", "--count", "30"]).ids());
+        env.ok(&["reload-segments", "--app", "56", "--quiet"]);
+    }
+    assert_eq!(ids.len(), 300);
+    assert_unique(&ids);
+    for id in ids {
+        let (index, shard, _) = segment_parts(id);
+        assert!(
+            index > lost[usize::from(shard)],
+            "index {index} of shard {shard} was in a lost segment"
+        );
+    }
+}
+
+fn the_limit_reached_inside_a_batch_exhausts_those_shards_and_refills_the_rest(env: &TestEnv) {
+    // Shards 0..=20 of app 57 may reach index 3, the others index 2.
+    let limit: u64 = 3 << 14 | 20 << 8 | 57;
+    let limit_text = limit.to_string();
+    env.ok(&[
+        "init-app",
+        "--app",
+        "57",
+        "--name",
+        "limited",
+        "--step",
+        "2",
+        "--max-limit-id",
+        &limit_text,
+    ]);
+    let first = reload_report(env, &["reload-segments", "--app", "57", "--json"]);
+    assert_eq!(first["shards_refilled"], 64, "{first}");
+    assert_eq!(max_ids(env, 57), vec![2; 64]);
+    // At idle 1 every shard wants more: each batch mixes shards with room
+    // (refilled with their last index) and shards without (exhausted).
+    let run = env.run(&["reload-segments", "--app", "57", "--idle", "1", "--json"]);
+    assert_eq!(run.code(), 0, "an exhausted shard is not a failure: {run}");
+    let second: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(second["failures"], serde_json::json!([]), "{second}");
+    assert_eq!(second["shards_refilled"], 21, "{second}");
+    assert_eq!(second["ids_added"], 21, "{second}");
+    assert_eq!(second["exhausted"][0]["app"], 57, "{second}");
+    assert_eq!(
+        second["exhausted"][0]["shards"],
+        serde_json::json!((21..64).collect::<Vec<u8>>()),
+        "{second}"
+    );
+    assert_eq!(second["exhausted"][0]["max_limit_id"], limit_text);
+    assert_eq!(run.stderr.matches("raise max_limit_id").count(), 1, "{run}");
+    let expected: Vec<u64> = (0..64).map(|s| if s <= 20 { 3 } else { 2 }).collect();
+    assert_eq!(max_ids(env, 57), expected);
+    assert_eq!(stocks(env, 57), expected);
+    // Whatever is served stays unique and within the limit.
+    let mut ids = Vec::new();
+    for _ in 0..10 {
+        ids.extend(env.run(&["next", "--app", "57", "--count", "3"]).ids());
+    }
+    assert!(!ids.is_empty());
+    assert_unique(&ids);
+    assert!(ids.iter().all(|&id| id <= limit), "an ID past max_limit_id");
+}
+
+fn a_sweep_at_idle_one_refills_every_shard_from_its_history(env: &TestEnv) {
+    init(env, 58, 5);
+    env.ok(&["reload-segments", "--app", "58", "--quiet"]);
+    assert_eq!(max_ids(env, 58), vec![5; 64]);
+    // Every shard is at idle 1 x its last load: all refilled, in batches.
+    let report = reload_report(
+        env,
+        &["reload-segments", "--app", "58", "--idle", "1", "--json"],
+    );
+    assert_eq!(report["shards_refilled"], 64, "{report}");
+    assert_eq!(report["exhausted"], serde_json::json!([]));
+    assert_eq!(stocks(env, 58), vec![10; 64]);
+    assert_eq!(max_ids(env, 58), vec![10; 64]);
+}
+
+crate::on_both_backends!(
+    many_apps_refilled_from_empty_in_batches_stock_every_shard_once,
+    concurrent_reloaders_and_takers_over_many_apps_issue_no_duplicate,
+    a_reload_killed_inside_the_batch_transaction_takes_nothing,
+    a_reload_killed_between_the_ledger_commit_and_the_push_leaves_gaps,
+    the_limit_reached_inside_a_batch_exhausts_those_shards_and_refills_the_rest,
+    a_sweep_at_idle_one_refills_every_shard_from_its_history,
+);
