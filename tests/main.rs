@@ -5,6 +5,7 @@ mod app;
 mod completions;
 mod config;
 mod config_command;
+mod conformance;
 mod decode;
 mod dispenser;
 mod embedded;
