@@ -15,6 +15,7 @@
 //! process waking up, a clock jump), their time ranges do not overlap. On top of
 //! that a holder stops issuing once it cannot prove its lease is still valid.
 
+pub mod repair;
 pub mod session;
 pub mod worker_node;
 

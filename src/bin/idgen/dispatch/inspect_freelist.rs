@@ -7,7 +7,8 @@ use crate::exit::Outcome;
 use crate::output::TextRows;
 use idgen::backend::Backend;
 use idgen::layout::format_timestamp;
-use idgen::lease::{NamespaceSnapshot, Problem, problems, read_signature};
+use idgen::lease::repair::{Inspection, NamespaceRepair};
+use idgen::lease::{NamespaceSnapshot, Problem, read_signature};
 use serde_json::json;
 use std::time::Duration;
 
@@ -63,14 +64,14 @@ pub async fn run(args: InspectArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let store = backend.lease_store().await?;
     let ns = &args.namespace;
-    let mut snapshot = store.snapshot(ns).await?;
-    if snapshot.signature.is_none() {
-        return Err(idgen::Error::UnknownNamespace {
-            namespace: ns.clone(),
-        }
-        .into());
-    }
-    let mut found = problems(&snapshot);
+    let namespace = NamespaceRepair {
+        store: &*store,
+        namespace: ns,
+    };
+    let Inspection {
+        mut snapshot,
+        problems: mut found,
+    } = namespace.inspect().await?;
     let mut repaired = false;
     if args.repair && !found.is_empty() {
         let action = format!("repair {} problem(s) in namespace {ns}", found.len());
@@ -84,19 +85,9 @@ pub async fn run(args: InspectArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
             render(ctx, ns, &snapshot, &found, false, args.json)?;
             return Ok(Outcome::Declined);
         }
-        let lock_ttl = Duration::from_secs(30);
-        let Some(token) = store.lock_namespace(ns, lock_ttl).await? else {
-            return Err(idgen::Error::NamespaceBusy {
-                namespace: ns.clone(),
-            }
-            .into());
-        };
-        let result = store.repair(ns, ctx.settings.lease_ttl).await;
-        store.unlock_namespace(ns, &token).await?;
-        result?;
+        let after = namespace.run(ctx.settings.lease_ttl).await?;
         repaired = true;
-        snapshot = store.snapshot(ns).await?;
-        found = problems(&snapshot);
+        (snapshot, found) = (after.snapshot, after.problems);
     }
     render(ctx, ns, &snapshot, &found, repaired, args.json)?;
     Ok(if found.is_empty() {
