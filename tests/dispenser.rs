@@ -231,7 +231,7 @@ fn a_shard_locked_past_the_wait_is_reported_pending() {
     env.ok(&["init-app", "--app", "1", "--name", "orders"]);
     let mut redis = env.redis();
     redis::cmd("SET")
-        .arg("id.gen.lock_1_7")
+        .arg(crate::harness::keys::lock(1, 7))
         .arg("someone-else")
         .arg("PX")
         .arg(60_000)

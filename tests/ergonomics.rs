@@ -305,7 +305,7 @@ fn spoil_queues(env: &TestEnv, app: u8) {
     let mut redis = env.redis();
     for shard in 0..64 {
         let _: () = redis
-            .set(format!("id.gen.idList_{app}_{shard}"), "not a list")
+            .set(crate::harness::keys::queue(app, shard), "not a list")
             .unwrap();
     }
 }

@@ -12,7 +12,7 @@ fn queue_keys(conn: &mut redis::Connection, app: u8) -> Vec<String> {
 fn stock(conn: &mut redis::Connection, app: u8) -> u64 {
     (0..64)
         .map(|shard| {
-            conn.llen::<_, u64>(format!("id.gen.idList_{app}_{shard}"))
+            conn.llen::<_, u64>(crate::harness::keys::queue(app, shard))
                 .unwrap()
         })
         .sum()
@@ -51,7 +51,7 @@ fn migrate_stocks_the_new_node_switches_the_route_and_retires_the_old_stock() {
     );
     assert_eq!(stock(&mut env.redis_hot(), 1), 6400);
     assert_eq!(route(&env, 1), vec![Some("hot".to_string()), None, None]);
-    let hint: Option<String> = env.redis().get("id.gen.route_1").unwrap();
+    let hint: Option<String> = env.redis().get(crate::harness::keys::route(1)).unwrap();
     assert_eq!(hint.as_deref(), Some("hot"));
 }
 

@@ -639,7 +639,7 @@ fn reload_prints_nothing_with_quiet_when_all_went_well(env: &TestEnv) {
 /// The Java service's `getIdFromQueue`: LPOP, `isDigits`, then compose.
 fn java_pop(conn: &mut redis::Connection, app: u64, shard: u64) -> Option<u64> {
     let next: Option<String> = conn
-        .lpop(format!("id.gen.idList_{app}_{shard}"), None)
+        .lpop(crate::harness::keys::queue(app as u8, shard as u8), None)
         .unwrap();
     let next = next.filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))?;
     Some(next.parse::<u64>().unwrap() << 8 << 6 | shard << 8 | app)
@@ -701,7 +701,10 @@ fn idgen_consumes_a_queue_the_java_algorithm_filled() {
     let max: u64 = row[0][0].clone().unwrap().parse().unwrap();
     let step: u64 = row[0][1].clone().unwrap().parse().unwrap();
     let indexes: Vec<String> = (max - step + 1..=max).map(|i| i.to_string()).collect();
-    let _: () = env.redis().rpush("id.gen.idList_41_48", &indexes).unwrap();
+    let _: () = env
+        .redis()
+        .rpush(crate::harness::keys::queue(41, 48), &indexes)
+        .unwrap();
 
     let ids = env
         .run(&[
@@ -732,7 +735,10 @@ fn stock_without_a_stamp_is_retired_unserved_and_reported() {
     // dataset that went back in time: idgen cannot tell, so it serves none of them.
     env.sql("UPDATE id_alloc SET max_id = max_id + step WHERE app_id = 42 AND shard_id = 48");
     let indexes: Vec<String> = (1..=25).map(|i| i.to_string()).collect();
-    let _: () = env.redis().rpush("id.gen.idList_42_48", &indexes).unwrap();
+    let _: () = env
+        .redis()
+        .rpush(crate::harness::keys::queue(42, 48), &indexes)
+        .unwrap();
     let run = env.run(&["next", "--app", "42", "--gate-pass", "13800138000"]);
     assert!(run.success(), "{run}");
     assert!(segment_parts(run.ids()[0]).0 > 25, "{run}");
@@ -763,7 +769,7 @@ fn an_index_past_max_limit_id_is_never_served_whoever_stocked_it() {
     env.sql("UPDATE id_alloc SET max_id = max_id + step WHERE app_id = 43 AND shard_id = 48");
     let _: () = env
         .redis()
-        .rpush("id.gen.idList_43_48", &["3", "4"])
+        .rpush(crate::harness::keys::queue(43, 48), &["3", "4"])
         .unwrap();
     let run = env.run(&[
         "next",
@@ -788,10 +794,13 @@ fn a_malformed_queue_entry_is_bad_data_naming_the_key_and_the_entry() {
     env.ok(&["next", "--app", "44", "--gate-pass", "13800138000"]);
     let too_wide = (1u64 << 49).to_string();
     for bad in ["12abc", too_wide.as_str()] {
-        let _: () = env.redis().del("id.gen.idList_44_48").unwrap();
         let _: () = env
             .redis()
-            .rpush("id.gen.idList_44_48", &["7", bad, "8"])
+            .del(crate::harness::keys::queue(44, 48))
+            .unwrap();
+        let _: () = env
+            .redis()
+            .rpush(crate::harness::keys::queue(44, 48), &["7", bad, "8"])
             .unwrap();
         let run = env.run(&[
             "next",
@@ -812,7 +821,10 @@ fn a_malformed_queue_entry_is_bad_data_naming_the_key_and_the_entry() {
             "the good entries are still served: {run}"
         );
         let error = run.stderr.lines().last().unwrap_or_default();
-        assert!(error.contains("id.gen.idList_44_48"), "{run}");
+        assert!(
+            error.contains(&crate::harness::keys::queue(44, 48)),
+            "{run}"
+        );
         assert!(error.contains(bad), "{run}");
     }
 }
@@ -823,12 +835,13 @@ fn a_queue_key_of_the_wrong_type_is_bad_data_naming_the_key() {
     env.ok(&["init-app", "--app", "45", "--name", "typed", "--step", "3"]);
     let _: () = env
         .redis()
-        .set("id.gen.idList_45_48", "not a list")
+        .set(crate::harness::keys::queue(45, 48), "not a list")
         .unwrap();
     let run = env.run(&["next", "--app", "45", "--gate-pass", "13800138000"]);
     assert_eq!(run.code(), 13, "{run}");
     assert!(
-        run.one_line_error().contains("id.gen.idList_45_48"),
+        run.one_line_error()
+            .contains(&crate::harness::keys::queue(45, 48)),
         "{run}"
     );
 }

@@ -141,7 +141,9 @@ fn shards_at_or_below_the_threshold_need_attention() {
     // Stocked, then drained on one shard down to the threshold (20 of 100).
     env.ok(&["reload-segments"]);
     let mut conn = env.redis();
-    let _: () = conn.ltrim("id.gen.idList_1_5", 0, 19).unwrap();
+    let _: () = conn
+        .ltrim(crate::harness::keys::queue(1, 5), 0, 19)
+        .unwrap();
     let (run, report) = status(&env);
     assert_eq!(attention_kinds(&report), ["low_stock"], "{run}");
     let app = &report["apps"][0];
@@ -152,7 +154,9 @@ fn shards_at_or_below_the_threshold_need_attention() {
     assert!(message.contains("reload-segments"), "{message}");
 
     // One above the threshold is fine.
-    let _: () = conn.rpush("id.gen.idList_1_5", "999999").unwrap();
+    let _: () = conn
+        .rpush(crate::harness::keys::queue(1, 5), "999999")
+        .unwrap();
     assert_eq!(status(&env).0.code(), 0);
 }
 

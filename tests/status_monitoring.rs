@@ -97,11 +97,11 @@ fn check_is_unknown_when_only_reading_failed() {
     // Stock of the wrong type cannot be read: the app's state is unknown.
     let mut conn = env.redis();
     let _: () = redis::cmd("DEL")
-        .arg("id.gen.idList_1_3")
+        .arg(crate::harness::keys::queue(1, 3))
         .query(&mut conn)
         .unwrap();
     let _: () = redis::cmd("SET")
-        .arg("id.gen.idList_1_3")
+        .arg(crate::harness::keys::queue(1, 3))
         .arg("x")
         .query(&mut conn)
         .unwrap();

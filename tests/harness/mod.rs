@@ -379,9 +379,28 @@ pub fn assert_unique(ids: &[u64]) {
     }
 }
 
-/// The fields of a segment ID: (index, shard, app).
+/// The fields of a segment ID: (index, shard, app), by the core's layout.
 pub fn segment_parts(id: u64) -> (u64, u8, u8) {
-    (id >> 14, ((id >> 8) & 0x3f) as u8, (id & 0xff) as u8)
+    let parts = idgen::segment::SegmentId::decompose(id);
+    (parts.index, parts.shard, parts.app)
+}
+
+/// Redis key names, as the core names them.
+pub mod keys {
+    use idgen::store::Slot;
+    use idgen::store::redis;
+
+    pub fn queue(app: u8, shard: u8) -> String {
+        redis::queue_key(Slot { app, shard })
+    }
+
+    pub fn lock(app: u8, shard: u8) -> String {
+        redis::lock_key(Slot { app, shard })
+    }
+
+    pub fn route(app: u8) -> String {
+        redis::route_key(app)
+    }
 }
 
 /// Waits until `check` holds, polling; fails the test after `limit`.

@@ -150,7 +150,7 @@ impl TestEnv {
                 let _: () = self
                     .redis()
                     .set_ex(
-                        format!("id.gen.lock_{app}_{shard}"),
+                        crate::harness::keys::lock(app, shard),
                         "another-process",
                         secs,
                     )
