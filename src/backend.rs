@@ -15,7 +15,7 @@ use crate::store::redis::{RedisNode, connect};
 use crate::store::sqlite::SqliteStore;
 use crate::store::tls;
 use crate::store::{Dispenser, Ledger, NodeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -151,27 +151,47 @@ impl Backend {
         format!("{} ({location})", self.kind)
     }
 
-    /// The embedded store's file, if this is the embedded backend.
-    pub fn store_path(&self) -> Option<&Path> {
+    /// Is everything in one store file (the embedded backend)?
+    pub fn is_embedded(&self) -> bool {
+        matches!(self.stores, Stores::Embedded { .. })
+    }
+
+    /// The embedded store's file while it does not exist yet: a command that
+    /// creates it (`init-app`, `lease`) asks before its first use, to say so.
+    pub fn store_file_to_create(&self) -> Option<PathBuf> {
         match &self.stores {
-            Stores::Embedded { store } => Some(store.path()),
+            Stores::Embedded { store } => Some(store.path().to_path_buf()).filter(|p| !p.exists()),
             Stores::Distributed { .. } => None,
         }
     }
 
-    /// The embedded store itself, for what only it can do (sealing an app).
-    pub fn embedded_store(&self) -> Option<&Arc<SqliteStore>> {
+    /// Checks that the embedded store's file exists and can be written, for
+    /// `status` (a read-only store issues nothing). Servers have nothing to check.
+    pub fn check_store_file(&self) -> Result<()> {
         match &self.stores {
-            Stores::Embedded { store } => Some(store),
-            Stores::Distributed { .. } => None,
+            Stores::Embedded { store } => store.check_writable(),
+            Stores::Distributed { .. } => Ok(()),
         }
     }
 
-    /// The MySQL ledger of the distributed backend.
-    pub fn mysql_ledger(&self) -> Option<&Arc<MysqlLedger>> {
+    /// Moving `app` out of the embedded store at `source` into this (the
+    /// distributed) backend; refused when this backend is embedded itself.
+    pub fn store_exit<'a>(
+        &'a self,
+        source: &'a SqliteStore,
+        allocator: &'a SegmentAllocator,
+    ) -> Result<crate::segment::migrate::StoreExit<'a>> {
         match &self.stores {
-            Stores::Distributed { mysql, .. } => Some(mysql),
-            Stores::Embedded { .. } => None,
+            Stores::Distributed { mysql, .. } => Ok(crate::segment::migrate::StoreExit {
+                source,
+                mysql,
+                allocator,
+            }),
+            Stores::Embedded { .. } => Err(Error::invalid(
+                "--from-store",
+                "the destination is the embedded store itself",
+                "configure the Redis + MySQL deployment to move into (--redis and --mysql, or the config file)",
+            )),
         }
     }
 

@@ -410,7 +410,7 @@ pub async fn gather(
         check_nodes(backend),
         check_leases(backend, request.now_ms, request.lease_ttl_ms)
     );
-    let embedded = backend.embedded_store().is_some();
+    let embedded = backend.is_embedded();
     let ledger_state = ledger_part.stores[0].state;
     if embedded && ledger_state != StoreState::Ok {
         // The embedded dispenser is the same file: it is as unusable as the ledger,
@@ -513,13 +513,7 @@ fn judge_layout(layout: &LayoutStatus, part: &mut Part) {
 async fn check_ledger(backend: &Backend) -> (Part, Option<LedgerView>) {
     let mut part = Part::default();
     let read = async {
-        if let Some(path) = backend.store_path() {
-            backend
-                .embedded_store()
-                .expect("a store path means the embedded store")
-                .check_exists()?;
-            check_writable(path)?;
-        }
+        backend.check_store_file()?;
         let version = backend.ledger.server_version().await?;
         // Reading the apps opens the file and checks its schema: a corrupt store fails here.
         let view = LedgerView {
@@ -552,26 +546,6 @@ async fn check_ledger(backend: &Backend) -> (Part, Option<LedgerView>) {
         error,
     });
     (part, view)
-}
-
-/// A store file only read would look healthy, and then refuse every refill.
-fn check_writable(path: &std::path::Path) -> crate::Result<()> {
-    let unusable = |detail: String| Error::StoreUnusable {
-        path: path.display().to_string(),
-        detail,
-    };
-    let metadata = std::fs::metadata(path).map_err(|e| unusable(format!("cannot read it: {e}")))?;
-    if metadata.permissions().readonly() {
-        return Err(unusable(
-            "it is read-only: nothing can be issued; make it writable (chmod u+w)".into(),
-        ));
-    }
-    std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .map(drop)
-        .map_err(|e| unusable(format!("cannot open it for writing: {e}")))
 }
 
 /// Checks every node concurrently; returns the names of those that did not answer.

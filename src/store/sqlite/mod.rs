@@ -145,6 +145,31 @@ impl SqliteStore {
         Ok(())
     }
 
+    /// Fails when the file is missing (and may not be created), or cannot be
+    /// written: a store file only read would look healthy, and then refuse
+    /// every refill.
+    pub fn check_writable(&self) -> Result<()> {
+        self.check_exists()?;
+        let path = &self.db.path;
+        let unusable = |detail: String| Error::StoreUnusable {
+            path: path.display().to_string(),
+            detail,
+        };
+        let metadata =
+            std::fs::metadata(path).map_err(|e| unusable(format!("cannot read it: {e}")))?;
+        if metadata.permissions().readonly() {
+            return Err(unusable(
+                "it is read-only: nothing can be issued; make it writable (chmod u+w)".into(),
+            ));
+        }
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map(drop)
+            .map_err(|e| unusable(format!("cannot open it for writing: {e}")))
+    }
+
     /// The store's file.
     pub fn path(&self) -> &Path {
         &self.db.path

@@ -70,7 +70,7 @@ pub async fn run(args: InitAppArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
     .with_dispenser(ctx.settings.dispenser);
     let backend = Backend::open(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
-    let new_store = backend.store_path().filter(|path| !path.exists());
+    let new_store = backend.store_file_to_create();
     let report = backend
         .ledger
         .init_app(&spec)

@@ -237,7 +237,7 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
 
     let backend = Backend::open(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
-    let new_store = backend.store_path().filter(|path| !path.exists());
+    let new_store = backend.store_file_to_create();
     let source = match assigner {
         Assigner::Lease => WorkerSource::Lease(backend.lease_store().await?),
         Assigner::WorkerNode => WorkerSource::WorkerNode {

@@ -5,7 +5,7 @@ use crate::dispatch::Context;
 use crate::exit::Outcome;
 use crate::output::TextRows;
 use idgen::backend::Backend;
-use idgen::segment::migrate::{MovePhase, MovePlan, MoveProgress, MoveReport, StoreExit};
+use idgen::segment::migrate::{MovePhase, MovePlan, MoveProgress, MoveReport};
 use idgen::store::sqlite::SqliteStore;
 use indicatif::ProgressBar;
 use serde_json::json;
@@ -227,21 +227,9 @@ async fn leave_store(
     backend: &Backend,
     ctx: &Context<'_>,
 ) -> anyhow::Result<Outcome> {
-    let Some(mysql) = backend.mysql_ledger() else {
-        return Err(idgen::Error::invalid(
-            "--from-store",
-            "the destination is the embedded store itself",
-            "configure the Redis + MySQL deployment to move into (--redis and --mysql, or the config file)",
-        )
-        .into());
-    };
     let source = SqliteStore::open_existing(path, ctx.settings.timeout)?;
     let allocator = backend.allocator(&ctx.settings);
-    let exit = StoreExit {
-        source: &source,
-        mysql,
-        allocator: &allocator,
-    };
+    let exit = backend.store_exit(&source, &allocator)?;
     let to = args
         .to
         .clone()
