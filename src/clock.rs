@@ -154,6 +154,13 @@ pub fn process_clock() -> ProcessClock {
     SystemClock
 }
 
+/// The time by the process's clock ([`process_clock`]): what lease expiry,
+/// lock expiry and refill marks are judged by, so a test that skews a
+/// process's clock skews all of them alike.
+pub fn process_now_ms() -> i64 {
+    process_clock().now_ms()
+}
+
 /// The system clock shifted by a fixed offset. Tests give an `idgen` process a
 /// skewed clock this way (`IDGEN_TEST_CLOCK_OFFSET_MS`), as a host whose clock
 /// is ahead of or behind its peers would have. Only in builds with the

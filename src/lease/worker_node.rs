@@ -3,7 +3,6 @@
 //! namespace), the worker ID comes from MySQL's `WORKER_NODE`.
 
 use super::{NamespaceSpec, WorkerNodeAssigner};
-use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::store::mysql::MysqlLedger;
 use crate::store::redis::RedisNode;
@@ -20,7 +19,7 @@ impl WorkerNodeAssigner for DistributedWorkerNodes {
     async fn assign(&self, namespace: &NamespaceSpec, host: &str, port: &str) -> Result<u64> {
         // Durably first: Redis's record alone can vanish with its data.
         self.ledger
-            .claim_namespace(namespace, crate::clock::SystemClock.now_ms())
+            .claim_namespace(namespace, crate::clock::process_now_ms())
             .await?;
         self.redis.claim_namespace(namespace).await?;
         let worker = self.ledger.insert_worker_node(host, port).await?;

@@ -24,7 +24,6 @@ pub use super::reload::{
 };
 use super::sizing::near_limit;
 pub use super::sizing::{Trigger, Want};
-use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
 use crate::store::{
     Dispenser, Ledger, LockToken, NodeSet, PushOutcome, Rollback, Segment, SegmentRequest, Slot,
@@ -353,7 +352,7 @@ impl SegmentAllocator {
         let request = SegmentRequest {
             app: slot.app,
             node: None,
-            now_ms: SystemClock.now_ms(),
+            now_ms: crate::clock::process_now_ms(),
             shards: vec![(slot.shard, Want::Direct { wanted })],
         };
         let (_, taken) = only_one(self.ledger.take_segments(&request).await?)?;
@@ -395,7 +394,7 @@ impl SegmentAllocator {
         let request = SegmentRequest {
             app: first.app,
             node: Some(node.node().to_string()),
-            now_ms: SystemClock.now_ms(),
+            now_ms: crate::clock::process_now_ms(),
             shards: locked.iter().map(|(s, _, want)| (s.shard, *want)).collect(),
         };
         let takes = self.ledger.take_segments(&request).await?;

@@ -95,11 +95,7 @@ impl From<Error> for DbError {
 
 pub(crate) type DbResult<T> = std::result::Result<T, DbError>;
 
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
+pub(crate) use crate::clock::process_now_ms as now_ms;
 
 /// Milliseconds as SQLite stores them (saturating; a TTL is never near the limit).
 pub(crate) fn ms(d: Duration) -> i64 {

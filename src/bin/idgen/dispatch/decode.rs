@@ -338,10 +338,7 @@ fn run_guess(args: &DecodeArgs, style: Style, ctx: &Context<'_>) -> anyhow::Resu
     })
 }
 
-fn now_ms() -> i64 {
-    use idgen::clock::Clock;
-    idgen::clock::SystemClock.now_ms()
-}
+use idgen::clock::process_now_ms as now_ms;
 
 /// `FROM..TO`, each an epoch as `--epoch` takes it; a missing end keeps the default.
 fn parse_window(text: &str, now_ms: i64) -> idgen::Result<Window> {

@@ -71,9 +71,7 @@ pub struct NamespaceShowArgs {
 pub async fn run(args: NamespaceArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let backend = Backend::open_existing(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
-    let now_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64);
+    let now_ms = idgen::clock::process_now_ms();
     let ttl_ms = ctx.settings.lease_ttl.as_millis() as i64;
     match args.command {
         NamespaceCommand::Delete(args) => return delete(ctx, &backend, &args, now_ms).await,

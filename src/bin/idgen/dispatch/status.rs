@@ -140,10 +140,7 @@ async fn collect(args: &StatusArgs, ctx: &Context<'_>) -> anyhow::Result<StatusR
     Ok(gather(&backend, &ctx.settings, &request).await)
 }
 
-fn now_ms() -> i64 {
-    use idgen::clock::Clock;
-    idgen::clock::SystemClock.now_ms()
-}
+use idgen::clock::process_now_ms as now_ms;
 
 /// `IDGEN WARNING - 2 warning: first problem | perfdata`: the Nagios plugin
 /// summary line. The worst finding comes first.
