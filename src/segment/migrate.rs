@@ -62,6 +62,17 @@ pub trait MoveProgress: Send + Sync {
 const RETIRE_LOCK_WAIT: Duration = Duration::from_secs(60);
 
 impl SegmentAllocator {
+    /// The ledger's moves, or why this deployment cannot move apps.
+    fn moves(&self, app: u8, to: &str) -> Result<&dyn crate::store::RouteMoves> {
+        self.ledger().moves().ok_or_else(|| {
+            Error::invalid(
+                "migrate",
+                format!("app {app} cannot move to node {to:?}: this store has one node"),
+                "to move apps to Redis and MySQL, use `idgen migrate --from-store` with --redis and --mysql",
+            )
+        })
+    }
+
     /// Works out what moving `app` to node `to` involves.
     pub async fn plan_move(&self, app: u8, to: &str) -> Result<MovePlan> {
         let record = self
@@ -116,11 +127,12 @@ impl SegmentAllocator {
             return Ok(report);
         }
         let (app, to) = (plan.app, plan.to.as_str());
+        let moves = self.moves(app, to)?;
         let target = self.nodes().get(to).await?;
         let source = self.nodes().get(&plan.from).await?;
         let default = self.nodes().get(self.nodes().default_node()).await?;
         if plan.phase == MovePhase::NotStarted || plan.phase == MovePhase::Stocking {
-            self.ledger().begin_move(app, to).await?;
+            moves.begin_move(app, to).await?;
             if to != self.nodes().default_node() {
                 // A hint left from an earlier move away from `to` would bounce clients.
                 target.set_route_hint(app, None).await?;
@@ -128,7 +140,7 @@ impl SegmentAllocator {
             self.stock_target(plan, &*target, progress, cancel, &mut report)
                 .await?;
             crate::failpoint::hit("migrate.before_switch")?;
-            self.ledger().switch_route(app, to).await?;
+            moves.switch_route(app, to).await?;
         }
         // Point clients at the new node: those that look on the default node, and
         // those still reading the old one.
@@ -140,7 +152,7 @@ impl SegmentAllocator {
         crate::failpoint::hit("migrate.after_switch")?;
         self.retire_source(plan, &*source, progress, cancel, &mut report)
             .await?;
-        self.ledger().finish_move(app).await?;
+        moves.finish_move(app).await?;
         Ok(report)
     }
 
@@ -376,9 +388,10 @@ impl StoreExit<'_> {
         let default = allocator.nodes().default_node().to_string();
         if plan.to != default {
             // Route the app to its node the way a move would, durably.
-            allocator.ledger().begin_move(app, &plan.to).await?;
-            allocator.ledger().switch_route(app, &plan.to).await?;
-            allocator.ledger().finish_move(app).await?;
+            let moves = allocator.moves(app, &plan.to)?;
+            moves.begin_move(app, &plan.to).await?;
+            moves.switch_route(app, &plan.to).await?;
+            moves.finish_move(app).await?;
             let main = allocator.nodes().get(&default).await?;
             main.set_route_hint(app, Some(&plan.to)).await?;
         }

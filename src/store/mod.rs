@@ -577,6 +577,18 @@ pub trait Ledger: Send + Sync {
     /// Routes of the apps that have one; apps without a route use the default node.
     async fn routes(&self) -> Result<BTreeMap<u8, Route>>;
 
+    /// Moving apps between nodes, when this ledger routes apps to several
+    /// (MySQL does; the embedded store has one node and lacks it).
+    fn moves(&self) -> Option<&dyn RouteMoves> {
+        None
+    }
+}
+
+/// Moving an app between Redis nodes: the durable route changes, made under
+/// the route row's lock. [`Route`]'s transitions decide what is allowed; the
+/// ledger only persists them.
+#[async_trait]
+pub trait RouteMoves: Send + Sync {
     /// Starts (or resumes) moving `app` to node `to`: refills may stock `to` from
     /// now on, and still the current node. Refuses a move to another node while
     /// one is under way. Returns the route after the call.

@@ -11,7 +11,7 @@ use super::sql_rows::{
 };
 use super::{
     AppChange, AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, RefillMark, Route,
-    SealedApp, SegmentRequest, ShardTake, Slot,
+    RouteMoves, SealedApp, SegmentRequest, ShardTake, Slot,
 };
 mod params;
 mod schema;
@@ -799,6 +799,13 @@ impl Ledger for MysqlLedger {
             .collect())
     }
 
+    fn moves(&self) -> Option<&dyn RouteMoves> {
+        Some(self)
+    }
+}
+
+#[async_trait]
+impl RouteMoves for MysqlLedger {
     async fn begin_move(&self, app: u8, to: &str) -> Result<Route> {
         self.change_route(app, |route| route.begin(app, to)).await
     }

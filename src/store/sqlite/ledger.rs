@@ -26,10 +26,6 @@ fn sql_u64(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
-fn embedded_route() -> Route {
-    route_from(EMBEDDED_NODE, None, None, None)
-}
-
 /// Where a sealed app went; `None` while it is served here.
 pub(super) fn moved_to(conn: &Connection, app: u8) -> DbResult<Option<String>> {
     Ok(conn
@@ -344,24 +340,6 @@ fn routes(conn: &Connection) -> DbResult<BTreeMap<u8, Route>> {
     Ok(routes)
 }
 
-/// The route of an app that exists, as stored (the embedded node if none is).
-fn route_of(conn: &Connection, app: u8) -> DbResult<Route> {
-    if shard_count(conn, app)? == 0 {
-        return Err(DbError::Idgen(Error::UnknownApp { app }));
-    }
-    Ok(routes(conn)?.remove(&app).unwrap_or_else(embedded_route))
-}
-
-fn no_other_nodes(app: u8, to: &str) -> Error {
-    Error::invalid(
-        "migrate",
-        format!(
-            "app {app} cannot move to node {to:?}: the embedded store has one node, {EMBEDDED_NODE:?}"
-        ),
-        "to move apps to Redis and MySQL, use `idgen migrate --from-store` with --redis and --mysql",
-    )
-}
-
 #[async_trait]
 impl Ledger for SqliteStore {
     fn describe(&self) -> String {
@@ -491,26 +469,5 @@ impl Ledger for SqliteStore {
 
     async fn routes(&self) -> Result<BTreeMap<u8, Route>> {
         self.read(|tx| routes(tx)).await
-    }
-
-    async fn begin_move(&self, app: u8, to: &str) -> Result<Route> {
-        Err(no_other_nodes(app, to))
-    }
-
-    async fn switch_route(&self, app: u8, to: &str) -> Result<Route> {
-        let to = to.to_string();
-        self.read(move |tx| {
-            let route = route_of(tx, app)?;
-            if route.node == to && !route.moving() {
-                Ok(route)
-            } else {
-                Err(DbError::Idgen(no_other_nodes(app, &to)))
-            }
-        })
-        .await
-    }
-
-    async fn finish_move(&self, app: u8) -> Result<Route> {
-        self.read(move |tx| route_of(tx, app)).await
     }
 }

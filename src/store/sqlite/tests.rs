@@ -187,16 +187,6 @@ fn an_unknown_app_or_shard_is_named() {
     ));
 }
 
-#[test]
-fn moving_to_another_node_is_refused() {
-    let f = Fixture::new();
-    f.init_app(1, 100);
-    let refused = f.block(f.store.begin_move(1, "main")).unwrap_err();
-    assert_eq!(refused.kind(), crate::ErrorKind::Usage);
-    assert!(refused.to_string().contains("one node"), "{refused}");
-    assert!(f.block(f.store.routes()).unwrap().is_empty());
-}
-
 // ---- sealing ---------------------------------------------------------------
 
 #[test]
