@@ -11,6 +11,7 @@ use crate::redact::SecretUrl;
 use crate::segment::{AllocatorOptions, SegmentAllocator};
 use crate::store::mysql::MysqlLedger;
 use crate::store::redis::RedisNode;
+use crate::store::redis::topology::Topology;
 use crate::store::redis::lease::FencedLeaseStore;
 use crate::store::sqlite::SqliteStore;
 use crate::store::{Dispenser, Ledger, NodeSet};
@@ -70,13 +71,20 @@ impl Backend {
                 // URLs are checked now, naming where a bad one came from; nodes
                 // connect only when first used.
                 for (name, url) in &settings.redis_nodes {
-                    redis::Client::open(url.expose()).map_err(|e| {
-                        let origin = settings.origin(&format!("redis node {name}"));
-                        Error::invalid(
-                            "Redis URL",
-                            format!("{url} (node {name}, from {origin}): {}", url.scrub(&e.to_string())),
-                            "write it as redis://[user][:password@]host[:port][/db]",
-                        )
+                    Topology::parse(url).map_err(|e| match e {
+                        Error::Invalid { what, problem, hint } => {
+                            let origin = settings.origin(&format!("redis node {name}"));
+                            Error::Invalid {
+                                what,
+                                problem: problem.replacen(
+                                    &format!("{url}: "),
+                                    &format!("{url} (node {name}, from {origin}): "),
+                                    1,
+                                ),
+                                hint,
+                            }
+                        }
+                        other => other,
                     })?;
                 }
                 let ledger = Arc::new(

@@ -19,6 +19,7 @@
 //! tag (the Java names have none), so segment dispensers need a standalone Redis.
 
 pub mod lease;
+pub mod topology;
 
 use super::{
     Dispenser, LockToken, Locked, Malformed, PushOutcome, Pushed, Rollback, RollbackRecord,
@@ -35,6 +36,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
+use topology::{SentinelSpec, Topology};
 
 pub fn queue_key(slot: Slot) -> String {
     format!("id.gen.idList_{}_{}", slot.app, slot.shard)
@@ -109,7 +111,9 @@ pub const MIN_REDIS_VERSION: (u32, u32) = (5, 0);
 pub struct RedisNode {
     name: String,
     url: SecretUrl,
-    client: redis::Client,
+    topology: Topology,
+    /// The client of a standalone node; a Sentinel node makes one for each master it finds.
+    client: Option<redis::Client>,
     link: tokio::sync::Mutex<Option<Link>>,
     timeout: Duration,
     scripts: Scripts,
@@ -134,16 +138,15 @@ impl RedisNode {
     /// Connects, failing within `timeout` if the server does not answer, and
     /// refuses a server older than [`MIN_REDIS_VERSION`].
     pub async fn connect(name: &str, url: &SecretUrl, timeout: Duration) -> Result<Self> {
-        let client = redis::Client::open(url.expose()).map_err(|e| {
-            Error::invalid(
-                "Redis URL",
-                format!("{url}: {}", url.scrub(&e.to_string())),
-                "write it as redis://[:password@]host[:port][/db]",
-            )
-        })?;
+        let topology = Topology::parse(url)?;
+        let client = match topology {
+            Topology::Standalone => Some(open_client(url)?),
+            _ => None,
+        };
         let node = RedisNode {
             name: name.to_string(),
             url: url.clone(),
+            topology,
             client,
             link: tokio::sync::Mutex::new(None),
             timeout,
@@ -174,22 +177,37 @@ impl RedisNode {
     }
 
     async fn make_link(&self) -> Result<Link> {
-        let timed_out = || Error::Timeout {
+        match (&self.topology, &self.client) {
+            (Topology::Sentinel(spec), _) => self.follow_master(spec).await,
+            (_, Some(client)) => self.link_to(client, false).await,
+            (_, None) => Err(Error::invalid(
+                "Redis URL",
+                format!("{}: this form is not served by a single connection", self.url),
+                "write it as redis://host:port, redis-sentinel://…#MASTER or redis-cluster://…",
+            )),
+        }
+    }
+
+    fn timed_out(&self) -> Error {
+        Error::Timeout {
             backend: "Redis",
             url: self.url.to_string(),
             after: self.timeout,
-        };
+        }
+    }
+
+    /// Connects through `client` and probes the server. With `master`, a
+    /// server that is not (or no longer) a master is refused.
+    async fn link_to(&self, client: &redis::Client, master: bool) -> Result<Link> {
         let config = AsyncConnectionConfig::new()
             .set_connection_timeout(Some(self.timeout))
             .set_response_timeout(Some(self.timeout));
-        let connecting = self
-            .client
-            .get_multiplexed_async_connection_with_config(&config);
+        let connecting = client.get_multiplexed_async_connection_with_config(&config);
         let mut conn = match tokio::time::timeout(self.timeout, connecting).await {
             Ok(Ok(conn)) => conn,
-            Ok(Err(e)) if e.is_timeout() => return Err(timed_out()),
+            Ok(Err(e)) if e.is_timeout() => return Err(self.timed_out()),
             Ok(Err(e)) => return Err(self.error(&e)),
-            Err(_) => return Err(timed_out()),
+            Err(_) => return Err(self.timed_out()),
         };
         // One round trip: what the server is, and where this connection ends.
         // CLIENT INFO needs Redis 6.2; without it the connection counts as indirect.
@@ -200,11 +218,14 @@ impl RedisNode {
             .arg("server")
             .cmd("CLIENT")
             .arg("INFO");
+        if master {
+            probe.cmd("ROLE");
+        }
         let answers: Vec<Value> =
             match tokio::time::timeout(self.timeout, probe.query_async(&mut conn)).await {
                 Ok(Ok(answers)) => answers,
                 Ok(Err(e)) => return Err(self.error(&e)),
-                Err(_) => return Err(timed_out()),
+                Err(_) => return Err(self.timed_out()),
             };
         let info = text_of(answers.first());
         if let Some(Value::ServerError(e)) = answers.first() {
@@ -226,13 +247,29 @@ impl RedisNode {
                 minimum: format!("{}.{}", MIN_REDIS_VERSION.0, MIN_REDIS_VERSION.1),
             });
         }
+        if master {
+            let role = match answers.get(2) {
+                Some(Value::Array(fields)) => text_of(fields.first()),
+                _ => String::new(),
+            };
+            if role != "master" {
+                return Err(Error::Backend {
+                    backend: "Redis",
+                    url: self.url.to_string(),
+                    detail: format!(
+                        "the server the sentinels name as master is a {}",
+                        if role.is_empty() { "server of unknown role" } else { &role }
+                    ),
+                });
+            }
+        }
         let run_id = field("run_id:");
         let local = text_of(answers.get(1));
         let local = local
             .split_whitespace()
             .find_map(|f| f.strip_prefix("laddr="))
             .unwrap_or_default();
-        let direct = !run_id.is_empty() && self.dialled(local).await;
+        let direct = !run_id.is_empty() && dialled(client, local).await;
         Ok(Link {
             conn,
             direct_run_id: direct.then(|| Arc::from(run_id.as_str())),
@@ -240,24 +277,76 @@ impl RedisNode {
         })
     }
 
-    /// Is `local` (the server's own address of this connection, from CLIENT
-    /// INFO) the address that was dialled? Then nothing sits in between.
-    async fn dialled(&self, local: &str) -> bool {
-        match self.client.get_connection_info().addr() {
-            redis::ConnectionAddr::Tcp(host, port)
-            | redis::ConnectionAddr::TcpTls { host, port, .. } => {
-                let Ok(local) = local.parse::<std::net::SocketAddr>() else {
-                    return false;
-                };
-                match tokio::net::lookup_host((host.as_str(), *port)).await {
-                    Ok(mut dialled) => dialled.any(|a| a == local),
-                    Err(_) => false,
-                }
+    /// Asks the sentinels for the master and connects to it. While a failover
+    /// is under way (the named master is down, or is not a master yet) it asks
+    /// again, within the node's timeout.
+    async fn follow_master(&self, spec: &SentinelSpec) -> Result<Link> {
+        const AGAIN_AFTER: Duration = Duration::from_millis(100);
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        let mut last = None;
+        loop {
+            let attempt = async {
+                let (host, port) = self.ask_sentinels(spec).await?;
+                let client = open_client(&spec.master_url(&host, port))?;
+                self.link_to(&client, true).await
+            };
+            let failure = match tokio::time::timeout_at(deadline, attempt).await {
+                Ok(Ok(link)) => return Ok(link),
+                Ok(Err(e)) if failover_may_fix(&e) => e,
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Err(last.unwrap_or_else(|| self.timed_out())),
+            };
+            if tokio::time::Instant::now() + AGAIN_AFTER >= deadline {
+                return Err(failure);
             }
-            redis::ConnectionAddr::Unix(path) => {
-                local.rsplit_once(':').map(|(p, _)| p) == path.to_str()
-            }
-            _ => false,
+            last = Some(failure);
+            tokio::time::sleep(AGAIN_AFTER).await;
+        }
+    }
+
+    /// The master's address, from the first sentinel that knows it (all are asked at once).
+    async fn ask_sentinels(&self, spec: &SentinelSpec) -> Result<(String, u16)> {
+        let asks = spec.sentinels.iter().map(|sentinel| {
+            let url = spec.sentinel_url(sentinel);
+            Box::pin(async move {
+                let client = redis::Client::open(url.as_str()).map_err(|e| (false, e))?;
+                let config = AsyncConnectionConfig::new()
+                    .set_connection_timeout(Some(self.timeout))
+                    .set_response_timeout(Some(self.timeout));
+                let mut conn = client
+                    .get_multiplexed_async_connection_with_config(&config)
+                    .await
+                    .map_err(|e| (false, e))?;
+                let addr: Option<(String, u16)> = redis::cmd("SENTINEL")
+                    .arg("GET-MASTER-ADDR-BY-NAME")
+                    .arg(&spec.master)
+                    .query_async(&mut conn)
+                    .await
+                    .map_err(|e| (false, e))?;
+                addr.ok_or_else(|| {
+                    (
+                        true,
+                        redis::RedisError::from((redis::ErrorKind::Client, "unknown master")),
+                    )
+                })
+            })
+        });
+        match futures::future::select_ok(asks).await {
+            Ok((addr, _)) => Ok(addr),
+            Err((true, _)) => Err(Error::Config {
+                location: format!("Redis URL {}", self.url),
+                problem: format!("the sentinels know no master named {:?}", spec.master),
+                hint: "name a master the sentinels monitor after # (SENTINEL MASTERS lists them)"
+                    .into(),
+            }),
+            Err((false, e)) => Err(Error::Unreachable {
+                backend: "Redis",
+                url: self.url.to_string(),
+                detail: format!(
+                    "no sentinel named a master ({})",
+                    self.url.describe_error(&e)
+                ),
+            }),
         }
     }
 
@@ -295,8 +384,14 @@ impl RedisNode {
         Ok(answer)
     }
 
+    /// Drops the connection when it broke, or when its server turned replica
+    /// (a failover demoted it): the next request connects afresh.
     async fn forget_if_broken(&self, e: &redis::RedisError) {
-        if e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal() {
+        if e.is_io_error()
+            || e.is_connection_dropped()
+            || e.is_connection_refusal()
+            || is_readonly(e)
+        {
             self.forget_link().await;
         }
     }
@@ -376,6 +471,52 @@ impl RedisNode {
         let mut conn = self.conn().await?;
         self.run(invocation.invoke_async(&mut conn)).await
     }
+}
+
+/// The client for one server's URL.
+fn open_client(url: &SecretUrl) -> Result<redis::Client> {
+    redis::Client::open(url.expose()).map_err(|e| {
+        Error::invalid(
+            "Redis URL",
+            format!("{url}: {}", url.scrub(&e.to_string())),
+            "write it as redis://[:password@]host[:port][/db]",
+        )
+    })
+}
+
+/// Is `local` (the server's own address of this connection, from CLIENT
+/// INFO) the address `client` dialled? Then nothing sits in between.
+async fn dialled(client: &redis::Client, local: &str) -> bool {
+    match client.get_connection_info().addr() {
+        redis::ConnectionAddr::Tcp(host, port)
+        | redis::ConnectionAddr::TcpTls { host, port, .. } => {
+            let Ok(local) = local.parse::<std::net::SocketAddr>() else {
+                return false;
+            };
+            match tokio::net::lookup_host((host.as_str(), *port)).await {
+                Ok(mut dialled) => dialled.any(|a| a == local),
+                Err(_) => false,
+            }
+        }
+        redis::ConnectionAddr::Unix(path) => {
+            local.rsplit_once(':').map(|(p, _)| p) == path.to_str()
+        }
+        _ => false,
+    }
+}
+
+/// Failures a Sentinel failover under way explains: the master named is down
+/// or not yet (or no longer) a master.
+fn failover_may_fix(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Unreachable { .. } | Error::Timeout { .. } | Error::Backend { .. }
+    )
+}
+
+/// A write refused because the server is a replica: a master was demoted.
+fn is_readonly(e: &redis::RedisError) -> bool {
+    e.code() == Some("READONLY") || e.to_string().contains("READONLY")
 }
 
 fn connect_error(url: &SecretUrl, e: &redis::RedisError) -> Error {
@@ -589,6 +730,62 @@ impl RedisNode {
         }
     }
 
+    async fn take_once(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
+        if n == 0 {
+            return Ok(Taken::default());
+        }
+        let link = self.link().await?;
+        let (answer, hint, stock) = match (kind, &link.direct_run_id) {
+            (DispenserKind::Queue, Some(run_id)) if n == 1 || link.lpop_count => {
+                return self.take_queue_direct(link.conn, slot, n, run_id).await;
+            }
+            (DispenserKind::Queue, run_id) => {
+                let (key, run_id) = (queue_key(slot), run_id.as_deref().unwrap_or_default());
+                let script = (&self.scripts.take_queue, key.as_str());
+                let (answer, hint) = self
+                    .take_scripted(link.conn, script, slot, n, run_id)
+                    .await?;
+                (answer, hint, key)
+            }
+            (DispenserKind::Range, run_id) => {
+                let (key, run_id) = (range_key(slot), run_id.as_deref().unwrap_or_default());
+                let script = (&self.scripts.take_range, key.as_str());
+                let (answer, hint) = self
+                    .take_scripted(link.conn, script, slot, n, run_id)
+                    .await?;
+                (answer, hint, key)
+            }
+        };
+        let mut taken = Taken {
+            route_hint: hint,
+            max_limit_id: text_of(answer.get(2)).parse().ok(),
+            ..Taken::default()
+        };
+        taken.rollback = self
+            .rollback_of(slot, &text_of(answer.first()), int_of(answer.get(1)))
+            .await;
+        let entries = answer.get(3..).unwrap_or_default();
+        match kind {
+            DispenserKind::Queue => parse_entries(&mut taken, &stock, entries),
+            DispenserKind::Range => {
+                for pair in entries.chunks(2) {
+                    let first = pair.first().and_then(bytes_of).unwrap_or_default();
+                    let last = pair.get(1).and_then(bytes_of).unwrap_or_default();
+                    match (parse_index(first), parse_index(last)) {
+                        (Some(first), Some(last)) if first <= last => {
+                            taken.indexes.extend(first..=last)
+                        }
+                        _ => reject(
+                            &mut taken,
+                            &stock,
+                            format!("{}..{}", shown(first), shown(last)).as_bytes(),
+                        ),
+                    }
+                }
+            }
+        }
+        Ok(taken)
+    }
     /// The keys every stock script takes: lock, queue, range, stamp.
     fn shard_keys(slot: Slot) -> [String; 4] {
         [
@@ -656,60 +853,17 @@ impl Dispenser for RedisNode {
     }
 
     async fn take(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
-        if n == 0 {
-            return Ok(Taken::default());
+        let taken = self.take_once(kind, slot, n).await;
+        // A failover demoted or took down the master mid-take: the link is
+        // gone, and the master the sentinels name now serves the take. Nothing
+        // popped on the old link is served, so this can only leave a gap.
+        if taken.is_err()
+            && matches!(self.topology, Topology::Sentinel(_))
+            && self.link.lock().await.is_none()
+        {
+            return self.take_once(kind, slot, n).await;
         }
-        let link = self.link().await?;
-        let (answer, hint, stock) = match (kind, &link.direct_run_id) {
-            (DispenserKind::Queue, Some(run_id)) if n == 1 || link.lpop_count => {
-                return self.take_queue_direct(link.conn, slot, n, run_id).await;
-            }
-            (DispenserKind::Queue, run_id) => {
-                let (key, run_id) = (queue_key(slot), run_id.as_deref().unwrap_or_default());
-                let script = (&self.scripts.take_queue, key.as_str());
-                let (answer, hint) = self
-                    .take_scripted(link.conn, script, slot, n, run_id)
-                    .await?;
-                (answer, hint, key)
-            }
-            (DispenserKind::Range, run_id) => {
-                let (key, run_id) = (range_key(slot), run_id.as_deref().unwrap_or_default());
-                let script = (&self.scripts.take_range, key.as_str());
-                let (answer, hint) = self
-                    .take_scripted(link.conn, script, slot, n, run_id)
-                    .await?;
-                (answer, hint, key)
-            }
-        };
-        let mut taken = Taken {
-            route_hint: hint,
-            max_limit_id: text_of(answer.get(2)).parse().ok(),
-            ..Taken::default()
-        };
-        taken.rollback = self
-            .rollback_of(slot, &text_of(answer.first()), int_of(answer.get(1)))
-            .await;
-        let entries = answer.get(3..).unwrap_or_default();
-        match kind {
-            DispenserKind::Queue => parse_entries(&mut taken, &stock, entries),
-            DispenserKind::Range => {
-                for pair in entries.chunks(2) {
-                    let first = pair.first().and_then(bytes_of).unwrap_or_default();
-                    let last = pair.get(1).and_then(bytes_of).unwrap_or_default();
-                    match (parse_index(first), parse_index(last)) {
-                        (Some(first), Some(last)) if first <= last => {
-                            taken.indexes.extend(first..=last)
-                        }
-                        _ => reject(
-                            &mut taken,
-                            &stock,
-                            format!("{}..{}", shown(first), shown(last)).as_bytes(),
-                        ),
-                    }
-                }
-            }
-        }
-        Ok(taken)
+        taken
     }
 
     async fn stock(&self, kind: DispenserKind, slots: &[Slot]) -> Result<Vec<Option<u64>>> {
