@@ -17,6 +17,7 @@ mod namespace;
 mod rollback;
 mod secrets;
 mod segments;
+mod sentinel;
 mod serve;
 mod snowflake;
 mod status;

@@ -182,7 +182,10 @@ impl RedisNode {
             (_, Some(client)) => self.link_to(client, false).await,
             (_, None) => Err(Error::invalid(
                 "Redis URL",
-                format!("{}: this form is not served by a single connection", self.url),
+                format!(
+                    "{}: this form is not served by a single connection",
+                    self.url
+                ),
                 "write it as redis://host:port, redis-sentinel://…#MASTER or redis-cluster://…",
             )),
         }
@@ -258,7 +261,11 @@ impl RedisNode {
                     url: self.url.to_string(),
                     detail: format!(
                         "the server the sentinels name as master is a {}",
-                        if role.is_empty() { "server of unknown role" } else { &role }
+                        if role.is_empty() {
+                            "server of unknown role"
+                        } else {
+                            &role
+                        }
                     ),
                 });
             }
@@ -285,8 +292,11 @@ impl RedisNode {
         let deadline = tokio::time::Instant::now() + self.timeout;
         let mut last = None;
         loop {
+            // Sentinels that cannot be asked are not waited for: that is no failover.
+            let (host, port) = tokio::time::timeout_at(deadline, self.ask_sentinels(spec))
+                .await
+                .map_err(|_| self.timed_out())??;
             let attempt = async {
-                let (host, port) = self.ask_sentinels(spec).await?;
                 let client = open_client(&spec.master_url(&host, port))?;
                 self.link_to(&client, true).await
             };

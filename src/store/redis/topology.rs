@@ -85,11 +85,14 @@ impl Topology {
                     .ok_or_else(|| bad("it names no master".into(), SENTINEL_FORM))?;
                 let master = percent_decode(master);
                 if master.is_empty() {
-                    return Err(bad("its master name after # is empty".into(), SENTINEL_FORM));
+                    return Err(bad(
+                        "its master name after # is empty".into(),
+                        SENTINEL_FORM,
+                    ));
                 }
                 let (userinfo, rest) = split_userinfo(rest);
                 let (hosts, db) = match rest.split_once('/') {
-                    Some((hosts, db)) if db.is_empty() => (hosts, 0),
+                    Some((hosts, "")) => (hosts, 0),
                     Some((hosts, db)) => {
                         let db = db.parse::<i64>().ok().filter(|d| *d >= 0).ok_or_else(|| {
                             bad(format!("database {db:?} is not a number"), SENTINEL_FORM)
@@ -304,7 +307,10 @@ mod tests {
                 panic!("{raw} was taken");
             };
             assert!(problem.contains(says), "{raw}: {problem}");
-            assert!(hint.contains("redis-sentinel://[:password@]"), "{raw}: {hint}");
+            assert!(
+                hint.contains("redis-sentinel://[:password@]"),
+                "{raw}: {hint}"
+            );
         }
     }
 
