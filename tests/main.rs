@@ -1,6 +1,7 @@
 //! idgen's one integration test crate: every module shares the harness.
 
 mod app;
+mod cluster;
 mod completions;
 mod config;
 mod config_command;

@@ -12,6 +12,7 @@
 //! second `mariadbd` that checks privileges ([`servers::mysql_with_grants`]),
 //! started only when such a test runs.
 
+pub mod cluster;
 pub mod coprocess;
 pub mod faults;
 pub mod sentinel;

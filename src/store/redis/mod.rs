@@ -18,6 +18,7 @@
 //! shard's stock before anything is served (see `lua/stock.lua`). The scripts name keys without a common hash
 //! tag (the Java names have none), so segment dispensers need a standalone Redis.
 
+pub mod keys;
 pub mod lease;
 pub mod topology;
 
@@ -36,6 +37,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
+use keys::KeyNames;
 use topology::{SentinelSpec, Topology};
 
 pub fn queue_key(slot: Slot) -> String {
@@ -62,12 +64,6 @@ pub fn stamp_key(slot: Slot) -> String {
 /// The last dataset change the scripts detected on this node, for `status`.
 pub const ROLLBACK_KEY: &str = "id.gen.rollback";
 
-fn stock_key(kind: DispenserKind, slot: Slot) -> String {
-    match kind {
-        DispenserKind::Queue => queue_key(slot),
-        DispenserKind::Range => range_key(slot),
-    }
-}
 
 /// A script made of the shared prelude (`stock_of`, `verify`) and a body.
 fn with_prelude(body: &str) -> Script {
@@ -114,6 +110,8 @@ pub struct RedisNode {
     topology: Topology,
     /// The client of a standalone node; a Sentinel node makes one for each master it finds.
     client: Option<redis::Client>,
+    cluster: Option<redis::cluster::ClusterClient>,
+    keys: KeyNames,
     link: tokio::sync::Mutex<Option<Link>>,
     timeout: Duration,
     scripts: Scripts,
@@ -122,7 +120,7 @@ pub struct RedisNode {
 /// One connection, and what is known about the server process at its end.
 #[derive(Clone)]
 struct Link {
-    conn: MultiplexedConnection,
+    conn: Conn,
     /// The `run_id` of the server process, when the connection provably ends
     /// at it (the server's own address is the one dialled): such a connection
     /// cannot outlive that process, so takes compare a shard's stamp with this
@@ -134,6 +132,42 @@ struct Link {
     lpop_count: bool,
 }
 
+/// A connection to one server, or to a whole Redis Cluster (which routes each
+/// command by its first key, and each pipeline to its keys' one slot).
+#[derive(Clone)]
+enum Conn {
+    Server(MultiplexedConnection),
+    Cluster(redis::cluster_async::ClusterConnection),
+}
+
+impl redis::aio::ConnectionLike for Conn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a redis::Cmd) -> redis::RedisFuture<'a, Value> {
+        match self {
+            Conn::Server(conn) => conn.req_packed_command(cmd),
+            Conn::Cluster(conn) => conn.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> redis::RedisFuture<'a, Vec<Value>> {
+        match self {
+            Conn::Server(conn) => conn.req_packed_commands(pipeline, offset, count),
+            Conn::Cluster(conn) => conn.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Server(conn) => conn.get_db(),
+            Conn::Cluster(conn) => conn.get_db(),
+        }
+    }
+}
+
 impl RedisNode {
     /// Connects, failing within `timeout` if the server does not answer, and
     /// refuses a server older than [`MIN_REDIS_VERSION`].
@@ -143,11 +177,35 @@ impl RedisNode {
             Topology::Standalone => Some(open_client(url)?),
             _ => None,
         };
+        let cluster = match &topology {
+            Topology::Cluster(spec) => Some(
+                redis::cluster::ClusterClientBuilder::new(
+                    spec.seed_urls().iter().map(|u| u.expose().to_string()),
+                )
+                .connection_timeout(timeout)
+                .response_timeout(timeout)
+                .build()
+                .map_err(|e| {
+                    Error::invalid(
+                        "Redis URL",
+                        format!("{url}: {}", url.scrub(&e.to_string())),
+                        "write it as redis-cluster://[:password@]host:port[,host:port…]",
+                    )
+                })?,
+            ),
+            _ => None,
+        };
+        let keys = match topology {
+            Topology::Cluster(_) => KeyNames::Cluster,
+            _ => KeyNames::Java,
+        };
         let node = RedisNode {
             name: name.to_string(),
             url: url.clone(),
             topology,
             client,
+            cluster,
+            keys,
             link: tokio::sync::Mutex::new(None),
             timeout,
             scripts: Scripts::new(),
@@ -167,7 +225,7 @@ impl RedisNode {
         Ok(made)
     }
 
-    async fn conn(&self) -> Result<MultiplexedConnection> {
+    async fn conn(&self) -> Result<Conn> {
         Ok(self.link().await?.conn)
     }
 
@@ -177,10 +235,11 @@ impl RedisNode {
     }
 
     async fn make_link(&self) -> Result<Link> {
-        match (&self.topology, &self.client) {
-            (Topology::Sentinel(spec), _) => self.follow_master(spec).await,
-            (_, Some(client)) => self.link_to(client, false).await,
-            (_, None) => Err(Error::invalid(
+        match (&self.topology, &self.client, &self.cluster) {
+            (Topology::Sentinel(spec), _, _) => self.follow_master(spec).await,
+            (_, Some(client), _) => self.link_to(client, false).await,
+            (_, None, Some(cluster)) => self.link_to_cluster(cluster).await,
+            (_, None, None) => Err(Error::invalid(
                 "Redis URL",
                 format!(
                     "{}: this form is not served by a single connection",
@@ -278,10 +337,78 @@ impl RedisNode {
             .unwrap_or_default();
         let direct = !run_id.is_empty() && dialled(client, local).await;
         Ok(Link {
-            conn,
+            conn: Conn::Server(conn),
             direct_run_id: direct.then(|| Arc::from(run_id.as_str())),
             lpop_count: version_at_least(&version, (6, 2)),
         })
+    }
+
+    /// Connects to a Redis Cluster and checks every master's version. Takes
+    /// check each shard's stamp inside their script: the connection reaches
+    /// many servers, and resharding moves a shard to another.
+    async fn link_to_cluster(&self, cluster: &redis::cluster::ClusterClient) -> Result<Link> {
+        let mut conn = match tokio::time::timeout(self.timeout, cluster.get_async_connection()).await
+        {
+            Ok(Ok(conn)) => conn,
+            Ok(Err(e)) if e.is_timeout() => return Err(self.timed_out()),
+            Ok(Err(e)) => return Err(connect_error(&self.url, &e)),
+            Err(_) => return Err(self.timed_out()),
+        };
+        let info = self
+            .run(conn.route_command(
+                redis::cmd("INFO").arg("server").clone(),
+                all_masters(),
+            ))
+            .await?;
+        for text in texts_in(&info) {
+            let version = text
+                .lines()
+                .find_map(|l| l.strip_prefix("redis_version:"))
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            if !version_at_least(&version, MIN_REDIS_VERSION) {
+                return Err(Error::ServerTooOld {
+                    backend: "Redis",
+                    url: self.url.to_string(),
+                    version,
+                    minimum: format!("{}.{}", MIN_REDIS_VERSION.0, MIN_REDIS_VERSION.1),
+                });
+            }
+        }
+        Ok(Link {
+            conn: Conn::Cluster(conn),
+            direct_run_id: None,
+            lpop_count: true,
+        })
+    }
+
+    /// The masters of the cluster, as `(host, port)`, from `CLUSTER NODES`.
+    async fn cluster_masters(
+        &self,
+        conn: &mut redis::cluster_async::ClusterConnection,
+    ) -> Result<Vec<(String, u16)>> {
+        let nodes = self
+            .run(conn.route_command(
+                redis::cmd("CLUSTER").arg("NODES").clone(),
+                redis::cluster_routing::RoutingInfo::SingleNode(
+                    redis::cluster_routing::SingleNodeRoutingInfo::RandomPrimary,
+                ),
+            ))
+            .await?;
+        Ok(text_of(Some(&nodes))
+            .lines()
+            .filter_map(|line| {
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                let flags = fields.get(2)?;
+                if !flags.split(',').any(|f| f == "master") || flags.contains("fail") {
+                    return None;
+                }
+                let addr = fields.get(1)?.split('@').next()?;
+                let (host, port) = addr.rsplit_once(':')?;
+                Some((host.to_string(), port.parse().ok()?))
+            })
+            .collect())
     }
 
     /// Asks the sentinels for the master and connects to it. While a failover
@@ -440,23 +567,58 @@ impl RedisNode {
         }
     }
 
-    /// Every key matching `pattern`, by SCAN (never KEYS, which blocks the server).
+    /// Every key matching `pattern`, by SCAN (never KEYS, which blocks the
+    /// server); in a cluster, on every master.
     async fn scan(&self, pattern: &str) -> Result<Vec<String>> {
-        let mut conn = self.conn().await?;
+        match self.conn().await? {
+            Conn::Cluster(mut cluster) => {
+                let masters = self.cluster_masters(&mut cluster).await?;
+                let scans = masters
+                    .into_iter()
+                    .map(|master| self.scan_one(Conn::Cluster(cluster.clone()), pattern, Some(master)));
+                let found = futures::future::try_join_all(scans).await?;
+                let mut found: Vec<String> = found.into_iter().flatten().collect();
+                found.sort();
+                found.dedup();
+                Ok(found)
+            }
+            conn => self.scan_one(conn, pattern, None).await,
+        }
+    }
+
+    /// SCAN on one server: the connection's, or the cluster master at `master`.
+    async fn scan_one(
+        &self,
+        mut conn: Conn,
+        pattern: &str,
+        master: Option<(String, u16)>,
+    ) -> Result<Vec<String>> {
         let mut cursor: u64 = 0;
         let mut found = Vec::new();
         loop {
-            let (next, keys): (u64, Vec<String>) = self
-                .run(
-                    redis::cmd("SCAN")
-                        .arg(cursor)
-                        .arg("MATCH")
-                        .arg(pattern)
-                        .arg("COUNT")
-                        .arg(1000)
-                        .query_async(&mut conn),
-                )
-                .await?;
+            let mut scan = redis::cmd("SCAN");
+            scan.arg(cursor)
+                .arg("MATCH")
+                .arg(pattern)
+                .arg("COUNT")
+                .arg(1000);
+            let (next, keys): (u64, Vec<String>) = match (&mut conn, &master) {
+                (Conn::Cluster(cluster), Some((host, port))) => {
+                    let at = redis::cluster_routing::RoutingInfo::SingleNode(
+                        redis::cluster_routing::SingleNodeRoutingInfo::ByAddress {
+                            host: host.clone(),
+                            port: *port,
+                        },
+                    );
+                    let answer = self.run(cluster.route_command(scan, at)).await?;
+                    redis::from_redis_value(answer).map_err(|e| Error::Backend {
+                        backend: "Redis",
+                        url: self.url.to_string(),
+                        detail: format!("unexpected SCAN answer: {e}"),
+                    })?
+                }
+                _ => self.run(scan.query_async(&mut conn)).await?,
+            };
             found.extend(keys);
             if next == 0 {
                 return Ok(found);
@@ -480,6 +642,24 @@ impl RedisNode {
         }
         let mut conn = self.conn().await?;
         self.run(invocation.invoke_async(&mut conn)).await
+    }
+}
+
+/// Every master of a cluster, each answer kept apart.
+fn all_masters() -> redis::cluster_routing::RoutingInfo {
+    redis::cluster_routing::RoutingInfo::MultiNode((
+        redis::cluster_routing::MultipleNodeRoutingInfo::AllMasters,
+        None,
+    ))
+}
+
+/// Every text inside an answer (a cluster's per-node answers come as a map).
+fn texts_in(value: &Value) -> Vec<String> {
+    match value {
+        Value::Array(items) | Value::Set(items) => items.iter().flat_map(texts_in).collect(),
+        Value::Map(pairs) => pairs.iter().flat_map(|(_, v)| texts_in(v)).collect(),
+        Value::VerbatimString { text, .. } => vec![text.clone()],
+        other => vec![text_of(Some(other))],
     }
 }
 
@@ -652,15 +832,15 @@ impl RedisNode {
     /// process's own; anything else is retired before it is served.
     async fn take_queue_direct(
         &self,
-        mut conn: MultiplexedConnection,
+        mut conn: Conn,
         slot: Slot,
         n: u64,
         run_id: &str,
     ) -> Result<Taken> {
-        let key = queue_key(slot);
+        let key = self.keys.queue(slot);
         let mut pipe = redis::pipe();
         pipe.cmd("HMGET")
-            .arg(stamp_key(slot))
+            .arg(self.keys.stamp(slot))
             .arg("run_id")
             .arg("limit")
             .cmd("LPOP")
@@ -691,7 +871,7 @@ impl RedisNode {
             return Ok(taken);
         }
         // Popped from stock this server process never stocked: not served.
-        let keys = [queue_key(slot), range_key(slot), stamp_key(slot)];
+        let keys = [self.keys.queue(slot), self.keys.range(slot), self.keys.stamp(slot)];
         let answer: Vec<Value> = self
             .invoke(
                 &self.scripts.verify,
@@ -709,7 +889,7 @@ impl RedisNode {
     /// is this server's when the connection is direct, else '' (the script asks).
     async fn take_scripted(
         &self,
-        mut conn: MultiplexedConnection,
+        mut conn: Conn,
         (script, stock): (&Script, &str),
         slot: Slot,
         n: u64,
@@ -719,25 +899,107 @@ impl RedisNode {
         pipe.cmd("EVALSHA")
             .arg(script.get_hash())
             .arg(3)
-            .arg(queue_key(slot))
-            .arg(range_key(slot))
-            .arg(stamp_key(slot))
+            .arg(self.keys.queue(slot))
+            .arg(self.keys.range(slot))
+            .arg(self.keys.stamp(slot))
             .arg(n)
-            .arg(run_id)
-            .cmd("GET")
-            .arg(route_key(slot.app));
-        match self.run_raw(pipe.query_async(&mut conn)).await? {
-            Ok(answer) => Ok(answer),
-            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
-                // A new or restarted server without the script: nothing was taken.
-                let load = script.prepare_invoke();
-                self.run(load.load_async(&mut conn)).await?;
-                self.run_raw(pipe.query_async(&mut conn))
-                    .await?
-                    .map_err(|e| self.script_error(&e, stock))
-            }
-            Err(e) => Err(self.script_error(&e, stock)),
+            .arg(run_id);
+        // In a cluster the app's route hint lives in another slot (maybe on
+        // another master): it is read beside the take, at the same time.
+        let hint_apart = self.keys == KeyNames::Cluster;
+        if !hint_apart {
+            pipe.cmd("GET").arg(route_key(slot.app));
         }
+        let mut hint_conn = conn.clone();
+        let hint = async {
+            if !hint_apart {
+                return Ok(None);
+            }
+            self.run(
+                redis::cmd("GET")
+                    .arg(route_key(slot.app))
+                    .query_async::<Option<String>>(&mut hint_conn),
+            )
+            .await
+        };
+        let take = async {
+            match self.run_raw(pipe.query_async::<Vec<Value>>(&mut conn)).await? {
+                Ok(answers) => Ok(answers),
+                Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
+                    // A new or restarted server without the script: nothing was taken.
+                    let load = script.prepare_invoke();
+                    self.run(load.load_async(&mut conn)).await?;
+                    self.run_raw(pipe.query_async(&mut conn))
+                        .await?
+                        .map_err(|e| self.script_error(&e, stock))
+                }
+                Err(e) => Err(self.script_error(&e, stock)),
+            }
+        };
+        let (answers, hint) = tokio::join!(take, hint);
+        let mut answers = answers?.into_iter();
+        let answer = match answers.next() {
+            Some(Value::Array(answer)) => answer,
+            _ => Vec::new(),
+        };
+        let hint = match answers.next() {
+            Some(Value::Nil) | None => hint?,
+            piped => Some(text_of(piped.as_ref())),
+        };
+        Ok((answer, hint))
+    }
+
+/// The stock of `slots` in one round trip. Stock stamped by another server
+    /// process counts as missing: the next refill retires it (see
+    /// `lua/stock.lua`). `run_id` is the server's when the connection is
+    /// direct; otherwise the server is asked in the same round trip.
+    async fn stock_round(
+        &self,
+        mut conn: Conn,
+        kind: DispenserKind,
+        slots: &[Slot],
+        run_id: Option<&str>,
+    ) -> Result<Vec<Option<u64>>> {
+        let mut pipe = redis::pipe();
+        for &slot in slots {
+            match kind {
+                DispenserKind::Queue => pipe.cmd("LLEN").arg(self.keys.queue(slot)),
+                DispenserKind::Range => pipe.cmd("HMGET").arg(self.keys.range(slot)).arg(&[
+                    "next",
+                    "last",
+                    "pending_first",
+                    "pending_last",
+                ]),
+            };
+            pipe.cmd("HGET").arg(self.keys.stamp(slot)).arg("run_id");
+        }
+        if run_id.is_none() {
+            pipe.cmd("INFO").arg("server");
+        }
+        let mut answers: Vec<Value> = self.run(pipe.query_async(&mut conn)).await?;
+        let run_id = match run_id {
+            Some(run_id) => run_id.to_string(),
+            None => {
+                let info = text_of(answers.pop().as_ref());
+                info.lines()
+                    .find_map(|l| l.strip_prefix("run_id:"))
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string()
+            }
+        };
+        Ok(answers
+            .chunks(2)
+            .map(|pair| {
+                let stamped = text_of(pair.get(1));
+                let stock = match (kind, pair.first()) {
+                    (DispenserKind::Queue, Some(Value::Int(n))) => Some((*n).max(0) as u64),
+                    (DispenserKind::Range, Some(Value::Array(fields))) => range_stock(fields),
+                    _ => None,
+                };
+                stock.filter(|&n| n == 0 || stamped == run_id)
+            })
+            .collect())
     }
 
     async fn take_once(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
@@ -750,7 +1012,7 @@ impl RedisNode {
                 return self.take_queue_direct(link.conn, slot, n, run_id).await;
             }
             (DispenserKind::Queue, run_id) => {
-                let (key, run_id) = (queue_key(slot), run_id.as_deref().unwrap_or_default());
+                let (key, run_id) = (self.keys.queue(slot), run_id.as_deref().unwrap_or_default());
                 let script = (&self.scripts.take_queue, key.as_str());
                 let (answer, hint) = self
                     .take_scripted(link.conn, script, slot, n, run_id)
@@ -758,7 +1020,7 @@ impl RedisNode {
                 (answer, hint, key)
             }
             (DispenserKind::Range, run_id) => {
-                let (key, run_id) = (range_key(slot), run_id.as_deref().unwrap_or_default());
+                let (key, run_id) = (self.keys.range(slot), run_id.as_deref().unwrap_or_default());
                 let script = (&self.scripts.take_range, key.as_str());
                 let (answer, hint) = self
                     .take_scripted(link.conn, script, slot, n, run_id)
@@ -795,15 +1057,6 @@ impl RedisNode {
             }
         }
         Ok(taken)
-    }
-    /// The keys every stock script takes: lock, queue, range, stamp.
-    fn shard_keys(slot: Slot) -> [String; 4] {
-        [
-            lock_key(slot),
-            queue_key(slot),
-            range_key(slot),
-            stamp_key(slot),
-        ]
     }
 
     /// Reads a script's rollback answer (`''` or `'stamped serving'`) and
@@ -880,58 +1133,23 @@ impl Dispenser for RedisNode {
         if slots.is_empty() {
             return Ok(Vec::new());
         }
-        // Stock stamped by another server process counts as missing: the next
-        // refill retires it (see `lua/stock.lua`). A direct connection knows
-        // its server's run_id; any other asks in the same round trip.
         let link = self.link().await?;
-        let mut pipe = redis::pipe();
-        if link.direct_run_id.is_none() {
-            pipe.cmd("INFO").arg("server");
+        if self.keys == KeyNames::Cluster {
+            // One pipeline per shard (a pipeline stays in one slot), all at once:
+            // each asks the master that owns its shard for its run_id.
+            let rounds = slots.iter().map(|slot| {
+                self.stock_round(link.conn.clone(), kind, std::slice::from_ref(slot), None)
+            });
+            let stocks = futures::future::try_join_all(rounds).await?;
+            return Ok(stocks.into_iter().flatten().collect());
         }
-        for &slot in slots {
-            match kind {
-                DispenserKind::Queue => pipe.cmd("LLEN").arg(queue_key(slot)),
-                DispenserKind::Range => pipe.cmd("HMGET").arg(range_key(slot)).arg(&[
-                    "next",
-                    "last",
-                    "pending_first",
-                    "pending_last",
-                ]),
-            };
-            pipe.cmd("HGET").arg(stamp_key(slot)).arg("run_id");
-        }
-        let mut conn = link.conn;
-        let answers: Vec<Value> = self.run(pipe.query_async(&mut conn)).await?;
-        let (run_id, answers) = match &link.direct_run_id {
-            Some(run_id) => (run_id.to_string(), &answers[..]),
-            None => {
-                let info = text_of(answers.first());
-                let run_id = info
-                    .lines()
-                    .find_map(|l| l.strip_prefix("run_id:"))
-                    .unwrap_or_default()
-                    .trim()
-                    .to_string();
-                (run_id, answers.get(1..).unwrap_or_default())
-            }
-        };
-        Ok(answers
-            .chunks(2)
-            .map(|pair| {
-                let stamped = text_of(pair.get(1));
-                let stock = match (kind, pair.first()) {
-                    (DispenserKind::Queue, Some(Value::Int(n))) => Some((*n).max(0) as u64),
-                    (DispenserKind::Range, Some(Value::Array(fields))) => range_stock(fields),
-                    _ => None,
-                };
-                stock.filter(|&n| n == 0 || stamped == run_id)
-            })
-            .collect())
+        self.stock_round(link.conn, kind, slots, link.direct_run_id.as_deref())
+            .await
     }
 
     async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>> {
         let token = LockToken::random();
-        let keys = Self::shard_keys(slot);
+        let keys = self.keys.shard(slot);
         let answer: Vec<Value> = self
             .invoke(
                 &self.scripts.lock,
@@ -976,7 +1194,7 @@ impl Dispenser for RedisNode {
             // The strings are built here: formatting them in Lua is several times slower.
             args.extend(segment.indexes().map(|i| i.to_string()));
         }
-        let keys = Self::shard_keys(slot);
+        let keys = self.keys.shard(slot);
         let answer: Vec<Value> = self
             .invoke(
                 &self.scripts.push,
@@ -999,7 +1217,7 @@ impl Dispenser for RedisNode {
         let mut conn = self.conn().await?;
         self.run(
             redis::cmd("HSET")
-                .arg(stamp_key(slot))
+                .arg(self.keys.stamp(slot))
                 .arg("limit")
                 .arg(max_limit_id)
                 .query_async::<()>(&mut conn),
@@ -1038,7 +1256,7 @@ impl Dispenser for RedisNode {
         let deleted: i64 = self
             .invoke(
                 &self.scripts.unlock,
-                &[&lock_key(slot)],
+                &[&self.keys.lock(slot)],
                 std::slice::from_ref(&token.0),
             )
             .await?;
@@ -1054,7 +1272,7 @@ impl Dispenser for RedisNode {
         let dropped: i64 = self
             .invoke(
                 &self.scripts.retire,
-                &[&lock_key(slot), &stock_key(kind, slot)],
+                &[&self.keys.lock(slot), &self.keys.stock(kind, slot)],
                 &[token.0.clone(), kind.as_str().to_string()],
             )
             .await?;
@@ -1106,11 +1324,27 @@ impl Dispenser for RedisNode {
         if apps.is_empty() {
             return Ok(BTreeMap::new());
         }
-        let mut pipe = redis::pipe();
-        for app in &apps {
-            pipe.cmd("GET").arg(route_key(*app));
-        }
-        let nodes: Vec<Option<String>> = self.run(pipe.query_async(&mut conn)).await?;
+        let nodes: Vec<Option<String>> = if let Conn::Cluster(_) = conn {
+            // Each app's hint sits in a slot of its own: one GET each, all at once.
+            let gets = apps.iter().map(|app| {
+                let mut conn = conn.clone();
+                async move {
+                    self.run(
+                        redis::cmd("GET")
+                            .arg(route_key(*app))
+                            .query_async::<Option<String>>(&mut conn),
+                    )
+                    .await
+                }
+            });
+            futures::future::try_join_all(gets).await?
+        } else {
+            let mut pipe = redis::pipe();
+            for app in &apps {
+                pipe.cmd("GET").arg(route_key(*app));
+            }
+            self.run(pipe.query_async(&mut conn)).await?
+        };
         Ok(apps
             .into_iter()
             .zip(nodes)
@@ -1119,10 +1353,34 @@ impl Dispenser for RedisNode {
     }
 
     async fn server_version(&self) -> Result<String> {
-        let mut conn = self.conn().await?;
-        let info: String = self
-            .run(redis::cmd("INFO").arg("server").query_async(&mut conn))
-            .await?;
+        let info = match self.conn().await? {
+            // The oldest master's, which is what limits the cluster.
+            Conn::Cluster(mut cluster) => {
+                let answer = self
+                    .run(cluster.route_command(
+                        redis::cmd("INFO").arg("server").clone(),
+                        all_masters(),
+                    ))
+                    .await?;
+                let mut infos = texts_in(&answer);
+                infos.sort_by_key(|info| {
+                    let version = info
+                        .lines()
+                        .find_map(|l| l.strip_prefix("redis_version:"))
+                        .unwrap_or_default();
+                    version
+                        .trim()
+                        .split('.')
+                        .map(|part| part.parse::<u32>().unwrap_or(0))
+                        .collect::<Vec<_>>()
+                });
+                infos.into_iter().next().unwrap_or_default()
+            }
+            mut conn => {
+                self.run(redis::cmd("INFO").arg("server").query_async::<String>(&mut conn))
+                    .await?
+            }
+        };
         Ok(info
             .lines()
             .find_map(|l| l.strip_prefix("redis_version:"))
@@ -1135,6 +1393,8 @@ impl Dispenser for RedisNode {
 /// Parses `{app}_{shard}`; anything else (such as the Java service's bare
 /// `id.gen.idList_` lock key) is not a slot.
 fn parse_slot(rest: &str) -> Option<Slot> {
+    // A cluster's companion keys end in a hash tag: `7_5{1432}`.
+    let rest = rest.split('{').next().unwrap_or(rest);
     let (app, shard) = rest.split_once('_')?;
     let slot = Slot {
         app: app.parse().ok()?,
@@ -1166,6 +1426,7 @@ mod tests {
         assert_eq!(parse_slot("7_64"), None);
         assert_eq!(parse_slot(""), None);
         assert_eq!(parse_slot("x_1"), None);
+        assert_eq!(parse_slot("7_5{1432}"), Some(Slot { app: 7, shard: 5 }));
     }
 
     #[test]
