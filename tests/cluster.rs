@@ -45,6 +45,7 @@ fn take_while(
                 }
             });
         }
+        let _stop = crate::harness::StopOnDrop(&stop);
         wait_until(Duration::from_secs(60), "takes before", || {
             taken.load(Ordering::SeqCst) >= 5
         });
@@ -55,7 +56,8 @@ fn take_while(
         });
         stop.store(true, Ordering::SeqCst);
     });
-    for failure in failures.into_inner().unwrap() {
+    let failures = failures.into_inner().unwrap();
+    for failure in failures {
         assert!(!failure.contains("panicked"), "{failure}");
     }
     ids.into_inner().unwrap()
@@ -64,7 +66,9 @@ fn take_while(
 fn init_app(env: &TestEnv, url: &str, app: &str) {
     let on_cluster = [("IDGEN_REDIS_URL", url)];
     let init = env.run_with(
-        &["init-app", "--app", app, "--name", "cluster", "--step", "2000"],
+        &[
+            "init-app", "--app", app, "--name", "cluster", "--step", "2000",
+        ],
         &on_cluster,
     );
     assert!(init.success(), "{init}");
@@ -169,14 +173,25 @@ fn an_app_moves_from_a_standalone_node_to_a_cluster_without_repeats() {
     let cluster = Cluster::shared();
     let nodes = format!("cl={}", cluster.url());
     let with_cluster = [("IDGEN_REDIS_NODES", nodes.as_str())];
-    assert!(env.run_with(&["init-app", "--app", "33", "--name", "moving", "--step", "2000"], &with_cluster).success());
+    assert!(
+        env.run_with(
+            &[
+                "init-app", "--app", "33", "--name", "moving", "--step", "2000"
+            ],
+            &with_cluster
+        )
+        .success()
+    );
     let mut ids = Vec::new();
     for _ in 0..3 {
         let run = env.run_with(&["next", "--app", "33", "--count", "500"], &with_cluster);
         assert!(run.success(), "{run}");
         ids.extend(run.ids());
     }
-    let moved = env.run_with(&["migrate", "--app", "33", "--to", "cl", "--yes"], &with_cluster);
+    let moved = env.run_with(
+        &["migrate", "--app", "33", "--to", "cl", "--yes"],
+        &with_cluster,
+    );
     assert!(moved.success(), "{moved}");
     for _ in 0..3 {
         let run = env.run_with(&["next", "--app", "33", "--count", "500"], &with_cluster);
@@ -196,8 +211,13 @@ fn a_resharding_and_a_failover_under_takers_repeat_nothing() {
     reload(&env, &url, "34");
     let mut ids = Vec::new();
 
-    // Move slots away from the master of shard 0, with its keys, while takers run.
-    let from = cluster.master_of("id.gen.idList_34_0").port;
+    // Move slots (a third of one master's: every master keeps some, so that a
+    // majority of them can still vote a killed one out) with their keys.
+    let keys: Vec<String> = (0..64)
+        .map(|shard| format!("id.gen.idList_34_{shard}"))
+        .collect();
+    let from = cluster.master_of(&keys[0]).port;
+    let before: Vec<u16> = keys.iter().map(|k| cluster.master_of(k).port).collect();
     let to = cluster
         .nodes
         .iter()
@@ -206,12 +226,18 @@ fn a_resharding_and_a_failover_under_takers_repeat_nothing() {
         .port;
     ids.extend(take_while(&env, &url, "34", 3, || {
         let node = |port| cluster.nodes.iter().find(|n| n.port == port).unwrap();
-        cluster.reshard(node(from), node(to), 5461);
+        cluster.reshard(node(from), node(to), 2000);
     }));
-    assert_ne!(cluster.master_of("id.gen.idList_34_0").port, from);
+    let moved = keys
+        .iter()
+        .zip(&before)
+        .find(|(k, was)| **was == from && cluster.master_of(k).port == to)
+        .map(|(k, _)| k.clone())
+        .expect("the resharding moved a shard of the app");
+    let key = moved.as_str();
 
     // A replica takes over its master (CLUSTER FAILOVER), takers running.
-    let master = cluster.master_of("id.gen.idList_34_0").port;
+    let master = cluster.master_of(key).port;
     let replica = {
         let master = cluster.nodes.iter().find(|n| n.port == master).unwrap();
         cluster.replica_of(master).port
@@ -223,13 +249,13 @@ fn a_resharding_and_a_failover_under_takers_repeat_nothing() {
             .query(&mut node.conn())
             .unwrap();
         wait_until(Duration::from_secs(60), "the replica to take over", || {
-            node.is_master()
+            node.is_master() && cluster.master_of(key).port == replica
         });
         cluster.wait_ok();
     }));
 
     // A master killed: its replica is promoted once the others notice.
-    let victim = cluster.master_of("id.gen.idList_34_0").port;
+    let victim = cluster.master_of(key).port;
     ids.extend(take_while(&env, &url, "34", 3, || {
         cluster
             .nodes
@@ -237,8 +263,17 @@ fn a_resharding_and_a_failover_under_takers_repeat_nothing() {
             .find(|n| n.port == victim)
             .unwrap()
             .kill();
+        wait_until(
+            Duration::from_secs(60),
+            "a replica to replace the killed master",
+            || {
+                cluster.nodes.iter().any(|n| {
+                    n.port != victim && n.is_master() && cluster.master_of(key).port == n.port
+                })
+            },
+        );
         cluster.wait_ok();
     }));
-    assert_ne!(cluster.master_of("id.gen.idList_34_0").port, victim);
+    assert_ne!(cluster.master_of(key).port, victim);
     assert_unique(&ids);
 }

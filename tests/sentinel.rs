@@ -113,6 +113,7 @@ fn through_a_failover(fault: impl FnOnce(&mut SentinelGroup, u16)) {
                 }
             });
         }
+        let _stop = crate::harness::StopOnDrop(&stop);
         wait_until(Duration::from_secs(60), "takes before the fault", || {
             taken.load(Ordering::SeqCst) >= 10
         });

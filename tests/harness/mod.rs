@@ -400,6 +400,16 @@ pub fn segment_parts(id: u64) -> (u64, u8, u8) {
     (id >> 14, ((id >> 8) & 0x3f) as u8, (id & 0xff) as u8)
 }
 
+/// Sets its flag when dropped, so that loops watching it end even when the
+/// test fails (a panic inside `std::thread::scope` waits for every thread).
+pub struct StopOnDrop<'a>(pub &'a std::sync::atomic::AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// Waits until `check` holds, polling; fails the test after `limit`.
 pub fn wait_until(limit: Duration, what: &str, mut check: impl FnMut() -> bool) {
     let deadline = Instant::now() + limit;

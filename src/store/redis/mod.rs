@@ -31,13 +31,13 @@ use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
 use crate::segment::DispenserKind;
 use async_trait::async_trait;
+use keys::KeyNames;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Script, Value};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
-use keys::KeyNames;
 use topology::{SentinelSpec, Topology};
 
 pub fn queue_key(slot: Slot) -> String {
@@ -63,7 +63,6 @@ pub fn stamp_key(slot: Slot) -> String {
 
 /// The last dataset change the scripts detected on this node, for `status`.
 pub const ROLLBACK_KEY: &str = "id.gen.rollback";
-
 
 /// A script made of the shared prelude (`stock_of`, `verify`) and a body.
 fn with_prelude(body: &str) -> Script {
@@ -110,7 +109,6 @@ pub struct RedisNode {
     topology: Topology,
     /// The client of a standalone node; a Sentinel node makes one for each master it finds.
     client: Option<redis::Client>,
-    cluster: Option<redis::cluster::ClusterClient>,
     keys: KeyNames,
     link: tokio::sync::Mutex<Option<Link>>,
     timeout: Duration,
@@ -177,24 +175,10 @@ impl RedisNode {
             Topology::Standalone => Some(open_client(url)?),
             _ => None,
         };
-        let cluster = match &topology {
-            Topology::Cluster(spec) => Some(
-                redis::cluster::ClusterClientBuilder::new(
-                    spec.seed_urls().iter().map(|u| u.expose().to_string()),
-                )
-                .connection_timeout(timeout)
-                .response_timeout(timeout)
-                .build()
-                .map_err(|e| {
-                    Error::invalid(
-                        "Redis URL",
-                        format!("{url}: {}", url.scrub(&e.to_string())),
-                        "write it as redis-cluster://[:password@]host:port[,host:port…]",
-                    )
-                })?,
-            ),
-            _ => None,
-        };
+        if let Topology::Cluster(spec) = &topology {
+            // Checked now; each link builds its client from the seeds that answer.
+            cluster_client(url, &spec.seed_urls(), timeout)?;
+        }
         let keys = match topology {
             Topology::Cluster(_) => KeyNames::Cluster,
             _ => KeyNames::Java,
@@ -204,7 +188,6 @@ impl RedisNode {
             url: url.clone(),
             topology,
             client,
-            cluster,
             keys,
             link: tokio::sync::Mutex::new(None),
             timeout,
@@ -235,11 +218,11 @@ impl RedisNode {
     }
 
     async fn make_link(&self) -> Result<Link> {
-        match (&self.topology, &self.client, &self.cluster) {
-            (Topology::Sentinel(spec), _, _) => self.follow_master(spec).await,
-            (_, Some(client), _) => self.link_to(client, false).await,
-            (_, None, Some(cluster)) => self.link_to_cluster(cluster).await,
-            (_, None, None) => Err(Error::invalid(
+        match (&self.topology, &self.client) {
+            (Topology::Sentinel(spec), _) => self.follow_master(spec).await,
+            (Topology::Cluster(spec), _) => self.link_to_cluster(spec).await,
+            (_, Some(client)) => self.link_to(client, false).await,
+            (_, None) => Err(Error::invalid(
                 "Redis URL",
                 format!(
                     "{}: this form is not served by a single connection",
@@ -346,19 +329,40 @@ impl RedisNode {
     /// Connects to a Redis Cluster and checks every master's version. Takes
     /// check each shard's stamp inside their script: the connection reaches
     /// many servers, and resharding moves a shard to another.
-    async fn link_to_cluster(&self, cluster: &redis::cluster::ClusterClient) -> Result<Link> {
-        let mut conn = match tokio::time::timeout(self.timeout, cluster.get_async_connection()).await
-        {
-            Ok(Ok(conn)) => conn,
-            Ok(Err(e)) if e.is_timeout() => return Err(self.timed_out()),
-            Ok(Err(e)) => return Err(connect_error(&self.url, &e)),
-            Err(_) => return Err(self.timed_out()),
-        };
+    async fn link_to_cluster(&self, spec: &topology::ClusterSpec) -> Result<Link> {
+        // A seed that is down (a killed master) would hold up the cluster
+        // client's start: only seeds that accept a connection are handed to it.
+        let seeds = spec.seed_urls();
+        let probes = spec.seeds.iter().map(|(host, port)| {
+            tokio::time::timeout(
+                self.timeout,
+                tokio::net::TcpStream::connect((host.as_str(), *port)),
+            )
+        });
+        let answered = futures::future::join_all(probes).await;
+        let live: Vec<SecretUrl> = seeds
+            .into_iter()
+            .zip(answered)
+            .filter(|(_, probe)| matches!(probe, Ok(Ok(_))))
+            .map(|(url, _)| url)
+            .collect();
+        if live.is_empty() {
+            return Err(Error::Unreachable {
+                backend: "Redis",
+                url: self.url.to_string(),
+                detail: "no seed node of the cluster accepts connections".into(),
+            });
+        }
+        let cluster = cluster_client(&self.url, &live, self.timeout)?;
+        let mut conn =
+            match tokio::time::timeout(self.timeout, cluster.get_async_connection()).await {
+                Ok(Ok(conn)) => conn,
+                Ok(Err(e)) if e.is_timeout() => return Err(self.timed_out()),
+                Ok(Err(e)) => return Err(connect_error(&self.url, &e)),
+                Err(_) => return Err(self.timed_out()),
+            };
         let info = self
-            .run(conn.route_command(
-                redis::cmd("INFO").arg("server").clone(),
-                all_masters(),
-            ))
+            .run(conn.route_command(redis::cmd("INFO").arg("server").clone(), all_masters()))
             .await?;
         for text in texts_in(&info) {
             let version = text
@@ -573,9 +577,9 @@ impl RedisNode {
         match self.conn().await? {
             Conn::Cluster(mut cluster) => {
                 let masters = self.cluster_masters(&mut cluster).await?;
-                let scans = masters
-                    .into_iter()
-                    .map(|master| self.scan_one(Conn::Cluster(cluster.clone()), pattern, Some(master)));
+                let scans = masters.into_iter().map(|master| {
+                    self.scan_one(Conn::Cluster(cluster.clone()), pattern, Some(master))
+                });
                 let found = futures::future::try_join_all(scans).await?;
                 let mut found: Vec<String> = found.into_iter().flatten().collect();
                 found.sort();
@@ -643,6 +647,28 @@ impl RedisNode {
         let mut conn = self.conn().await?;
         self.run(invocation.invoke_async(&mut conn)).await
     }
+}
+
+/// A cluster client for `seeds`, bounded by `timeout`.
+fn cluster_client(
+    url: &SecretUrl,
+    seeds: &[SecretUrl],
+    timeout: Duration,
+) -> Result<redis::cluster::ClusterClient> {
+    redis::cluster::ClusterClientBuilder::new(seeds.iter().map(|u| u.expose().to_string()))
+        .connection_timeout(timeout)
+        .response_timeout(timeout)
+        // A dead node (a killed master, now replaced) is dropped from the map
+        // after this many tries, instead of tried for ever.
+        .max_connection_attempts(std::num::NonZeroUsize::MIN.saturating_add(1))
+        .build()
+        .map_err(|e| {
+            Error::invalid(
+                "Redis URL",
+                format!("{url}: {}", url.scrub(&e.to_string())),
+                "write it as redis-cluster://[:password@]host:port[,host:port…]",
+            )
+        })
 }
 
 /// Every master of a cluster, each answer kept apart.
@@ -871,7 +897,11 @@ impl RedisNode {
             return Ok(taken);
         }
         // Popped from stock this server process never stocked: not served.
-        let keys = [self.keys.queue(slot), self.keys.range(slot), self.keys.stamp(slot)];
+        let keys = [
+            self.keys.queue(slot),
+            self.keys.range(slot),
+            self.keys.stamp(slot),
+        ];
         let answer: Vec<Value> = self
             .invoke(
                 &self.scripts.verify,
@@ -923,9 +953,14 @@ impl RedisNode {
             .await
         };
         let take = async {
-            match self.run_raw(pipe.query_async::<Vec<Value>>(&mut conn)).await? {
+            match self
+                .run_raw(pipe.query_async::<Vec<Value>>(&mut conn))
+                .await?
+            {
                 Ok(answers) => Ok(answers),
-                Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
+                Err(e)
+                    if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) =>
+                {
                     // A new or restarted server without the script: nothing was taken.
                     let load = script.prepare_invoke();
                     self.run(load.load_async(&mut conn)).await?;
@@ -949,7 +984,7 @@ impl RedisNode {
         Ok((answer, hint))
     }
 
-/// The stock of `slots` in one round trip. Stock stamped by another server
+    /// The stock of `slots` in one round trip. Stock stamped by another server
     /// process counts as missing: the next refill retires it (see
     /// `lua/stock.lua`). `run_id` is the server's when the connection is
     /// direct; otherwise the server is asked in the same round trip.
@@ -1357,10 +1392,10 @@ impl Dispenser for RedisNode {
             // The oldest master's, which is what limits the cluster.
             Conn::Cluster(mut cluster) => {
                 let answer = self
-                    .run(cluster.route_command(
-                        redis::cmd("INFO").arg("server").clone(),
-                        all_masters(),
-                    ))
+                    .run(
+                        cluster
+                            .route_command(redis::cmd("INFO").arg("server").clone(), all_masters()),
+                    )
                     .await?;
                 let mut infos = texts_in(&answer);
                 infos.sort_by_key(|info| {
@@ -1377,8 +1412,12 @@ impl Dispenser for RedisNode {
                 infos.into_iter().next().unwrap_or_default()
             }
             mut conn => {
-                self.run(redis::cmd("INFO").arg("server").query_async::<String>(&mut conn))
-                    .await?
+                self.run(
+                    redis::cmd("INFO")
+                        .arg("server")
+                        .query_async::<String>(&mut conn),
+                )
+                .await?
             }
         };
         Ok(info
