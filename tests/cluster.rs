@@ -235,6 +235,27 @@ fn a_resharding_and_a_failover_under_takers_repeat_nothing() {
         .map(|(k, _)| k.clone())
         .expect("the resharding moved a shard of the app");
     let key = moved.as_str();
+    // The moved shard's stock came with a stamp of the old master: the first
+    // take on the new one retired it and stamped it anew.
+    let shard: u8 = key.rsplit('_').next().unwrap().parse().unwrap();
+    let stamp =
+        idgen::store::redis::keys::KeyNames::Cluster.stamp(idgen::store::Slot { app: 34, shard });
+    let new_master = cluster.master_of(key);
+    let run_id: String = redis::cmd("INFO")
+        .arg("server")
+        .query::<String>(&mut new_master.conn())
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("run_id:"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let stamped: Option<String> = redis::cmd("HGET")
+        .arg(&stamp)
+        .arg("run_id")
+        .query(&mut new_master.conn())
+        .unwrap();
+    assert_eq!(stamped.as_deref(), Some(run_id.as_str()), "{stamp}");
 
     // A replica takes over its master (CLUSTER FAILOVER), takers running.
     let master = cluster.master_of(key).port;
