@@ -21,7 +21,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'idgen' {
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -68,7 +68,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('--min-step', '--min-step', [CompletionResultType]::ParameterName, 'Smallest step the consumption-based sizing may choose [default: --step]')
             [CompletionResult]::new('--max-step', '--max-step', [CompletionResultType]::ParameterName, 'Largest step the consumption-based sizing may choose [default: 10 x --step]')
             [CompletionResult]::new('--target-interval', '--target-interval', [CompletionResultType]::ParameterName, 'How long a segment should last at the observed rate')
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -97,7 +97,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('--gate-pass', '--gate-pass', [CompletionResultType]::ParameterName, 'Pick the shard as the Java service does: abs(hashCode) % 64')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'How many IDs to issue (1..=10000000)')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'How many IDs to issue (1..=10000000)')
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -124,7 +124,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('--app', '--app', [CompletionResultType]::ParameterName, 'Only this app')
             [CompletionResult]::new('--idle', '--idle', [CompletionResultType]::ParameterName, 'Refill a shard when its stock is at or below idle x its last segment [default: 0.2, or the config file''s]')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Batches refilled at once (a batch: up to 32 shards of one app)')
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -155,7 +155,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('--app', '--app', [CompletionResultType]::ParameterName, 'The app to move')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The Redis node to move it to (a name from --redis-node or the config file)')
             [CompletionResult]::new('--from-store', '--from-store', [CompletionResultType]::ParameterName, 'Move the app out of this embedded store file into the configured Redis + MySQL')
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -194,7 +194,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Lease expiry; renewed every third of it [default: 30s, or the config file''s]')
             [CompletionResult]::new('--assigner', '--assigner', [CompletionResultType]::ParameterName, 'Where the worker ID comes from')
             [CompletionResult]::new('--max-clock-back', '--max-clock-back', [CompletionResultType]::ParameterName, 'Largest backward clock step waited out instead of refused')
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -221,7 +221,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
         }
         'idgen;inspect-freelist' {
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace to inspect')
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -253,7 +253,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('--warn-stock', '--warn-stock', [CompletionResultType]::ParameterName, 'Warn when a shard''s stock is at or below RATIO x its step')
             [CompletionResult]::new('--crit-stock', '--crit-stock', [CompletionResultType]::ParameterName, 'Critical when a shard''s stock is at or below RATIO x its step [default: only a shard that is empty and cannot be refilled]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -294,7 +294,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('--max-requests', '--max-requests', [CompletionResultType]::ParameterName, 'Most requests handled at once; more are refused with 503')
             [CompletionResult]::new('--buffer', '--buffer', [CompletionResultType]::ParameterName, 'Segment IDs kept ready in memory per app and shard, refilled in the background at half; 0 turns the buffer off. A crash loses them (gaps, never repeats)')
             [CompletionResult]::new('--max-n', '--max-n', [CompletionResultType]::ParameterName, 'Most IDs one list request may ask for')
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -319,7 +319,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;app' {
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -347,7 +347,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;app;list' {
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -372,7 +372,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;app;show' {
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -402,7 +402,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('--min-step', '--min-step', [CompletionResultType]::ParameterName, 'New smallest step the consumption-based sizing may choose')
             [CompletionResult]::new('--max-step', '--max-step', [CompletionResultType]::ParameterName, 'New largest step the consumption-based sizing may choose')
             [CompletionResult]::new('--max-limit-id', '--max-limit-id', [CompletionResultType]::ParameterName, 'New max_limit_id: only ever raised (0: no limit)')
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -448,7 +448,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;namespace' {
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -476,7 +476,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;namespace;list' {
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -501,7 +501,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;namespace;show' {
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -526,7 +526,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;namespace;delete' {
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -571,7 +571,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;config' {
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -596,7 +596,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;man' {
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -620,7 +620,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;completions' {
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
@@ -650,7 +650,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('--bits', '--bits', [CompletionResultType]::ParameterName, 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)')
             [CompletionResult]::new('--unit', '--unit', [CompletionResultType]::ParameterName, 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]')
             [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)')
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend)')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
             [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')

@@ -18,7 +18,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
     }
     var completions = [
         &'idgen'= {
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -64,7 +64,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --min-step 'Smallest step the consumption-based sizing may choose [default: --step]'
             cand --max-step 'Largest step the consumption-based sizing may choose [default: 10 x --step]'
             cand --target-interval 'How long a segment should last at the observed rate'
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -92,7 +92,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --gate-pass 'Pick the shard as the Java service does: abs(hashCode) % 64'
             cand -n 'How many IDs to issue (1..=10000000)'
             cand --count 'How many IDs to issue (1..=10000000)'
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -118,7 +118,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --app 'Only this app'
             cand --idle 'Refill a shard when its stock is at or below idle x its last segment [default: 0.2, or the config file''s]'
             cand --jobs 'Batches refilled at once (a batch: up to 32 shards of one app)'
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -148,7 +148,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --app 'The app to move'
             cand --to 'The Redis node to move it to (a name from --redis-node or the config file)'
             cand --from-store 'Move the app out of this embedded store file into the configured Redis + MySQL'
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -186,7 +186,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --ttl 'Lease expiry; renewed every third of it [default: 30s, or the config file''s]'
             cand --assigner 'Where the worker ID comes from'
             cand --max-clock-back 'Largest backward clock step waited out instead of refused'
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -212,7 +212,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
         }
         &'idgen;inspect-freelist'= {
             cand --namespace 'The namespace to inspect'
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -243,7 +243,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --warn-stock 'Warn when a shard''s stock is at or below RATIO x its step'
             cand --crit-stock 'Critical when a shard''s stock is at or below RATIO x its step [default: only a shard that is empty and cannot be refilled]'
             cand --format 'Output format'
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -283,7 +283,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --max-requests 'Most requests handled at once; more are refused with 503'
             cand --buffer 'Segment IDs kept ready in memory per app and shard, refilled in the background at half; 0 turns the buffer off. A crash loses them (gaps, never repeats)'
             cand --max-n 'Most IDs one list request may ask for'
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -307,7 +307,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --version 'Print version'
         }
         &'idgen;app'= {
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -334,7 +334,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'idgen;app;list'= {
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -358,7 +358,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --version 'Print version'
         }
         &'idgen;app;show'= {
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -387,7 +387,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --min-step 'New smallest step the consumption-based sizing may choose'
             cand --max-step 'New largest step the consumption-based sizing may choose'
             cand --max-limit-id 'New max_limit_id: only ever raised (0: no limit)'
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -427,7 +427,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
         &'idgen;app;help;help'= {
         }
         &'idgen;namespace'= {
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -454,7 +454,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'idgen;namespace;list'= {
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -478,7 +478,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --version 'Print version'
         }
         &'idgen;namespace;show'= {
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -502,7 +502,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --version 'Print version'
         }
         &'idgen;namespace;delete'= {
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -541,7 +541,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
         &'idgen;namespace;help;help'= {
         }
         &'idgen;config'= {
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -565,7 +565,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --version 'Print version'
         }
         &'idgen;man'= {
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -588,7 +588,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --version 'Print version'
         }
         &'idgen;completions'= {
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
@@ -617,7 +617,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --bits 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)'
             cand --unit 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]'
             cand --fix 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)'
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend)'
+            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
             cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'

@@ -24,7 +24,7 @@ function __fish_idgen_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c idgen -n "__fish_idgen_needs_command" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_needs_command" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_needs_command" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_needs_command" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -66,7 +66,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l description -d 
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l min-step -d 'Smallest step the consumption-based sizing may choose [default: --step]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l max-step -d 'Largest step the consumption-based sizing may choose [default: 10 x --step]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l target-interval -d 'How long a segment should last at the observed rate' -r
-complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -89,7 +89,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand init-app" -s V -l version -d
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l app -d 'App ID, 0..=255' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l gate-pass -d 'Pick the shard as the Java service does: abs(hashCode) % 64' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -s n -l count -d 'How many IDs to issue (1..=10000000)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -111,7 +111,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand next" -s V -l version -d 'Pr
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l app -d 'Only this app' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l idle -d 'Refill a shard when its stock is at or below idle x its last segment [default: 0.2, or the config file\'s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l jobs -d 'Batches refilled at once (a batch: up to 32 shards of one app)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -136,7 +136,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s V -l ver
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l app -d 'The app to move' -r
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l to -d 'The Redis node to move it to (a name from --redis-node or the config file)' -r -f
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l from-store -d 'Move the app out of this embedded store file into the configured Redis + MySQL' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -185,7 +185,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand lease" -l ttl -d 'Lease expi
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l assigner -d 'Where the worker ID comes from' -r -f -a "lease\t'Lease from the namespace\'s free list; renewed, fenced, released (IDs are reused)'
 worker-node\t'A new never-reused ID per start from the WORKER_NODE table (uid-generator style)'"
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l max-clock-back -d 'Largest backward clock step waited out instead of refused' -r
-complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -207,7 +207,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand lease" -s v -l verbose -d 'E
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l namespace -d 'The namespace to inspect' -r -f
-complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -235,7 +235,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand status" -l crit-stock -d 'Cr
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l format -d 'Output format' -r -f -a "text\t'Tables for people'
 json\t'The whole report, every finding with its severity'
 prometheus\t'Prometheus text exposition, for node_exporter\'s textfile collector'"
-complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -286,7 +286,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand serve" -l max-connections -d
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l max-requests -d 'Most requests handled at once; more are refused with 503' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l buffer -d 'Segment IDs kept ready in memory per app and shard, refilled in the background at half; 0 turns the buffer off. A crash loses them (gaps, never repeats)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l max-n -d 'Most IDs one list request may ask for' -r
-complete -c idgen -n "__fish_idgen_using_subcommand serve" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -306,7 +306,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand serve" -l allow-remote -d 'A
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -329,7 +329,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_sub
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -f -a "show" -d 'Show one app: its step bounds, limit and every shard\'s issued index'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -f -a "set" -d 'Change an app: raise max_limit_id, change the step and its bounds, rename'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -349,7 +349,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -374,7 +374,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l min-step -d 'New smallest step the consumption-based sizing may choose' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l max-step -d 'New largest step the consumption-based sizing may choose' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l max-limit-id -d 'New max_limit_id: only ever raised (0: no limit)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -399,7 +399,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one app: its step bounds, limit and every shard\'s issued index'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from help" -f -a "set" -d 'Change an app: raise max_limit_id, change the step and its bounds, rename'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -422,7 +422,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_se
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -f -a "show" -d 'Show one namespace: its layout and epoch, and who holds which worker ID'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -f -a "delete" -d 'Delete a namespace no one holds a worker ID of (asks first)'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -442,7 +442,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -462,7 +462,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -486,7 +486,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one namespace: its layout and epoch, and who holds which worker ID'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a namespace no one holds a worker ID of (asks first)'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c idgen -n "__fish_idgen_using_subcommand config" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand config" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -506,7 +506,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand config" -l json -d 'Print th
 complete -c idgen -n "__fish_idgen_using_subcommand config" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand config" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand config" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -525,7 +525,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand man" -l timeout -d 'How long
 complete -c idgen -n "__fish_idgen_using_subcommand man" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand man" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand man" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
@@ -565,7 +565,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand decode" -l epoch -d 'Epoch: 
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l bits -d 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l unit -d 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l fix -d 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F

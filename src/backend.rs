@@ -11,6 +11,7 @@ use crate::redact::SecretUrl;
 use crate::segment::{AllocatorOptions, SegmentAllocator};
 use crate::store::mysql::MysqlLedger;
 use crate::store::redis::lease::FencedLeaseStore;
+use crate::store::redis::topology::Topology;
 use crate::store::redis::{RedisNode, connect};
 use crate::store::sqlite::SqliteStore;
 use crate::store::tls;
@@ -72,15 +73,28 @@ impl Backend {
                 // URLs are checked now, naming where a bad one came from; nodes
                 // connect only when first used.
                 for (name, url) in &settings.redis_nodes {
-                    connect::client(url, &settings.redis_tls).map_err(|e| match e {
+                    let blame = |e: Error| match e {
                         Error::Invalid {
-                            what: "Redis URL", ..
+                            what,
+                            problem,
+                            hint,
                         } => {
                             let origin = settings.origin(&format!("redis node {name}"));
-                            crate::config::blame(e, &format!("node {name}, {origin}"))
+                            Error::Invalid {
+                                what,
+                                problem: problem.replacen(
+                                    &format!("{url}: "),
+                                    &format!("{url} (node {name}, from {origin}): "),
+                                    1,
+                                ),
+                                hint,
+                            }
                         }
                         other => other,
-                    })?;
+                    };
+                    if Topology::parse(url).map_err(blame)? == Topology::Standalone {
+                        connect::client(url, &settings.redis_tls).map_err(blame)?;
+                    }
                 }
                 if !settings.redis_nodes.values().any(connect::wants_tls) {
                     tls::refuse_unused(tls::REDIS, &settings.redis_tls)?;

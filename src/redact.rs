@@ -41,7 +41,14 @@ impl SecretUrl {
                 parsed.password().is_some_and(|p| !p.is_empty())
                     || parsed.query_pairs().any(|(key, _)| is_secret_param(&key))
             }
-            Err(_) => !secrets_in(&self.raw).is_empty(),
+            // A sentinel or cluster URL: `user@` alone names no password.
+            Err(_) => match split_scheme(self.raw.trim()) {
+                Some((scheme, rest)) if is_multi_host(scheme) => rest
+                    .rfind('@')
+                    .and_then(|at| rest[..at].split_once(':'))
+                    .is_some_and(|(_, password)| !password.is_empty()),
+                _ => !secrets_in(&self.raw).is_empty(),
+            },
         }
     }
 
@@ -49,6 +56,20 @@ impl SecretUrl {
     /// `None` when the URL does not parse or cannot carry one (the caller then
     /// reports the URL itself).
     pub fn with_password(&self, password: &str) -> Option<SecretUrl> {
+        // Sentinel and cluster URLs list several hosts, which no URL parser takes.
+        if let Some((scheme, rest)) = split_scheme(self.raw.trim())
+            && is_multi_host(scheme)
+        {
+            let encoded =
+                percent_encoding::utf8_percent_encode(password, percent_encoding::NON_ALPHANUMERIC);
+            return Some(SecretUrl::new(match rest.rfind('@') {
+                Some(at) => {
+                    let user = rest[..at].split(':').next().unwrap_or_default();
+                    format!("{scheme}://{user}:{encoded}@{}", &rest[at + 1..])
+                }
+                None => format!("{scheme}://:{encoded}@{rest}"),
+            }));
+        }
         let mut parsed = url::Url::parse(&self.raw).ok()?;
         parsed.set_password(Some(password)).ok()?;
         Some(SecretUrl::new(parsed.to_string()))
@@ -156,6 +177,12 @@ fn split_scheme(raw: &str) -> Option<(&str, &str)> {
     valid.then(|| (scheme, &raw[end + 3..]))
 }
 
+/// Schemes whose URLs list several hosts (Sentinel, Cluster).
+fn is_multi_host(scheme: &str) -> bool {
+    let scheme = scheme.to_ascii_lowercase();
+    scheme.ends_with("-sentinel") || scheme.ends_with("-cluster")
+}
+
 fn is_secret_param(key: &str) -> bool {
     let key = percent_decode(key);
     SECRET_PARAMS.iter().any(|p| key.eq_ignore_ascii_case(p))
@@ -177,6 +204,11 @@ fn redact_parsed(scheme: &str, parsed: &url::Url) -> String {
     if let Some(query) = parsed.query() {
         shown.push('?');
         shown.push_str(&redact_query(query));
+    }
+    // A sentinel URL names its master here.
+    if let Some(fragment) = parsed.fragment() {
+        shown.push('#');
+        shown.push_str(fragment);
     }
     shown
 }
@@ -288,6 +320,12 @@ mod tests {
             "redis://:PW9x?x@host",
             "mysql://u:hunter2PW9x@bad host/db",
             "  redis://:PW9x@h  ",
+            "redis-sentinel://:PW9x@s1:26379,s2:26380/0#main",
+            "redis-sentinel://:PW9x@s1/0#main",
+            "rediss-sentinel://user:PW9x@s1,s2#main",
+            "redis-sentinel://:p#PW9x@s1,s2/0#main",
+            "redis-cluster://:PW9x@c1:7000,c2:7001",
+            "rediss-cluster://u:PW9x@c1:7000",
         ] {
             let shown = redact_url(raw);
             assert!(!shown.contains("PW9x"), "{raw:?} shown as {shown:?}");
@@ -321,6 +359,32 @@ mod tests {
             url.scrub("login p@ss failed, url p%40ss"),
             "login *** failed, url ***"
         );
+    }
+
+    #[test]
+    fn sentinel_and_cluster_urls_keep_hosts_and_master() {
+        assert_eq!(
+            redact_url("redis-sentinel://:pw@s1:26379,s2/0#main"),
+            "redis-sentinel://***@s1:26379,s2/0#main"
+        );
+        assert_eq!(
+            redact_url("redis-sentinel://:pw@s1:26379/0#main"),
+            "redis-sentinel://***@s1:26379/0#main"
+        );
+        assert_eq!(
+            redact_url("redis-cluster://c1:7000,c2:7001"),
+            "redis-cluster://c1:7000,c2:7001"
+        );
+        let url = SecretUrl::new("redis-sentinel://s1,s2/0#main");
+        assert!(!url.has_password());
+        let with = url.with_password("a,b@c").unwrap();
+        assert!(with.has_password());
+        assert_eq!(with.expose(), "redis-sentinel://:a%2Cb%40c@s1,s2/0#main");
+        assert_eq!(with.to_string(), "redis-sentinel://***@s1,s2/0#main");
+        let user_only = SecretUrl::new("redis-cluster://ops@c1:1,c2:2");
+        assert!(!user_only.has_password());
+        let with = user_only.with_password("x").unwrap();
+        assert_eq!(with.expose(), "redis-cluster://ops:x@c1:1,c2:2");
     }
 
     #[test]

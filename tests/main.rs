@@ -2,6 +2,7 @@
 
 mod acl;
 mod app;
+mod cluster;
 mod completions;
 mod config;
 mod config_command;
@@ -21,6 +22,7 @@ mod reload;
 mod rollback;
 mod secrets;
 mod segments;
+mod sentinel;
 mod serve;
 mod snowflake;
 mod status;

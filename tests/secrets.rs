@@ -39,6 +39,9 @@ fn forms() -> Vec<(Slot, String)> {
         format!("redis://:x,{SECRET}@127.0.0.1:1/0"),
         format!("rediss://:{SECRET}@127.0.0.1:1/0"),
         format!("valkeys://idgen:{SECRET}@127.0.0.1:1"),
+        format!("redis-sentinel://:{SECRET}@127.0.0.1:1,127.0.0.1:2/0#main"),
+        format!("rediss-sentinel://u:{SECRET}@127.0.0.1:1#main"),
+        format!("redis-cluster://:{SECRET}@127.0.0.1:1,127.0.0.1:2"),
         SECRET.to_string(),
     ];
     let mysql = [
@@ -260,44 +263,18 @@ fn a_comma_in_a_password_does_not_split_the_node_list() {
     let hot_on_first = env
         .redis_url
         .replacen("redis://", &format!("redis://{user}:{encoded}@"), 1);
-    for (args, vars) in [
-        (
-            vec!["--redis-node".to_string(), format!("hot={hot_on_first}")],
-            vec![],
-        ),
-        (
-            vec![],
-            vec![(
-                "IDGEN_REDIS_NODES",
-                format!("cold={} hot={hot_on_first}", env.cold_url),
-            )],
-        ),
-    ] {
-        let mut cmd = env.idgen();
-        cmd.args(&args).args(["status", "--json"]);
-        for (k, v) in &vars {
-            cmd.env(k, v);
-        }
-        let run = Run::of(cmd);
+    for (run, hot) in crate::harness::status_of_hot_node(&env, &hot_on_first, &[]) {
         assert!(
             !run.stdout.contains(SECRET) && !run.stderr.contains(SECRET),
             "{run}"
         );
-        let report: serde_json::Value =
-            serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run}"));
-        let hot = report["stores"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["name"] == "hot")
-            .unwrap_or_else(|| panic!("no node hot: {report}"));
-        assert_eq!(hot["reachable"], true, "{report}");
+        assert_eq!(hot["reachable"], true, "{run}");
         assert!(
             hot["location"]
                 .as_str()
                 .unwrap()
                 .starts_with("redis://***@"),
-            "{report}"
+            "{run}"
         );
     }
 

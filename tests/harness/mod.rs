@@ -12,8 +12,10 @@
 //! second `mariadbd` that checks privileges ([`servers::mysql_with_grants`]),
 //! started only when such a test runs.
 
+pub mod cluster;
 pub mod coprocess;
 pub mod faults;
+pub mod sentinel;
 pub mod servers;
 mod stores;
 pub mod test;
@@ -367,6 +369,45 @@ pub fn parse_ids(text: &str) -> Vec<u64> {
         .collect()
 }
 
+/// `idgen status --json` with node `hot` at `hot_url`, given once by
+/// `--redis-node` and once in `IDGEN_REDIS_NODES` beside `cold`, with `vars`
+/// set: each run and its report's entry for `hot`.
+pub fn status_of_hot_node(
+    env: &TestEnv,
+    hot_url: &str,
+    vars: &[(&str, &str)],
+) -> Vec<(Run, serde_json::Value)> {
+    let by_flag = (
+        vec!["--redis-node".to_string(), format!("hot={hot_url}")],
+        None,
+    );
+    let by_list = (vec![], Some(format!("cold={} hot={hot_url}", env.cold_url)));
+    [by_flag, by_list]
+        .into_iter()
+        .map(|(args, nodes)| {
+            let mut cmd = env.idgen();
+            cmd.args(&args).args(["status", "--json"]);
+            if let Some(nodes) = nodes {
+                cmd.env("IDGEN_REDIS_NODES", nodes);
+            }
+            for (k, v) in vars {
+                cmd.env(k, v);
+            }
+            let run = Run::of(cmd);
+            let report: serde_json::Value =
+                serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run}"));
+            let hot = report["stores"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["name"] == "hot")
+                .unwrap_or_else(|| panic!("no node hot: {report}"))
+                .clone();
+            (run, hot)
+        })
+        .collect()
+}
+
 /// Asserts that no ID occurs twice, naming the first repeat.
 pub fn assert_unique(ids: &[u64]) {
     let mut seen = HashSet::with_capacity(ids.len());
@@ -400,6 +441,16 @@ pub mod keys {
 
     pub fn route(app: u8) -> String {
         redis::route_key(app)
+    }
+}
+
+/// Sets its flag when dropped, so that loops watching it end even when the
+/// test fails (a panic inside `std::thread::scope` waits for every thread).
+pub struct StopOnDrop<'a>(pub &'a std::sync::atomic::AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
     }
 }
 

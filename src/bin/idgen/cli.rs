@@ -61,7 +61,7 @@ pub struct Cli {
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Global options")]
 pub struct Globals {
-    /// Redis URL of the default node, `main` (with --mysql: the distributed backend)
+    /// Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS
     #[arg(
         long,
         global = true,

@@ -6,7 +6,8 @@
 //! fails fails for its shard alone. A single-shard lock, push or unlock is a
 //! batch of one, so there is one path and nothing to drift.
 
-use super::{Link, RedisNode, int_of, lock_key, text_of};
+use super::keys::KeyNames;
+use super::{Link, RedisNode, int_of, text_of};
 use crate::error::{Error, Result};
 use crate::segment::DispenserKind;
 use crate::store::{LockToken, Locked, PushOutcome, Pushed, Segment, Slot, StockPush};
@@ -31,6 +32,22 @@ impl RedisNode {
         script: &Script,
         calls: &[Call],
     ) -> Result<Vec<Result<Value>>> {
+        if self.keys == KeyNames::Cluster {
+            // A cluster pipeline stays within one slot: each call goes alone,
+            // all at once, to the master that owns its shard.
+            let calls = calls.iter().map(|call| async move {
+                let keys: Vec<&str> = call.keys.iter().map(String::as_str).collect();
+                let mut args = call.args.clone();
+                args.extend(
+                    call.indexes
+                        .iter()
+                        .flat_map(Segment::indexes)
+                        .map(|i| i.to_string()),
+                );
+                self.invoke::<Value>(script, &keys, &args).await
+            });
+            return Ok(futures::future::join_all(calls).await);
+        }
         let mut conn = link.conn;
         let mut answers: Vec<Option<Result<Value>>> = (0..calls.len()).map(|_| None).collect();
         let mut pending: Vec<usize> = (0..calls.len()).collect();
@@ -111,7 +128,7 @@ impl RedisNode {
             .iter()
             .zip(&tokens)
             .map(|(&slot, token)| Call {
-                keys: Self::shard_keys(slot).to_vec(),
+                keys: self.keys.shard(slot).to_vec(),
                 args: vec![
                     token.0.clone(),
                     ttl.clone(),
@@ -166,7 +183,7 @@ impl RedisNode {
                     run_id.clone(),
                 ];
                 Call {
-                    keys: Self::shard_keys(p.slot).to_vec(),
+                    keys: self.keys.shard(p.slot).to_vec(),
                     args,
                     // Formatting the index strings in Lua is several times slower.
                     indexes: (kind == DispenserKind::Queue).then_some(p.segment),
@@ -204,7 +221,7 @@ impl RedisNode {
         let calls: Vec<Call> = locks
             .iter()
             .map(|(slot, token)| Call {
-                keys: vec![lock_key(*slot)],
+                keys: vec![self.keys.lock(*slot)],
                 args: vec![token.0.clone()],
                 indexes: None,
             })

@@ -10,10 +10,13 @@ use crate::store::tls;
 /// The URL forms a Redis node accepts, for hints.
 pub const URL_FORM: &str = "redis://[user][:password@]host[:port][/db] (rediss:// with TLS; valkey:// and valkeys:// alike)";
 
-/// Does the URL ask for TLS (`rediss://`, `valkeys://`)?
+/// Does the URL ask for TLS (`rediss://`, `valkeys://`, `rediss-sentinel://`,
+/// `rediss-cluster://`)?
 pub fn wants_tls(url: &SecretUrl) -> bool {
     let scheme = url.expose().trim().split("://").next().unwrap_or_default();
-    scheme.eq_ignore_ascii_case("rediss") || scheme.eq_ignore_ascii_case("valkeys")
+    ["rediss", "valkeys", "rediss-sentinel", "rediss-cluster"]
+        .iter()
+        .any(|tls| scheme.eq_ignore_ascii_case(tls))
 }
 
 /// A client for `url`. With TLS it verifies the server against the CA file, or
@@ -31,18 +34,8 @@ pub fn client(url: &SecretUrl, files: &TlsFiles) -> Result<redis::Client> {
     if !wants_tls(url) {
         return redis::Client::open(url.expose()).map_err(bad_url);
     }
-    tls::install_crypto_provider();
-    let Some(pem) = tls::read(tls::REDIS, files)? else {
+    let Some(certificates) = certificates(files)? else {
         return redis::Client::open(url.expose()).map_err(bad_url);
-    };
-    let certificates = redis::TlsCertificates {
-        client_tls: pem
-            .identity
-            .map(|(client_cert, client_key)| redis::ClientTlsConfig {
-                client_cert,
-                client_key,
-            }),
-        root_cert: pem.ca,
     };
     redis::Client::build_with_tls(url.expose(), certificates).map_err(|e| {
         if e.kind() == redis::ErrorKind::InvalidClientConfig {
@@ -64,6 +57,23 @@ pub fn client(url: &SecretUrl, files: &TlsFiles) -> Result<redis::Client> {
             )
         }
     })
+}
+
+/// The CA and client certificate from the TLS files, for a TLS client of any
+/// topology (`None`: no file set, the system's roots verify the server).
+pub fn certificates(files: &TlsFiles) -> Result<Option<redis::TlsCertificates>> {
+    tls::install_crypto_provider();
+    Ok(
+        tls::read(tls::REDIS, files)?.map(|pem| redis::TlsCertificates {
+            client_tls: pem
+                .identity
+                .map(|(client_cert, client_key)| redis::ClientTlsConfig {
+                    client_cert,
+                    client_key,
+                }),
+            root_cert: pem.ca,
+        }),
+    )
 }
 
 /// A connection failure that TLS explains: the certificate was not verified,

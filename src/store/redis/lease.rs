@@ -676,3 +676,25 @@ impl FencedLeaseStore {
             .unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::redis::keys::hash_slot;
+
+    /// In a Redis Cluster every lease script's keys must share a slot: all of
+    /// a namespace's keys hash by its `{namespace}` tag alone.
+    #[test]
+    fn a_namespaces_keys_share_one_slot() {
+        for namespace in ["default", "orders", "a-b_c.d", "x}y", "{z"] {
+            let slot = hash_slot(key(namespace, "meta").as_bytes());
+            let keys = ["free", "last", "lock"]
+                .map(|part| key(namespace, part))
+                .into_iter()
+                .chain((0..1024).map(|w| format!("{}{w}", worker_prefix(namespace))));
+            for k in keys {
+                assert_eq!(hash_slot(k.as_bytes()), slot, "{k}");
+            }
+        }
+    }
+}

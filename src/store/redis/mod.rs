@@ -21,7 +21,9 @@
 mod acl;
 mod batch;
 pub mod connect;
+pub mod keys;
 pub mod lease;
+pub mod topology;
 
 use super::{
     Dispenser, LockToken, Locked, Malformed, Pushed, Rollback, RollbackRecord, Segment, Slot,
@@ -33,12 +35,14 @@ use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
 use crate::segment::DispenserKind;
 use async_trait::async_trait;
+use keys::KeyNames;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Script, Value};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
+use topology::{SentinelSpec, Topology};
 
 pub fn queue_key(slot: Slot) -> String {
     format!("id.gen.idList_{}_{}", slot.app, slot.shard)
@@ -63,13 +67,6 @@ pub fn stamp_key(slot: Slot) -> String {
 
 /// The last dataset change the scripts detected on this node, for `status`.
 pub const ROLLBACK_KEY: &str = "id.gen.rollback";
-
-fn stock_key(kind: DispenserKind, slot: Slot) -> String {
-    match kind {
-        DispenserKind::Queue => queue_key(slot),
-        DispenserKind::Range => range_key(slot),
-    }
-}
 
 /// A script made of the shared prelude (`stock_of`, `verify`) and a body.
 fn with_prelude(body: &str) -> Script {
@@ -115,7 +112,12 @@ pub const MIN_REDIS_VERSION: (u32, u32) = (5, 0);
 pub struct RedisNode {
     name: String,
     url: SecretUrl,
-    client: redis::Client,
+    topology: Topology,
+    /// The client of a standalone node; a Sentinel node makes one for each master it finds.
+    client: Option<redis::Client>,
+    keys: KeyNames,
+    /// The CA and client certificate every client of this node uses with TLS.
+    tls: TlsFiles,
     link: tokio::sync::Mutex<Option<Link>>,
     timeout: Duration,
     scripts: Scripts,
@@ -124,7 +126,7 @@ pub struct RedisNode {
 /// One connection, and what is known about the server process at its end.
 #[derive(Clone)]
 struct Link {
-    conn: MultiplexedConnection,
+    conn: Conn,
     /// The `run_id` of the server process, when the connection provably ends
     /// at it (the server's own address is the one dialled): such a connection
     /// cannot outlive that process, so takes compare a shard's stamp with this
@@ -136,6 +138,42 @@ struct Link {
     lpop_count: bool,
 }
 
+/// A connection to one server, or to a whole Redis Cluster (which routes each
+/// command by its first key, and each pipeline to its keys' one slot).
+#[derive(Clone)]
+enum Conn {
+    Server(MultiplexedConnection),
+    Cluster(redis::cluster_async::ClusterConnection),
+}
+
+impl redis::aio::ConnectionLike for Conn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a redis::Cmd) -> redis::RedisFuture<'a, Value> {
+        match self {
+            Conn::Server(conn) => conn.req_packed_command(cmd),
+            Conn::Cluster(conn) => conn.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> redis::RedisFuture<'a, Vec<Value>> {
+        match self {
+            Conn::Server(conn) => conn.req_packed_commands(pipeline, offset, count),
+            Conn::Cluster(conn) => conn.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Server(conn) => conn.get_db(),
+            Conn::Cluster(conn) => conn.get_db(),
+        }
+    }
+}
+
 impl RedisNode {
     /// Connects, failing within `timeout` if the server does not answer, and
     /// refuses a server older than [`MIN_REDIS_VERSION`].
@@ -145,11 +183,26 @@ impl RedisNode {
         tls: &TlsFiles,
         timeout: Duration,
     ) -> Result<Self> {
-        let client = connect::client(url, tls)?;
+        let topology = Topology::parse(url)?;
+        let client = match topology {
+            Topology::Standalone => Some(connect::client(url, tls)?),
+            _ => None,
+        };
+        if let Topology::Cluster(spec) = &topology {
+            // Checked now; each link builds its client from the seeds that answer.
+            cluster_client(url, &spec.seed_urls(), tls, timeout)?;
+        }
+        let keys = match topology {
+            Topology::Cluster(_) => KeyNames::Cluster,
+            _ => KeyNames::Java,
+        };
         let node = RedisNode {
             name: name.to_string(),
             url: url.clone(),
+            topology,
             client,
+            keys,
+            tls: tls.clone(),
             link: tokio::sync::Mutex::new(None),
             timeout,
             scripts: Scripts::new(),
@@ -169,7 +222,7 @@ impl RedisNode {
         Ok(made)
     }
 
-    async fn conn(&self) -> Result<MultiplexedConnection> {
+    async fn conn(&self) -> Result<Conn> {
         Ok(self.link().await?.conn)
     }
 
@@ -179,22 +232,41 @@ impl RedisNode {
     }
 
     async fn make_link(&self) -> Result<Link> {
-        let timed_out = || Error::Timeout {
+        match (&self.topology, &self.client) {
+            (Topology::Sentinel(spec), _) => self.follow_master(spec).await,
+            (Topology::Cluster(spec), _) => self.link_to_cluster(spec).await,
+            (_, Some(client)) => self.link_to(client, false).await,
+            (_, None) => Err(Error::invalid(
+                "Redis URL",
+                format!(
+                    "{}: this form is not served by a single connection",
+                    self.url
+                ),
+                "write it as redis://host:port, redis-sentinel://…#MASTER or redis-cluster://…",
+            )),
+        }
+    }
+
+    fn timed_out(&self) -> Error {
+        Error::Timeout {
             backend: "Redis",
             url: self.url.to_string(),
             after: self.timeout,
-        };
+        }
+    }
+
+    /// Connects through `client` and probes the server. With `master`, a
+    /// server that is not (or no longer) a master is refused.
+    async fn link_to(&self, client: &redis::Client, master: bool) -> Result<Link> {
         let config = AsyncConnectionConfig::new()
             .set_connection_timeout(Some(self.timeout))
             .set_response_timeout(Some(self.timeout));
-        let connecting = self
-            .client
-            .get_multiplexed_async_connection_with_config(&config);
+        let connecting = client.get_multiplexed_async_connection_with_config(&config);
         let mut conn = match tokio::time::timeout(self.timeout, connecting).await {
             Ok(Ok(conn)) => conn,
-            Ok(Err(e)) if e.is_timeout() => return Err(timed_out()),
+            Ok(Err(e)) if e.is_timeout() => return Err(self.timed_out()),
             Ok(Err(e)) => return Err(self.error(&e)),
-            Err(_) => return Err(timed_out()),
+            Err(_) => return Err(self.timed_out()),
         };
         // One round trip: what the server is, and where this connection ends.
         // CLIENT INFO needs Redis 6.2; without it the connection counts as indirect.
@@ -205,11 +277,14 @@ impl RedisNode {
             .arg("server")
             .cmd("CLIENT")
             .arg("INFO");
+        if master {
+            probe.cmd("ROLE");
+        }
         let answers: Vec<Value> =
             match tokio::time::timeout(self.timeout, probe.query_async(&mut conn)).await {
                 Ok(Ok(answers)) => answers,
                 Ok(Err(e)) => return Err(self.error(&e)),
-                Err(_) => return Err(timed_out()),
+                Err(_) => return Err(self.timed_out()),
             };
         let info = text_of(answers.first());
         if let Some(Value::ServerError(e)) = answers.first() {
@@ -231,38 +306,207 @@ impl RedisNode {
                 minimum: format!("{}.{}", MIN_REDIS_VERSION.0, MIN_REDIS_VERSION.1),
             });
         }
+        if master {
+            let role = match answers.get(2) {
+                Some(Value::Array(fields)) => text_of(fields.first()),
+                _ => String::new(),
+            };
+            if role != "master" {
+                return Err(Error::Backend {
+                    backend: "Redis",
+                    url: self.url.to_string(),
+                    detail: format!(
+                        "the server the sentinels name as master is a {}",
+                        if role.is_empty() {
+                            "server of unknown role"
+                        } else {
+                            &role
+                        }
+                    ),
+                });
+            }
+        }
         let run_id = field("run_id:");
         let local = text_of(answers.get(1));
         let local = local
             .split_whitespace()
             .find_map(|f| f.strip_prefix("laddr="))
             .unwrap_or_default();
-        let direct = !run_id.is_empty() && self.dialled(local).await;
+        let direct = !run_id.is_empty() && dialled(client, local).await;
         Ok(Link {
-            conn,
+            conn: Conn::Server(conn),
             direct_run_id: direct.then(|| Arc::from(run_id.as_str())),
             lpop_count: version_at_least(&version, (6, 2)),
         })
     }
 
-    /// Is `local` (the server's own address of this connection, from CLIENT
-    /// INFO) the address that was dialled? Then nothing sits in between.
-    async fn dialled(&self, local: &str) -> bool {
-        match self.client.get_connection_info().addr() {
-            redis::ConnectionAddr::Tcp(host, port)
-            | redis::ConnectionAddr::TcpTls { host, port, .. } => {
-                let Ok(local) = local.parse::<std::net::SocketAddr>() else {
-                    return false;
-                };
-                match tokio::net::lookup_host((host.as_str(), *port)).await {
-                    Ok(mut dialled) => dialled.any(|a| a == local),
-                    Err(_) => false,
+    /// Connects to a Redis Cluster and checks every master's version. Takes
+    /// check each shard's stamp inside their script: the connection reaches
+    /// many servers, and resharding moves a shard to another.
+    async fn link_to_cluster(&self, spec: &topology::ClusterSpec) -> Result<Link> {
+        // A seed that is down (a killed master) would hold up the cluster
+        // client's start: only seeds that accept a connection are handed to it.
+        let seeds = spec.seed_urls();
+        let probes = spec.seeds.iter().map(|(host, port)| {
+            tokio::time::timeout(
+                self.timeout,
+                tokio::net::TcpStream::connect((host.as_str(), *port)),
+            )
+        });
+        let answered = futures::future::join_all(probes).await;
+        let live: Vec<SecretUrl> = seeds
+            .into_iter()
+            .zip(answered)
+            .filter(|(_, probe)| matches!(probe, Ok(Ok(_))))
+            .map(|(url, _)| url)
+            .collect();
+        if live.is_empty() {
+            return Err(Error::Unreachable {
+                backend: "Redis",
+                url: self.url.to_string(),
+                detail: "no seed node of the cluster accepts connections".into(),
+            });
+        }
+        let cluster = cluster_client(&self.url, &live, &self.tls, self.timeout)?;
+        let mut conn =
+            match tokio::time::timeout(self.timeout, cluster.get_async_connection()).await {
+                Ok(Ok(conn)) => conn,
+                Ok(Err(e)) if e.is_timeout() => return Err(self.timed_out()),
+                Ok(Err(e)) => return Err(connect_error(&self.url, &e)),
+                Err(_) => return Err(self.timed_out()),
+            };
+        let info = self
+            .run(conn.route_command(redis::cmd("INFO").arg("server").clone(), all_masters()))
+            .await?;
+        for text in texts_in(&info) {
+            let version = text
+                .lines()
+                .find_map(|l| l.strip_prefix("redis_version:"))
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            if !version_at_least(&version, MIN_REDIS_VERSION) {
+                return Err(Error::ServerTooOld {
+                    backend: "Redis",
+                    url: self.url.to_string(),
+                    version,
+                    minimum: format!("{}.{}", MIN_REDIS_VERSION.0, MIN_REDIS_VERSION.1),
+                });
+            }
+        }
+        Ok(Link {
+            conn: Conn::Cluster(conn),
+            direct_run_id: None,
+            lpop_count: true,
+        })
+    }
+
+    /// The masters of the cluster, as `(host, port)`, from `CLUSTER NODES`.
+    async fn cluster_masters(
+        &self,
+        conn: &mut redis::cluster_async::ClusterConnection,
+    ) -> Result<Vec<(String, u16)>> {
+        let nodes = self
+            .run(conn.route_command(
+                redis::cmd("CLUSTER").arg("NODES").clone(),
+                redis::cluster_routing::RoutingInfo::SingleNode(
+                    redis::cluster_routing::SingleNodeRoutingInfo::RandomPrimary,
+                ),
+            ))
+            .await?;
+        Ok(text_of(Some(&nodes))
+            .lines()
+            .filter_map(|line| {
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                let flags = fields.get(2)?;
+                if !flags.split(',').any(|f| f == "master") || flags.contains("fail") {
+                    return None;
                 }
+                let addr = fields.get(1)?.split('@').next()?;
+                let (host, port) = addr.rsplit_once(':')?;
+                Some((host.to_string(), port.parse().ok()?))
+            })
+            .collect())
+    }
+
+    /// Asks the sentinels for the master and connects to it. While a failover
+    /// is under way (the named master is down, or is not a master yet) it asks
+    /// again, within the node's timeout.
+    async fn follow_master(&self, spec: &SentinelSpec) -> Result<Link> {
+        const AGAIN_AFTER: Duration = Duration::from_millis(100);
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        let mut last = None;
+        loop {
+            // Sentinels that cannot be asked are not waited for: that is no failover.
+            let (host, port) = tokio::time::timeout_at(deadline, self.ask_sentinels(spec))
+                .await
+                .map_err(|_| self.timed_out())??;
+            let attempt = async {
+                let client = connect::client(&spec.master_url(&host, port), &self.tls)?;
+                self.link_to(&client, true).await
+            };
+            let failure = match tokio::time::timeout_at(deadline, attempt).await {
+                Ok(Ok(link)) => return Ok(link),
+                Ok(Err(e)) if failover_may_fix(&e) => e,
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Err(last.unwrap_or_else(|| self.timed_out())),
+            };
+            if tokio::time::Instant::now() + AGAIN_AFTER >= deadline {
+                return Err(failure);
             }
-            redis::ConnectionAddr::Unix(path) => {
-                local.rsplit_once(':').map(|(p, _)| p) == path.to_str()
-            }
-            _ => false,
+            last = Some(failure);
+            tokio::time::sleep(AGAIN_AFTER).await;
+        }
+    }
+
+    /// The master's address, from the first sentinel that knows it (all are asked at once).
+    async fn ask_sentinels(&self, spec: &SentinelSpec) -> Result<(String, u16)> {
+        let clients = spec
+            .sentinels
+            .iter()
+            .map(|sentinel| {
+                connect::client(&SecretUrl::new(spec.sentinel_url(sentinel)), &self.tls)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let asks = clients.into_iter().map(|client| {
+            Box::pin(async move {
+                let config = AsyncConnectionConfig::new()
+                    .set_connection_timeout(Some(self.timeout))
+                    .set_response_timeout(Some(self.timeout));
+                let mut conn = client
+                    .get_multiplexed_async_connection_with_config(&config)
+                    .await
+                    .map_err(|e| (false, e))?;
+                let addr: Option<(String, u16)> = redis::cmd("SENTINEL")
+                    .arg("GET-MASTER-ADDR-BY-NAME")
+                    .arg(&spec.master)
+                    .query_async(&mut conn)
+                    .await
+                    .map_err(|e| (false, e))?;
+                addr.ok_or_else(|| {
+                    (
+                        true,
+                        redis::RedisError::from((redis::ErrorKind::Client, "unknown master")),
+                    )
+                })
+            })
+        });
+        match futures::future::select_ok(asks).await {
+            Ok((addr, _)) => Ok(addr),
+            Err((true, _)) => Err(Error::Config {
+                location: format!("Redis URL {}", self.url),
+                problem: format!("the sentinels know no master named {:?}", spec.master),
+                hint: "name a master the sentinels monitor after # (SENTINEL MASTERS lists them)"
+                    .into(),
+            }),
+            Err((false, e)) => Err(Error::Unreachable {
+                backend: "Redis",
+                url: self.url.to_string(),
+                detail: format!(
+                    "no sentinel named a master ({})",
+                    self.url.describe_error(&e)
+                ),
+            }),
         }
     }
 
@@ -300,8 +544,14 @@ impl RedisNode {
         Ok(answer)
     }
 
+    /// Drops the connection when it broke, or when its server turned replica
+    /// (a failover demoted it): the next request connects afresh.
     async fn forget_if_broken(&self, e: &redis::RedisError) {
-        if e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal() {
+        if e.is_io_error()
+            || e.is_connection_dropped()
+            || e.is_connection_refusal()
+            || is_readonly(e)
+        {
             self.forget_link().await;
         }
     }
@@ -340,23 +590,58 @@ impl RedisNode {
         }
     }
 
-    /// Every key matching `pattern`, by SCAN (never KEYS, which blocks the server).
+    /// Every key matching `pattern`, by SCAN (never KEYS, which blocks the
+    /// server); in a cluster, on every master.
     async fn scan(&self, pattern: &str) -> Result<Vec<String>> {
-        let mut conn = self.conn().await?;
+        match self.conn().await? {
+            Conn::Cluster(mut cluster) => {
+                let masters = self.cluster_masters(&mut cluster).await?;
+                let scans = masters.into_iter().map(|master| {
+                    self.scan_one(Conn::Cluster(cluster.clone()), pattern, Some(master))
+                });
+                let found = futures::future::try_join_all(scans).await?;
+                let mut found: Vec<String> = found.into_iter().flatten().collect();
+                found.sort();
+                found.dedup();
+                Ok(found)
+            }
+            conn => self.scan_one(conn, pattern, None).await,
+        }
+    }
+
+    /// SCAN on one server: the connection's, or the cluster master at `master`.
+    async fn scan_one(
+        &self,
+        mut conn: Conn,
+        pattern: &str,
+        master: Option<(String, u16)>,
+    ) -> Result<Vec<String>> {
         let mut cursor: u64 = 0;
         let mut found = Vec::new();
         loop {
-            let (next, keys): (u64, Vec<String>) = self
-                .run(
-                    redis::cmd("SCAN")
-                        .arg(cursor)
-                        .arg("MATCH")
-                        .arg(pattern)
-                        .arg("COUNT")
-                        .arg(1000)
-                        .query_async(&mut conn),
-                )
-                .await?;
+            let mut scan = redis::cmd("SCAN");
+            scan.arg(cursor)
+                .arg("MATCH")
+                .arg(pattern)
+                .arg("COUNT")
+                .arg(1000);
+            let (next, keys): (u64, Vec<String>) = match (&mut conn, &master) {
+                (Conn::Cluster(cluster), Some((host, port))) => {
+                    let at = redis::cluster_routing::RoutingInfo::SingleNode(
+                        redis::cluster_routing::SingleNodeRoutingInfo::ByAddress {
+                            host: host.clone(),
+                            port: *port,
+                        },
+                    );
+                    let answer = self.run(cluster.route_command(scan, at)).await?;
+                    redis::from_redis_value(answer).map_err(|e| Error::Backend {
+                        backend: "Redis",
+                        url: self.url.to_string(),
+                        detail: format!("unexpected SCAN answer: {e}"),
+                    })?
+                }
+                _ => self.run(scan.query_async(&mut conn)).await?,
+            };
             found.extend(keys);
             if next == 0 {
                 return Ok(found);
@@ -381,6 +666,89 @@ impl RedisNode {
         let mut conn = self.conn().await?;
         self.run(invocation.invoke_async(&mut conn)).await
     }
+}
+
+/// A cluster client for `seeds`, bounded by `timeout`.
+fn cluster_client(
+    url: &SecretUrl,
+    seeds: &[SecretUrl],
+    tls: &TlsFiles,
+    timeout: Duration,
+) -> Result<redis::cluster::ClusterClient> {
+    let mut builder =
+        redis::cluster::ClusterClientBuilder::new(seeds.iter().map(|u| u.expose().to_string()));
+    if connect::wants_tls(url) {
+        if let Some(certificates) = connect::certificates(tls)? {
+            builder = builder.certs(certificates);
+        }
+    }
+    builder
+        .connection_timeout(timeout)
+        .response_timeout(timeout)
+        // A dead node (a killed master, now replaced) is dropped from the map
+        // after this many tries, instead of tried for ever.
+        .max_connection_attempts(std::num::NonZeroUsize::MIN.saturating_add(1))
+        .build()
+        .map_err(|e| {
+            Error::invalid(
+                "Redis URL",
+                format!("{url}: {}", url.scrub(&e.to_string())),
+                "write it as redis-cluster://[:password@]host:port[,host:port…]",
+            )
+        })
+}
+
+/// Every master of a cluster, each answer kept apart.
+fn all_masters() -> redis::cluster_routing::RoutingInfo {
+    redis::cluster_routing::RoutingInfo::MultiNode((
+        redis::cluster_routing::MultipleNodeRoutingInfo::AllMasters,
+        None,
+    ))
+}
+
+/// Every text inside an answer (a cluster's per-node answers come as a map).
+fn texts_in(value: &Value) -> Vec<String> {
+    match value {
+        Value::Array(items) | Value::Set(items) => items.iter().flat_map(texts_in).collect(),
+        Value::Map(pairs) => pairs.iter().flat_map(|(_, v)| texts_in(v)).collect(),
+        Value::VerbatimString { text, .. } => vec![text.clone()],
+        other => vec![text_of(Some(other))],
+    }
+}
+
+/// Is `local` (the server's own address of this connection, from CLIENT
+/// INFO) the address `client` dialled? Then nothing sits in between.
+async fn dialled(client: &redis::Client, local: &str) -> bool {
+    match client.get_connection_info().addr() {
+        redis::ConnectionAddr::Tcp(host, port)
+        | redis::ConnectionAddr::TcpTls { host, port, .. } => {
+            let Ok(local) = local.parse::<std::net::SocketAddr>() else {
+                return false;
+            };
+            match tokio::net::lookup_host((host.as_str(), *port)).await {
+                Ok(mut dialled) => dialled.any(|a| a == local),
+                Err(_) => false,
+            }
+        }
+        redis::ConnectionAddr::Unix(path) => {
+            local.rsplit_once(':').map(|(p, _)| p) == path.to_str()
+        }
+        _ => false,
+    }
+}
+
+/// Failures a Sentinel failover under way explains: the master named is down
+/// or not yet (or no longer) a master.
+fn failover_may_fix(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Unreachable { .. } | Error::Timeout { .. } | Error::Backend { .. }
+    )
+}
+
+/// A write refused because the server is a replica: a master was demoted.
+fn is_readonly(e: &redis::RedisError) -> bool {
+    e.code() == Some("READONLY") || e.to_string().contains("READONLY")
 }
 
 fn connect_error(url: &SecretUrl, e: &redis::RedisError) -> Error {
@@ -524,15 +892,15 @@ impl RedisNode {
     /// process's own; anything else is retired before it is served.
     async fn take_queue_direct(
         &self,
-        mut conn: MultiplexedConnection,
+        mut conn: Conn,
         slot: Slot,
         n: u64,
         run_id: &str,
     ) -> Result<Taken> {
-        let key = queue_key(slot);
+        let key = self.keys.queue(slot);
         let mut pipe = redis::pipe();
         pipe.cmd("HMGET")
-            .arg(stamp_key(slot))
+            .arg(self.keys.stamp(slot))
             .arg("run_id")
             .arg("limit")
             .arg("kind")
@@ -568,7 +936,11 @@ impl RedisNode {
             return Ok(taken);
         }
         // Popped from stock this server process never stocked: not served.
-        let keys = [queue_key(slot), range_key(slot), stamp_key(slot)];
+        let keys = [
+            self.keys.queue(slot),
+            self.keys.range(slot),
+            self.keys.stamp(slot),
+        ];
         let answer: Vec<Value> = self
             .invoke(
                 &self.scripts.verify,
@@ -582,6 +954,21 @@ impl RedisNode {
         Ok(taken)
     }
 
+    /// One take from `kind`'s stock, following a Sentinel failover once: a
+    /// failover demoted or took down the master mid-take, the link is gone,
+    /// and the master the sentinels name now serves the take. Nothing popped
+    /// on the old link is served, so this can only leave a gap.
+    async fn take_following(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
+        let taken = self.take_as(kind, slot, n).await;
+        if taken.is_err()
+            && matches!(self.topology, Topology::Sentinel(_))
+            && self.link.lock().await.is_none()
+        {
+            return self.take_as(kind, slot, n).await;
+        }
+        taken
+    }
+
     /// One take from `kind`'s stock (see [`Dispenser::take`]).
     async fn take_as(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
         let link = self.link().await?;
@@ -590,7 +977,7 @@ impl RedisNode {
                 return self.take_queue_direct(link.conn, slot, n, run_id).await;
             }
             (DispenserKind::Queue, run_id) => {
-                let (key, run_id) = (queue_key(slot), run_id.as_deref().unwrap_or_default());
+                let (key, run_id) = (self.keys.queue(slot), run_id.as_deref().unwrap_or_default());
                 let script = (&self.scripts.take_queue, key.as_str());
                 let (answer, hint) = self
                     .take_scripted(link.conn, script, slot, n, run_id)
@@ -598,7 +985,7 @@ impl RedisNode {
                 (answer, hint, key)
             }
             (DispenserKind::Range, run_id) => {
-                let (key, run_id) = (range_key(slot), run_id.as_deref().unwrap_or_default());
+                let (key, run_id) = (self.keys.range(slot), run_id.as_deref().unwrap_or_default());
                 let script = (&self.scripts.take_range, key.as_str());
                 let (answer, hint) = self
                     .take_scripted(link.conn, script, slot, n, run_id)
@@ -642,7 +1029,7 @@ impl RedisNode {
     /// is this server's when the connection is direct, else '' (the script asks).
     async fn take_scripted(
         &self,
-        mut conn: MultiplexedConnection,
+        mut conn: Conn,
         (script, stock): (&Script, &str),
         slot: Slot,
         n: u64,
@@ -652,35 +1039,112 @@ impl RedisNode {
         pipe.cmd("EVALSHA")
             .arg(script.get_hash())
             .arg(3)
-            .arg(queue_key(slot))
-            .arg(range_key(slot))
-            .arg(stamp_key(slot))
+            .arg(self.keys.queue(slot))
+            .arg(self.keys.range(slot))
+            .arg(self.keys.stamp(slot))
             .arg(n)
-            .arg(run_id)
-            .cmd("GET")
-            .arg(route_key(slot.app));
-        match self.run_raw(pipe.query_async(&mut conn)).await? {
-            Ok(answer) => Ok(answer),
-            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
-                // A new or restarted server without the script: nothing was taken.
-                let load = script.prepare_invoke();
-                self.run(load.load_async(&mut conn)).await?;
-                self.run_raw(pipe.query_async(&mut conn))
-                    .await?
-                    .map_err(|e| self.script_error(&e, stock))
-            }
-            Err(e) => Err(self.script_error(&e, stock)),
+            .arg(run_id);
+        // In a cluster the app's route hint lives in another slot (maybe on
+        // another master): it is read beside the take, at the same time.
+        let hint_apart = self.keys == KeyNames::Cluster;
+        if !hint_apart {
+            pipe.cmd("GET").arg(route_key(slot.app));
         }
+        let mut hint_conn = conn.clone();
+        let hint = async {
+            if !hint_apart {
+                return Ok(None);
+            }
+            self.run(
+                redis::cmd("GET")
+                    .arg(route_key(slot.app))
+                    .query_async::<Option<String>>(&mut hint_conn),
+            )
+            .await
+        };
+        let take = async {
+            match self
+                .run_raw(pipe.query_async::<Vec<Value>>(&mut conn))
+                .await?
+            {
+                Ok(answers) => Ok(answers),
+                Err(e)
+                    if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) =>
+                {
+                    // A new or restarted server without the script: nothing was taken.
+                    let load = script.prepare_invoke();
+                    self.run(load.load_async(&mut conn)).await?;
+                    self.run_raw(pipe.query_async(&mut conn))
+                        .await?
+                        .map_err(|e| self.script_error(&e, stock))
+                }
+                Err(e) => Err(self.script_error(&e, stock)),
+            }
+        };
+        let (answers, hint) = tokio::join!(take, hint);
+        let mut answers = answers?.into_iter();
+        let answer = match answers.next() {
+            Some(Value::Array(answer)) => answer,
+            _ => Vec::new(),
+        };
+        let hint = match answers.next() {
+            Some(Value::Nil) | None => hint?,
+            piped => Some(text_of(piped.as_ref())),
+        };
+        Ok((answer, hint))
     }
 
-    /// The keys every stock script takes: lock, queue, range, stamp.
-    fn shard_keys(slot: Slot) -> [String; 4] {
-        [
-            lock_key(slot),
-            queue_key(slot),
-            range_key(slot),
-            stamp_key(slot),
-        ]
+    /// The stock of `slots` in one round trip. Stock stamped by another server
+    /// process counts as missing: the next refill retires it (see
+    /// `lua/stock.lua`). `run_id` is the server's when the connection is
+    /// direct; otherwise the server is asked in the same round trip.
+    async fn stock_round(
+        &self,
+        mut conn: Conn,
+        kind: DispenserKind,
+        slots: &[Slot],
+        run_id: Option<&str>,
+    ) -> Result<Vec<Option<u64>>> {
+        let mut pipe = redis::pipe();
+        for &slot in slots {
+            match kind {
+                DispenserKind::Queue => pipe.cmd("LLEN").arg(self.keys.queue(slot)),
+                DispenserKind::Range => pipe.cmd("HMGET").arg(self.keys.range(slot)).arg(&[
+                    "next",
+                    "last",
+                    "pending_first",
+                    "pending_last",
+                ]),
+            };
+            pipe.cmd("HGET").arg(self.keys.stamp(slot)).arg("run_id");
+        }
+        if run_id.is_none() {
+            pipe.cmd("INFO").arg("server");
+        }
+        let mut answers: Vec<Value> = self.run(pipe.query_async(&mut conn)).await?;
+        let run_id = match run_id {
+            Some(run_id) => run_id.to_string(),
+            None => {
+                let info = text_of(answers.pop().as_ref());
+                info.lines()
+                    .find_map(|l| l.strip_prefix("run_id:"))
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string()
+            }
+        };
+        Ok(answers
+            .chunks(2)
+            .map(|pair| {
+                let stamped = text_of(pair.get(1));
+                let stock = match (kind, pair.first()) {
+                    (DispenserKind::Queue, Some(Value::Int(n))) => Some((*n).max(0) as u64),
+                    (DispenserKind::Range, Some(Value::Array(fields))) => range_stock(fields),
+                    _ => None,
+                };
+                stock.filter(|&n| n == 0 || stamped == run_id)
+            })
+            .collect())
     }
 
     /// Reads a script's rollback answer (`''` or `'stamped serving'`) and
@@ -746,10 +1210,10 @@ impl Dispenser for RedisNode {
         if n == 0 {
             return Ok(Taken::default());
         }
-        let mut taken = self.take_as(guess, slot, n).await?;
+        let mut taken = self.take_following(guess, slot, n).await?;
         let short = n - (taken.indexes.len() as u64).min(n);
         if let Some(recorded) = taken.kind.filter(|&k| k != guess && short > 0) {
-            let more = self.take_as(recorded, slot, short).await?;
+            let more = self.take_following(recorded, slot, short).await?;
             taken.indexes.extend(more.indexes);
             taken.malformed = taken.malformed.or(more.malformed);
             taken.max_limit_id = more.max_limit_id.or(taken.max_limit_id);
@@ -763,53 +1227,18 @@ impl Dispenser for RedisNode {
         if slots.is_empty() {
             return Ok(Vec::new());
         }
-        // Stock stamped by another server process counts as missing: the next
-        // refill retires it (see `lua/stock.lua`). A direct connection knows
-        // its server's run_id; any other asks in the same round trip.
         let link = self.link().await?;
-        let mut pipe = redis::pipe();
-        if link.direct_run_id.is_none() {
-            pipe.cmd("INFO").arg("server");
+        if self.keys == KeyNames::Cluster {
+            // One pipeline per shard (a pipeline stays in one slot), all at once:
+            // each asks the master that owns its shard for its run_id.
+            let rounds = slots.iter().map(|slot| {
+                self.stock_round(link.conn.clone(), kind, std::slice::from_ref(slot), None)
+            });
+            let stocks = futures::future::try_join_all(rounds).await?;
+            return Ok(stocks.into_iter().flatten().collect());
         }
-        for &slot in slots {
-            match kind {
-                DispenserKind::Queue => pipe.cmd("LLEN").arg(queue_key(slot)),
-                DispenserKind::Range => pipe.cmd("HMGET").arg(range_key(slot)).arg(&[
-                    "next",
-                    "last",
-                    "pending_first",
-                    "pending_last",
-                ]),
-            };
-            pipe.cmd("HGET").arg(stamp_key(slot)).arg("run_id");
-        }
-        let mut conn = link.conn;
-        let answers: Vec<Value> = self.run(pipe.query_async(&mut conn)).await?;
-        let (run_id, answers) = match &link.direct_run_id {
-            Some(run_id) => (run_id.to_string(), &answers[..]),
-            None => {
-                let info = text_of(answers.first());
-                let run_id = info
-                    .lines()
-                    .find_map(|l| l.strip_prefix("run_id:"))
-                    .unwrap_or_default()
-                    .trim()
-                    .to_string();
-                (run_id, answers.get(1..).unwrap_or_default())
-            }
-        };
-        Ok(answers
-            .chunks(2)
-            .map(|pair| {
-                let stamped = text_of(pair.get(1));
-                let stock = match (kind, pair.first()) {
-                    (DispenserKind::Queue, Some(Value::Int(n))) => Some((*n).max(0) as u64),
-                    (DispenserKind::Range, Some(Value::Array(fields))) => range_stock(fields),
-                    _ => None,
-                };
-                stock.filter(|&n| n == 0 || stamped == run_id)
-            })
-            .collect())
+        self.stock_round(link.conn, kind, slots, link.direct_run_id.as_deref())
+            .await
     }
 
     async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>> {
@@ -854,7 +1283,7 @@ impl Dispenser for RedisNode {
         let mut conn = self.conn().await?;
         self.run(
             redis::cmd("HSET")
-                .arg(stamp_key(slot))
+                .arg(self.keys.stamp(slot))
                 .arg("limit")
                 .arg(max_limit_id)
                 .query_async::<()>(&mut conn),
@@ -906,7 +1335,7 @@ impl Dispenser for RedisNode {
         let dropped: i64 = self
             .invoke(
                 &self.scripts.retire,
-                &[&lock_key(slot), &stock_key(kind, slot)],
+                &[&self.keys.lock(slot), &self.keys.stock(kind, slot)],
                 &[token.0.clone(), kind.as_str().to_string()],
             )
             .await?;
@@ -919,7 +1348,7 @@ impl Dispenser for RedisNode {
         slot: Slot,
         token: &LockToken,
     ) -> Result<Option<u64>> {
-        let keys = Self::shard_keys(slot);
+        let keys = self.keys.shard(slot);
         let answer: Vec<Value> = self
             .invoke(
                 &self.scripts.switch,
@@ -977,11 +1406,27 @@ impl Dispenser for RedisNode {
         if apps.is_empty() {
             return Ok(BTreeMap::new());
         }
-        let mut pipe = redis::pipe();
-        for app in &apps {
-            pipe.cmd("GET").arg(route_key(*app));
-        }
-        let nodes: Vec<Option<String>> = self.run(pipe.query_async(&mut conn)).await?;
+        let nodes: Vec<Option<String>> = if let Conn::Cluster(_) = conn {
+            // Each app's hint sits in a slot of its own: one GET each, all at once.
+            let gets = apps.iter().map(|app| {
+                let mut conn = conn.clone();
+                async move {
+                    self.run(
+                        redis::cmd("GET")
+                            .arg(route_key(*app))
+                            .query_async::<Option<String>>(&mut conn),
+                    )
+                    .await
+                }
+            });
+            futures::future::try_join_all(gets).await?
+        } else {
+            let mut pipe = redis::pipe();
+            for app in &apps {
+                pipe.cmd("GET").arg(route_key(*app));
+            }
+            self.run(pipe.query_async(&mut conn)).await?
+        };
         Ok(apps
             .into_iter()
             .zip(nodes)
@@ -990,10 +1435,38 @@ impl Dispenser for RedisNode {
     }
 
     async fn server_version(&self) -> Result<String> {
-        let mut conn = self.conn().await?;
-        let info: String = self
-            .run(redis::cmd("INFO").arg("server").query_async(&mut conn))
-            .await?;
+        let info = match self.conn().await? {
+            // The oldest master's, which is what limits the cluster.
+            Conn::Cluster(mut cluster) => {
+                let answer = self
+                    .run(
+                        cluster
+                            .route_command(redis::cmd("INFO").arg("server").clone(), all_masters()),
+                    )
+                    .await?;
+                let mut infos = texts_in(&answer);
+                infos.sort_by_key(|info| {
+                    let version = info
+                        .lines()
+                        .find_map(|l| l.strip_prefix("redis_version:"))
+                        .unwrap_or_default();
+                    version
+                        .trim()
+                        .split('.')
+                        .map(|part| part.parse::<u32>().unwrap_or(0))
+                        .collect::<Vec<_>>()
+                });
+                infos.into_iter().next().unwrap_or_default()
+            }
+            mut conn => {
+                self.run(
+                    redis::cmd("INFO")
+                        .arg("server")
+                        .query_async::<String>(&mut conn),
+                )
+                .await?
+            }
+        };
         Ok(info
             .lines()
             .find_map(|l| l.strip_prefix("redis_version:"))
@@ -1014,6 +1487,8 @@ fn one<T>(answers: Vec<T>) -> Result<T> {
 }
 
 fn parse_slot(rest: &str) -> Option<Slot> {
+    // A cluster's companion keys end in a hash tag: `7_5{1432}`.
+    let rest = rest.split('{').next().unwrap_or(rest);
     let (app, shard) = rest.split_once('_')?;
     let slot = Slot {
         app: app.parse().ok()?,
@@ -1045,6 +1520,7 @@ mod tests {
         assert_eq!(parse_slot("7_64"), None);
         assert_eq!(parse_slot(""), None);
         assert_eq!(parse_slot("x_1"), None);
+        assert_eq!(parse_slot("7_5{1432}"), Some(Slot { app: 7, shard: 5 }));
     }
 
     #[test]

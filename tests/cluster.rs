@@ -1,0 +1,300 @@
+//! Redis Cluster: three masters with a replica each on loopback. Concurrent
+//! takers and reloaders, a resharding and a failover under takers, a move from
+//! a standalone node, leases and status. No ID repeats.
+//!
+//! The calm tests share one cluster (each its own app or namespace); the ones
+//! that reshard or fail over start their own.
+
+use crate::harness::cluster::Cluster;
+use crate::harness::{TestEnv, assert_unique, wait_until};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+/// `next --app APP --count 300` in `takers` threads while `during` runs, then
+/// until each has had `after` more successful calls; every ID taken.
+fn take_while(
+    env: &TestEnv,
+    url: &str,
+    app: &str,
+    takers: usize,
+    during: impl FnOnce(),
+) -> Vec<u64> {
+    let ids = Mutex::new(Vec::new());
+    let failures = Mutex::new(Vec::new());
+    let (stop, done) = (AtomicBool::new(false), AtomicBool::new(false));
+    let (taken, taken_after) = (AtomicU64::new(0), AtomicU64::new(0));
+    std::thread::scope(|scope| {
+        for _ in 0..takers {
+            scope.spawn(|| {
+                while !stop.load(Ordering::SeqCst) {
+                    let after = done.load(Ordering::SeqCst);
+                    let run = env.run_with(
+                        &["next", "--app", app, "--count", "300"],
+                        &[("IDGEN_REDIS_URL", url)],
+                    );
+                    if run.success() {
+                        ids.lock().unwrap().extend(run.ids());
+                        taken.fetch_add(1, Ordering::SeqCst);
+                        if after {
+                            taken_after.fetch_add(1, Ordering::SeqCst);
+                        }
+                    } else {
+                        failures.lock().unwrap().push(run.to_string());
+                    }
+                }
+            });
+        }
+        let _stop = crate::harness::StopOnDrop(&stop);
+        wait_until(Duration::from_secs(60), "takes before", || {
+            taken.load(Ordering::SeqCst) >= 5
+        });
+        during();
+        done.store(true, Ordering::SeqCst);
+        wait_until(Duration::from_secs(60), "takes after", || {
+            taken_after.load(Ordering::SeqCst) >= 10
+        });
+        stop.store(true, Ordering::SeqCst);
+    });
+    let failures = failures.into_inner().unwrap();
+    for failure in failures {
+        assert!(!failure.contains("panicked"), "{failure}");
+    }
+    ids.into_inner().unwrap()
+}
+
+fn init_app(env: &TestEnv, url: &str, app: &str) {
+    let on_cluster = [("IDGEN_REDIS_URL", url)];
+    let init = env.run_with(
+        &[
+            "init-app", "--app", app, "--name", "cluster", "--step", "2000",
+        ],
+        &on_cluster,
+    );
+    assert!(init.success(), "{init}");
+}
+
+fn reload(env: &TestEnv, url: &str, app: &str) {
+    let run = env.run_with(
+        &["reload-segments", "--app", app, "--quiet"],
+        &[("IDGEN_REDIS_URL", url)],
+    );
+    assert!(run.success(), "{run}");
+}
+
+/// The masters that hold a queue of `app`.
+fn masters_stocked(cluster: &Cluster, app: &str) -> std::collections::BTreeSet<u16> {
+    (0..64)
+        .map(|shard| format!("id.gen.idList_{app}_{shard}"))
+        .map(|key| cluster.master_of(&key))
+        .filter(|node| {
+            let keys: Vec<String> = redis::cmd("KEYS")
+                .arg(format!("id.gen.idList_{app}_*"))
+                .query(&mut node.conn())
+                .unwrap();
+            !keys.is_empty()
+        })
+        .map(|node| node.port)
+        .collect()
+}
+
+#[test]
+fn takers_and_reloaders_on_a_cluster_repeat_nothing() {
+    let env = TestEnv::distributed();
+    let cluster = Cluster::shared();
+    let url = cluster.url();
+    init_app(&env, &url, "31");
+    reload(&env, &url, "31");
+    // Reloaders run beside the takers, as cron would.
+    let ids = take_while(&env, &url, "31", 3, || {
+        for _ in 0..3 {
+            reload(&env, &url, "31");
+        }
+    });
+    assert_unique(&ids);
+    assert!(ids.len() > 10 * 300, "{} IDs", ids.len());
+    // The app's 64 shards spread over the three masters.
+    assert_eq!(masters_stocked(cluster, "31").len(), 3);
+}
+
+#[test]
+fn leases_status_and_inspect_work_on_a_cluster() {
+    let env = TestEnv::distributed();
+    let cluster = Cluster::shared();
+    let url = cluster.url();
+    let on_cluster = [("IDGEN_REDIS_URL", url.as_str())];
+    let lease = |how: &[&'static str]| -> Vec<&'static str> {
+        let mut args = vec![
+            "lease",
+            "--json",
+            "--namespace",
+            "cluster",
+            "--bits",
+            "time:41,worker:2,seq:20",
+            "--epoch",
+            "2024-01-01",
+        ];
+        args.extend(how);
+        args
+    };
+    let mut holder = env.coprocess(&lease(&["--stdin"]), &on_cluster);
+    let worker = holder.event("acquired")["worker"].as_u64().unwrap();
+    let mut ids = holder.request(1000);
+    let second = env.run_with(&lease(&["--count", "1000"]), &on_cluster);
+    assert!(second.success(), "{second}");
+    assert!(second.ids().iter().all(|id| (id >> 20) & 0b11 != worker));
+    ids.extend(second.ids());
+    ids.extend(holder.request(1000));
+    let (status, _, stderr) = holder.finish();
+    assert!(status.success(), "{stderr:?}");
+    assert_unique(&ids);
+
+    let inspect = env.run_with(
+        &["inspect-freelist", "--namespace", "cluster", "--json"],
+        &on_cluster,
+    );
+    assert!(inspect.success(), "{inspect}");
+    let status = env.run_with(&["status", "--json"], &on_cluster);
+    let report: serde_json::Value =
+        serde_json::from_str(&status.stdout).unwrap_or_else(|e| panic!("{e}: {status}"));
+    let main = &report["stores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "main")
+        .unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(main["reachable"], true, "{report}");
+    assert!(status.stdout.contains("cluster"), "{report}");
+}
+
+#[test]
+fn an_app_moves_from_a_standalone_node_to_a_cluster_without_repeats() {
+    let env = TestEnv::distributed();
+    let cluster = Cluster::shared();
+    let nodes = format!("cl={}", cluster.url());
+    let with_cluster = [("IDGEN_REDIS_NODES", nodes.as_str())];
+    assert!(
+        env.run_with(
+            &[
+                "init-app", "--app", "33", "--name", "moving", "--step", "2000"
+            ],
+            &with_cluster
+        )
+        .success()
+    );
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let run = env.run_with(&["next", "--app", "33", "--count", "500"], &with_cluster);
+        assert!(run.success(), "{run}");
+        ids.extend(run.ids());
+    }
+    let moved = env.run_with(
+        &["migrate", "--app", "33", "--to", "cl", "--yes"],
+        &with_cluster,
+    );
+    assert!(moved.success(), "{moved}");
+    for _ in 0..3 {
+        let run = env.run_with(&["next", "--app", "33", "--count", "500"], &with_cluster);
+        assert!(run.success(), "{run}");
+        ids.extend(run.ids());
+    }
+    assert_unique(&ids);
+    assert!(!masters_stocked(cluster, "33").is_empty());
+}
+
+#[test]
+fn a_resharding_and_a_failover_under_takers_repeat_nothing() {
+    let env = TestEnv::distributed();
+    let mut cluster = Cluster::start();
+    let url = cluster.url();
+    init_app(&env, &url, "34");
+    reload(&env, &url, "34");
+    let mut ids = Vec::new();
+
+    // Move slots (a third of one master's: every master keeps some, so that a
+    // majority of them can still vote a killed one out) with their keys.
+    let keys: Vec<String> = (0..64)
+        .map(|shard| format!("id.gen.idList_34_{shard}"))
+        .collect();
+    let from = cluster.master_of(&keys[0]).port;
+    let before: Vec<u16> = keys.iter().map(|k| cluster.master_of(k).port).collect();
+    let to = cluster
+        .nodes
+        .iter()
+        .find(|n| n.port != from && n.is_master())
+        .unwrap()
+        .port;
+    ids.extend(take_while(&env, &url, "34", 3, || {
+        let node = |port| cluster.nodes.iter().find(|n| n.port == port).unwrap();
+        cluster.reshard(node(from), node(to), 2000);
+    }));
+    let moved = keys
+        .iter()
+        .zip(&before)
+        .find(|(k, was)| **was == from && cluster.master_of(k).port == to)
+        .map(|(k, _)| k.clone())
+        .expect("the resharding moved a shard of the app");
+    let key = moved.as_str();
+    // The moved shard's stock came with a stamp of the old master: the first
+    // take on the new one retired it and stamped it anew.
+    let shard: u8 = key.rsplit('_').next().unwrap().parse().unwrap();
+    let stamp =
+        idgen::store::redis::keys::KeyNames::Cluster.stamp(idgen::store::Slot { app: 34, shard });
+    let new_master = cluster.master_of(key);
+    let run_id: String = redis::cmd("INFO")
+        .arg("server")
+        .query::<String>(&mut new_master.conn())
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("run_id:"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let stamped: Option<String> = redis::cmd("HGET")
+        .arg(&stamp)
+        .arg("run_id")
+        .query(&mut new_master.conn())
+        .unwrap();
+    assert_eq!(stamped.as_deref(), Some(run_id.as_str()), "{stamp}");
+
+    // A replica takes over its master (CLUSTER FAILOVER), takers running.
+    let master = cluster.master_of(key).port;
+    let replica = {
+        let master = cluster.nodes.iter().find(|n| n.port == master).unwrap();
+        cluster.replica_of(master).port
+    };
+    ids.extend(take_while(&env, &url, "34", 3, || {
+        let node = cluster.nodes.iter().find(|n| n.port == replica).unwrap();
+        let _: () = redis::cmd("CLUSTER")
+            .arg("FAILOVER")
+            .query(&mut node.conn())
+            .unwrap();
+        wait_until(Duration::from_secs(60), "the replica to take over", || {
+            node.is_master() && cluster.master_of(key).port == replica
+        });
+        cluster.wait_ok();
+    }));
+
+    // A master killed: its replica is promoted once the others notice.
+    let victim = cluster.master_of(key).port;
+    ids.extend(take_while(&env, &url, "34", 3, || {
+        cluster
+            .nodes
+            .iter_mut()
+            .find(|n| n.port == victim)
+            .unwrap()
+            .kill();
+        wait_until(
+            Duration::from_secs(60),
+            "a replica to replace the killed master",
+            || {
+                cluster.nodes.iter().any(|n| {
+                    n.port != victim && n.is_master() && cluster.master_of(key).port == n.port
+                })
+            },
+        );
+        cluster.wait_ok();
+    }));
+    assert_ne!(cluster.master_of(key).port, victim);
+    assert_unique(&ids);
+}

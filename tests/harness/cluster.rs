@@ -1,0 +1,247 @@
+//! A Redis Cluster of a test's own: six `redis-server --cluster-enabled yes`
+//! on free loopback ports in temp dirs, joined by `redis-cli --cluster create
+//! … --cluster-replicas 1` (three masters, three replicas).
+
+use super::servers::{free_port, log_file, scratch_root, spawn_tied_to_process, wait_for};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+pub struct ClusterNode {
+    dir: tempfile::TempDir,
+    pub port: u16,
+    child: Option<Child>,
+}
+
+impl ClusterNode {
+    fn start() -> Self {
+        std::fs::create_dir_all(scratch_root()).expect("scratch root");
+        let dir = tempfile::Builder::new()
+            .prefix("cluster-")
+            .tempdir_in(scratch_root())
+            .expect("cluster node dir");
+        let port = free_port();
+        let mut cmd = Command::new("redis-server");
+        cmd.args(["--port", &port.to_string()])
+            .args(["--bind", "127.0.0.1"])
+            .args(["--save", ""])
+            .args(["--appendonly", "no"])
+            .args(["--cluster-enabled", "yes"])
+            .args(["--cluster-node-timeout", "2000"])
+            .args(["--maxclients", "2000"])
+            .arg("--dir")
+            .arg(dir.path())
+            .stdin(Stdio::null())
+            .stdout(log_file(&dir.path().join("redis.log")))
+            .stderr(log_file(&dir.path().join("redis.err")));
+        let child = spawn_tied_to_process(cmd);
+        let node = ClusterNode {
+            dir,
+            port,
+            child: Some(child),
+        };
+        wait_for("redis-server (cluster)", node.dir.path(), || {
+            node.try_conn()
+                .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c).ok())
+                .is_some()
+        });
+        node
+    }
+
+    fn try_conn(&self) -> Option<redis::Connection> {
+        redis::Client::open(format!("redis://127.0.0.1:{}", self.port).as_str())
+            .and_then(|c| c.get_connection_with_timeout(Duration::from_secs(2)))
+            .ok()
+    }
+
+    pub fn conn(&self) -> redis::Connection {
+        self.try_conn().expect("connect to a cluster node")
+    }
+
+    pub fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    pub fn node_id(&self) -> String {
+        redis::cmd("CLUSTER")
+            .arg("MYID")
+            .query(&mut self.conn())
+            .unwrap()
+    }
+
+    pub fn is_master(&self) -> bool {
+        self.try_conn()
+            .and_then(|mut c| redis::cmd("ROLE").query::<Vec<redis::Value>>(&mut c).ok())
+            .is_some_and(
+                |role| matches!(role.first(), Some(redis::Value::BulkString(b)) if b == b"master"),
+            )
+    }
+
+    /// SIGKILL.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for ClusterNode {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+pub struct Cluster {
+    pub nodes: Vec<ClusterNode>,
+}
+
+impl Cluster {
+    /// Six nodes joined into three masters with a replica each, `cluster_state:ok`.
+    pub fn start() -> Self {
+        let nodes: Vec<ClusterNode> = (0..6).map(|_| ClusterNode::start()).collect();
+        let mut create = Command::new("redis-cli");
+        create.arg("--cluster").arg("create");
+        for node in &nodes {
+            create.arg(node.addr());
+        }
+        create.args(["--cluster-replicas", "1", "--cluster-yes"]);
+        let out = create
+            .output()
+            .unwrap_or_else(|e| panic!("redis-cli is needed to create the test cluster: {e}"));
+        assert!(
+            out.status.success(),
+            "redis-cli --cluster create failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let cluster = Cluster { nodes };
+        cluster.wait_ok();
+        super::wait_until(Duration::from_secs(60), "the replicas to sync", || {
+            cluster.nodes.iter().filter(|n| !n.is_master()).all(|n| {
+                let info: String = redis::cmd("INFO")
+                    .arg("replication")
+                    .query(&mut n.conn())
+                    .unwrap_or_default();
+                info.contains("master_link_status:up")
+            })
+        });
+        cluster
+    }
+
+    /// One cluster for the tests that do not disturb it; they keep to their own apps.
+    pub fn shared() -> &'static Cluster {
+        static SHARED: OnceLock<Cluster> = OnceLock::new();
+        SHARED.get_or_init(Cluster::start)
+    }
+
+    /// Every live node says `cluster_state:ok`.
+    pub fn wait_ok(&self) {
+        super::wait_until(Duration::from_secs(60), "cluster_state:ok", || {
+            self.nodes.iter().filter(|n| n.child.is_some()).all(|n| {
+                n.try_conn()
+                    .and_then(|mut c| {
+                        redis::cmd("CLUSTER")
+                            .arg("INFO")
+                            .query::<String>(&mut c)
+                            .ok()
+                    })
+                    .is_some_and(|info| info.contains("cluster_state:ok"))
+            })
+        });
+    }
+
+    /// `redis-cluster://` URL naming two seed nodes.
+    pub fn url(&self) -> String {
+        format!(
+            "redis-cluster://{},{}",
+            self.nodes[0].addr(),
+            self.nodes[1].addr()
+        )
+    }
+
+    /// A connection to a node that is up.
+    fn live_conn(&self) -> redis::Connection {
+        self.nodes
+            .iter()
+            .find(|n| n.child.is_some())
+            .expect("a live node")
+            .conn()
+    }
+
+    /// The node serving `key` as master now.
+    pub fn master_of(&self, key: &str) -> &ClusterNode {
+        let slot: u16 = redis::cmd("CLUSTER")
+            .arg("KEYSLOT")
+            .arg(key)
+            .query(&mut self.live_conn())
+            .unwrap();
+        self.master_of_slot(slot)
+    }
+
+    pub fn master_of_slot(&self, slot: u16) -> &ClusterNode {
+        let shards: Vec<redis::Value> = redis::cmd("CLUSTER")
+            .arg("SLOTS")
+            .query(&mut self.live_conn())
+            .unwrap();
+        for range in shards {
+            let redis::Value::Array(fields) = range else {
+                continue;
+            };
+            let num = |i: usize| match fields.get(i) {
+                Some(redis::Value::Int(n)) => *n,
+                _ => -1,
+            };
+            if (num(0)..=num(1)).contains(&i64::from(slot)) {
+                let Some(redis::Value::Array(master)) = fields.get(2) else {
+                    continue;
+                };
+                let port = match master.get(1) {
+                    Some(redis::Value::Int(p)) => *p as u16,
+                    _ => continue,
+                };
+                return self.nodes.iter().find(|n| n.port == port).unwrap();
+            }
+        }
+        panic!("no master serves slot {slot}");
+    }
+
+    /// A replica of `master`.
+    pub fn replica_of(&self, master: &ClusterNode) -> &ClusterNode {
+        let id = master.node_id();
+        self.nodes
+            .iter()
+            .filter(|n| n.child.is_some() && n.port != master.port)
+            .find(|n| {
+                let nodes: String = redis::cmd("CLUSTER")
+                    .arg("NODES")
+                    .query(&mut n.conn())
+                    .unwrap();
+                nodes
+                    .lines()
+                    .any(|l| l.contains("myself") && l.contains("slave") && l.contains(&id))
+            })
+            .expect("a replica of the master")
+    }
+
+    /// Moves `count` slots from `from` to `to` with `redis-cli --cluster reshard`.
+    pub fn reshard(&self, from: &ClusterNode, to: &ClusterNode, count: u32) {
+        let out = Command::new("redis-cli")
+            .arg("--cluster")
+            .arg("reshard")
+            .arg(from.addr())
+            .args(["--cluster-from", &from.node_id()])
+            .args(["--cluster-to", &to.node_id()])
+            .args(["--cluster-slots", &count.to_string()])
+            .arg("--cluster-yes")
+            .output()
+            .expect("redis-cli --cluster reshard");
+        assert!(
+            out.status.success(),
+            "reshard failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        self.wait_ok();
+    }
+}
