@@ -677,10 +677,10 @@ fn cluster_client(
 ) -> Result<redis::cluster::ClusterClient> {
     let mut builder =
         redis::cluster::ClusterClientBuilder::new(seeds.iter().map(|u| u.expose().to_string()));
-    if connect::wants_tls(url) {
-        if let Some(certificates) = connect::certificates(tls)? {
-            builder = builder.certs(certificates);
-        }
+    if connect::wants_tls(url)
+        && let Some(certificates) = connect::certificates(tls)?
+    {
+        builder = builder.certs(certificates);
     }
     builder
         .connection_timeout(timeout)
