@@ -15,8 +15,9 @@
 //! connection that provably ends at the server (see `Link`) the `run_id` is
 //! known and a warm take compares the stamp in the same pipeline as the pop;
 //! otherwise every take's script asks `INFO server`. A mismatch retires the
-//! shard's stock before anything is served (see `lua/stock.lua`). The scripts name keys without a common hash
-//! tag (the Java names have none), so segment dispensers need a standalone Redis.
+//! shard's stock before anything is served (see `lua/stock.lua`). On a
+//! cluster, the shard's companion keys carry a hash tag into the queue key's
+//! slot (`keys`), so each script runs on the master that owns the shard.
 
 mod acl;
 mod batch;
