@@ -26,144 +26,6 @@ fn worker_prefix(namespace: &str) -> String {
     key(namespace, "w:")
 }
 
-/// KEYS: meta, free, last. ARGV: signature, capacity, worker prefix, holder,
-/// token, ttl ms, fence ms, now ms.
-/// Returns {'ok', worker, floor} | {'mismatch', recorded} | {'full'}.
-const LUA_ACQUIRE: &str = r#"
-local sig = redis.call('HGET', KEYS[1], 'signature')
-if not sig then
-  redis.call('HSET', KEYS[1], 'signature', ARGV[1], 'capacity', ARGV[2], 'created_ms', ARGV[8])
-elseif sig ~= ARGV[1] then
-  return {'mismatch', sig}
-end
-local cap = tonumber(ARGV[2])
-local function claim(id)
-  local k = ARGV[3] .. id
-  if redis.call('EXISTS', k) == 1 then return false end
-  redis.call('HSET', k, 'holder', ARGV[4], 'token', ARGV[5], 'since_ms', ARGV[8])
-  redis.call('PEXPIRE', k, ARGV[6])
-  return true
-end
-local function grant(id)
-  local floor = redis.call('HGET', KEYS[3], id)
-  local fence = tonumber(ARGV[7])
-  if not floor or tonumber(floor) < fence then
-    redis.call('HSET', KEYS[3], id, ARGV[7])
-  end
-  return {'ok', tostring(id), floor or ''}
-end
-while true do
-  local id = redis.call('LPOP', KEYS[2])
-  if not id then break end
-  local n = tonumber(id)
-  if n and n >= 0 and n < cap and n == math.floor(n) and claim(id) then return grant(id) end
-end
--- The free list is used up or missing: rebuild it from the IDs nobody holds.
-local found = nil
-local batch = {}
-for id = 0, cap - 1 do
-  if redis.call('EXISTS', ARGV[3] .. id) == 0 then
-    if found == nil then
-      found = id
-    else
-      batch[#batch + 1] = id
-      if #batch == 1000 then
-        redis.call('RPUSH', KEYS[2], unpack(batch))
-        batch = {}
-      end
-    end
-  end
-end
-if #batch > 0 then redis.call('RPUSH', KEYS[2], unpack(batch)) end
-if found == nil then return {'full'} end
-claim(tostring(found))
-return grant(tostring(found))
-"#;
-
-/// KEYS: worker key, last. ARGV: token, ttl ms, worker, fence ms.
-/// Returns 1 when renewed, 2 when the key is gone (Redis lost it), 0 when
-/// another token holds it.
-const LUA_RENEW: &str = r#"
-local token = redis.call('HGET', KEYS[1], 'token')
-if not token then return 2 end
-if token ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-local fence = redis.call('HGET', KEYS[2], ARGV[3])
-if not fence or tonumber(fence) < tonumber(ARGV[4]) then
-  redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
-end
-return 1
-"#;
-
-/// KEYS: worker key. ARGV: our token, their holder, their token, ttl ms, now ms.
-/// Hands a worker we claimed (or nobody's key) to the holder MySQL says has it.
-const LUA_RESTORE: &str = r#"
-local token = redis.call('HGET', KEYS[1], 'token')
-if token and token ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'holder', ARGV[2], 'token', ARGV[3], 'since_ms', ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return 1
-"#;
-
-/// KEYS: worker key, last, free. ARGV: token, worker, last ms. Returns 1, or 0 if not ours.
-const LUA_RELEASE: &str = r#"
-if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-redis.call('RPUSH', KEYS[3], ARGV[2])
-return 1
-"#;
-
-/// KEYS: meta, free, last. ARGV: worker prefix.
-/// Returns {signature, capacity, free list, last hash, held: {id, holder, pttl}...}.
-const LUA_SNAPSHOT: &str = r#"
-local meta = redis.call('HMGET', KEYS[1], 'signature', 'capacity')
-local cap = tonumber(meta[2] or '0')
-local held = {}
-for id = 0, cap - 1 do
-  local k = ARGV[1] .. id
-  if redis.call('EXISTS', k) == 1 then
-    held[#held + 1] = tostring(id)
-    held[#held + 1] = redis.call('HGET', k, 'holder') or ''
-    held[#held + 1] = tostring(redis.call('PTTL', k))
-  end
-end
-return {meta[1] or '', tostring(cap), redis.call('LRANGE', KEYS[2], 0, -1), redis.call('HGETALL', KEYS[3]), held}
-"#;
-
-/// KEYS: meta, free. ARGV: worker prefix, ttl ms.
-/// Rebuilds the free list from unheld IDs; gives held keys without expiry one.
-const LUA_REPAIR: &str = r#"
-local cap = tonumber(redis.call('HGET', KEYS[1], 'capacity') or '0')
-redis.call('DEL', KEYS[2])
-local batch = {}
-for id = 0, cap - 1 do
-  local k = ARGV[1] .. id
-  if redis.call('EXISTS', k) == 0 then
-    batch[#batch + 1] = id
-    if #batch == 1000 then
-      redis.call('RPUSH', KEYS[2], unpack(batch))
-      batch = {}
-    end
-  elseif redis.call('PTTL', k) == -1 then
-    redis.call('PEXPIRE', k, ARGV[2])
-  end
-end
-if #batch > 0 then redis.call('RPUSH', KEYS[2], unpack(batch)) end
-return 1
-"#;
-
-/// KEYS: meta. ARGV: signature, capacity, now ms. Records or checks the signature.
-const LUA_CLAIM_NAMESPACE: &str = r#"
-local sig = redis.call('HGET', KEYS[1], 'signature')
-if not sig then
-  redis.call('HSET', KEYS[1], 'signature', ARGV[1], 'capacity', ARGV[2], 'created_ms', ARGV[3])
-  return ''
-end
-return sig
-"#;
-
 struct LeaseScripts {
     acquire: Script,
     renew: Script,
@@ -178,13 +40,13 @@ struct LeaseScripts {
 fn scripts() -> &'static LeaseScripts {
     static SCRIPTS: OnceLock<LeaseScripts> = OnceLock::new();
     SCRIPTS.get_or_init(|| LeaseScripts {
-        acquire: super::acl::script(LUA_ACQUIRE),
-        renew: super::acl::script(LUA_RENEW),
-        release: super::acl::script(LUA_RELEASE),
-        snapshot: super::acl::script(LUA_SNAPSHOT),
-        repair: super::acl::script(LUA_REPAIR),
-        claim_namespace: super::acl::script(LUA_CLAIM_NAMESPACE),
-        restore: super::acl::script(LUA_RESTORE),
+        acquire: super::acl::script(include_str!("lua/lease_acquire.lua")),
+        renew: super::acl::script(include_str!("lua/lease_renew.lua")),
+        release: super::acl::script(include_str!("lua/lease_release.lua")),
+        snapshot: super::acl::script(include_str!("lua/lease_snapshot.lua")),
+        repair: super::acl::script(include_str!("lua/lease_repair.lua")),
+        claim_namespace: super::acl::script(include_str!("lua/lease_claim_namespace.lua")),
+        restore: super::acl::script(include_str!("lua/lease_restore.lua")),
         unlock: super::acl::script(include_str!("lua/unlock.lua")),
     })
 }
