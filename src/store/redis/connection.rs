@@ -1,0 +1,697 @@
+//! Connections to a Redis node: a standalone server, the master Sentinel
+//! names, or a cluster; what each connection provably reaches (its server's
+//! `run_id` on a direct one); following failovers; and the errors a driver
+//! answer means.
+
+use super::*;
+use topology::SentinelSpec;
+
+/// One connection, and what is known about the server process at its end.
+#[derive(Clone)]
+pub(super) struct Link {
+    pub(super) conn: Conn,
+    /// The `run_id` of the server process, when the connection provably ends
+    /// at it (the server's own address is the one dialled): such a connection
+    /// cannot outlive that process, so takes compare a shard's stamp with this
+    /// instead of asking the server every time. `None` when something may sit
+    /// in between (a proxy or a managed endpoint whose connections survive a
+    /// failover, NAT): every take then asks the server inside its script.
+    pub(super) direct_run_id: Option<Arc<str>>,
+    /// `LPOP key count` works (Redis 6.2 and later).
+    pub(super) lpop_count: bool,
+}
+
+/// A connection to one server, or to a whole Redis Cluster (which routes each
+/// command by its first key, and each pipeline to its keys' one slot).
+#[derive(Clone)]
+pub(super) enum Conn {
+    Server(MultiplexedConnection),
+    Cluster(redis::cluster_async::ClusterConnection),
+}
+
+impl redis::aio::ConnectionLike for Conn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a redis::Cmd) -> redis::RedisFuture<'a, Value> {
+        match self {
+            Conn::Server(conn) => conn.req_packed_command(cmd),
+            Conn::Cluster(conn) => conn.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> redis::RedisFuture<'a, Vec<Value>> {
+        match self {
+            Conn::Server(conn) => conn.req_packed_commands(pipeline, offset, count),
+            Conn::Cluster(conn) => conn.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Server(conn) => conn.get_db(),
+            Conn::Cluster(conn) => conn.get_db(),
+        }
+    }
+}
+
+impl RedisNode {
+    /// Connects, failing within `timeout` if the server does not answer, and
+    /// refuses a server older than [`MIN_REDIS_VERSION`].
+    pub async fn connect(
+        name: &str,
+        url: &SecretUrl,
+        tls: &TlsFiles,
+        timeout: Duration,
+    ) -> Result<Self> {
+        let topology = Topology::parse(url)?;
+        let client = match topology {
+            Topology::Standalone => Some(connect::client(url, tls)?),
+            _ => None,
+        };
+        if let Topology::Cluster(spec) = &topology {
+            // Checked now; each link builds its client from the seeds that answer.
+            cluster_client(url, &spec.seed_urls(), tls, timeout)?;
+        }
+        let keys = match topology {
+            Topology::Cluster(_) => KeyNames::Cluster,
+            _ => KeyNames::Java,
+        };
+        let node = RedisNode {
+            name: name.to_string(),
+            url: url.clone(),
+            topology,
+            client,
+            keys,
+            tls: tls.clone(),
+            link: tokio::sync::Mutex::new(None),
+            timeout,
+            scripts: Scripts::new(),
+        };
+        node.link().await?;
+        Ok(node)
+    }
+
+    /// The current connection, made (and its server probed) if there is none.
+    pub(super) async fn link(&self) -> Result<Link> {
+        let mut link = self.link.lock().await;
+        if let Some(link) = link.as_ref() {
+            return Ok(link.clone());
+        }
+        let made = self.make_link().await?;
+        *link = Some(made.clone());
+        Ok(made)
+    }
+
+    pub(super) async fn conn(&self) -> Result<Conn> {
+        Ok(self.link().await?.conn)
+    }
+
+    /// Drops a connection that broke, so the next request makes a new one.
+    pub(super) async fn forget_link(&self) {
+        self.link.lock().await.take();
+    }
+
+    pub(super) async fn make_link(&self) -> Result<Link> {
+        match (&self.topology, &self.client) {
+            (Topology::Sentinel(spec), _) => self.follow_master(spec).await,
+            (Topology::Cluster(spec), _) => self.link_to_cluster(spec).await,
+            (_, Some(client)) => self.link_to(client, false).await,
+            (_, None) => Err(Error::invalid(
+                "Redis URL",
+                format!(
+                    "{}: this form is not served by a single connection",
+                    self.url
+                ),
+                "write it as redis://host:port, redis-sentinel://…#MASTER or redis-cluster://…",
+            )),
+        }
+    }
+
+    pub(super) fn timed_out(&self) -> Error {
+        Error::Timeout {
+            backend: "Redis",
+            url: self.url.to_string(),
+            after: self.timeout,
+        }
+    }
+
+    /// Connects through `client` and probes the server. With `master`, a
+    /// server that is not (or no longer) a master is refused.
+    pub(super) async fn link_to(&self, client: &redis::Client, master: bool) -> Result<Link> {
+        let config = AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(self.timeout))
+            .set_response_timeout(Some(self.timeout));
+        let connecting = client.get_multiplexed_async_connection_with_config(&config);
+        let mut conn = match tokio::time::timeout(self.timeout, connecting).await {
+            Ok(Ok(conn)) => conn,
+            Ok(Err(e)) if e.is_timeout() => return Err(self.timed_out()),
+            Ok(Err(e)) => return Err(self.error(&e)),
+            Err(_) => return Err(self.timed_out()),
+        };
+        // One round trip: what the server is, and where this connection ends.
+        // CLIENT INFO needs Redis 6.2; without it the connection counts as indirect.
+        let mut probe = redis::pipe();
+        probe
+            .ignore_errors()
+            .cmd("INFO")
+            .arg("server")
+            .cmd("CLIENT")
+            .arg("INFO");
+        if master {
+            probe.cmd("ROLE");
+        }
+        let answers: Vec<Value> =
+            match tokio::time::timeout(self.timeout, probe.query_async(&mut conn)).await {
+                Ok(Ok(answers)) => answers,
+                Ok(Err(e)) => return Err(self.error(&e)),
+                Err(_) => return Err(self.timed_out()),
+            };
+        let info = text_of(answers.first());
+        if let Some(Value::ServerError(e)) = answers.first() {
+            return Err(self.error(&redis::RedisError::from(e.clone())));
+        }
+        let field = |name: &str| {
+            info.lines()
+                .find_map(|l| l.strip_prefix(name))
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        };
+        let version = field("redis_version:");
+        if !version_at_least(&version, MIN_REDIS_VERSION) {
+            return Err(Error::ServerTooOld {
+                backend: "Redis",
+                url: self.url.to_string(),
+                version,
+                minimum: format!("{}.{}", MIN_REDIS_VERSION.0, MIN_REDIS_VERSION.1),
+            });
+        }
+        if master {
+            let role = match answers.get(2) {
+                Some(Value::Array(fields)) => text_of(fields.first()),
+                _ => String::new(),
+            };
+            if role != "master" {
+                return Err(Error::Backend {
+                    backend: "Redis",
+                    url: self.url.to_string(),
+                    detail: format!(
+                        "the server the sentinels name as master is a {}",
+                        if role.is_empty() {
+                            "server of unknown role"
+                        } else {
+                            &role
+                        }
+                    ),
+                });
+            }
+        }
+        let run_id = field("run_id:");
+        let local = text_of(answers.get(1));
+        let local = local
+            .split_whitespace()
+            .find_map(|f| f.strip_prefix("laddr="))
+            .unwrap_or_default();
+        let direct = !run_id.is_empty() && dialled(client, local).await;
+        Ok(Link {
+            conn: Conn::Server(conn),
+            direct_run_id: direct.then(|| Arc::from(run_id.as_str())),
+            lpop_count: version_at_least(&version, (6, 2)),
+        })
+    }
+
+    /// Connects to a Redis Cluster and checks every master's version. Takes
+    /// check each shard's stamp inside their script: the connection reaches
+    /// many servers, and resharding moves a shard to another.
+    pub(super) async fn link_to_cluster(&self, spec: &topology::ClusterSpec) -> Result<Link> {
+        // A seed that is down (a killed master) would hold up the cluster
+        // client's start: only seeds that accept a connection are handed to it.
+        let seeds = spec.seed_urls();
+        let probes = spec.seeds.iter().map(|(host, port)| {
+            tokio::time::timeout(
+                self.timeout,
+                tokio::net::TcpStream::connect((host.as_str(), *port)),
+            )
+        });
+        let answered = futures::future::join_all(probes).await;
+        let live: Vec<SecretUrl> = seeds
+            .into_iter()
+            .zip(answered)
+            .filter(|(_, probe)| matches!(probe, Ok(Ok(_))))
+            .map(|(url, _)| url)
+            .collect();
+        if live.is_empty() {
+            return Err(Error::Unreachable {
+                backend: "Redis",
+                url: self.url.to_string(),
+                detail: "no seed node of the cluster accepts connections".into(),
+            });
+        }
+        let cluster = cluster_client(&self.url, &live, &self.tls, self.timeout)?;
+        let mut conn =
+            match tokio::time::timeout(self.timeout, cluster.get_async_connection()).await {
+                Ok(Ok(conn)) => conn,
+                Ok(Err(e)) if e.is_timeout() => return Err(self.timed_out()),
+                Ok(Err(e)) => return Err(connect_error(&self.url, &e)),
+                Err(_) => return Err(self.timed_out()),
+            };
+        let info = self
+            .run(conn.route_command(redis::cmd("INFO").arg("server").clone(), all_masters()))
+            .await?;
+        for text in texts_in(&info) {
+            let version = text
+                .lines()
+                .find_map(|l| l.strip_prefix("redis_version:"))
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            if !version_at_least(&version, MIN_REDIS_VERSION) {
+                return Err(Error::ServerTooOld {
+                    backend: "Redis",
+                    url: self.url.to_string(),
+                    version,
+                    minimum: format!("{}.{}", MIN_REDIS_VERSION.0, MIN_REDIS_VERSION.1),
+                });
+            }
+        }
+        Ok(Link {
+            conn: Conn::Cluster(conn),
+            direct_run_id: None,
+            lpop_count: true,
+        })
+    }
+
+    /// The masters of the cluster, as `(host, port)`, from `CLUSTER NODES`.
+    pub(super) async fn cluster_masters(
+        &self,
+        conn: &mut redis::cluster_async::ClusterConnection,
+    ) -> Result<Vec<(String, u16)>> {
+        let nodes = self
+            .run(conn.route_command(
+                redis::cmd("CLUSTER").arg("NODES").clone(),
+                redis::cluster_routing::RoutingInfo::SingleNode(
+                    redis::cluster_routing::SingleNodeRoutingInfo::RandomPrimary,
+                ),
+            ))
+            .await?;
+        Ok(text_of(Some(&nodes))
+            .lines()
+            .filter_map(|line| {
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                let flags = fields.get(2)?;
+                if !flags.split(',').any(|f| f == "master") || flags.contains("fail") {
+                    return None;
+                }
+                let addr = fields.get(1)?.split('@').next()?;
+                let (host, port) = addr.rsplit_once(':')?;
+                Some((host.to_string(), port.parse().ok()?))
+            })
+            .collect())
+    }
+
+    /// Asks the sentinels for the master and connects to it. While a failover
+    /// is under way (the named master is down, or is not a master yet) it asks
+    /// again, within the node's timeout.
+    pub(super) async fn follow_master(&self, spec: &SentinelSpec) -> Result<Link> {
+        const AGAIN_AFTER: Duration = Duration::from_millis(100);
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        let mut last = None;
+        loop {
+            // Sentinels that cannot be asked are not waited for: that is no failover.
+            let (host, port) = tokio::time::timeout_at(deadline, self.ask_sentinels(spec))
+                .await
+                .map_err(|_| self.timed_out())??;
+            let attempt = async {
+                let client = connect::client(&spec.master_url(&host, port), &self.tls)?;
+                self.link_to(&client, true).await
+            };
+            let failure = match tokio::time::timeout_at(deadline, attempt).await {
+                Ok(Ok(link)) => return Ok(link),
+                Ok(Err(e)) if failover_may_fix(&e) => e,
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Err(last.unwrap_or_else(|| self.timed_out())),
+            };
+            if tokio::time::Instant::now() + AGAIN_AFTER >= deadline {
+                return Err(failure);
+            }
+            last = Some(failure);
+            tokio::time::sleep(AGAIN_AFTER).await;
+        }
+    }
+
+    /// The master's address, from the first sentinel that knows it (all are asked at once).
+    pub(super) async fn ask_sentinels(&self, spec: &SentinelSpec) -> Result<(String, u16)> {
+        let clients = spec
+            .sentinels
+            .iter()
+            .map(|sentinel| {
+                connect::client(&SecretUrl::new(spec.sentinel_url(sentinel)), &self.tls)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let asks = clients.into_iter().map(|client| {
+            Box::pin(async move {
+                let config = AsyncConnectionConfig::new()
+                    .set_connection_timeout(Some(self.timeout))
+                    .set_response_timeout(Some(self.timeout));
+                let mut conn = client
+                    .get_multiplexed_async_connection_with_config(&config)
+                    .await
+                    .map_err(|e| (false, e))?;
+                let addr: Option<(String, u16)> = redis::cmd("SENTINEL")
+                    .arg("GET-MASTER-ADDR-BY-NAME")
+                    .arg(&spec.master)
+                    .query_async(&mut conn)
+                    .await
+                    .map_err(|e| (false, e))?;
+                addr.ok_or_else(|| {
+                    (
+                        true,
+                        redis::RedisError::from((redis::ErrorKind::Client, "unknown master")),
+                    )
+                })
+            })
+        });
+        match futures::future::select_ok(asks).await {
+            Ok((addr, _)) => Ok(addr),
+            Err((true, _)) => Err(Error::Config {
+                location: format!("Redis URL {}", self.url),
+                problem: format!("the sentinels know no master named {:?}", spec.master),
+                hint: "name a master the sentinels monitor after # (SENTINEL MASTERS lists them)"
+                    .into(),
+            }),
+            Err((false, e)) => Err(Error::Unreachable {
+                backend: "Redis",
+                url: self.url.to_string(),
+                detail: format!(
+                    "no sentinel named a master ({})",
+                    self.url.describe_error(&e)
+                ),
+            }),
+        }
+    }
+
+    /// Runs one Redis exchange with the node's time bound and error mapping.
+    pub(super) async fn run<T>(
+        &self,
+        exchange: impl Future<Output = redis::RedisResult<T>>,
+    ) -> Result<T> {
+        match tokio::time::timeout(self.timeout, exchange).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => {
+                self.forget_if_broken(&e).await;
+                Err(self.error(&e))
+            }
+            Err(_) => Err(Error::Timeout {
+                backend: "Redis",
+                url: self.url.to_string(),
+                after: self.timeout,
+            }),
+        }
+    }
+
+    /// Like [`Self::run`], but hands back Redis's own error for the caller to inspect.
+    pub(super) async fn run_raw<T>(
+        &self,
+        exchange: impl Future<Output = redis::RedisResult<T>>,
+    ) -> Result<redis::RedisResult<T>> {
+        let answer = tokio::time::timeout(self.timeout, exchange)
+            .await
+            .map_err(|_| Error::Timeout {
+                backend: "Redis",
+                url: self.url.to_string(),
+                after: self.timeout,
+            })?;
+        if let Err(e) = &answer {
+            self.forget_if_broken(e).await;
+        }
+        Ok(answer)
+    }
+
+    /// Drops the connection when it broke, or when its server turned replica
+    /// (a failover demoted it): the next request connects afresh.
+    pub(super) async fn forget_if_broken(&self, e: &redis::RedisError) {
+        if e.is_io_error()
+            || e.is_connection_dropped()
+            || e.is_connection_refusal()
+            || is_readonly(e)
+        {
+            self.forget_link().await;
+        }
+    }
+
+    pub(super) fn error(&self, e: &redis::RedisError) -> Error {
+        if e.is_timeout() {
+            return Error::Timeout {
+                backend: "Redis",
+                url: self.url.to_string(),
+                after: self.timeout,
+            };
+        }
+        if e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal() {
+            return connect_error(&self.url, e);
+        }
+        if let Some(denied) = access_error(&self.url, e) {
+            return denied;
+        }
+        match server_failure(&self.url, e) {
+            // The failing command's key is not known here: name the keys it can be.
+            Some((code, message)) if code == "WRONGTYPE" => Error::BadData {
+                backend: "Redis",
+                key: format!("one of node {:?}'s id.gen.* keys", self.name),
+                detail: message,
+            },
+            Some((_, message)) => Error::Backend {
+                backend: "Redis",
+                url: self.url.to_string(),
+                detail: message,
+            },
+            None => Error::Backend {
+                backend: "Redis",
+                url: self.url.to_string(),
+                detail: self.url.describe_error(e),
+            },
+        }
+    }
+
+    /// Every key matching `pattern`, by SCAN (never KEYS, which blocks the
+    /// server); in a cluster, on every master.
+    pub(super) async fn scan(&self, pattern: &str) -> Result<Vec<String>> {
+        match self.conn().await? {
+            Conn::Cluster(mut cluster) => {
+                let masters = self.cluster_masters(&mut cluster).await?;
+                let scans = masters.into_iter().map(|master| {
+                    self.scan_one(Conn::Cluster(cluster.clone()), pattern, Some(master))
+                });
+                let found = futures::future::try_join_all(scans).await?;
+                let mut found: Vec<String> = found.into_iter().flatten().collect();
+                found.sort();
+                found.dedup();
+                Ok(found)
+            }
+            conn => self.scan_one(conn, pattern, None).await,
+        }
+    }
+
+    /// SCAN on one server: the connection's, or the cluster master at `master`.
+    pub(super) async fn scan_one(
+        &self,
+        mut conn: Conn,
+        pattern: &str,
+        master: Option<(String, u16)>,
+    ) -> Result<Vec<String>> {
+        let mut cursor: u64 = 0;
+        let mut found = Vec::new();
+        loop {
+            let mut scan = redis::cmd("SCAN");
+            scan.arg(cursor)
+                .arg("MATCH")
+                .arg(pattern)
+                .arg("COUNT")
+                .arg(1000);
+            let (next, keys): (u64, Vec<String>) = match (&mut conn, &master) {
+                (Conn::Cluster(cluster), Some((host, port))) => {
+                    let at = redis::cluster_routing::RoutingInfo::SingleNode(
+                        redis::cluster_routing::SingleNodeRoutingInfo::ByAddress {
+                            host: host.clone(),
+                            port: *port,
+                        },
+                    );
+                    let answer = self.run(cluster.route_command(scan, at)).await?;
+                    redis::from_redis_value(answer).map_err(|e| Error::Backend {
+                        backend: "Redis",
+                        url: self.url.to_string(),
+                        detail: format!("unexpected SCAN answer: {e}"),
+                    })?
+                }
+                _ => self.run(scan.query_async(&mut conn)).await?,
+            };
+            found.extend(keys);
+            if next == 0 {
+                return Ok(found);
+            }
+            cursor = next;
+        }
+    }
+
+    pub(super) async fn invoke<T: redis::FromRedisValue>(
+        &self,
+        script: &Script,
+        keys: &[&str],
+        args: &[String],
+    ) -> Result<T> {
+        let mut invocation = script.prepare_invoke();
+        for key in keys {
+            invocation.key(*key);
+        }
+        for arg in args {
+            invocation.arg(arg.as_str());
+        }
+        let mut conn = self.conn().await?;
+        self.run(invocation.invoke_async(&mut conn)).await
+    }
+}
+
+/// A cluster client for `seeds`, bounded by `timeout`.
+pub(super) fn cluster_client(
+    url: &SecretUrl,
+    seeds: &[SecretUrl],
+    tls: &TlsFiles,
+    timeout: Duration,
+) -> Result<redis::cluster::ClusterClient> {
+    let mut builder =
+        redis::cluster::ClusterClientBuilder::new(seeds.iter().map(|u| u.expose().to_string()));
+    if connect::wants_tls(url)
+        && let Some(certificates) = connect::certificates(tls)?
+    {
+        builder = builder.certs(certificates);
+    }
+    builder
+        .connection_timeout(timeout)
+        .response_timeout(timeout)
+        // A dead node (a killed master, now replaced) is dropped from the map
+        // after this many tries, instead of tried for ever.
+        .max_connection_attempts(std::num::NonZeroUsize::MIN.saturating_add(1))
+        .build()
+        .map_err(|e| {
+            Error::invalid(
+                "Redis URL",
+                format!("{url}: {}", url.scrub(&e.to_string())),
+                "write it as redis-cluster://[:password@]host:port[,host:port…]",
+            )
+        })
+}
+
+/// Every master of a cluster, each answer kept apart.
+pub(super) fn all_masters() -> redis::cluster_routing::RoutingInfo {
+    redis::cluster_routing::RoutingInfo::MultiNode((
+        redis::cluster_routing::MultipleNodeRoutingInfo::AllMasters,
+        None,
+    ))
+}
+
+/// Every text inside an answer (a cluster's per-node answers come as a map).
+pub(super) fn texts_in(value: &Value) -> Vec<String> {
+    match value {
+        Value::Array(items) | Value::Set(items) => items.iter().flat_map(texts_in).collect(),
+        Value::Map(pairs) => pairs.iter().flat_map(|(_, v)| texts_in(v)).collect(),
+        Value::VerbatimString { text, .. } => vec![text.clone()],
+        other => vec![text_of(Some(other))],
+    }
+}
+
+/// Is `local` (the server's own address of this connection, from CLIENT
+/// INFO) the address `client` dialled? Then nothing sits in between.
+pub(super) async fn dialled(client: &redis::Client, local: &str) -> bool {
+    match client.get_connection_info().addr() {
+        redis::ConnectionAddr::Tcp(host, port)
+        | redis::ConnectionAddr::TcpTls { host, port, .. } => {
+            let Ok(local) = local.parse::<std::net::SocketAddr>() else {
+                return false;
+            };
+            match tokio::net::lookup_host((host.as_str(), *port)).await {
+                Ok(mut dialled) => dialled.any(|a| a == local),
+                Err(_) => false,
+            }
+        }
+        redis::ConnectionAddr::Unix(path) => {
+            local.rsplit_once(':').map(|(p, _)| p) == path.to_str()
+        }
+        _ => false,
+    }
+}
+
+/// Failures a Sentinel failover under way explains: the master named is down
+/// or not yet (or no longer) a master.
+pub(super) fn failover_may_fix(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Unreachable { .. } | Error::Timeout { .. } | Error::Backend { .. }
+    )
+}
+
+/// A write refused because the server is a replica: a master was demoted.
+pub(super) fn is_readonly(e: &redis::RedisError) -> bool {
+    e.code() == Some("READONLY") || e.to_string().contains("READONLY")
+}
+
+pub(super) fn connect_error(url: &SecretUrl, e: &redis::RedisError) -> Error {
+    if let Some(tls) = connect::tls_failure(url, e) {
+        return tls;
+    }
+    access_error(url, e).unwrap_or_else(|| Error::Unreachable {
+        backend: "Redis",
+        url: url.to_string(),
+        detail: url.describe_error(e),
+    })
+}
+
+/// A refused AUTH (at connect: NOAUTH, WRONGPASS) or a command the ACL denies
+/// (NOPERM, or a script's refused command), naming the command.
+pub(super) fn access_error(url: &SecretUrl, e: &redis::RedisError) -> Option<Error> {
+    let failure = server_failure(url, e);
+    let refused = failure
+        .as_ref()
+        .filter(|(code, message)| code == "NOPERM" || acl::is_refusal(message));
+    if let Some((_, message)) = refused {
+        let what = match acl::refused_command(message) {
+            Some(command) => format!("run the command {command}"),
+            None if message.contains("key") => "use one of idgen's keys".to_string(),
+            None => "run a command idgen needs".to_string(),
+        };
+        return Some(Error::AccessDenied {
+            backend: "Redis",
+            url: url.to_string(),
+            detail: format!("the ACL user may not {what} ({message})"),
+        });
+    }
+    let denied = e.kind() == redis::ErrorKind::AuthenticationFailed
+        || failure
+            .as_ref()
+            .is_some_and(|(code, _)| matches!(code.as_str(), "NOAUTH" | "WRONGPASS"));
+    denied.then(|| Error::AccessDenied {
+        backend: "Redis",
+        url: url.to_string(),
+        detail: failure.map_or_else(|| url.describe_error(e), |(_, message)| message),
+    })
+}
+
+/// The server's own error code and scrubbed message, also from a pipeline or a
+/// script (the first failure, the others counted, not repeated).
+pub(super) fn server_failure(url: &SecretUrl, e: &redis::RedisError) -> Option<(String, String)> {
+    let errors = e.clone().into_server_errors()?;
+    let (_, first) = errors.first()?;
+    let mut message = format!("{} {}", first.code(), first.details().unwrap_or_default());
+    if errors.len() > 1 {
+        message.push_str(&format!(" (and {} more commands alike)", errors.len() - 1));
+    }
+    // A script's error carries the code inside its message.
+    let code = ["WRONGTYPE", "NOPERM", "NOAUTH", "WRONGPASS"]
+        .into_iter()
+        .find(|code| message.contains(code))
+        .unwrap_or(first.code())
+        .to_string();
+    Some((code, url.scrub(message.trim())))
+}
