@@ -255,9 +255,10 @@ pub(super) const NAMED: &[NamedLayout] = &[
         name: "segment",
         aliases: &[],
         fields: &[
-            (FieldKind::Index, 49),
-            (FieldKind::Shard, 6),
-            (FieldKind::App, 8),
+            // The bit layout is `SegmentId`'s: one definition.
+            (FieldKind::Index, crate::segment::id::INDEX_BITS),
+            (FieldKind::Shard, crate::segment::id::SHARD_BITS),
+            (FieldKind::App, crate::segment::id::APP_BITS),
         ],
         unit: None,
         epoch_ms: 0,

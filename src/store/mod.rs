@@ -307,8 +307,12 @@ impl AppSpec {
             && crate::segment::max_index_within(max_limit_id, app, crate::segment::SHARDS - 1)
                 .is_none()
         {
-            let minimum =
-                (1u64 << 14) | (u64::from(crate::segment::SHARDS - 1) << 8) | u64::from(app);
+            let minimum = crate::segment::SegmentId {
+                index: 1,
+                shard: crate::segment::SHARDS - 1,
+                app,
+            }
+            .compose()?;
             return Err(Error::invalid(
                 "--max-limit-id",
                 format!("{max_limit_id} leaves shard 63 of app {app} no ID at all"),
@@ -447,6 +451,17 @@ pub enum InitOutcome {
     Completed,
     /// Everything was already there.
     Unchanged,
+}
+
+impl InitOutcome {
+    /// The outcome of a seeding that added `added` shard rows.
+    pub fn of_added(added: u64) -> Self {
+        match added {
+            0 => InitOutcome::Unchanged,
+            n if n == u64::from(crate::segment::SHARDS) => InitOutcome::Created,
+            _ => InitOutcome::Completed,
+        }
+    }
 }
 
 /// One shard row of `id_alloc`.

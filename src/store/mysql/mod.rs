@@ -648,11 +648,7 @@ impl Ledger for MysqlLedger {
             .app(spec.app)
             .await?
             .ok_or(Error::UnknownApp { app: spec.app })?;
-        let outcome = match added {
-            0 => InitOutcome::Unchanged,
-            n if n == u64::from(SHARDS) => InitOutcome::Created,
-            _ => InitOutcome::Completed,
-        };
+        let outcome = InitOutcome::of_added(added);
         Ok(InitReport {
             outcome,
             shards_added: added,

@@ -165,11 +165,7 @@ fn init_app(conn: &Connection, spec: &AppSpec) -> DbResult<InitReport> {
         .pop()
         .ok_or(Error::UnknownApp { app: spec.app })?;
     crate::failpoint::hit("init_app.before_commit")?;
-    let outcome = match added {
-        0 => InitOutcome::Unchanged,
-        n if n == u64::from(SHARDS) => InitOutcome::Created,
-        _ => InitOutcome::Completed,
-    };
+    let outcome = InitOutcome::of_added(added);
     Ok(InitReport {
         outcome,
         shards_added: added,
