@@ -237,7 +237,9 @@ impl SegmentAllocator {
                     Refilled::Moved(to) => {
                         // Repair the hint so the next call goes straight there.
                         let default = self.nodes.get(self.nodes.default_node()).await?;
-                        default.set_route_hint(slot.app, Some(&to)).await?;
+                        crate::store::hints_of(&*default)?
+                            .set_route_hint(slot.app, Some(&to))
+                            .await?;
                         Some(to)
                     }
                 },

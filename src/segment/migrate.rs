@@ -135,7 +135,9 @@ impl SegmentAllocator {
             moves.begin_move(app, to).await?;
             if to != self.nodes().default_node() {
                 // A hint left from an earlier move away from `to` would bounce clients.
-                target.set_route_hint(app, None).await?;
+                crate::store::hints_of(&*target)?
+                    .set_route_hint(app, None)
+                    .await?;
             }
             self.stock_target(plan, &*target, progress, cancel, &mut report)
                 .await?;
@@ -145,9 +147,13 @@ impl SegmentAllocator {
         // Point clients at the new node: those that look on the default node, and
         // those still reading the old one.
         let hint = (to != self.nodes().default_node()).then_some(to);
-        default.set_route_hint(app, hint).await?;
+        crate::store::hints_of(&*default)?
+            .set_route_hint(app, hint)
+            .await?;
         if plan.from != self.nodes().default_node() {
-            source.set_route_hint(app, Some(to)).await?;
+            crate::store::hints_of(&*source)?
+                .set_route_hint(app, Some(to))
+                .await?;
         }
         crate::failpoint::hit("migrate.after_switch")?;
         self.retire_source(plan, &*source, progress, cancel, &mut report)
@@ -393,7 +399,9 @@ impl StoreExit<'_> {
             moves.switch_route(app, &plan.to).await?;
             moves.finish_move(app).await?;
             let main = allocator.nodes().get(&default).await?;
-            main.set_route_hint(app, Some(&plan.to)).await?;
+            crate::store::hints_of(&*main)?
+                .set_route_hint(app, Some(&plan.to))
+                .await?;
         }
         let node = allocator.nodes().get(&plan.to).await?;
         let kind = allocator.ledger().dispenser(app).await?;

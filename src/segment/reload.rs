@@ -441,19 +441,23 @@ impl SegmentAllocator {
         let default_name = self.nodes().default_node().to_string();
         let result: Result<()> = async {
             let default = self.nodes().get(&default_name).await?;
-            let hints = default.route_hints().await?;
+            // A node without hints (the embedded store) serves every app itself.
+            let Some(keeper) = default.hints() else {
+                return Ok(());
+            };
+            let hints = keeper.route_hints().await?;
             let in_scope = |app: &u8| only.is_none_or(|o| o == *app);
             for (app, route) in routes.iter().filter(|(a, _)| in_scope(a)) {
                 let wanted = (route.node != default_name).then_some(route.node.as_str());
                 if hints.get(app).map(String::as_str) != wanted {
-                    default.set_route_hint(*app, wanted).await?;
+                    keeper.set_route_hint(*app, wanted).await?;
                 }
             }
             for app in hints
                 .keys()
                 .filter(|a| in_scope(a) && !routes.contains_key(a))
             {
-                default.set_route_hint(*app, None).await?;
+                keeper.set_route_hint(*app, None).await?;
             }
             Ok(())
         }

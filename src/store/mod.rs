@@ -906,14 +906,35 @@ pub trait Dispenser: Send + Sync {
     /// Every shard that has stock of this kind on the node (for pruning).
     async fn stocked_slots(&self, kind: DispenserKind) -> Result<Vec<Slot>>;
 
-    /// Records which node serves `app` (`None`: clear), so `next` finds it in one trip.
+    /// Route hints, when this node keeps them (a Redis node does; the
+    /// embedded store has one node, so no app is ever elsewhere).
+    fn hints(&self) -> Option<&dyn RouteHints> {
+        None
+    }
+
+    /// The server's version, for `status`.
+    async fn server_version(&self) -> Result<String>;
+}
+
+/// Which node serves a moved app, kept on the default node so that `next`
+/// finds it in the same round trip as its take.
+#[async_trait]
+pub trait RouteHints: Send + Sync {
+    /// Records which node serves `app` (`None`: clear).
     async fn set_route_hint(&self, app: u8, node: Option<&str>) -> Result<()>;
 
     /// Every route hint the node holds.
     async fn route_hints(&self) -> Result<BTreeMap<u8, String>>;
+}
 
-    /// The server's version, for `status`.
-    async fn server_version(&self) -> Result<String>;
+/// The route hints of `node`, which a move between Redis nodes needs.
+pub fn hints_of(node: &dyn Dispenser) -> Result<&dyn RouteHints> {
+    node.hints().ok_or_else(|| {
+        crate::error::Error::Internal(format!(
+            "node {} keeps no route hints, yet an app moved to or from it",
+            node.node()
+        ))
+    })
 }
 
 #[cfg(test)]

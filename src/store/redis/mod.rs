@@ -28,8 +28,8 @@ pub mod lease;
 pub mod topology;
 
 use super::{
-    Dispenser, LockToken, Locked, Malformed, Pushed, Rollback, RollbackRecord, Segment, Slot,
-    StockPush, Taken, version_at_least,
+    Dispenser, LockToken, Locked, Malformed, Pushed, Rollback, RollbackRecord, RouteHints, Segment,
+    Slot, StockPush, Taken, version_at_least,
 };
 use crate::clock::Clock;
 use crate::config::TlsFiles;
@@ -692,6 +692,54 @@ impl Dispenser for RedisNode {
         Ok(slots)
     }
 
+    fn hints(&self) -> Option<&dyn RouteHints> {
+        Some(self)
+    }
+
+    async fn server_version(&self) -> Result<String> {
+        let info = match self.conn().await? {
+            // The oldest master's, which is what limits the cluster.
+            Conn::Cluster(mut cluster) => {
+                let answer = self
+                    .run(
+                        cluster
+                            .route_command(redis::cmd("INFO").arg("server").clone(), all_masters()),
+                    )
+                    .await?;
+                let mut infos = texts_in(&answer);
+                infos.sort_by_key(|info| {
+                    let version = info
+                        .lines()
+                        .find_map(|l| l.strip_prefix("redis_version:"))
+                        .unwrap_or_default();
+                    version
+                        .trim()
+                        .split('.')
+                        .map(|part| part.parse::<u32>().unwrap_or(0))
+                        .collect::<Vec<_>>()
+                });
+                infos.into_iter().next().unwrap_or_default()
+            }
+            mut conn => {
+                self.run(
+                    redis::cmd("INFO")
+                        .arg("server")
+                        .query_async::<String>(&mut conn),
+                )
+                .await?
+            }
+        };
+        Ok(info
+            .lines()
+            .find_map(|l| l.strip_prefix("redis_version:"))
+            .unwrap_or("unknown")
+            .trim()
+            .to_string())
+    }
+}
+
+#[async_trait]
+impl RouteHints for RedisNode {
     async fn set_route_hint(&self, app: u8, node: Option<&str>) -> Result<()> {
         let mut conn = self.conn().await?;
         let key = route_key(app);
@@ -748,47 +796,6 @@ impl Dispenser for RedisNode {
             .zip(nodes)
             .filter_map(|(app, node)| Some((app, node?)))
             .collect())
-    }
-
-    async fn server_version(&self) -> Result<String> {
-        let info = match self.conn().await? {
-            // The oldest master's, which is what limits the cluster.
-            Conn::Cluster(mut cluster) => {
-                let answer = self
-                    .run(
-                        cluster
-                            .route_command(redis::cmd("INFO").arg("server").clone(), all_masters()),
-                    )
-                    .await?;
-                let mut infos = texts_in(&answer);
-                infos.sort_by_key(|info| {
-                    let version = info
-                        .lines()
-                        .find_map(|l| l.strip_prefix("redis_version:"))
-                        .unwrap_or_default();
-                    version
-                        .trim()
-                        .split('.')
-                        .map(|part| part.parse::<u32>().unwrap_or(0))
-                        .collect::<Vec<_>>()
-                });
-                infos.into_iter().next().unwrap_or_default()
-            }
-            mut conn => {
-                self.run(
-                    redis::cmd("INFO")
-                        .arg("server")
-                        .query_async::<String>(&mut conn),
-                )
-                .await?
-            }
-        };
-        Ok(info
-            .lines()
-            .find_map(|l| l.strip_prefix("redis_version:"))
-            .unwrap_or("unknown")
-            .trim()
-            .to_string())
     }
 }
 

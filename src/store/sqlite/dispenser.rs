@@ -17,7 +17,6 @@ use crate::segment::{DispenserKind, SHARDS};
 use crate::store::{Dispenser, LockToken, Locked, PushOutcome, Pushed, Segment, Slot, Taken};
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// Indexes as SQLite stores them; the ledger never takes one past `i64::MAX`.
@@ -480,17 +479,6 @@ impl Dispenser for SqliteStore {
 
     async fn stocked_slots(&self, kind: DispenserKind) -> Result<Vec<Slot>> {
         self.read(move |tx| stocked_slots(tx, kind)).await
-    }
-
-    /// Route hints tell `next` which Redis node serves a moved app. The embedded
-    /// store is a single node and apps never move between its nodes, so there is
-    /// nothing to record: the call is accepted and changes nothing.
-    async fn set_route_hint(&self, _app: u8, _node: Option<&str>) -> Result<()> {
-        Ok(())
-    }
-
-    async fn route_hints(&self) -> Result<BTreeMap<u8, String>> {
-        Ok(BTreeMap::new())
     }
 
     async fn server_version(&self) -> Result<String> {
