@@ -5,13 +5,13 @@
 
 use crate::config::{DEFAULT_NODE, Settings, TlsFiles};
 use crate::error::{Error, Result};
-use crate::lease::worker_node::DistributedWorkerNodes;
 use crate::lease::{LeaseStore, WorkerNodeAssigner};
 use crate::redact::SecretUrl;
 use crate::segment::{AllocatorOptions, SegmentAllocator};
 use crate::store::mysql::MysqlLedger;
 use crate::store::redis::lease::FencedLeaseStore;
 use crate::store::redis::topology::Topology;
+use crate::store::redis::worker_nodes::DistributedWorkerNodes;
 use crate::store::redis::{RedisNode, connect};
 use crate::store::sqlite::SqliteStore;
 use crate::store::tls;

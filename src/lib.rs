@@ -20,6 +20,7 @@ pub mod layout;
 pub mod lease;
 pub mod redact;
 pub mod segment;
+pub mod shard;
 pub mod snowflake;
 pub mod status;
 pub mod store;

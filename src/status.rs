@@ -848,7 +848,7 @@ fn app_limits(
         route,
         dispenser,
         shards: app.shards.len(),
-        missing_shards: (0..crate::segment::SHARDS)
+        missing_shards: (0..crate::shard::SHARDS)
             .filter(|shard| !present.contains(shard))
             .collect(),
         min_stock: None,

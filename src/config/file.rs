@@ -39,7 +39,7 @@ use super::{DEFAULT_NODE, Settings, TlsFiles, check_idle, check_lease_ttl, parse
 use crate::error::{Error, Result};
 use crate::layout::{Layout, parse_epoch};
 use crate::redact::{SecretUrl, redact_url, scrub_all, secrets_in};
-use crate::segment::DispenserKind;
+use crate::shard::DispenserKind;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ops::Range;

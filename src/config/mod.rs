@@ -8,7 +8,7 @@ pub mod paths;
 
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
-use crate::segment::DispenserKind;
+use crate::shard::DispenserKind;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;

@@ -256,9 +256,9 @@ pub(super) const NAMED: &[NamedLayout] = &[
         aliases: &[],
         fields: &[
             // The bit layout is `SegmentId`'s: one definition.
-            (FieldKind::Index, crate::segment::id::INDEX_BITS),
-            (FieldKind::Shard, crate::segment::id::SHARD_BITS),
-            (FieldKind::App, crate::segment::id::APP_BITS),
+            (FieldKind::Index, crate::shard::INDEX_BITS),
+            (FieldKind::Shard, crate::shard::SHARD_BITS),
+            (FieldKind::App, crate::shard::APP_BITS),
         ],
         unit: None,
         epoch_ms: 0,

@@ -17,7 +17,6 @@
 
 pub mod repair;
 pub mod session;
-pub mod worker_node;
 
 use crate::error::Result;
 use async_trait::async_trait;

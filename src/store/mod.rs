@@ -8,6 +8,7 @@
 pub mod mysql;
 pub mod nodes;
 pub mod redis;
+pub mod sizing;
 pub(crate) mod sql_rows;
 pub mod sqlite;
 pub mod tls;
@@ -15,7 +16,7 @@ pub mod tls;
 pub use nodes::NodeSet;
 
 use crate::error::Result;
-use crate::segment::DispenserKind;
+use crate::shard::DispenserKind;
 use async_trait::async_trait;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -210,7 +211,7 @@ pub struct SegmentPlan {
 }
 
 /// Segments wanted from shards of one app, taken in one transaction: the
-/// ledger locks the shards, sizes each with [`crate::segment::sizing::plan`]
+/// ledger locks the shards, sizes each with [`crate::store::sizing::plan`]
 /// and advances them together.
 #[derive(Debug, Clone)]
 pub struct SegmentRequest {
@@ -221,7 +222,7 @@ pub struct SegmentRequest {
     /// Unix ms, for the refill marks and the sizing from consumption.
     pub now_ms: i64,
     /// Distinct shards, each with what is wanted from it.
-    pub shards: Vec<(u8, crate::segment::sizing::Want)>,
+    pub shards: Vec<(u8, crate::store::sizing::Want)>,
 }
 
 /// What one shard of a [`SegmentRequest`] gave.
@@ -304,12 +305,11 @@ impl AppSpec {
             ));
         }
         if max_limit_id > 0
-            && crate::segment::max_index_within(max_limit_id, app, crate::segment::SHARDS - 1)
-                .is_none()
+            && crate::shard::max_index_within(max_limit_id, app, crate::shard::SHARDS - 1).is_none()
         {
-            let minimum = crate::segment::SegmentId {
+            let minimum = crate::shard::SegmentId {
                 index: 1,
-                shard: crate::segment::SHARDS - 1,
+                shard: crate::shard::SHARDS - 1,
                 app,
             }
             .compose()?;
@@ -424,7 +424,7 @@ impl AppChange {
                 ));
             }
             for row in &record.shards {
-                let allowed = crate::segment::max_index_within(new, record.app, row.shard);
+                let allowed = crate::shard::max_index_within(new, record.app, row.shard);
                 if allowed.is_none_or(|max| row.max_id > max) {
                     return Err(Error::invalid(
                         "--max-limit-id",
@@ -458,7 +458,7 @@ impl InitOutcome {
     pub fn of_added(added: u64) -> Self {
         match added {
             0 => InitOutcome::Unchanged,
-            n if n == u64::from(crate::segment::SHARDS) => InitOutcome::Created,
+            n if n == u64::from(crate::shard::SHARDS) => InitOutcome::Created,
             _ => InitOutcome::Completed,
         }
     }

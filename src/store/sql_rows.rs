@@ -5,9 +5,9 @@ use super::{
     AppPolicy, RefillMark, Route, Segment, SegmentRequest, ShardState, ShardTake, TakenSegment,
 };
 use crate::error::{Error, Result};
-use crate::segment::DispenserKind;
-use crate::segment::max_index_within;
-use crate::segment::sizing::Want;
+use crate::shard::DispenserKind;
+use crate::shard::max_index_within;
+use crate::store::sizing::Want;
 use std::time::Duration;
 
 /// `idgen_route.phase` while the incoming node is being stocked.
@@ -237,7 +237,7 @@ fn apply_one(
             node: state.route.node.clone(),
         });
     }
-    let planned = crate::segment::sizing::plan(&state, want, request.now_ms)?;
+    let planned = crate::store::sizing::plan(&state, want, request.now_ms)?;
     if planned.count == 0 {
         return Ok((
             TakenSegment {

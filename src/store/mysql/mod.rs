@@ -22,7 +22,7 @@ use schema::{ID_ALLOC_DDL, IDGEN_DDL, WORKER_NODE_DDL};
 use crate::config::{DEFAULT_NODE, TlsFiles};
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
-use crate::segment::{DispenserKind, SHARDS};
+use crate::shard::{DispenserKind, SHARDS};
 use async_trait::async_trait;
 use mysql_async::prelude::Queryable;
 use mysql_async::{

@@ -9,7 +9,7 @@
 use super::keys::KeyNames;
 use super::{Link, RedisNode, int_of, text_of};
 use crate::error::{Error, Result};
-use crate::segment::DispenserKind;
+use crate::shard::DispenserKind;
 use crate::store::{LockToken, Locked, PushOutcome, Pushed, Segment, Slot, StockPush};
 use redis::{Script, Value};
 use std::time::Duration;

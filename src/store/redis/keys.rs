@@ -8,7 +8,7 @@
 //! key's slot: `id.gen.lock_7_5{1432}` sits in the slot of `id.gen.idList_7_5`.
 
 use super::{lock_key, queue_key, range_key, stamp_key};
-use crate::segment::DispenserKind;
+use crate::shard::DispenserKind;
 use crate::store::Slot;
 use std::sync::OnceLock;
 
@@ -148,7 +148,7 @@ mod tests {
     #[test]
     fn a_shards_keys_share_one_slot_in_a_cluster() {
         for app in 0..=255u8 {
-            for shard in 0..crate::segment::SHARDS {
+            for shard in 0..crate::shard::SHARDS {
                 let slot = Slot { app, shard };
                 let keys = KeyNames::Cluster.shard(slot);
                 let queue = hash_slot(keys[1].as_bytes());

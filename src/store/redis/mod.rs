@@ -26,6 +26,7 @@ mod connection;
 pub mod keys;
 pub mod lease;
 pub mod topology;
+pub mod worker_nodes;
 
 use super::{
     Dispenser, LockToken, Locked, Malformed, Pushed, Rollback, RollbackRecord, RouteHints, Segment,
@@ -35,7 +36,7 @@ use crate::clock::Clock;
 use crate::config::TlsFiles;
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
-use crate::segment::DispenserKind;
+use crate::shard::DispenserKind;
 use async_trait::async_trait;
 use connection::*;
 use keys::KeyNames;
@@ -136,7 +137,7 @@ fn parse_index(entry: &[u8]) -> Option<u64> {
         .ok()?
         .parse()
         .ok()
-        .filter(|&index| index <= crate::segment::id::MAX_INDEX)
+        .filter(|&index| index <= crate::shard::MAX_INDEX)
 }
 
 fn bytes_of(value: &Value) -> Option<&[u8]> {
@@ -817,7 +818,7 @@ fn parse_slot(rest: &str) -> Option<Slot> {
         app: app.parse().ok()?,
         shard: shard.parse().ok()?,
     };
-    (slot.shard < crate::segment::SHARDS).then_some(slot)
+    (slot.shard < crate::shard::SHARDS).then_some(slot)
 }
 
 fn range_stock(fields: &[Value]) -> Option<u64> {

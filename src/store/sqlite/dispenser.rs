@@ -13,7 +13,7 @@
 
 use super::{DbError, DbResult, EMBEDDED_NODE, SqliteStore, ms, now_ms};
 use crate::error::Result;
-use crate::segment::{DispenserKind, SHARDS};
+use crate::shard::{DispenserKind, SHARDS};
 use crate::store::{Dispenser, LockToken, Locked, PushOutcome, Pushed, Segment, Slot, Taken};
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -123,7 +123,7 @@ fn take_queue(conn: &Connection, slot: Slot, n: u64, taken: &mut Taken) -> DbRes
             let valid = u64::try_from(first)
                 .ok()
                 .zip(u64::try_from(last).ok())
-                .filter(|&(f, l)| f <= l && l <= crate::segment::id::MAX_INDEX);
+                .filter(|&(f, l)| f <= l && l <= crate::shard::MAX_INDEX);
             let Some((first_u, last_u)) = valid else {
                 reject(taken, "idgen_queue", slot, format!("{first}..{last}"));
                 spent_through = Some(seq);
@@ -166,7 +166,7 @@ fn take_range(conn: &Connection, slot: Slot, n: u64, taken: &mut Taken) -> DbRes
     let valid = |v: i64| {
         u64::try_from(v)
             .ok()
-            .filter(|&i| i <= crate::segment::id::MAX_INDEX + 1)
+            .filter(|&i| i <= crate::shard::MAX_INDEX + 1)
     };
     let (Some(mut next), Some(mut last)) = (valid(next), valid(last)) else {
         reject(taken, "idgen_range", slot, format!("{next}..{last}"));

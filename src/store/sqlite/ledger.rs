@@ -7,7 +7,7 @@
 
 use super::{DbError, DbResult, EMBEDDED_NODE, SealedApp, SealedShard, SqliteStore, now_ms};
 use crate::error::{Error, Result};
-use crate::segment::{DispenserKind, SHARDS};
+use crate::shard::{DispenserKind, SHARDS};
 use crate::store::sql_rows::{
     APP_EXTRA_SQL, HistoryRow, LockedRow, REFILL_ROWS_SQL, StoredAppExtra, StoredAppShard,
     StoredShard, apply_request, dispenser_from, group_apps, join_history, route_from,

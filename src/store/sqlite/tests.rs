@@ -3,8 +3,8 @@
 use super::*;
 use crate::layout::Layout;
 use crate::lease::{Assigner, LeaseStore, NamespaceSpec, Renewal, WorkerNodeAssigner};
-use crate::segment::DispenserKind::{Queue, Range};
-use crate::segment::sizing::{Trigger, Want};
+use crate::shard::DispenserKind::{Queue, Range};
+use crate::store::sizing::{Trigger, Want};
 use crate::store::{
     AppPolicy, AppSpec, Dispenser, InitOutcome, Ledger, LockToken, PushOutcome, Segment,
     SegmentRequest, Slot, TakenSegment,
@@ -103,7 +103,7 @@ impl Fixture {
     }
 }
 
-use crate::segment::DispenserKind;
+use crate::shard::DispenserKind;
 
 // ---- ledger ----------------------------------------------------------------
 

@@ -1,9 +1,12 @@
-//! The segment ID layout and the shard choice, as in the Java service.
+//! A shard of an app, the vocabulary every module shares and none depends
+//! on: the segment ID layout and the shard choice, as in the Java service,
+//! and how a shard's ready indexes are held.
 //!
 //! `id = index << 14 | shard << 8 | app`: app 8 bits, shard 6 bits, index 49
 //! bits, sign bit 0.
 
 use crate::error::{Error, Result};
+use serde::Serialize;
 
 pub const APP_BITS: u32 = 8;
 pub const SHARD_BITS: u32 = 6;
@@ -75,6 +78,45 @@ pub fn java_hash_code(text: &str) -> i32 {
 pub fn shard_for_gate_pass(gate_pass: &str) -> u8 {
     let h = java_hash_code(gate_pass).wrapping_abs();
     (h % i32::from(SHARDS)).unsigned_abs() as u8
+}
+
+/// How a Redis node (or the embedded store) holds a shard's ready indexes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DispenserKind {
+    /// A list of decimal index strings, `id.gen.idList_{app}_{shard}`: the Java service's format.
+    Queue,
+    /// Two numbers per segment in a hash; any batch in one round trip.
+    Range,
+}
+
+impl DispenserKind {
+    pub fn parse(text: &str) -> Result<Self> {
+        match text.trim() {
+            "queue" => Ok(DispenserKind::Queue),
+            "range" => Ok(DispenserKind::Range),
+            other => Err(Error::invalid(
+                "dispenser",
+                format!("{other:?} is not a dispenser"),
+                "use queue (Java-compatible lists) or range",
+            )),
+        }
+    }
+
+    /// The kind a shard is not served by when it is served by this one.
+    pub fn other(self) -> Self {
+        match self {
+            DispenserKind::Queue => DispenserKind::Range,
+            DispenserKind::Range => DispenserKind::Queue,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DispenserKind::Queue => "queue",
+            DispenserKind::Range => "range",
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! How much to take from the ledger, and when a shard needs it.
 
 use crate::error::{Error, Result};
-use crate::segment::id::max_index_within;
+use crate::shard::max_index_within;
 use crate::store::{RefillMark, SegmentPlan, ShardState};
 
 /// Why a refill was started; decides the double-check made under the lock.
