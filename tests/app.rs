@@ -1,7 +1,7 @@
 //! `idgen app list|show|set`: apps read and changed without SQL, through the
 //! same locks and rules as the other commands, on both backends.
 
-use crate::harness::{Backend, TestEnv};
+use crate::harness::{StoreKind, TestEnv};
 use serde_json::Value;
 
 fn json(env: &TestEnv, args: &[&str]) -> Value {
@@ -17,9 +17,9 @@ fn limit_with_last_index(index: u64, app: u64) -> u64 {
 fn app_list_and_show_give_exact_values(env: &TestEnv) {
     let run = env.run(&["app", "list"]);
     match env.backend {
-        Backend::Distributed => assert!(run.stdout.contains("no apps"), "{run}"),
+        StoreKind::Distributed => assert!(run.stdout.contains("no apps"), "{run}"),
         // A list never creates the store file it was pointed at.
-        Backend::Embedded => assert_eq!(run.code(), 10, "{run}"),
+        StoreKind::Embedded => assert_eq!(run.code(), 10, "{run}"),
     }
     let limit = ((1u64 << 50) | 3).to_string();
     env.ok(&[

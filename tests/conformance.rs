@@ -2,7 +2,7 @@
 //! backend: Redis + MySQL and the embedded SQLite store run the same cases,
 //! as tikv's `engine_traits_tests` do for its engines.
 
-use crate::harness::{Backend as TestBackend, TestEnv};
+use crate::harness::{StoreKind, TestEnv};
 use idgen::backend::Backend;
 use idgen::config::{DEFAULT_NODE, Settings};
 use idgen::layout::Layout;
@@ -32,13 +32,13 @@ impl Stores {
     fn of(env: &TestEnv) -> Self {
         let mut settings = Settings::default();
         match env.backend {
-            TestBackend::Distributed => {
+            StoreKind::Distributed => {
                 settings
                     .redis_nodes
                     .insert(DEFAULT_NODE.into(), SecretUrl::new(env.redis_url.clone()));
                 settings.mysql = Some(SecretUrl::new(env.mysql_url.clone()));
             }
-            TestBackend::Embedded => settings.store = Some(env.store_path()),
+            StoreKind::Embedded => settings.store = Some(env.store_path()),
         }
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)

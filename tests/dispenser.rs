@@ -251,8 +251,8 @@ fn a_shard_locked_past_the_wait_is_reported_pending() {
 fn a_ledger_from_before_the_record_is_upgraded_in_place(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "orders"]);
     let previous = match env.backend {
-        crate::harness::Backend::Distributed => 2,
-        crate::harness::Backend::Embedded => 1,
+        crate::harness::StoreKind::Distributed => 2,
+        crate::harness::StoreKind::Embedded => 1,
     };
     env.sql(&format!(
         "DROP TABLE idgen_dispenser; UPDATE idgen_schema SET version = {previous}"

@@ -2,14 +2,14 @@
 //! ledger in one transaction and pushed together, with every guarantee of a
 //! single refill.
 
-use crate::harness::{Backend, TestEnv, assert_unique, segment_parts};
+use crate::harness::{StoreKind, TestEnv, assert_unique, segment_parts};
 use std::os::unix::process::ExitStatusExt;
 
 /// The failpoint inside the ledger transaction that takes a batch's segments.
 fn before_commit(env: &TestEnv) -> &'static str {
     match env.backend {
-        Backend::Distributed => "mysql.take_segments.before_commit",
-        Backend::Embedded => "sqlite.take_segment.before_commit",
+        StoreKind::Distributed => "mysql.take_segments.before_commit",
+        StoreKind::Embedded => "sqlite.take_segment.before_commit",
     }
 }
 

@@ -1,6 +1,6 @@
 //! Segment IDs end to end: `init-app`, `next`, `reload-segments` on real Redis and MySQL.
 
-use crate::harness::{Backend, Run, TestEnv, assert_unique, parse_ids, segment_parts};
+use crate::harness::{Run, StoreKind, TestEnv, assert_unique, parse_ids, segment_parts};
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
 use std::sync::Barrier;
@@ -581,7 +581,7 @@ fn reload_reports_orphaned_queues_and_prunes_them_only_when_asked(env: &TestEnv)
     env.ok(&["init-app", "--app", "33", "--name", "stays", "--step", "10"]);
     env.ok(&["reload-segments", "--quiet"]);
     env.sql("DELETE FROM id_alloc WHERE app_id = 32");
-    if env.backend == Backend::Distributed {
+    if env.backend == StoreKind::Distributed {
         // The Java service uses the bare prefix as a lock key: not a queue.
         let _: () = env.redis().set("id.gen.idList_", "1700000000000").unwrap();
     }

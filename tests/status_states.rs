@@ -1,7 +1,7 @@
 //! `idgen status` is right about every state, each with its severity, on both
 //! backends where the state applies (issue 10).
 
-use crate::harness::{Backend, TestEnv};
+use crate::harness::{StoreKind, TestEnv};
 use crate::status::{attention_kinds, status};
 use serde_json::Value;
 
@@ -398,7 +398,7 @@ fn store_findings(env: &TestEnv) -> (i32, Value) {
 #[test]
 fn a_missing_corrupt_or_read_only_store_is_critical() {
     let env = TestEnv::embedded();
-    assert!(env.backend == Backend::Embedded);
+    assert!(env.backend == StoreKind::Embedded);
     // Missing.
     let (code, report) = store_findings(&env);
     assert_eq!(code, 8);

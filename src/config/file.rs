@@ -443,9 +443,9 @@ fn collect_value_strings(
 }
 
 /// A problem with a value and its fix, before the file position is known.
-type Problem = (String, String);
+type ProblemAndFix = (String, String);
 
-fn split(error: &Error) -> Problem {
+fn split(error: &Error) -> ProblemAndFix {
     let problem = match error {
         Error::Invalid { problem, .. } => problem.clone(),
         other => other.to_string(),
@@ -580,7 +580,7 @@ pub fn is_node_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
 
-fn check_node_name(name: &str) -> std::result::Result<(), Problem> {
+fn check_node_name(name: &str) -> std::result::Result<(), ProblemAndFix> {
     if is_node_name(name) {
         Ok(())
     } else {
@@ -593,7 +593,10 @@ fn check_node_name(name: &str) -> std::result::Result<(), Problem> {
     }
 }
 
-fn check_url(url: &Spanned<String>, schemes: &[&str]) -> std::result::Result<SecretUrl, Problem> {
+fn check_url(
+    url: &Spanned<String>,
+    schemes: &[&str],
+) -> std::result::Result<SecretUrl, ProblemAndFix> {
     let text = url.get_ref().trim();
     let wanted = schemes
         .iter()
@@ -623,7 +626,7 @@ fn check_url(url: &Spanned<String>, schemes: &[&str]) -> std::result::Result<Sec
     Ok(SecretUrl::new(text))
 }
 
-fn duration(value: &Spanned<toml::Value>) -> std::result::Result<Duration, Problem> {
+fn duration(value: &Spanned<toml::Value>) -> std::result::Result<Duration, ProblemAndFix> {
     let bad = || {
         (
             format!("{} is not a duration", shown(value.get_ref())),
@@ -637,7 +640,7 @@ fn duration(value: &Spanned<toml::Value>) -> std::result::Result<Duration, Probl
     }
 }
 
-fn idle(value: &Spanned<toml::Value>) -> std::result::Result<f64, Problem> {
+fn idle(value: &Spanned<toml::Value>) -> std::result::Result<f64, ProblemAndFix> {
     let number = match value.get_ref() {
         toml::Value::Float(f) => *f,
         toml::Value::Integer(i) => *i as f64,
@@ -656,11 +659,11 @@ fn idle(value: &Spanned<toml::Value>) -> std::result::Result<f64, Problem> {
     })
 }
 
-fn dispenser(kind: &Spanned<String>) -> std::result::Result<DispenserKind, Problem> {
+fn dispenser(kind: &Spanned<String>) -> std::result::Result<DispenserKind, ProblemAndFix> {
     DispenserKind::parse(kind.get_ref()).map_err(|e| split(&e))
 }
 
-fn epoch(value: &Spanned<toml::Value>) -> std::result::Result<String, Problem> {
+fn epoch(value: &Spanned<toml::Value>) -> std::result::Result<String, ProblemAndFix> {
     let text = match value.get_ref() {
         toml::Value::String(text) => text.clone(),
         toml::Value::Integer(ms) => ms.to_string(),

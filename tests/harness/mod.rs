@@ -42,7 +42,7 @@ pub fn idgen_bin() -> &'static str {
 
 /// Which storage a test runs against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backend {
+pub enum StoreKind {
     /// Redis + MySQL.
     Distributed,
     /// One SQLite file in the test's home (`IDGEN_STORE`); no server at all.
@@ -65,7 +65,7 @@ fn pool() -> &'static SlotPool {
 
 /// One test's isolated world.
 pub struct TestEnv {
-    pub backend: Backend,
+    pub backend: StoreKind,
     /// The server slot held (distributed only).
     slot: Option<usize>,
     pub redis_url: String,
@@ -99,7 +99,7 @@ impl TestEnv {
         let cold_url = servers.redis_db_url(slot + servers.slots);
         servers.wipe(slot);
         TestEnv {
-            backend: Backend::Distributed,
+            backend: StoreKind::Distributed,
             slot: Some(slot),
             redis_url,
             hot_url,
@@ -122,7 +122,7 @@ impl TestEnv {
     /// the test's own home.
     pub fn embedded() -> Self {
         TestEnv {
-            backend: Backend::Embedded,
+            backend: StoreKind::Embedded,
             slot: None,
             redis_url: String::new(),
             hot_url: String::new(),
@@ -158,7 +158,7 @@ impl TestEnv {
             .env("IDGEN_TIMEOUT", "10s")
             .stdin(Stdio::null());
         match self.backend {
-            Backend::Distributed => {
+            StoreKind::Distributed => {
                 cmd.env("IDGEN_REDIS_URL", &self.redis_url)
                     .env("IDGEN_MYSQL_URL", &self.mysql_url);
                 if self.named_nodes {
@@ -168,7 +168,7 @@ impl TestEnv {
                     );
                 }
             }
-            Backend::Embedded => {
+            StoreKind::Embedded => {
                 cmd.env("IDGEN_STORE", self.store_path());
             }
         }

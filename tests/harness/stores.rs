@@ -5,7 +5,7 @@
 //! SQL that both `id_alloc`s understand goes to MySQL or SQLite as the backend
 //! says; tampering writes each store's raw form, as an outside process would.
 
-use super::{Backend, TestEnv};
+use super::{StoreKind, TestEnv};
 use idgen::lease::NamespaceSnapshot;
 use idgen::segment::DispenserKind;
 use idgen::store::Slot;
@@ -17,14 +17,14 @@ impl TestEnv {
     pub fn settings(&self) -> idgen::config::Settings {
         let mut settings = idgen::config::Settings::default();
         match self.backend {
-            Backend::Distributed => {
+            StoreKind::Distributed => {
                 settings.redis_nodes.insert(
                     idgen::config::DEFAULT_NODE.into(),
                     idgen::redact::SecretUrl::new(self.redis_url.clone()),
                 );
                 settings.mysql = Some(idgen::redact::SecretUrl::new(self.mysql_url.clone()));
             }
-            Backend::Embedded => settings.store = Some(self.store_path()),
+            StoreKind::Embedded => settings.store = Some(self.store_path()),
         }
         settings
     }
@@ -73,8 +73,8 @@ impl TestEnv {
     /// Runs statements that MySQL and SQLite both understand.
     pub fn sql(&self, statements: &str) {
         match self.backend {
-            Backend::Distributed => super::servers::mysql_exec(&self.mysql_url, statements),
-            Backend::Embedded => self
+            StoreKind::Distributed => super::servers::mysql_exec(&self.mysql_url, statements),
+            StoreKind::Embedded => self
                 .sqlite()
                 .execute_batch(statements)
                 .unwrap_or_else(|e| panic!("{statements}: {e}")),
@@ -84,8 +84,8 @@ impl TestEnv {
     /// Runs a query; every value as text (NULL as `None`).
     pub fn query(&self, query: &str) -> Vec<Vec<Option<String>>> {
         match self.backend {
-            Backend::Distributed => super::servers::mysql_query(&self.mysql_url, query),
-            Backend::Embedded => {
+            StoreKind::Distributed => super::servers::mysql_query(&self.mysql_url, query),
+            StoreKind::Embedded => {
                 let conn = self.sqlite();
                 let mut statement = conn
                     .prepare(query)
@@ -133,20 +133,20 @@ impl TestEnv {
     /// Whether the store holds an `id_alloc` table (or, embedded, exists at all).
     pub fn has_schema(&self) -> bool {
         match self.backend {
-            Backend::Distributed => {
+            StoreKind::Distributed => {
                 self.query_u64(
                     "SELECT COUNT(*) FROM information_schema.tables
                      WHERE table_schema = DATABASE() AND table_name = 'id_alloc'",
                 ) > 0
             }
-            Backend::Embedded => self.store_path().exists(),
+            StoreKind::Embedded => self.store_path().exists(),
         }
     }
 
     /// Takes a shard's refill lock for `secs` as another process would.
     pub fn hold_refill_lock(&self, app: u8, shard: u8, secs: u64) {
         match self.backend {
-            Backend::Distributed => {
+            StoreKind::Distributed => {
                 let _: () = self
                     .redis()
                     .set_ex(
@@ -156,7 +156,7 @@ impl TestEnv {
                     )
                     .unwrap();
             }
-            Backend::Embedded => self.sql(&format!(
+            StoreKind::Embedded => self.sql(&format!(
                 "INSERT OR REPLACE INTO idgen_lock (app_id, shard_id, token, expires_at_ms)
                  VALUES ({app}, {shard}, 'another-process', {})",
                 now_ms() + secs as i64 * 1000
@@ -167,11 +167,11 @@ impl TestEnv {
     /// Refill locks of `app` that are held now.
     pub fn held_refill_locks(&self, app: u8) -> usize {
         match self.backend {
-            Backend::Distributed => {
+            StoreKind::Distributed => {
                 let keys: Vec<String> = self.redis().keys(format!("id.gen.lock_{app}_*")).unwrap();
                 keys.len()
             }
-            Backend::Embedded => self.query_u64(&format!(
+            StoreKind::Embedded => self.query_u64(&format!(
                 "SELECT COUNT(*) FROM idgen_lock WHERE app_id = {app} AND expires_at_ms > {}",
                 now_ms()
             )) as usize,
@@ -207,13 +207,13 @@ impl TestEnv {
     /// Appends `worker` to the free list, as a buggy client might.
     pub fn tamper_free_push(&self, namespace: &str, worker: u64) {
         match self.backend {
-            Backend::Distributed => {
+            StoreKind::Distributed => {
                 let _: () = self
                     .redis()
                     .rpush(format!("idgen:{{{namespace}}}:free"), worker)
                     .unwrap();
             }
-            Backend::Embedded => self.sql(&format!(
+            StoreKind::Embedded => self.sql(&format!(
                 "INSERT INTO idgen_lease_free (namespace, pos, worker)
                  SELECT '{namespace}', COALESCE(MAX(pos), 0) + 1, {worker}
                  FROM idgen_lease_free WHERE namespace = '{namespace}'"
@@ -224,13 +224,13 @@ impl TestEnv {
     /// Removes `worker` from the free list without holding it: it leaks.
     pub fn tamper_free_remove(&self, namespace: &str, worker: u64) {
         match self.backend {
-            Backend::Distributed => {
+            StoreKind::Distributed => {
                 let _: () = self
                     .redis()
                     .lrem(format!("idgen:{{{namespace}}}:free"), 1, worker)
                     .unwrap();
             }
-            Backend::Embedded => self.sql(&format!(
+            StoreKind::Embedded => self.sql(&format!(
                 "DELETE FROM idgen_lease_free WHERE namespace = '{namespace}' AND worker = {worker}"
             )),
         }
@@ -239,13 +239,13 @@ impl TestEnv {
     /// Takes the expiry off a held worker's lease.
     pub fn tamper_no_expiry(&self, namespace: &str, worker: u64) {
         match self.backend {
-            Backend::Distributed => {
+            StoreKind::Distributed => {
                 let _: () = self
                     .redis()
                     .persist(format!("idgen:{{{namespace}}}:w:{worker}"))
                     .unwrap();
             }
-            Backend::Embedded => self.sql(&format!(
+            StoreKind::Embedded => self.sql(&format!(
                 "UPDATE idgen_lease_held SET expires_at_ms = NULL
                  WHERE namespace = '{namespace}' AND worker = {worker}"
             )),

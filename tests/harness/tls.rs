@@ -8,7 +8,7 @@ use super::servers::{
     free_port, log_file, mysql_exec_with, scratch_root, spawn_tied_to_process, start_mariadb_with,
     wait_for,
 };
-use super::{Backend, Run, TestEnv};
+use super::{Run, StoreKind, TestEnv};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -266,7 +266,7 @@ impl TlsEnv {
             "DROP DATABASE IF EXISTS {database}; CREATE DATABASE {database}"
         ));
         let mut env = TestEnv::embedded();
-        env.backend = Backend::Distributed;
+        env.backend = StoreKind::Distributed;
         env.redis_url = format!("rediss://127.0.0.1:{}/{n}", servers.redis_port);
         env.mysql_url = format!("{}/{database}?require_ssl=true", servers.mysql);
         let certs = certs();

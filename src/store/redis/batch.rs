@@ -69,7 +69,7 @@ impl RedisNode {
                     cmd.arg(index);
                 }
             }
-            let values: Vec<Value> = self.run(pipe.query_async(&mut conn)).await?;
+            let values: Vec<Value> = self.bounded(pipe.query_async(&mut conn)).await?;
             let mut missing = Vec::new();
             for (&i, value) in pending.iter().zip(values) {
                 match value {
@@ -87,7 +87,7 @@ impl RedisNode {
                 }
             }
             if !missing.is_empty() {
-                self.run(script.load_async(&mut conn)).await?;
+                self.bounded(script.load_async(&mut conn)).await?;
             }
             pending = missing;
         }

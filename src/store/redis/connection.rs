@@ -259,7 +259,7 @@ impl RedisNode {
                 Err(_) => return Err(self.timed_out()),
             };
         let info = self
-            .run(conn.route_command(redis::cmd("INFO").arg("server").clone(), all_masters()))
+            .bounded(conn.route_command(redis::cmd("INFO").arg("server").clone(), all_masters()))
             .await?;
         for text in texts_in(&info) {
             let version = text
@@ -290,7 +290,7 @@ impl RedisNode {
         conn: &mut redis::cluster_async::ClusterConnection,
     ) -> Result<Vec<(String, u16)>> {
         let nodes = self
-            .run(conn.route_command(
+            .bounded(conn.route_command(
                 redis::cmd("CLUSTER").arg("NODES").clone(),
                 redis::cluster_routing::RoutingInfo::SingleNode(
                     redis::cluster_routing::SingleNodeRoutingInfo::RandomPrimary,
@@ -394,7 +394,7 @@ impl RedisNode {
     }
 
     /// Runs one Redis exchange with the node's time bound and error mapping.
-    pub(super) async fn run<T>(
+    pub(super) async fn bounded<T>(
         &self,
         exchange: impl Future<Output = redis::RedisResult<T>>,
     ) -> Result<T> {
@@ -413,7 +413,7 @@ impl RedisNode {
     }
 
     /// Like [`Self::run`], but hands back Redis's own error for the caller to inspect.
-    pub(super) async fn run_raw<T>(
+    pub(super) async fn bounded_raw<T>(
         &self,
         exchange: impl Future<Output = redis::RedisResult<T>>,
     ) -> Result<redis::RedisResult<T>> {
@@ -519,14 +519,14 @@ impl RedisNode {
                             port: *port,
                         },
                     );
-                    let answer = self.run(cluster.route_command(scan, at)).await?;
+                    let answer = self.bounded(cluster.route_command(scan, at)).await?;
                     redis::from_redis_value(answer).map_err(|e| Error::Backend {
                         backend: "Redis",
                         url: self.url.to_string(),
                         detail: format!("unexpected SCAN answer: {e}"),
                     })?
                 }
-                _ => self.run(scan.query_async(&mut conn)).await?,
+                _ => self.bounded(scan.query_async(&mut conn)).await?,
             };
             found.extend(keys);
             if next == 0 {
@@ -550,7 +550,7 @@ impl RedisNode {
             invocation.arg(arg.as_str());
         }
         let mut conn = self.conn().await?;
-        self.run(invocation.invoke_async(&mut conn)).await
+        self.bounded(invocation.invoke_async(&mut conn)).await
     }
 }
 

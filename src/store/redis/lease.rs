@@ -292,7 +292,7 @@ impl RedisNode {
         }
         let mut conn = self.conn().await?;
         let _: i64 = self
-            .run(redis::cmd("DEL").arg(&keys).query_async(&mut conn))
+            .bounded(redis::cmd("DEL").arg(&keys).query_async(&mut conn))
             .await?;
         Ok(())
     }
@@ -301,7 +301,7 @@ impl RedisNode {
         let token = fresh_token();
         let mut conn = self.conn().await?;
         let set: Option<String> = self
-            .run(
+            .bounded(
                 redis::cmd("SET")
                     .arg(key(namespace, "lock"))
                     .arg(&token)

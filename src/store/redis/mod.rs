@@ -228,7 +228,7 @@ impl RedisNode {
         }
         pipe.cmd("GET").arg(route_key(slot.app));
         let answer: redis::RedisResult<(StampFields, Value, Option<String>)> =
-            self.run_raw(pipe.query_async(&mut conn)).await?;
+            self.bounded_raw(pipe.query_async(&mut conn)).await?;
         let ((stamped, limit, recorded), popped, hint) =
             answer.map_err(|e| self.script_error(&e, &key))?;
         let entries = match popped {
@@ -372,7 +372,7 @@ impl RedisNode {
             if !hint_apart {
                 return Ok(None);
             }
-            self.run(
+            self.bounded(
                 redis::cmd("GET")
                     .arg(route_key(slot.app))
                     .query_async::<Option<String>>(&mut hint_conn),
@@ -381,7 +381,7 @@ impl RedisNode {
         };
         let take = async {
             match self
-                .run_raw(pipe.query_async::<Vec<Value>>(&mut conn))
+                .bounded_raw(pipe.query_async::<Vec<Value>>(&mut conn))
                 .await?
             {
                 Ok(answers) => Ok(answers),
@@ -390,8 +390,8 @@ impl RedisNode {
                 {
                     // A new or restarted server without the script: nothing was taken.
                     let load = script.prepare_invoke();
-                    self.run(load.load_async(&mut conn)).await?;
-                    self.run_raw(pipe.query_async(&mut conn))
+                    self.bounded(load.load_async(&mut conn)).await?;
+                    self.bounded_raw(pipe.query_async(&mut conn))
                         .await?
                         .map_err(|e| self.script_error(&e, stock))
                 }
@@ -438,7 +438,7 @@ impl RedisNode {
         if run_id.is_none() {
             pipe.cmd("INFO").arg("server");
         }
-        let mut answers: Vec<Value> = self.run(pipe.query_async(&mut conn)).await?;
+        let mut answers: Vec<Value> = self.bounded(pipe.query_async(&mut conn)).await?;
         let run_id = match run_id {
             Some(run_id) => run_id.to_string(),
             None => {
@@ -598,7 +598,7 @@ impl Dispenser for RedisNode {
 
     async fn note_limit(&self, slot: Slot, max_limit_id: u64) -> Result<()> {
         let mut conn = self.conn().await?;
-        self.run(
+        self.bounded(
             redis::cmd("HSET")
                 .arg(self.keys.stamp(slot))
                 .arg("limit")
@@ -611,7 +611,7 @@ impl Dispenser for RedisNode {
     async fn last_rollback(&self) -> Result<Option<RollbackRecord>> {
         let mut conn = self.conn().await?;
         let fields: BTreeMap<String, String> = self
-            .run(
+            .bounded(
                 redis::cmd("HGETALL")
                     .arg(ROLLBACK_KEY)
                     .query_async(&mut conn),
@@ -702,7 +702,7 @@ impl Dispenser for RedisNode {
             // The oldest master's, which is what limits the cluster.
             Conn::Cluster(mut cluster) => {
                 let answer = self
-                    .run(
+                    .bounded(
                         cluster
                             .route_command(redis::cmd("INFO").arg("server").clone(), all_masters()),
                     )
@@ -722,7 +722,7 @@ impl Dispenser for RedisNode {
                 infos.into_iter().next().unwrap_or_default()
             }
             mut conn => {
-                self.run(
+                self.bounded(
                     redis::cmd("INFO")
                         .arg("server")
                         .query_async::<String>(&mut conn),
@@ -746,7 +746,7 @@ impl RouteHints for RedisNode {
         let key = route_key(app);
         match node {
             Some(node) => {
-                self.run(
+                self.bounded(
                     redis::cmd("SET")
                         .arg(&key)
                         .arg(node)
@@ -755,7 +755,7 @@ impl RouteHints for RedisNode {
                 .await
             }
             None => {
-                self.run(redis::cmd("DEL").arg(&key).query_async::<()>(&mut conn))
+                self.bounded(redis::cmd("DEL").arg(&key).query_async::<()>(&mut conn))
                     .await
             }
         }
@@ -776,7 +776,7 @@ impl RouteHints for RedisNode {
             let gets = apps.iter().map(|app| {
                 let mut conn = conn.clone();
                 async move {
-                    self.run(
+                    self.bounded(
                         redis::cmd("GET")
                             .arg(route_key(*app))
                             .query_async::<Option<String>>(&mut conn),
@@ -790,7 +790,7 @@ impl RouteHints for RedisNode {
             for app in &apps {
                 pipe.cmd("GET").arg(route_key(*app));
             }
-            self.run(pipe.query_async(&mut conn)).await?
+            self.bounded(pipe.query_async(&mut conn)).await?
         };
         Ok(apps
             .into_iter()
