@@ -629,6 +629,15 @@ pub fn version_at_least(version: &str, minimum: (u32, u32)) -> bool {
     }
 }
 
+/// Indexes left in a range dispenser's hash: the current segment `next..=last`
+/// and the pending one, if any (an empty span counts 0). The one count both
+/// Rust dispensers use; `lua/stock.lua`'s `stock_of` is its script twin.
+pub fn range_count(next: i128, last: i128, pending: Option<(i128, i128)>) -> u64 {
+    let span = |first: i128, last: i128| (last - first + 1).max(0);
+    let stock = span(next, last) + pending.map_or(0, |(first, last)| span(first, last));
+    u64::try_from(stock).unwrap_or(u64::MAX)
+}
+
 /// A held refill lock: the token proves it is still ours.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LockToken(pub String);

@@ -827,11 +827,7 @@ fn range_stock(fields: &[Value]) -> Option<u64> {
         std::str::from_utf8(bytes).ok()?.parse().ok()
     };
     let (next, last) = (num(0)?, num(1)?);
-    let mut stock = (last - next + 1).max(0);
-    if let (Some(first), Some(last)) = (num(2), num(3)) {
-        stock += (last - first + 1).max(0);
-    }
-    u64::try_from(stock).ok()
+    Some(super::range_count(next, last, num(2).zip(num(3))))
 }
 
 #[cfg(test)]

@@ -52,12 +52,12 @@ fn range_row(conn: &Connection, slot: Slot) -> DbResult<Option<RangeRow>> {
 }
 
 fn range_count((next, last, pending_first, pending_last): RangeRow) -> u64 {
-    let span = |first: i64, last: i64| (i128::from(last) - i128::from(first) + 1).max(0);
-    let mut stock = span(next, last);
-    if let (Some(first), Some(last)) = (pending_first, pending_last) {
-        stock += span(first, last);
-    }
-    u64::try_from(stock).unwrap_or(u64::MAX)
+    let pending = pending_first.zip(pending_last);
+    crate::store::range_count(
+        next.into(),
+        last.into(),
+        pending.map(|(first, last)| (first.into(), last.into())),
+    )
 }
 
 /// Indexes left in a range: `None` when the shard has no range row.
