@@ -201,7 +201,7 @@ mod tests {
     use super::*;
     use crate::segment::AllocatorOptions;
     use crate::store::sqlite::SqliteStore;
-    use crate::store::{AppPolicy, AppSpec, Dispenser, Ledger, NodeSet};
+    use crate::store::{AppCatalog, AppPolicy, AppSpec, Dispenser, NodeSet};
     use std::collections::HashSet;
     use std::time::Duration;
 

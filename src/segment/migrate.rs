@@ -338,7 +338,7 @@ impl StoreExit<'_> {
     }
 
     pub async fn plan(&self, app: u8, to: &str) -> Result<StoreExitPlan> {
-        use crate::store::Ledger;
+        use crate::store::AppCatalog;
         if !self.allocator.nodes().contains(to).await {
             return Err(Error::UnknownNode {
                 node: to.to_string(),

@@ -548,7 +548,7 @@ pub struct SealedShard {
 
 /// Durable allocation: the only place where uniqueness is decided.
 #[async_trait]
-pub trait Ledger: Send + Sync {
+pub trait Ledger: AppCatalog + SegmentSource {
     /// Where the ledger lives, redacted.
     fn describe(&self) -> String;
 
@@ -558,6 +558,17 @@ pub trait Ledger: Send + Sync {
     /// Creates `id_alloc` and idgen's own tables if missing.
     async fn ensure_schema(&self) -> Result<()>;
 
+    /// Moving apps between nodes, when this ledger routes apps to several
+    /// (MySQL does; the embedded store has one node and lacks it).
+    fn moves(&self) -> Option<&dyn RouteMoves> {
+        None
+    }
+}
+
+/// The apps a ledger knows: their rows, limits, step bounds and recorded
+/// dispenser, read and changed under the rows' locks.
+#[async_trait]
+pub trait AppCatalog: Send + Sync {
     /// Seeds an app's 64 shards in one transaction: all or nothing.
     async fn init_app(&self, spec: &AppSpec) -> Result<InitReport>;
 
@@ -568,7 +579,7 @@ pub trait Ledger: Send + Sync {
     async fn apps(&self) -> Result<Vec<AppRecord>>;
 
     /// Rows of `id_alloc` with an app outside 0..=255 or a shard outside 0..=63,
-    /// which [`Ledger::apps`] leaves out, for `status` to report.
+    /// which [`AppCatalog::apps`] leaves out, for `status` to report.
     async fn foreign_rows(&self) -> Result<Vec<ForeignRow>>;
 
     /// The dispenser recorded for `app` ([`DispenserKind::Queue`] when none is).
@@ -577,10 +588,12 @@ pub trait Ledger: Send + Sync {
     /// Changes an existing app under its row locks; returns it as changed.
     /// [`AppChange::apply_to`] decides what is allowed.
     async fn update_app(&self, app: u8, change: &AppChange) -> Result<AppRecord>;
+}
 
-    /// The last refill of every shard that has had one, for the stock runway `status` shows.
-    async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>>;
-
+/// The one source of indexes: segments taken under the shards' row locks,
+/// the refill history that sizes them, and the routes that say where they go.
+#[async_trait]
+pub trait SegmentSource: Send + Sync {
     /// Takes segments for shards of one app in one transaction: reads the
     /// shards locked, sizes each with the pure planner, advances their
     /// `max_id` and records the refill marks. The returned indexes are never
@@ -589,14 +602,11 @@ pub trait Ledger: Send + Sync {
     /// takes nothing.
     async fn take_segments(&self, request: &SegmentRequest) -> Result<Vec<ShardTake>>;
 
+    /// The last refill of every shard that has had one, for the stock runway `status` shows.
+    async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>>;
+
     /// Routes of the apps that have one; apps without a route use the default node.
     async fn routes(&self) -> Result<BTreeMap<u8, Route>>;
-
-    /// Moving apps between nodes, when this ledger routes apps to several
-    /// (MySQL does; the embedded store has one node and lacks it).
-    fn moves(&self) -> Option<&dyn RouteMoves> {
-        None
-    }
 }
 
 /// Moving an app between Redis nodes: the durable route changes, made under

@@ -587,6 +587,13 @@ impl Ledger for MysqlLedger {
         Ok(())
     }
 
+    fn moves(&self) -> Option<&dyn RouteMoves> {
+        Some(self)
+    }
+}
+
+#[async_trait]
+impl super::AppCatalog for MysqlLedger {
     async fn init_app(&self, spec: &AppSpec) -> Result<InitReport> {
         self.ensure_schema().await?;
         let mut conn = self.conn().await?;
@@ -655,21 +662,33 @@ impl Ledger for MysqlLedger {
             app,
         })
     }
-
     async fn app(&self, app: u8) -> Result<Option<AppRecord>> {
         if !self.ready().await? {
             return Ok(None);
         }
         Ok(self.records(Some(app)).await?.pop())
     }
-
     async fn apps(&self) -> Result<Vec<AppRecord>> {
         if !self.ready().await? {
             return Ok(Vec::new());
         }
         self.records(None).await
     }
-
+    async fn foreign_rows(&self) -> Result<Vec<ForeignRow>> {
+        if !self.ready().await? {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn().await?;
+        let rows: Vec<(i64, i64, String)> = self
+            .bounded(conn.query(
+                "SELECT app_id, shard_id, app_name FROM id_alloc WHERE app_id NOT BETWEEN 0 AND 255 OR shard_id NOT BETWEEN 0 AND 63 ORDER BY app_id, shard_id",
+            ))
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(app, shard, name)| ForeignRow { app, shard, name })
+            .collect())
+    }
     async fn dispenser(&self, app: u8) -> Result<DispenserKind> {
         if !self.ready().await? {
             return Ok(DispenserKind::Queue);
@@ -680,7 +699,6 @@ impl Ledger for MysqlLedger {
             .await?;
         dispenser_from(kind.as_deref())
     }
-
     async fn update_app(&self, app: u8, change: &AppChange) -> Result<AppRecord> {
         self.ensure_schema().await?;
         let mut conn = self.conn().await?;
@@ -731,7 +749,19 @@ impl Ledger for MysqlLedger {
             .pop()
             .ok_or(Error::UnknownApp { app })
     }
+}
 
+#[async_trait]
+impl super::SegmentSource for MysqlLedger {
+    async fn take_segments(&self, request: &SegmentRequest) -> Result<Vec<ShardTake>> {
+        if !self.ready().await? {
+            return Err(Error::UnknownApp { app: request.app });
+        }
+        if request.shards.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.take_segments_locked(request).await
+    }
     async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>> {
         if !self.ready().await? {
             return Ok(Vec::new());
@@ -752,33 +782,6 @@ impl Ledger for MysqlLedger {
             })
             .collect())
     }
-
-    async fn foreign_rows(&self) -> Result<Vec<ForeignRow>> {
-        if !self.ready().await? {
-            return Ok(Vec::new());
-        }
-        let mut conn = self.conn().await?;
-        let rows: Vec<(i64, i64, String)> = self
-            .bounded(conn.query(
-                "SELECT app_id, shard_id, app_name FROM id_alloc WHERE app_id NOT BETWEEN 0 AND 255 OR shard_id NOT BETWEEN 0 AND 63 ORDER BY app_id, shard_id",
-            ))
-            .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(app, shard, name)| ForeignRow { app, shard, name })
-            .collect())
-    }
-
-    async fn take_segments(&self, request: &SegmentRequest) -> Result<Vec<ShardTake>> {
-        if !self.ready().await? {
-            return Err(Error::UnknownApp { app: request.app });
-        }
-        if request.shards.is_empty() {
-            return Ok(Vec::new());
-        }
-        self.take_segments_locked(request).await
-    }
-
     async fn routes(&self) -> Result<BTreeMap<u8, Route>> {
         if !self.ready().await? {
             return Ok(BTreeMap::new());
@@ -793,10 +796,6 @@ impl Ledger for MysqlLedger {
                 (app, route_from(DEFAULT_NODE, Some(node), target, phase))
             })
             .collect())
-    }
-
-    fn moves(&self) -> Option<&dyn RouteMoves> {
-        Some(self)
     }
 }
 

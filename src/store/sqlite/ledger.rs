@@ -350,20 +350,36 @@ impl Ledger for SqliteStore {
         // Opening the file creates or checks the schema.
         self.run(|_| Ok(())).await
     }
+}
 
+#[async_trait]
+impl crate::store::AppCatalog for SqliteStore {
     async fn init_app(&self, spec: &AppSpec) -> Result<InitReport> {
         let spec = spec.clone();
         self.write(move |tx| init_app(tx, &spec)).await
     }
-
     async fn app(&self, app: u8) -> Result<Option<AppRecord>> {
         self.read(move |tx| Ok(records(tx, Some(app))?.pop())).await
     }
-
     async fn apps(&self) -> Result<Vec<AppRecord>> {
         self.read(|tx| records(tx, None)).await
     }
-
+    async fn foreign_rows(&self) -> Result<Vec<ForeignRow>> {
+        self.read(|tx| {
+            let mut stmt = tx.prepare_cached(
+                "SELECT app_id, shard_id, app_name FROM id_alloc WHERE app_id NOT BETWEEN 0 AND 255 OR shard_id NOT BETWEEN 0 AND 63 ORDER BY app_id, shard_id",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok(ForeignRow {
+                    app: r.get(0)?,
+                    shard: r.get(1)?,
+                    name: r.get(2)?,
+                })
+            })?;
+            Ok(rows.collect::<std::result::Result<Vec<_>, _>>()?)
+        })
+        .await
+    }
     async fn dispenser(&self, app: u8) -> Result<DispenserKind> {
         self.read(move |tx| {
             let kind: Option<String> = tx
@@ -374,7 +390,6 @@ impl Ledger for SqliteStore {
         })
         .await
     }
-
     async fn update_app(&self, app: u8, change: &AppChange) -> Result<AppRecord> {
         let change = change.clone();
         // BEGIN IMMEDIATE: the write lock every refill takes.
@@ -417,7 +432,17 @@ impl Ledger for SqliteStore {
         })
         .await
     }
+}
 
+#[async_trait]
+impl crate::store::SegmentSource for SqliteStore {
+    async fn take_segments(&self, request: &SegmentRequest) -> Result<Vec<ShardTake>> {
+        if request.shards.is_empty() {
+            return Ok(Vec::new());
+        }
+        let request = request.clone();
+        self.write(move |tx| take_segments(tx, &request)).await
+    }
     async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>> {
         self.read(|tx| {
             let mut stmt = tx.prepare_cached("SELECT app_id, shard_id, loaded_at_ms, loaded, stock_after FROM idgen_refill WHERE app_id BETWEEN 0 AND 255 AND shard_id BETWEEN 0 AND 63")?;
@@ -437,32 +462,6 @@ impl Ledger for SqliteStore {
         })
         .await
     }
-
-    async fn foreign_rows(&self) -> Result<Vec<ForeignRow>> {
-        self.read(|tx| {
-            let mut stmt = tx.prepare_cached(
-                "SELECT app_id, shard_id, app_name FROM id_alloc WHERE app_id NOT BETWEEN 0 AND 255 OR shard_id NOT BETWEEN 0 AND 63 ORDER BY app_id, shard_id",
-            )?;
-            let rows = stmt.query_map([], |r| {
-                Ok(ForeignRow {
-                    app: r.get(0)?,
-                    shard: r.get(1)?,
-                    name: r.get(2)?,
-                })
-            })?;
-            Ok(rows.collect::<std::result::Result<Vec<_>, _>>()?)
-        })
-        .await
-    }
-
-    async fn take_segments(&self, request: &SegmentRequest) -> Result<Vec<ShardTake>> {
-        if request.shards.is_empty() {
-            return Ok(Vec::new());
-        }
-        let request = request.clone();
-        self.write(move |tx| take_segments(tx, &request)).await
-    }
-
     async fn routes(&self) -> Result<BTreeMap<u8, Route>> {
         self.read(|tx| routes(tx)).await
     }

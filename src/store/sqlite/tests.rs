@@ -6,8 +6,8 @@ use crate::lease::{Assigner, LeaseStore, NamespaceSpec, Renewal, WorkerNodeAssig
 use crate::shard::DispenserKind::{Queue, Range};
 use crate::store::sizing::{Trigger, Want};
 use crate::store::{
-    AppPolicy, AppSpec, Dispenser, InitOutcome, Ledger, LockToken, PushOutcome, Segment,
-    SegmentRequest, Slot, TakenSegment,
+    AppCatalog, AppPolicy, AppSpec, Dispenser, InitOutcome, Ledger, LockToken, PushOutcome,
+    Segment, SegmentRequest, SegmentSource, Slot, TakenSegment,
 };
 
 const SLOT: Slot = Slot { app: 1, shard: 2 };
