@@ -212,7 +212,7 @@ fn demoted_master_serves_nothing(group: &mut SentinelGroup, old: u16) {
     let url = idgen::redact::SecretUrl::new(server.url());
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        use idgen::store::Dispenser;
+        use idgen::store::Stock;
         let node = idgen::store::redis::RedisNode::connect(
             "old",
             &url,

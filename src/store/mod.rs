@@ -819,32 +819,56 @@ pub struct Slot {
 
 /// A fast store of ready indexes: a Redis node, or the embedded store.
 #[async_trait]
-pub trait Dispenser: Send + Sync {
+pub trait Dispenser: Stock + Restock {
     /// The node's name in the configuration.
     fn node(&self) -> &str;
 
     /// Where the node lives, redacted.
     fn describe(&self) -> String;
 
+    /// Route hints, when this node keeps them (a Redis node does; the
+    /// embedded store has one node, so no app is ever elsewhere).
+    fn hints(&self) -> Option<&dyn RouteHints> {
+        None
+    }
+
+    /// The server's version, for `status`.
+    async fn server_version(&self) -> Result<String>;
+}
+
+/// Reading and taking a node's stock: what `next` and `status` need.
+#[async_trait]
+pub trait Stock: Send + Sync {
     /// Takes up to `n` indexes from one shard's stock, in one round trip.
     async fn take(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken>;
 
     /// Stock of many shards (`None`: missing), in one round trip.
     async fn stock(&self, kind: DispenserKind, slots: &[Slot]) -> Result<Vec<Option<u64>>>;
 
+    /// Every shard that has stock of this kind on the node (for pruning).
+    async fn stocked_slots(&self, kind: DispenserKind) -> Result<Vec<Slot>>;
+
+    /// Records the shard's `max_limit_id` beside its stock, after a take that
+    /// found it unknown (stock another tool pushed). A dispenser that always
+    /// knows the limit has nothing to record.
+    async fn note_limit(&self, _slot: Slot, _max_limit_id: u64) -> Result<()> {
+        Ok(())
+    }
+
+    /// The last dataset change this node detected (see [`Rollback`]), for
+    /// `status`. A dispenser that is its own ledger never goes back in time
+    /// alone, so it has none.
+    async fn last_rollback(&self) -> Result<Option<RollbackRecord>> {
+        Ok(None)
+    }
+}
+
+/// Refilling a node's stock under each shard's refill lock: what refills,
+/// moves and dispenser switches need.
+#[async_trait]
+pub trait Restock: Send + Sync {
     /// Takes the shard's refill lock (`None` if someone holds it), reading the stock under it.
     async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>>;
-
-    /// Appends a segment to the stock, only while `token` still holds the lock,
-    /// and records the shard's `max_limit_id` beside it (0: no limit).
-    async fn push(
-        &self,
-        kind: DispenserKind,
-        slot: Slot,
-        segment: Segment,
-        max_limit_id: u64,
-        token: &LockToken,
-    ) -> Result<Pushed>;
 
     /// [`Dispenser::lock`] for many shards; one answer per slot, in order. A
     /// node that can, does it in one round trip.
@@ -860,6 +884,17 @@ pub trait Dispenser: Send + Sync {
         }
         Ok(answers)
     }
+
+    /// Appends a segment to the stock, only while `token` still holds the lock,
+    /// and records the shard's `max_limit_id` beside it (0: no limit).
+    async fn push(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        segment: Segment,
+        max_limit_id: u64,
+        token: &LockToken,
+    ) -> Result<Pushed>;
 
     /// [`Dispenser::push`] for many shards, each under its own lock; one
     /// answer per push, in order. A node that can, does it in one round trip.
@@ -878,6 +913,9 @@ pub trait Dispenser: Send + Sync {
         Ok(answers)
     }
 
+    /// Releases the lock if `token` still holds it.
+    async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool>;
+
     /// [`Dispenser::unlock`] for many shards; a lock no longer ours is left alone.
     async fn unlock_many(&self, locks: &[(Slot, LockToken)]) -> Result<()> {
         for (slot, token) in locks {
@@ -885,23 +923,6 @@ pub trait Dispenser: Send + Sync {
         }
         Ok(())
     }
-
-    /// Records the shard's `max_limit_id` beside its stock, after a take that
-    /// found it unknown (stock another tool pushed). A dispenser that always
-    /// knows the limit has nothing to record.
-    async fn note_limit(&self, _slot: Slot, _max_limit_id: u64) -> Result<()> {
-        Ok(())
-    }
-
-    /// The last dataset change this node detected (see [`Rollback`]), for
-    /// `status`. A dispenser that is its own ledger never goes back in time
-    /// alone, so it has none.
-    async fn last_rollback(&self) -> Result<Option<RollbackRecord>> {
-        Ok(None)
-    }
-
-    /// Releases the lock if `token` still holds it.
-    async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool>;
 
     /// Deletes the shard's stock while `token` holds the lock; returns how many
     /// indexes were dropped (`None`: the lock was lost, nothing deleted).
@@ -921,18 +942,6 @@ pub trait Dispenser: Send + Sync {
         slot: Slot,
         token: &LockToken,
     ) -> Result<Option<u64>>;
-
-    /// Every shard that has stock of this kind on the node (for pruning).
-    async fn stocked_slots(&self, kind: DispenserKind) -> Result<Vec<Slot>>;
-
-    /// Route hints, when this node keeps them (a Redis node does; the
-    /// embedded store has one node, so no app is ever elsewhere).
-    fn hints(&self) -> Option<&dyn RouteHints> {
-        None
-    }
-
-    /// The server's version, for `status`.
-    async fn server_version(&self) -> Result<String>;
 }
 
 /// Which node serves a moved app, kept on the default node so that `next`

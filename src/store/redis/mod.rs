@@ -520,179 +520,6 @@ impl Dispenser for RedisNode {
         format!("redis node {} ({})", self.name, self.url)
     }
 
-    /// Takes with `guess`, and again with the dispenser the shard records when
-    /// that is the other one: a wrong guess costs a round trip, never the
-    /// wrong stock.
-    async fn take(&self, guess: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
-        if n == 0 {
-            return Ok(Taken::default());
-        }
-        let mut taken = self.take_following(guess, slot, n).await?;
-        let short = n - (taken.indexes.len() as u64).min(n);
-        if let Some(recorded) = taken.kind.filter(|&k| k != guess && short > 0) {
-            let more = self.take_following(recorded, slot, short).await?;
-            taken.indexes.extend(more.indexes);
-            taken.malformed = taken.malformed.or(more.malformed);
-            taken.max_limit_id = more.max_limit_id.or(taken.max_limit_id);
-            taken.rollback = taken.rollback.or(more.rollback);
-            taken.kind = more.kind;
-        }
-        Ok(taken)
-    }
-
-    async fn stock(&self, kind: DispenserKind, slots: &[Slot]) -> Result<Vec<Option<u64>>> {
-        if slots.is_empty() {
-            return Ok(Vec::new());
-        }
-        let link = self.link().await?;
-        if self.keys == KeyNames::Cluster {
-            // One pipeline per shard (a pipeline stays in one slot), all at once:
-            // each asks the master that owns its shard for its run_id.
-            let rounds = slots.iter().map(|slot| {
-                self.stock_round(link.conn.clone(), kind, std::slice::from_ref(slot), None)
-            });
-            let stocks = futures::future::try_join_all(rounds).await?;
-            return Ok(stocks.into_iter().flatten().collect());
-        }
-        self.stock_round(link.conn, kind, slots, link.direct_run_id.as_deref())
-            .await
-    }
-
-    async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>> {
-        one(self.lock_batch(kind, &[slot], ttl).await?)?
-    }
-
-    async fn lock_many(
-        &self,
-        kind: DispenserKind,
-        slots: &[Slot],
-        ttl: Duration,
-    ) -> Result<Vec<Result<Option<Locked>>>> {
-        self.lock_batch(kind, slots, ttl).await
-    }
-
-    async fn push(
-        &self,
-        kind: DispenserKind,
-        slot: Slot,
-        segment: Segment,
-        max_limit_id: u64,
-        token: &LockToken,
-    ) -> Result<Pushed> {
-        let push = StockPush {
-            slot,
-            segment,
-            max_limit_id,
-            token: token.clone(),
-        };
-        one(self.push_batch(kind, &[push]).await?)?
-    }
-
-    async fn push_many(
-        &self,
-        kind: DispenserKind,
-        pushes: &[StockPush],
-    ) -> Result<Vec<Result<Pushed>>> {
-        self.push_batch(kind, pushes).await
-    }
-
-    async fn note_limit(&self, slot: Slot, max_limit_id: u64) -> Result<()> {
-        let mut conn = self.conn().await?;
-        self.bounded(
-            redis::cmd("HSET")
-                .arg(self.keys.stamp(slot))
-                .arg("limit")
-                .arg(max_limit_id)
-                .query_async::<()>(&mut conn),
-        )
-        .await
-    }
-
-    async fn last_rollback(&self) -> Result<Option<RollbackRecord>> {
-        let mut conn = self.conn().await?;
-        let fields: BTreeMap<String, String> = self
-            .bounded(
-                redis::cmd("HGETALL")
-                    .arg(ROLLBACK_KEY)
-                    .query_async(&mut conn),
-            )
-            .await?;
-        let Some(serving) = fields.get("run_id") else {
-            return Ok(None);
-        };
-        let number = |name: &str| fields.get(name).and_then(|v| v.parse().ok()).unwrap_or(0);
-        Ok(Some(RollbackRecord {
-            node: fields
-                .get("node")
-                .cloned()
-                .unwrap_or_else(|| self.name.clone()),
-            first_ms: number("first_ms") as i64,
-            last_ms: number("last_ms") as i64,
-            stamped: fields.get("previous").filter(|p| *p != "-").cloned(),
-            serving: serving.clone(),
-            shards: number("shards"),
-            retired: number("retired"),
-        }))
-    }
-
-    async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool> {
-        one(self.unlock_batch(&[(slot, token.clone())]).await?)
-    }
-
-    async fn unlock_many(&self, locks: &[(Slot, LockToken)]) -> Result<()> {
-        self.unlock_batch(locks).await.map(drop)
-    }
-
-    async fn retire(
-        &self,
-        kind: DispenserKind,
-        slot: Slot,
-        token: &LockToken,
-    ) -> Result<Option<u64>> {
-        let dropped: i64 = self
-            .invoke(
-                &self.scripts.retire,
-                &[&self.keys.lock(slot), &self.keys.stock(kind, slot)],
-                &[token.0.clone(), kind.as_str().to_string()],
-            )
-            .await?;
-        Ok(u64::try_from(dropped).ok())
-    }
-
-    async fn switch_kind(
-        &self,
-        kind: DispenserKind,
-        slot: Slot,
-        token: &LockToken,
-    ) -> Result<Option<u64>> {
-        let keys = self.keys.shard(slot);
-        let answer: Vec<Value> = self
-            .invoke(
-                &self.scripts.switch,
-                &keys.each_ref().map(String::as_str),
-                &[token.0.clone(), kind.as_str().to_string()],
-            )
-            .await?;
-        self.rollback_of(slot, &text_of(answer.get(1)), int_of(answer.get(2)))
-            .await;
-        Ok(u64::try_from(int_of(answer.first())).ok())
-    }
-
-    async fn stocked_slots(&self, kind: DispenserKind) -> Result<Vec<Slot>> {
-        let prefix = match kind {
-            DispenserKind::Queue => "id.gen.idList_",
-            DispenserKind::Range => "id.gen.range_",
-        };
-        let keys = self.scan(&format!("{prefix}*")).await?;
-        let mut slots: Vec<Slot> = keys
-            .iter()
-            .filter_map(|k| parse_slot(k.strip_prefix(prefix)?))
-            .collect();
-        slots.sort();
-        slots.dedup();
-        Ok(slots)
-    }
-
     fn hints(&self) -> Option<&dyn RouteHints> {
         Some(self)
     }
@@ -736,6 +563,174 @@ impl Dispenser for RedisNode {
             .unwrap_or("unknown")
             .trim()
             .to_string())
+    }
+}
+
+#[async_trait]
+impl super::Stock for RedisNode {
+    /// Takes with `guess`, and again with the dispenser the shard records when
+    /// that is the other one: a wrong guess costs a round trip, never the
+    /// wrong stock.
+    async fn take(&self, guess: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
+        if n == 0 {
+            return Ok(Taken::default());
+        }
+        let mut taken = self.take_following(guess, slot, n).await?;
+        let short = n - (taken.indexes.len() as u64).min(n);
+        if let Some(recorded) = taken.kind.filter(|&k| k != guess && short > 0) {
+            let more = self.take_following(recorded, slot, short).await?;
+            taken.indexes.extend(more.indexes);
+            taken.malformed = taken.malformed.or(more.malformed);
+            taken.max_limit_id = more.max_limit_id.or(taken.max_limit_id);
+            taken.rollback = taken.rollback.or(more.rollback);
+            taken.kind = more.kind;
+        }
+        Ok(taken)
+    }
+    async fn stock(&self, kind: DispenserKind, slots: &[Slot]) -> Result<Vec<Option<u64>>> {
+        if slots.is_empty() {
+            return Ok(Vec::new());
+        }
+        let link = self.link().await?;
+        if self.keys == KeyNames::Cluster {
+            // One pipeline per shard (a pipeline stays in one slot), all at once:
+            // each asks the master that owns its shard for its run_id.
+            let rounds = slots.iter().map(|slot| {
+                self.stock_round(link.conn.clone(), kind, std::slice::from_ref(slot), None)
+            });
+            let stocks = futures::future::try_join_all(rounds).await?;
+            return Ok(stocks.into_iter().flatten().collect());
+        }
+        self.stock_round(link.conn, kind, slots, link.direct_run_id.as_deref())
+            .await
+    }
+    async fn stocked_slots(&self, kind: DispenserKind) -> Result<Vec<Slot>> {
+        let prefix = match kind {
+            DispenserKind::Queue => "id.gen.idList_",
+            DispenserKind::Range => "id.gen.range_",
+        };
+        let keys = self.scan(&format!("{prefix}*")).await?;
+        let mut slots: Vec<Slot> = keys
+            .iter()
+            .filter_map(|k| parse_slot(k.strip_prefix(prefix)?))
+            .collect();
+        slots.sort();
+        slots.dedup();
+        Ok(slots)
+    }
+    async fn note_limit(&self, slot: Slot, max_limit_id: u64) -> Result<()> {
+        let mut conn = self.conn().await?;
+        self.bounded(
+            redis::cmd("HSET")
+                .arg(self.keys.stamp(slot))
+                .arg("limit")
+                .arg(max_limit_id)
+                .query_async::<()>(&mut conn),
+        )
+        .await
+    }
+    async fn last_rollback(&self) -> Result<Option<RollbackRecord>> {
+        let mut conn = self.conn().await?;
+        let fields: BTreeMap<String, String> = self
+            .bounded(
+                redis::cmd("HGETALL")
+                    .arg(ROLLBACK_KEY)
+                    .query_async(&mut conn),
+            )
+            .await?;
+        let Some(serving) = fields.get("run_id") else {
+            return Ok(None);
+        };
+        let number = |name: &str| fields.get(name).and_then(|v| v.parse().ok()).unwrap_or(0);
+        Ok(Some(RollbackRecord {
+            node: fields
+                .get("node")
+                .cloned()
+                .unwrap_or_else(|| self.name.clone()),
+            first_ms: number("first_ms") as i64,
+            last_ms: number("last_ms") as i64,
+            stamped: fields.get("previous").filter(|p| *p != "-").cloned(),
+            serving: serving.clone(),
+            shards: number("shards"),
+            retired: number("retired"),
+        }))
+    }
+}
+
+#[async_trait]
+impl super::Restock for RedisNode {
+    async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>> {
+        one(self.lock_batch(kind, &[slot], ttl).await?)?
+    }
+    async fn lock_many(
+        &self,
+        kind: DispenserKind,
+        slots: &[Slot],
+        ttl: Duration,
+    ) -> Result<Vec<Result<Option<Locked>>>> {
+        self.lock_batch(kind, slots, ttl).await
+    }
+    async fn push(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        segment: Segment,
+        max_limit_id: u64,
+        token: &LockToken,
+    ) -> Result<Pushed> {
+        let push = StockPush {
+            slot,
+            segment,
+            max_limit_id,
+            token: token.clone(),
+        };
+        one(self.push_batch(kind, &[push]).await?)?
+    }
+    async fn push_many(
+        &self,
+        kind: DispenserKind,
+        pushes: &[StockPush],
+    ) -> Result<Vec<Result<Pushed>>> {
+        self.push_batch(kind, pushes).await
+    }
+    async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool> {
+        one(self.unlock_batch(&[(slot, token.clone())]).await?)
+    }
+    async fn unlock_many(&self, locks: &[(Slot, LockToken)]) -> Result<()> {
+        self.unlock_batch(locks).await.map(drop)
+    }
+    async fn retire(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        token: &LockToken,
+    ) -> Result<Option<u64>> {
+        let dropped: i64 = self
+            .invoke(
+                &self.scripts.retire,
+                &[&self.keys.lock(slot), &self.keys.stock(kind, slot)],
+                &[token.0.clone(), kind.as_str().to_string()],
+            )
+            .await?;
+        Ok(u64::try_from(dropped).ok())
+    }
+    async fn switch_kind(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        token: &LockToken,
+    ) -> Result<Option<u64>> {
+        let keys = self.keys.shard(slot);
+        let answer: Vec<Value> = self
+            .invoke(
+                &self.scripts.switch,
+                &keys.each_ref().map(String::as_str),
+                &[token.0.clone(), kind.as_str().to_string()],
+            )
+            .await?;
+        self.rollback_of(slot, &text_of(answer.get(1)), int_of(answer.get(2)))
+            .await;
+        Ok(u64::try_from(int_of(answer.first())).ok())
     }
 }
 

@@ -339,6 +339,13 @@ impl Dispenser for SqliteStore {
         format!("embedded store {}", self.path().display())
     }
 
+    async fn server_version(&self) -> Result<String> {
+        Ok(format!("SQLite {}", rusqlite::version()))
+    }
+}
+
+#[async_trait]
+impl crate::store::Stock for SqliteStore {
     /// Serves the app's recorded dispenser, whatever the caller guessed: the
     /// record is in the same file.
     async fn take(&self, _guess: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
@@ -361,7 +368,6 @@ impl Dispenser for SqliteStore {
         })
         .await
     }
-
     async fn stock(&self, kind: DispenserKind, slots: &[Slot]) -> Result<Vec<Option<u64>>> {
         if slots.is_empty() {
             return Ok(Vec::new());
@@ -379,7 +385,13 @@ impl Dispenser for SqliteStore {
         })
         .await
     }
+    async fn stocked_slots(&self, kind: DispenserKind) -> Result<Vec<Slot>> {
+        self.read(move |tx| stocked_slots(tx, kind)).await
+    }
+}
 
+#[async_trait]
+impl crate::store::Restock for SqliteStore {
     async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>> {
         self.write(move |tx| {
             let now = now_ms();
@@ -407,7 +419,6 @@ impl Dispenser for SqliteStore {
         })
         .await
     }
-
     async fn push(
         &self,
         kind: DispenserKind,
@@ -435,17 +446,6 @@ impl Dispenser for SqliteStore {
             switched,
         })
     }
-
-    async fn switch_kind(
-        &self,
-        kind: DispenserKind,
-        slot: Slot,
-        token: &LockToken,
-    ) -> Result<Option<u64>> {
-        // Takes read the record in this file: retiring the other stock is all.
-        self.retire(kind.other(), slot, token).await
-    }
-
     async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool> {
         let token = token.clone();
         self.write(move |tx| {
@@ -460,7 +460,6 @@ impl Dispenser for SqliteStore {
         })
         .await
     }
-
     async fn retire(
         &self,
         kind: DispenserKind,
@@ -476,12 +475,13 @@ impl Dispenser for SqliteStore {
         })
         .await
     }
-
-    async fn stocked_slots(&self, kind: DispenserKind) -> Result<Vec<Slot>> {
-        self.read(move |tx| stocked_slots(tx, kind)).await
-    }
-
-    async fn server_version(&self) -> Result<String> {
-        Ok(format!("SQLite {}", rusqlite::version()))
+    async fn switch_kind(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        token: &LockToken,
+    ) -> Result<Option<u64>> {
+        // Takes read the record in this file: retiring the other stock is all.
+        self.retire(kind.other(), slot, token).await
     }
 }

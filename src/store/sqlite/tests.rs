@@ -7,7 +7,7 @@ use crate::shard::DispenserKind::{Queue, Range};
 use crate::store::sizing::{Trigger, Want};
 use crate::store::{
     AppCatalog, AppPolicy, AppSpec, Dispenser, InitOutcome, Ledger, LockToken, PushOutcome,
-    Segment, SegmentRequest, SegmentSource, Slot, TakenSegment,
+    Restock, Segment, SegmentRequest, SegmentSource, Slot, Stock, TakenSegment,
 };
 
 const SLOT: Slot = Slot { app: 1, shard: 2 };
