@@ -123,6 +123,15 @@ pub enum Error {
         detail: String,
     },
 
+    /// The server rolled a transaction back to break a deadlock, or after a
+    /// lock wait timed out: nothing of it was committed.
+    #[error("{backend} at {url} aborted the transaction: {detail}")]
+    TransactionAborted {
+        backend: &'static str,
+        url: String,
+        detail: String,
+    },
+
     #[error("{backend} at {url} is version {version}; idgen needs {minimum} or later")]
     ServerTooOld {
         backend: &'static str,
@@ -258,9 +267,11 @@ impl Error {
             | TimeExhausted { .. }
             | AllWorkersHeld { .. }
             | WorkerIdsExhausted { .. } => ErrorKind::Exhausted,
-            Unreachable { .. } | Timeout { .. } | Backend { .. } | StockEmpty { .. } => {
-                ErrorKind::Unavailable
-            }
+            Unreachable { .. }
+            | Timeout { .. }
+            | Backend { .. }
+            | TransactionAborted { .. }
+            | StockEmpty { .. } => ErrorKind::Unavailable,
             AppNameConflict { .. }
             | NamespaceBusy { .. }
             | NamespaceInUse { .. }
@@ -313,6 +324,9 @@ impl Error {
                 "check the URL and that the server is up; --timeout raises the wait".into()
             }
             Backend { .. } => "check the server's log; the operation is safe to retry".into(),
+            TransactionAborted { .. } => {
+                "nothing was committed, and idgen already retried it: the operation is safe to retry".into()
+            }
             ServerTooOld {
                 backend, minimum, ..
             } => format!("upgrade {backend} to {minimum} or later, or point idgen at another server"),

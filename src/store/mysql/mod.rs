@@ -17,6 +17,10 @@ mod params;
 mod schema;
 
 pub use schema::SCHEMA_VERSION;
+
+/// How often a transaction the server aborted (a deadlock victim, a lock wait
+/// timeout) is run in all before the error is reported.
+const TRANSACTION_ATTEMPTS: u32 = 4;
 use schema::{ID_ALLOC_DDL, IDGEN_DDL, WORKER_NODE_DDL};
 
 use crate::config::{DEFAULT_NODE, TlsFiles};
@@ -179,6 +183,14 @@ impl MysqlLedger {
             }
             mysql_async::Error::Server(server) if ACCESS_DENIED.contains(&server.code) => {
                 Error::AccessDenied {
+                    backend: "MySQL",
+                    url: self.url.to_string(),
+                    detail,
+                }
+            }
+            // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT: rolled back whole.
+            mysql_async::Error::Server(server) if matches!(server.code, 1213 | 1205) => {
+                Error::TransactionAborted {
                     backend: "MySQL",
                     url: self.url.to_string(),
                     detail,
@@ -760,7 +772,17 @@ impl super::SegmentSource for MysqlLedger {
         if request.shards.is_empty() {
             return Ok(Vec::new());
         }
-        self.take_segments_locked(request).await
+        // Concurrent batches lock rows of the same tables; a transaction the
+        // server aborts committed nothing, so it is simply run again.
+        let mut attempt = 1;
+        loop {
+            match self.take_segments_locked(request).await {
+                Err(Error::TransactionAborted { .. }) if attempt < TRANSACTION_ATTEMPTS => {
+                    attempt += 1;
+                }
+                taken => return taken,
+            }
+        }
     }
     async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>> {
         if !self.ready().await? {
