@@ -392,7 +392,6 @@ impl SegmentAllocator {
         let Some(&(first, ..)) = locked.first() else {
             return Ok(Vec::new());
         };
-        let kind = self.ledger.dispenser(first.app).await?;
         let request = SegmentRequest {
             app: first.app,
             node: Some(node.node().to_string()),
@@ -402,8 +401,11 @@ impl SegmentAllocator {
         let takes = self.ledger.take_segments(&request).await?;
         let mut results = Vec::with_capacity(locked.len());
         let (mut pushes, mut pushed_at) = (Vec::new(), Vec::new());
+        // The app's recorded dispenser, read in the segments' transaction.
+        let mut kind = None;
         for ((slot, token, _), (_, taken)) in locked.iter().zip(takes) {
             let outcome = taken.and_then(|taken| {
+                kind = Some(taken.state.dispenser);
                 let Some(segment) = taken.segment else {
                     return Ok((RefillOutcome::NotNeeded, None));
                 };
@@ -427,9 +429,9 @@ impl SegmentAllocator {
             });
             results.push((*slot, outcome));
         }
-        if pushes.is_empty() {
+        let Some(kind) = kind.filter(|_| !pushes.is_empty()) else {
             return Ok(results);
-        }
+        };
         // A crash from here until the push leaves gaps: the ledger has moved on.
         crate::failpoint::hit("segment.after_take")?;
         let pushed = node.push_many(kind, &pushes).await?;

@@ -199,6 +199,9 @@ pub struct ShardState {
     pub policy: AppPolicy,
     pub last_refill: Option<RefillMark>,
     pub route: Route,
+    /// The dispenser the app records, read in the same transaction: the one a
+    /// refill stocks.
+    pub dispenser: DispenserKind,
 }
 
 /// The planner's answer: how many indexes to take, and what to remember.

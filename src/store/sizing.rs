@@ -168,6 +168,7 @@ mod tests {
             },
             last_refill: last,
             route: Route::default_node(),
+            dispenser: crate::shard::DispenserKind::Queue,
         }
     }
 

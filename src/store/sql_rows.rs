@@ -97,6 +97,8 @@ pub(crate) struct StoredAppExtra {
     pub node: Option<String>,
     pub target_node: Option<String>,
     pub phase: Option<String>,
+    /// `idgen_dispenser.kind`: the dispenser a refill stocks.
+    pub dispenser: Option<String>,
 }
 
 /// The locked rows of some shards of one app, with their refill history, in
@@ -150,10 +152,11 @@ pub(crate) const REFILL_ROWS_SQL: &str =
 /// The app's bounds and route, as both ledgers select them after the locked
 /// `id_alloc` rows (`?`-style placeholders: app, app).
 pub(crate) const APP_EXTRA_SQL: &str =
-    "SELECT p.min_step, p.max_step, p.target_secs, r.node, r.target_node, r.phase
+    "SELECT p.min_step, p.max_step, p.target_secs, r.node, r.target_node, r.phase, d.kind
      FROM (SELECT 1 AS one) x
      LEFT JOIN idgen_app p ON p.app_id = ?
-     LEFT JOIN idgen_route r ON r.app_id = ?";
+     LEFT JOIN idgen_route r ON r.app_id = ?
+     LEFT JOIN idgen_dispenser d ON d.app_id = ?";
 
 impl StoredShard {
     /// The shard as the planner sees it.
@@ -166,6 +169,7 @@ impl StoredShard {
             step,
             max_limit_id: to_u64(self.max_limit_id, "max_limit_id")?,
             policy: policy_from(step, extra.min_step, extra.max_step, extra.target_secs),
+            dispenser: dispenser_from(extra.dispenser.as_deref())?,
             last_refill: match (self.loaded_at_ms, self.loaded, self.stock_after) {
                 (Some(at), Some(loaded), Some(after)) => Some(RefillMark {
                     loaded_at_ms: at,

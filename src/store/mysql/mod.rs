@@ -17,10 +17,6 @@ mod params;
 mod schema;
 
 pub use schema::SCHEMA_VERSION;
-
-/// How often a transaction the server aborted (a deadlock victim, a lock wait
-/// timeout) is run in all before the error is reported.
-const TRANSACTION_ATTEMPTS: u32 = 4;
 use schema::{ID_ALLOC_DDL, IDGEN_DDL, WORKER_NODE_DDL};
 
 use crate::config::{DEFAULT_NODE, TlsFiles};
@@ -37,6 +33,10 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+/// How often a transaction the server aborted (a deadlock victim, a lock wait
+/// timeout) is run in all before the error is reported.
+const TRANSACTION_ATTEMPTS: u32 = 4;
 
 /// The MySQL/MariaDB ledger. Connects lazily: a warm `next` never opens it.
 pub struct MysqlLedger {
@@ -188,7 +188,9 @@ impl MysqlLedger {
                     detail,
                 }
             }
-            // ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT: rolled back whole.
+            // ER_LOCK_DEADLOCK (the transaction rolled back) and
+            // ER_LOCK_WAIT_TIMEOUT (the statement rolled back; the caller's
+            // transaction is dropped, so rolled back too): nothing committed.
             mysql_async::Error::Server(server) if matches!(server.code, 1213 | 1205) => {
                 Error::TransactionAborted {
                     backend: "MySQL",
@@ -317,9 +319,10 @@ impl MysqlLedger {
             Option<String>,
             Option<String>,
             Option<String>,
+            Option<String>,
         );
         let extra: Option<Extra> = self
-            .bounded(tx.exec_first(APP_EXTRA_SQL, (app, app)))
+            .bounded(tx.exec_first(APP_EXTRA_SQL, (app, app, app)))
             .await?;
         let extra = extra.map_or_else(StoredAppExtra::default, |e| StoredAppExtra {
             min_step: e.0,
@@ -328,6 +331,7 @@ impl MysqlLedger {
             node: e.3,
             target_node: e.4,
             phase: e.5,
+            dispenser: e.6,
         });
         let rows = join_history(rows, history);
         let (takes, writes) = apply_request(request, rows, &extra, DEFAULT_NODE)?;

@@ -281,7 +281,7 @@ fn delete_stock(conn: &Connection, kind: DispenserKind, slot: Slot) -> DbResult<
 }
 
 /// The dispenser recorded for the app (the ledger is in the same file).
-fn recorded_kind(conn: &Connection, app: u8) -> DbResult<DispenserKind> {
+pub(super) fn recorded_kind(conn: &Connection, app: u8) -> DbResult<DispenserKind> {
     let kind: Option<String> = conn
         .prepare_cached("SELECT kind FROM idgen_dispenser WHERE app_id = ?1")?
         .query_row([app], |r| r.get(0))

@@ -10,8 +10,7 @@ use crate::error::{Error, Result};
 use crate::shard::{DispenserKind, SHARDS};
 use crate::store::sql_rows::{
     APP_EXTRA_SQL, HistoryRow, LockedRow, REFILL_ROWS_SQL, StoredAppExtra, StoredAppShard,
-    StoredShard, apply_request, dispenser_from, group_apps, join_history, route_from,
-    shard_rows_sql,
+    StoredShard, apply_request, group_apps, join_history, route_from, shard_rows_sql,
 };
 use crate::store::{
     AppChange, AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, RefillMark, Route,
@@ -222,7 +221,7 @@ fn locked_rows(
     let rows = join_history(rows, history);
     let extra = conn
         .prepare_cached(APP_EXTRA_SQL)?
-        .query_row(params![app, app], |r| {
+        .query_row(params![app, app, app], |r| {
             Ok(StoredAppExtra {
                 min_step: r.get(0)?,
                 max_step: r.get(1)?,
@@ -230,6 +229,7 @@ fn locked_rows(
                 node: r.get(3)?,
                 target_node: r.get(4)?,
                 phase: r.get(5)?,
+                dispenser: r.get(6)?,
             })
         })?;
     Ok((rows, extra))
@@ -381,15 +381,10 @@ impl crate::store::AppCatalog for SqliteStore {
         .await
     }
     async fn dispenser(&self, app: u8) -> Result<DispenserKind> {
-        self.read(move |tx| {
-            let kind: Option<String> = tx
-                .prepare_cached("SELECT kind FROM idgen_dispenser WHERE app_id = ?1")?
-                .query_row([app], |r| r.get(0))
-                .optional()?;
-            Ok(dispenser_from(kind.as_deref())?)
-        })
-        .await
+        self.read(move |tx| super::dispenser::recorded_kind(tx, app))
+            .await
     }
+
     async fn update_app(&self, app: u8, change: &AppChange) -> Result<AppRecord> {
         let change = change.clone();
         // BEGIN IMMEDIATE: the write lock every refill takes.
