@@ -214,11 +214,13 @@ impl TestEnv {
             .command()
     }
 
-    /// Runs and insists on success, returning stdout.
+    /// A setup step: runs `idgen args…`, insists on exit 0 and returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
-        let run = self.run(args);
-        assert!(run.success(), "idgen {args:?} failed: {run}");
-        run.stdout
+        Test::within(self)
+            .args(args.iter().copied())
+            .status(0)
+            .run()
+            .stdout
     }
 
     /// This test's database on the second Redis server, for a second node.
@@ -308,6 +310,12 @@ impl Run {
         self.status
             .code()
             .unwrap_or_else(|| panic!("idgen died of a signal: {self}"))
+    }
+
+    /// stdout as one JSON document.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}): {self}"))
     }
 
     /// The IDs printed on stdout, one per line.

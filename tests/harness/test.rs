@@ -21,6 +21,15 @@ pub struct Test<'e> {
     status: Option<i32>,
     stdout: Vec<String>,
     stderr: Vec<String>,
+    stdout_is: Option<String>,
+    lacks: Vec<(Stream, String)>,
+    error: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Stream {
+    Stdout,
+    Stderr,
 }
 
 impl Test<'static> {
@@ -35,6 +44,9 @@ impl Test<'static> {
             status: None,
             stdout: Vec::new(),
             stderr: Vec::new(),
+            stdout_is: None,
+            lacks: Vec::new(),
+            error: None,
         }
     }
 }
@@ -95,6 +107,31 @@ impl<'e> Test<'e> {
         self
     }
 
+    /// The whole of stdout.
+    pub fn stdout_is(mut self, text: impl Into<String>) -> Self {
+        self.stdout_is = Some(text.into());
+        self
+    }
+
+    /// Text stdout must not contain.
+    pub fn stdout_lacks(mut self, text: impl Into<String>) -> Self {
+        self.lacks.push((Stream::Stdout, text.into()));
+        self
+    }
+
+    /// Text stderr must not contain.
+    pub fn stderr_lacks(mut self, text: impl Into<String>) -> Self {
+        self.lacks.push((Stream::Stderr, text.into()));
+        self
+    }
+
+    /// The run fails with one stderr line, `error: …; hint: …`, containing `text`
+    /// (see [`Run::one_line_error`]); pair it with `status` for the exit code.
+    pub fn one_line_error(mut self, text: impl Into<String>) -> Self {
+        self.error = Some(text.into());
+        self
+    }
+
     /// The command as described, for a test that drives the process itself.
     pub fn command(&self) -> Command {
         let mut cmd = match self.env {
@@ -152,6 +189,28 @@ impl<'e> Test<'e> {
             assert!(
                 run.stderr.contains(text.as_str()),
                 "idgen {:?}: stderr lacks {text:?}: {run}",
+                self.args
+            );
+        }
+        if let Some(text) = &self.stdout_is {
+            assert_eq!(&run.stdout, text, "idgen {:?}: {run}", self.args);
+        }
+        for (stream, text) in &self.lacks {
+            let seen = match stream {
+                Stream::Stdout => &run.stdout,
+                Stream::Stderr => &run.stderr,
+            };
+            assert!(
+                !seen.contains(text.as_str()),
+                "idgen {:?}: {stream:?} holds {text:?}: {run}",
+                self.args
+            );
+        }
+        if let Some(text) = &self.error {
+            let line = run.one_line_error();
+            assert!(
+                line.contains(text.as_str()),
+                "idgen {:?}: the error lacks {text:?}: {run}",
                 self.args
             );
         }
