@@ -1,7 +1,7 @@
 //! Issuing segment IDs and keeping dispensers stocked.
 //!
 //! Why an index can never be issued twice:
-//! * indexes come only from [`Ledger::take_segments`], which advances `max_id`
+//! * indexes come only from [`SegmentSource::take_segments`](crate::store::SegmentSource::take_segments), which advances `max_id`
 //!   under a row lock before anything else sees the range;
 //! * a dispenser only caches such ranges, and pops are atomic (`LPOP`, a script),
 //!   so each cached index leaves the dispenser once;

@@ -1,7 +1,7 @@
 //! Storage behind small traits: a [`Ledger`] decides uniqueness durably (MySQL or
 //! SQLite), a [`Dispenser`] serves ready indexes fast (a Redis node or SQLite).
 //!
-//! The one rule the split rests on: only [`Ledger::take_segments`] hands out
+//! The one rule the split rests on: only [`SegmentSource::take_segments`] hands out
 //! indexes, each exactly once. A dispenser merely caches indexes already taken,
 //! so losing or corrupting a dispenser costs gaps, never repeats.
 
@@ -738,7 +738,7 @@ pub struct Malformed {
     pub count: u64,
 }
 
-/// The answer of [`Dispenser::take`].
+/// The answer of [`Stock::take`].
 #[derive(Debug, Default)]
 pub struct Taken {
     /// The indexes handed out, in order.
@@ -758,7 +758,7 @@ pub struct Taken {
     pub kind: Option<DispenserKind>,
 }
 
-/// The answer of [`Dispenser::lock`] when the lock was taken.
+/// The answer of [`Restock::lock`] when the lock was taken.
 #[derive(Debug)]
 pub struct Locked {
     pub token: LockToken,
@@ -779,7 +779,7 @@ pub enum PushOutcome {
     Full,
 }
 
-/// One segment for [`Dispenser::push_many`].
+/// One segment for [`Restock::push_many`].
 #[derive(Debug, Clone)]
 pub struct StockPush {
     pub slot: Slot,
@@ -788,7 +788,7 @@ pub struct StockPush {
     pub token: LockToken,
 }
 
-/// The answer of [`Dispenser::push`].
+/// The answer of [`Restock::push`].
 #[derive(Debug)]
 pub struct Pushed {
     pub outcome: PushOutcome,
@@ -873,7 +873,7 @@ pub trait Restock: Send + Sync {
     /// Takes the shard's refill lock (`None` if someone holds it), reading the stock under it.
     async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>>;
 
-    /// [`Dispenser::lock`] for many shards; one answer per slot, in order. A
+    /// [`Restock::lock`] for many shards; one answer per slot, in order. A
     /// node that can, does it in one round trip.
     async fn lock_many(
         &self,
@@ -899,7 +899,7 @@ pub trait Restock: Send + Sync {
         token: &LockToken,
     ) -> Result<Pushed>;
 
-    /// [`Dispenser::push`] for many shards, each under its own lock; one
+    /// [`Restock::push`] for many shards, each under its own lock; one
     /// answer per push, in order. A node that can, does it in one round trip.
     async fn push_many(
         &self,
@@ -919,7 +919,7 @@ pub trait Restock: Send + Sync {
     /// Releases the lock if `token` still holds it.
     async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool>;
 
-    /// [`Dispenser::unlock`] for many shards; a lock no longer ours is left alone.
+    /// [`Restock::unlock`] for many shards; a lock no longer ours is left alone.
     async fn unlock_many(&self, locks: &[(Slot, LockToken)]) -> Result<()> {
         for (slot, token) in locks {
             self.unlock(*slot, token).await?;

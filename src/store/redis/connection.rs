@@ -412,7 +412,7 @@ impl RedisNode {
         }
     }
 
-    /// Like [`Self::run`], but hands back Redis's own error for the caller to inspect.
+    /// Like [`Self::bounded`], but hands back Redis's own error for the caller to inspect.
     pub(super) async fn bounded_raw<T>(
         &self,
         exchange: impl Future<Output = redis::RedisResult<T>>,

@@ -286,7 +286,7 @@ impl RedisNode {
         taken
     }
 
-    /// One take from `kind`'s stock (see [`Dispenser::take`]).
+    /// One take from `kind`'s stock (see [`Stock::take`](crate::store::Stock::take)).
     async fn take_as(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
         let link = self.link().await?;
         let (answer, hint, stock) = match (kind, &link.direct_run_id) {
