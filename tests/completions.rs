@@ -1,8 +1,7 @@
 //! `idgen completions` and the committed scripts under `completions/`.
 
-use crate::harness::{Run, idgen_bin};
+use crate::harness::{Run, Test};
 use std::path::Path;
-use std::process::Command;
 
 /// Each shell and the file its committed script lives in.
 const SHELLS: &[(&str, &str)] = &[
@@ -14,9 +13,7 @@ const SHELLS: &[(&str, &str)] = &[
 ];
 
 fn completions(shell: &str) -> Run {
-    let mut cmd = Command::new(idgen_bin());
-    cmd.args(["completions", shell]);
-    Run::of(cmd)
+    Test::new().args(["completions", shell]).status(0).run()
 }
 
 #[test]
@@ -25,7 +22,6 @@ fn committed_completion_scripts_match_the_cli() {
     let mut stale = Vec::new();
     for (shell, file) in SHELLS {
         let run = completions(shell);
-        assert!(run.success(), "{shell}: {run}");
         let committed = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
         if committed != run.stdout {
             stale.push(format!("completions/{file}"));
@@ -64,19 +60,17 @@ fn completions_work_with_a_broken_config_file_and_no_backend() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("config.toml");
     std::fs::write(&config, "this is = not [valid").unwrap();
-    let mut cmd = Command::new(idgen_bin());
-    cmd.env_clear()
-        .env("IDGEN_CONFIG", &config)
-        .args(["completions", "zsh"]);
-    let run = Run::of(cmd);
-    assert!(run.success(), "{run}");
+    let run = Test::new()
+        .env("IDGEN_CONFIG", config.to_str().unwrap())
+        .args(["completions", "zsh"])
+        .status(0)
+        .run();
     assert!(run.stdout.starts_with("#compdef idgen"), "{run}");
 }
 
 #[test]
 fn an_unknown_shell_is_a_usage_error_naming_the_choices() {
-    let run = completions("tcsh");
-    assert_eq!(run.code(), 2, "{run}");
+    let run = Test::new().args(["completions", "tcsh"]).status(2).run();
     let lines: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{run}");
     assert!(

@@ -1,10 +1,9 @@
 //! The config file: precedence (flags > environment > file > defaults), named nodes,
 //! errors that name file, line and key, and passwords that are never shown.
 
-use crate::harness::{Run, TestEnv};
+use crate::harness::{Test, TestEnv};
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::Command;
 
 /// Where idgen looks by default in a test environment ($XDG_CONFIG_HOME/idgen/config.toml).
 fn default_config(env: &TestEnv) -> PathBuf {
@@ -16,20 +15,6 @@ fn write_config(env: &TestEnv, text: &str) -> PathBuf {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, text).unwrap();
     path
-}
-
-/// `idgen args…` with the given variables, after removing `unset` from the environment.
-fn run(env: &TestEnv, args: &[&str], vars: &[(&str, &str)], unset: &[&str]) -> Run {
-    let mut cmd: Command = env.idgen();
-    for name in unset {
-        cmd.env_remove(name);
-    }
-    cmd.args(args).envs(vars.iter().copied());
-    Run::of(cmd)
-}
-
-fn json(run: &Run) -> Value {
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {run}"))
 }
 
 fn node_location(report: &Value, name: &str) -> String {
@@ -54,66 +39,61 @@ fn redis_url_comes_from_the_flag_then_the_environment_then_the_file() {
     let env_url = env.redis_url.clone();
     let flag_url = format!("{}41", env.redis_url.trim_end_matches(char::is_numeric));
 
-    let from_file = run(&env, &["status", "--json"], &[], &["IDGEN_REDIS_URL"]);
+    let from_file = Test::within(&env)
+        .args(["status", "--json"])
+        .unset("IDGEN_REDIS_URL")
+        .run();
     assert_eq!(
-        node_location(&json(&from_file), "main"),
+        node_location(&from_file.json(), "main"),
         file_url,
         "{from_file}"
     );
 
-    let from_env = run(&env, &["status", "--json"], &[], &[]);
+    let from_env = Test::within(&env).args(["status", "--json"]).run();
     assert_eq!(
-        node_location(&json(&from_env), "main"),
+        node_location(&from_env.json(), "main"),
         env_url,
         "{from_env}"
     );
 
-    let from_flag = run(&env, &["status", "--json", "--redis", &flag_url], &[], &[]);
+    let from_flag = Test::within(&env)
+        .args(["status", "--json", "--redis", &flag_url])
+        .run();
     assert_eq!(
-        node_location(&json(&from_flag), "main"),
+        node_location(&from_flag.json(), "main"),
         flag_url,
         "{from_flag}"
     );
 
     // Without any of them there is no Redis: a MySQL URL alone is a configuration mistake.
     std::fs::remove_file(default_config(&env)).unwrap();
-    let nothing = run(&env, &["status"], &[], &["IDGEN_REDIS_URL"]);
-    assert_eq!(nothing.code(), 2, "{nothing}");
-    assert!(
-        nothing.one_line_error().contains("no Redis URL"),
-        "{nothing}"
-    );
+    Test::within(&env)
+        .arg("status")
+        .unset("IDGEN_REDIS_URL")
+        .status(2)
+        .one_line_error("no Redis URL")
+        .run();
 }
 
 #[test]
 fn layout_comes_from_the_flag_then_the_environment_then_the_file_then_snowflake() {
     let env = TestEnv::distributed();
-    let layout_of = |run: &Run| -> String {
-        assert!(run.success(), "{run}");
+    let layout_of = |args: &[&str], vars: &[(&str, &str)]| -> String {
+        let run = Test::within(&env)
+            .args(args.iter().copied())
+            .envs(vars)
+            .status(0)
+            .run();
         run.stdout.split_whitespace().nth(1).unwrap().to_string()
     };
     let id = "175928847299117063";
-    assert_eq!(
-        layout_of(&run(&env, &["decode", id], &[], &[])),
-        "snowflake"
-    );
+    assert_eq!(layout_of(&["decode", id], &[]), "snowflake");
     write_config(&env, "[snowflake]\nlayout = \"sonyflake\"\n");
-    assert_eq!(
-        layout_of(&run(&env, &["decode", id], &[], &[])),
-        "sonyflake"
-    );
+    assert_eq!(layout_of(&["decode", id], &[]), "sonyflake");
     let with_env = [("IDGEN_LAYOUT", "uid-generator")];
+    assert_eq!(layout_of(&["decode", id], &with_env), "uid-generator");
     assert_eq!(
-        layout_of(&run(&env, &["decode", id], &with_env, &[])),
-        "uid-generator"
-    );
-    assert_eq!(
-        layout_of(&run(
-            &env,
-            &["decode", id, "--layout", "discord"],
-            &with_env,
-            &[]
-        )),
+        layout_of(&["decode", id, "--layout", "discord"], &with_env),
         "discord"
     );
 }
@@ -126,9 +106,11 @@ fn the_configured_epoch_applies_to_the_configured_layout() {
         "[snowflake]\nlayout = \"discord\"\nepoch = 2020-01-01T00:00:00Z\n",
     );
     // Time 0, worker 0, sequence 1: the epoch itself.
-    let run = run(&env, &["decode", "--json", "1"], &[], &[]);
-    assert!(run.success(), "{run}");
-    assert_eq!(json(&run)["timestamp"], "2020-01-01T00:00:00.000Z", "{run}");
+    let run = Test::within(&env)
+        .args(["decode", "--json", "1"])
+        .status(0)
+        .run();
+    assert_eq!(run.json()["timestamp"], "2020-01-01T00:00:00.000Z", "{run}");
 }
 
 #[test]
@@ -142,8 +124,8 @@ fn idle_comes_from_the_flag_then_the_environment_then_the_file_then_0_2() {
     let status = |vars: &[(&str, &str)], extra: &[&str]| -> (f64, usize) {
         let mut args = vec!["status", "--json"];
         args.extend(extra);
-        let run = run(&env, &args, vars, &[]);
-        let report = json(&run);
+        let run = Test::within(&env).args(args).envs(vars).run();
+        let report = run.json();
         let low = report["apps"][0]["low_shards"].as_array().unwrap().len();
         assert_eq!(run.code(), if low > 0 { 8 } else { 0 }, "{run}");
         (report["idle"].as_f64().unwrap(), low)
@@ -158,15 +140,13 @@ fn idle_comes_from_the_flag_then_the_environment_then_the_file_then_0_2() {
     );
 
     // reload-segments reads the same layers.
-    let reload = run(
-        &env,
-        &["reload-segments", "--json"],
-        &[("IDGEN_IDLE", "0.3")],
-        &[],
-    );
-    assert_eq!(json(&reload)["shards_below_threshold"], 0, "{reload}");
-    let reload = run(&env, &["reload-segments", "--json"], &[], &[]);
-    assert_eq!(json(&reload)["shards_below_threshold"], 64, "{reload}");
+    let reload = Test::within(&env)
+        .args(["reload-segments", "--json"])
+        .env("IDGEN_IDLE", "0.3")
+        .run();
+    assert_eq!(reload.json()["shards_below_threshold"], 0, "{reload}");
+    let reload = Test::within(&env).args(["reload-segments", "--json"]).run();
+    assert_eq!(reload.json()["shards_below_threshold"], 64, "{reload}");
 }
 
 #[test]
@@ -178,13 +158,11 @@ fn a_bad_value_in_the_file_is_reported_even_when_a_flag_overrides_it() {
     );
     // A bad value in the file is reported even when a flag would override it: the
     // file must be right on its own.
-    let run_bad = run(&env, &["decode", "1"], &[], &[]);
-    assert_eq!(run_bad.code(), 2, "{run_bad}");
-    assert!(
-        run_bad
-            .one_line_error()
-            .contains("config.toml:1: key timeout:")
-    );
+    Test::within(&env)
+        .args(["decode", "1"])
+        .status(2)
+        .one_line_error("config.toml:1: key timeout:")
+        .run();
 }
 
 #[test]
@@ -201,16 +179,14 @@ fn the_dispenser_setting_is_new_apps_default_and_the_recorded_one_is_served() {
         "--dispenser",
         "queue",
     ]);
-    let report = json(&run(&env, &["status", "--json"], &[], &[]));
+    let report = Test::within(&env).args(["status", "--json"]).run().json();
     assert_eq!(report["apps"][0]["dispenser"], "range");
     assert_eq!(report["apps"][1]["dispenser"], "queue");
     // Another host's setting changes no app: every host serves the record.
-    let flagged = json(&run(
-        &env,
-        &["status", "--json", "--dispenser", "queue"],
-        &[],
-        &[],
-    ));
+    let flagged = Test::within(&env)
+        .args(["status", "--json", "--dispenser", "queue"])
+        .run()
+        .json();
     assert_eq!(flagged["apps"][0]["dispenser"], "range");
 }
 
@@ -225,9 +201,12 @@ fn named_nodes_in_the_file_are_all_configured() {
             env.redis2_url()
         ),
     );
-    let both = run(&env, &["status", "--json"], &[], &["IDGEN_REDIS_URL"]);
-    assert!(both.success(), "{both}");
-    let report = json(&both);
+    let both = Test::within(&env)
+        .args(["status", "--json"])
+        .unset("IDGEN_REDIS_URL")
+        .status(0)
+        .run();
+    let report = both.json();
     assert_eq!(node_location(&report, "main"), env.redis_url);
     assert_eq!(node_location(&report, "hot"), env.redis2_url());
     let reachable: Vec<bool> = report["stores"]
@@ -244,12 +223,10 @@ fn named_nodes_in_the_file_are_all_configured() {
 
     // --redis replaces main only; hot stays.
     let elsewhere = format!("{}40", env.redis_url.trim_end_matches(char::is_numeric));
-    let report = json(&run(
-        &env,
-        &["status", "--json", "--redis", &elsewhere],
-        &[],
-        &[],
-    ));
+    let report = Test::within(&env)
+        .args(["status", "--json", "--redis", &elsewhere])
+        .run()
+        .json();
     assert_eq!(node_location(&report, "main"), elsewhere);
     assert_eq!(node_location(&report, "hot"), env.redis2_url());
 }
@@ -264,24 +241,23 @@ fn a_file_named_by_flag_or_environment_is_used_and_must_exist() {
         (vec!["--config", path, "decode", "1"], vec![]),
         (vec!["decode", "1"], vec![("IDGEN_CONFIG", path)]),
     ] {
-        let run = run(&env, &args, &vars, &[]);
-        assert!(run.stdout.contains(" discord "), "{run}");
+        Test::within(&env)
+            .args(args)
+            .envs(&vars)
+            .stdout(" discord ")
+            .run();
     }
 
     let missing = env.home.path().join("missing.toml");
-    let run_missing = run(
-        &env,
-        &["--config", missing.to_str().unwrap(), "decode", "1"],
-        &[],
-        &[],
-    );
-    assert_eq!(run_missing.code(), 2, "{run_missing}");
-    let line = run_missing.one_line_error();
-    assert!(line.contains("missing.toml"), "{line}");
+    Test::within(&env)
+        .args(["--config", missing.to_str().unwrap(), "decode", "1"])
+        .status(2)
+        .one_line_error("missing.toml")
+        .run();
 
     // A missing default file is fine.
     assert!(!default_config(&env).exists());
-    assert!(run(&env, &["decode", "1"], &[], &[]).success());
+    Test::within(&env).args(["decode", "1"]).status(0).run();
 }
 
 #[test]
@@ -352,13 +328,14 @@ fn every_kind_of_mistake_names_the_file_line_and_key() {
         ("wrong type", "store = 5\n", ":1: key store: invalid type"),
     ];
     let path = default_config(&env);
-    for (what, text, expected) in cases {
+    for (_case, text, expected) in cases {
         write_config(&env, text);
-        let run = run(&env, &["decode", "1"], &[], &[]);
-        assert_eq!(run.code(), 2, "{what}: {run}");
-        let line = run.one_line_error();
         let at = format!("{}{expected}", path.display());
-        assert!(line.contains(&at), "{what}: expected {at:?} in {line:?}");
+        Test::within(&env)
+            .args(["decode", "1"])
+            .status(2)
+            .one_line_error(at)
+            .run();
     }
 }
 
@@ -368,10 +345,9 @@ fn passwords_in_the_file_are_never_printed() {
     const SECRET: &str = "s3cr3t-Pa55";
     let unreachable = format!("redis://:{SECRET}@127.0.0.1:1/0");
     let mysql = format!("mysql://root:{SECRET}@127.0.0.1:1/idgen");
-    let check = |run: &Run| {
-        assert!(!run.stdout.contains(SECRET), "password on stdout: {run}");
-        assert!(!run.stderr.contains(SECRET), "password on stderr: {run}");
-    };
+    fn secret_kept(test: Test<'_>) -> Test<'_> {
+        test.stdout_lacks(SECRET).stderr_lacks(SECRET)
+    }
 
     // Reported by status, in both forms, and in the errors of commands that fail.
     write_config(
@@ -388,9 +364,13 @@ fn passwords_in_the_file_are_never_printed() {
         &["-v", "next", "--app", "1"],
         &["init-app", "--app", "1", "--name", "x"],
     ] {
-        let run = run(&env, args, &[], &unset);
+        let run = unset
+            .iter()
+            .fold(secret_kept(Test::within(&env).args(args)), |t, name| {
+                t.unset(name)
+            })
+            .run();
         assert!(!run.success(), "{run}");
-        check(&run);
     }
 
     // Mistakes in the file: the value is quoted back without its password.
@@ -402,10 +382,10 @@ fn passwords_in_the_file_are_never_printed() {
         format!("mysql = \"mysql://root:{SECRET}@[::1\"\n"),
     ] {
         write_config(&env, &text);
-        let run = run(&env, &["decode", "1"], &[], &[]);
-        assert_eq!(run.code(), 2, "{text}: {run}");
-        check(&run);
-        run.one_line_error();
+        secret_kept(Test::within(&env).args(["decode", "1"]))
+            .status(2)
+            .one_line_error("")
+            .run();
     }
 }
 
@@ -443,8 +423,7 @@ fn empty_environment_variables_count_as_unset() {
         &["lease", "--count", "1"],
         &["inspect-freelist"],
     ] {
-        let done = run(&env, args, &vars, &[]);
-        assert!(done.success(), "{args:?}: {done}");
+        Test::within(&env).args(args).envs(&vars).status(0).run();
     }
 }
 
@@ -462,14 +441,19 @@ fn a_bad_value_from_the_environment_names_the_variable() {
         ("IDGEN_EPOCH", "someday", &["decode", "1"]),
         ("IDGEN_EPOCH", "someday", &["lease", "--count", "1"]),
     ] {
-        let bad = run(&env, args, &[(var, value)], &[]);
-        assert_eq!(bad.code(), 2, "{var}={value}: {bad}");
-        let line = bad.one_line_error();
-        assert!(line.contains(var), "{var} is not named: {line}");
+        Test::within(&env)
+            .args(args)
+            .env(var, value)
+            .status(2)
+            .one_line_error(var)
+            .run();
     }
     // From a flag, the flag is named.
-    let flag = run(&env, &["--timeout", "soon", "status"], &[], &[]);
-    assert!(flag.one_line_error().contains("--timeout"), "{flag}");
+    Test::within(&env)
+        .args(["--timeout", "soon", "status"])
+        .status(2)
+        .one_line_error("--timeout")
+        .run();
 
     // Server URLs too, without showing a value that is no URL at all.
     let servers = TestEnv::distributed();
@@ -477,11 +461,13 @@ fn a_bad_value_from_the_environment_names_the_variable() {
         ("IDGEN_MYSQL_URL", "hunter2"),
         ("IDGEN_REDIS_URL", "redis//:hunter2@host"),
     ] {
-        let bad = run(&servers, &["next", "--app", "1"], &[(var, value)], &[]);
-        assert_eq!(bad.code(), 2, "{bad}");
-        let line = bad.one_line_error();
-        assert!(line.contains(var), "{var} is not named: {line}");
-        assert!(!line.contains("hunter2"), "{line}");
+        Test::within(&servers)
+            .args(["next", "--app", "1"])
+            .env(var, value)
+            .status(2)
+            .one_line_error(var)
+            .stderr_lacks("hunter2")
+            .run();
     }
 }
 
@@ -490,14 +476,12 @@ fn a_store_given_together_with_servers_is_a_usage_error_naming_each_source() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "1", "--name", "one"]);
     let store = env.home.path().join("laptop.db");
-    let first = run(
-        &env,
-        &["next", "--app", "1"],
-        &[("IDGEN_STORE", store.to_str().unwrap())],
-        &[],
-    );
-    assert_eq!(first.code(), 2, "{first}");
-    assert_eq!(first.stdout, "", "an ID was issued anyway: {first}");
+    let first = Test::within(&env)
+        .args(["next", "--app", "1"])
+        .env("IDGEN_STORE", store.to_str().unwrap())
+        .status(2)
+        .stdout_is("")
+        .run();
     let line = first.one_line_error();
     for source in ["IDGEN_STORE", "IDGEN_REDIS_URL", "IDGEN_MYSQL_URL"] {
         assert!(line.contains(source), "{source} is not named: {line}");
@@ -512,13 +496,12 @@ fn a_store_given_together_with_servers_is_a_usage_error_naming_each_source() {
             env.mysql_url, env.redis_url
         ),
     );
-    let second = run(
-        &env,
-        &["--store", store.to_str().unwrap(), "status"],
-        &[],
-        &["IDGEN_REDIS_URL", "IDGEN_MYSQL_URL"],
-    );
-    assert_eq!(second.code(), 2, "{second}");
+    let second = Test::within(&env)
+        .args(["--store", store.to_str().unwrap(), "status"])
+        .unset("IDGEN_REDIS_URL")
+        .unset("IDGEN_MYSQL_URL")
+        .status(2)
+        .run();
     let line = second.one_line_error();
     assert!(line.contains("--store"), "{line}");
     assert!(

@@ -106,6 +106,39 @@ pub struct NamespaceSnapshot {
     pub fences: Vec<(u64, i64)>,
 }
 
+impl NamespaceSnapshot {
+    /// A snapshot from what a store read: each held worker gets its fence, and
+    /// `fences` keeps only those of workers nobody holds.
+    pub fn assemble(
+        signature: Option<String>,
+        capacity: u64,
+        held: impl IntoIterator<Item = (u64, String, Option<u64>)>,
+        free: Vec<u64>,
+        fences: std::collections::BTreeMap<u64, i64>,
+    ) -> Self {
+        let held: Vec<HeldWorker> = held
+            .into_iter()
+            .map(|(worker, holder, ttl_ms)| HeldWorker {
+                worker,
+                holder,
+                ttl_ms,
+                last_unix_ms: fences.get(&worker).copied(),
+            })
+            .collect();
+        let fences = fences
+            .into_iter()
+            .filter(|(worker, _)| !held.iter().any(|h| h.worker == *worker))
+            .collect();
+        NamespaceSnapshot {
+            signature,
+            capacity,
+            held,
+            free,
+            fences,
+        }
+    }
+}
+
 /// Storage of worker-ID leases: Redis, or the embedded store.
 #[async_trait]
 pub trait LeaseStore: Send + Sync {
@@ -287,6 +320,18 @@ impl NamespaceSpec {
             signature: format!("{};assigner={}", layout.signature(), assigner.as_str()),
             capacity,
         })
+    }
+
+    /// `worker` as the worker-node table handed it out, if the layout can hold it.
+    pub fn check_assigned(&self, worker: u64) -> Result<u64> {
+        if worker >= self.capacity {
+            return Err(crate::error::Error::WorkerIdsExhausted {
+                layout: self.signature.clone(),
+                assigned: worker,
+                capacity: self.capacity,
+            });
+        }
+        Ok(worker)
     }
 }
 

@@ -16,6 +16,7 @@ pub struct Test<'e> {
     env: Option<&'e TestEnv>,
     args: Vec<String>,
     vars: Vec<(String, String)>,
+    unset: Vec<String>,
     stdin: Option<String>,
     terminal: bool,
     status: Option<i32>,
@@ -39,6 +40,7 @@ impl Test<'static> {
             env: None,
             args: Vec::new(),
             vars: Vec::new(),
+            unset: Vec::new(),
             stdin: None,
             terminal: false,
             status: None,
@@ -65,14 +67,27 @@ impl<'e> Test<'e> {
         self
     }
 
-    pub fn args<S: Into<String>>(mut self, args: impl IntoIterator<Item = S>) -> Self {
-        self.args.extend(args.into_iter().map(Into::into));
+    pub fn args<S: AsRef<str>>(mut self, args: impl IntoIterator<Item = S>) -> Self {
+        self.args
+            .extend(args.into_iter().map(|arg| arg.as_ref().to_string()));
         self
     }
 
     /// Sets an environment variable for this run.
     pub fn env(mut self, name: &str, value: impl Into<String>) -> Self {
         self.vars.push((name.to_string(), value.into()));
+        self
+    }
+
+    /// Sets each of `vars` for this run.
+    pub fn envs(self, vars: &[(&str, &str)]) -> Self {
+        vars.iter()
+            .fold(self, |test, (name, value)| test.env(name, *value))
+    }
+
+    /// Removes an environment variable the environment would set (a backend URL).
+    pub fn unset(mut self, name: &str) -> Self {
+        self.unset.push(name.to_string());
         self
     }
 
@@ -143,6 +158,9 @@ impl<'e> Test<'e> {
                 cmd
             }
         };
+        for name in &self.unset {
+            cmd.env_remove(name);
+        }
         cmd.args(&self.args);
         cmd.envs(self.vars.iter().map(|(k, v)| (k, v)));
         if self.terminal {

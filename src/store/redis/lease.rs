@@ -8,7 +8,7 @@
 
 use super::RedisNode;
 use crate::error::{Error, Result};
-use crate::lease::{Grant, HeldWorker, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal};
+use crate::lease::{Grant, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal};
 use crate::store::Ledger;
 use crate::store::fresh_token;
 use crate::store::mysql::{MysqlLedger, WorkerClaim};
@@ -247,30 +247,18 @@ impl RedisNode {
             .chunks(2)
             .filter_map(|kv| Some((kv.first()?.parse().ok()?, kv.get(1)?.parse().ok()?)))
             .collect();
-        let held: Vec<HeldWorker> = held
-            .chunks(3)
-            .filter_map(|h| {
-                let worker: u64 = h.first()?.parse().ok()?;
-                let pttl: i64 = h.get(2)?.parse().ok()?;
-                Some(HeldWorker {
-                    worker,
-                    holder: h.get(1)?.clone(),
-                    ttl_ms: u64::try_from(pttl).ok(),
-                    last_unix_ms: fences.get(&worker).copied(),
-                })
-            })
-            .collect();
-        let held_ids: std::collections::BTreeSet<u64> = held.iter().map(|h| h.worker).collect();
-        Ok(NamespaceSnapshot {
-            signature: (!signature.is_empty()).then_some(signature),
-            capacity: capacity.parse().unwrap_or(0),
+        let held = held.chunks(3).filter_map(|h| {
+            let worker: u64 = h.first()?.parse().ok()?;
+            let pttl: i64 = h.get(2)?.parse().ok()?;
+            Some((worker, h.get(1)?.clone(), u64::try_from(pttl).ok()))
+        });
+        Ok(NamespaceSnapshot::assemble(
+            (!signature.is_empty()).then_some(signature),
+            capacity.parse().unwrap_or(0),
             held,
-            free: free.iter().filter_map(|id| id.parse().ok()).collect(),
-            fences: fences
-                .into_iter()
-                .filter(|(w, _)| !held_ids.contains(w))
-                .collect(),
-        })
+            free.iter().filter_map(|id| id.parse().ok()).collect(),
+            fences,
+        ))
     }
 
     pub async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()> {

@@ -3,7 +3,7 @@
 //! namespace), the worker ID comes from MySQL's `WORKER_NODE`.
 
 use super::RedisNode;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::lease::{NamespaceSpec, WorkerNodeAssigner};
 use crate::store::mysql::MysqlLedger;
 use async_trait::async_trait;
@@ -23,13 +23,6 @@ impl WorkerNodeAssigner for DistributedWorkerNodes {
             .await?;
         self.redis.claim_namespace(namespace).await?;
         let worker = self.ledger.insert_worker_node(host, port).await?;
-        if worker >= namespace.capacity {
-            return Err(Error::WorkerIdsExhausted {
-                layout: namespace.signature.clone(),
-                assigned: worker,
-                capacity: namespace.capacity,
-            });
-        }
-        Ok(worker)
+        namespace.check_assigned(worker)
     }
 }

@@ -9,7 +9,7 @@
 use super::{DbError, DbResult, SqliteStore, ms, now_ms};
 use crate::error::{Error, Result};
 use crate::lease::{
-    Grant, HeldWorker, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal, WorkerNodeAssigner,
+    Grant, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal, WorkerNodeAssigner,
 };
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -284,7 +284,7 @@ fn snapshot(conn: &Connection, namespace: &str) -> DbResult<NamespaceSnapshot> {
         .filter_map(|(w, last)| Some((u64::try_from(w).ok()?, last)))
         .collect()
     };
-    let held: Vec<HeldWorker> = {
+    let held: Vec<(u64, String, Option<u64>)> = {
         let mut stmt = conn.prepare_cached(
             "SELECT worker, holder, expires_at_ms FROM idgen_lease_held
              WHERE namespace = ?1 AND worker >= 0 AND worker < ?2 AND (expires_at_ms IS NULL OR expires_at_ms > ?3)
@@ -300,27 +300,19 @@ fn snapshot(conn: &Connection, namespace: &str) -> DbResult<NamespaceSnapshot> {
         .collect::<rusqlite::Result<Vec<_>>>()?
         .into_iter()
         .map(|(worker, holder, expires)| {
-            let worker = worker as u64; // the WHERE clause keeps it non-negative
-            HeldWorker {
-                worker,
-                holder,
-                ttl_ms: expires.map(|at| (at - now).max(0) as u64),
-                last_unix_ms: fences.get(&worker).copied(),
-            }
+            // The WHERE clause keeps the worker non-negative.
+            let ttl_ms = expires.map(|at| (at - now).max(0) as u64);
+            (worker as u64, holder, ttl_ms)
         })
         .collect()
     };
-    let held_ids: BTreeSet<u64> = held.iter().map(|h| h.worker).collect();
-    Ok(NamespaceSnapshot {
+    Ok(NamespaceSnapshot::assemble(
         signature,
-        capacity: capacity as u64,
+        capacity as u64,
         held,
         free,
-        fences: fences
-            .into_iter()
-            .filter(|(w, _)| !held_ids.contains(w))
-            .collect(),
-    })
+        fences,
+    ))
 }
 
 fn repair(conn: &Connection, namespace: &str, ttl: Duration) -> DbResult<()> {
@@ -507,15 +499,8 @@ impl WorkerNodeAssigner for SqliteStore {
                     detail: "WORKER_NODE handed out a negative ID".into(),
                 })
             })?;
-            if worker >= namespace.capacity {
-                // Rolled back: the table does not grow with IDs nobody can use.
-                return Err(DbError::Idgen(Error::WorkerIdsExhausted {
-                    layout: namespace.signature.clone(),
-                    assigned: worker,
-                    capacity: namespace.capacity,
-                }));
-            }
-            Ok(worker)
+            // An error rolls back: the table does not grow with IDs nobody can use.
+            namespace.check_assigned(worker).map_err(DbError::Idgen)
         })
         .await
     }
