@@ -178,7 +178,7 @@ mybatis-plus\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l epoch -d 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout\'s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l bits -d 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l unit -d 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand lease" -l fix -d 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l fix -d 'Pin a worker-ID field so only the other worker bits are leased, e.g. datacenter=3 (repeatable; lease only)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -s n -l count -d 'Issue N IDs, then release the lease [default: 1]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l holder -d 'Who holds the lease, shown to operators [default: HOSTNAME:PID]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l ttl -d 'Lease expiry; renewed every third of it [default: 30s, or the config file\'s]' -r
@@ -278,7 +278,7 @@ mybatis-plus\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l epoch -d 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout\'s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l bits -d 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l unit -d 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand serve" -l fix -d 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l fix -d 'Pin a worker-ID field so only the other worker bits are leased, e.g. datacenter=3 (repeatable; lease only)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l holder -d 'Who holds the leases, shown to operators [default: HOSTNAME:PID]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l ttl -d 'Lease expiry; renewed every third of it [default: 30s, or the config file\'s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l max-clock-back -d 'Largest backward clock step waited out instead of refused' -r
@@ -564,7 +564,7 @@ mybatis-plus\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l epoch -d 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout\'s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l bits -d 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l unit -d 'Time unit of a --bits layout: ms, s, 10ms, any Nms or Ns [default: ms]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l fix -d 'Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l fix -d 'Pin a worker-ID field so only the other worker bits are leased, e.g. datacenter=3 (repeatable; lease only)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F

@@ -1,10 +1,10 @@
-//! The in-process snowflake generator: one node value, one layout, one clock.
+//! The in-process snowflake generator: one worker ID, one layout, one clock.
 //!
-//! Uniqueness rests on never reusing a (time unit, node, sequence) triple:
+//! Uniqueness rests on never reusing a (time unit, worker, sequence) triple:
 //! * within one time unit the sequence counts up; when it runs out, wait for the next unit;
 //! * a clock that stepped back by at most [`GeneratorOptions::max_backward`] is waited out,
 //!   a larger step is refused ([`Error::ClockMovedBack`]) and nothing is issued;
-//! * [`SnowflakeGenerator::set_floor_ms`] keeps a new holder of a node off the time units
+//! * [`SnowflakeGenerator::set_floor_ms`] keeps a new holder of a worker off the time units
 //!   its previous holder may have used;
 //! * [`SnowflakeGenerator::set_horizon_ms`] stops issuance at the lease's fence.
 //!
@@ -30,16 +30,16 @@ impl Default for GeneratorOptions {
     }
 }
 
-/// Issues IDs of one layout for one node value.
+/// Issues IDs of one layout for one worker ID.
 #[derive(Debug)]
 pub struct SnowflakeGenerator<C: Clock = SystemClock> {
     layout: Layout,
-    node: u64,
+    worker: u64,
     clock: C,
     max_backward_ms: i64,
 
-    /// The node and fixed fields, already in place; only time and sequence vary.
-    node_bits: u64,
+    /// The worker-ID fields, already in place; only time and sequence vary.
+    placed_bits: u64,
     time_shift: u32,
     sequence_shift: u32,
     max_time: i64,
@@ -64,13 +64,13 @@ pub struct SnowflakeGenerator<C: Clock = SystemClock> {
 }
 
 impl<C: Clock> SnowflakeGenerator<C> {
-    /// A generator for `node` (spread over the layout's free node fields).
+    /// A generator for `worker` (spread over the layout's free worker-ID fields).
     ///
-    /// Refuses a layout it cannot fill, a node that does not fit, a clock before the epoch
+    /// Refuses a layout it cannot fill, a worker that does not fit, a clock before the epoch
     /// and a layout whose time bits are used up.
-    pub fn new(layout: &Layout, node: u64, clock: C, options: GeneratorOptions) -> Result<Self> {
+    pub fn new(layout: &Layout, worker: u64, clock: C, options: GeneratorOptions) -> Result<Self> {
         layout.check_generatable()?;
-        let node_bits = node_and_fixed_bits(layout, node)?;
+        let placed_bits = worker_and_fixed_bits(layout, worker)?;
         let field = |role: Role| {
             layout
                 .fields()
@@ -80,10 +80,10 @@ impl<C: Clock> SnowflakeGenerator<C> {
         };
         let (time, sequence) = (field(Role::Time), field(Role::Sequence));
         let generator = SnowflakeGenerator {
-            node,
+            worker,
             clock,
             max_backward_ms: i64::try_from(options.max_backward.as_millis()).unwrap_or(i64::MAX),
-            node_bits,
+            placed_bits,
             time_shift: time.shift(),
             sequence_shift: sequence.shift(),
             max_time: time.max() as i64,
@@ -113,8 +113,8 @@ impl<C: Clock> SnowflakeGenerator<C> {
         &self.layout
     }
 
-    pub fn node(&self) -> u64 {
-        self.node
+    pub fn worker(&self) -> u64 {
+        self.worker
     }
 
     pub fn clock(&self) -> &C {
@@ -122,7 +122,7 @@ impl<C: Clock> SnowflakeGenerator<C> {
     }
 
     /// Never issue the time unit containing `ms`, nor any earlier one: the previous holder
-    /// of this node may have used them. Only ever raises the floor.
+    /// of this worker may have used them. Only ever raises the floor.
     ///
     /// If the clock is behind `ms`, the next call waits when that is within the backward
     /// tolerance and refuses with [`Error::ClockMovedBack`] otherwise.
@@ -168,7 +168,7 @@ impl<C: Clock> SnowflakeGenerator<C> {
             };
             let available = self.max_sequence - first + 1;
             let take = available.min((n - appended) as u64);
-            let base = ((unit as u64) << self.time_shift) | self.node_bits;
+            let base = ((unit as u64) << self.time_shift) | self.placed_bits;
             let shift = self.sequence_shift;
             out.extend((first..first + take).map(|sequence| base | (sequence << shift)));
             self.next_sequence = first + take;
@@ -226,7 +226,7 @@ impl<C: Clock> SnowflakeGenerator<C> {
     }
 
     fn compose(&self, unit: i64, sequence: u64) -> u64 {
-        ((unit as u64) << self.time_shift) | (sequence << self.sequence_shift) | self.node_bits
+        ((unit as u64) << self.time_shift) | (sequence << self.sequence_shift) | self.placed_bits
     }
 
     /// The unit containing `ms`; on the hot path, so plain `i64` arithmetic when it fits.
@@ -270,11 +270,11 @@ impl<C: Clock> SnowflakeGenerator<C> {
     }
 }
 
-/// The ID bits of every node field: `node` spread over the free ones, fixed values in the rest.
-fn node_and_fixed_bits(layout: &Layout, node: u64) -> Result<u64, LayoutError> {
+/// The ID bits of every worker-ID field: `worker` spread over the free ones, fixed values in the rest.
+fn worker_and_fixed_bits(layout: &Layout, worker: u64) -> Result<u64, LayoutError> {
     let parts = Parts {
         time: 0,
-        node,
+        worker,
         sequence: 0,
     };
     let id = layout.compose_parts(parts)?;

@@ -1,4 +1,4 @@
-//! Bit layouts: the named ones, custom ones, node fields, epochs, signatures, and
+//! Bit layouts: the named ones, custom ones, worker-ID fields, epochs, signatures, and
 //! compose/decompose as properties over every layout.
 
 use idgen::layout::{
@@ -132,7 +132,7 @@ fn named_layouts_have_the_documented_fields_units_and_epochs() {
             signed: true,
         },
         Documented {
-            // f4b6a3/tsid-creator: 42 bits of ms since 2020-01-01, then 10 node bits and
+            // f4b6a3/tsid-creator: 42 bits of ms since 2020-01-01, then 10 worker bits and
             // 12 counter bits by default.
             name: "tsid",
             fields: &[("time", 42), ("node", 10), ("counter", 12)],
@@ -267,8 +267,8 @@ fn a_named_layout_moved_to_another_named_layouts_epoch_keeps_its_name() {
 #[test]
 fn instagrams_shard_names_the_issuer_so_instagram_can_be_generated() {
     let layout = named("instagram");
-    assert_eq!(layout.field(FieldKind::Shard).unwrap().role(), Role::Node);
-    assert_eq!(layout.node_bits(), 13);
+    assert_eq!(layout.field(FieldKind::Shard).unwrap().role(), Role::Worker);
+    assert_eq!(layout.worker_bits(), 13);
     assert!(layout.check_generatable().is_ok());
     assert_eq!(
         named("segment").field(FieldKind::Shard).unwrap().role(),
@@ -282,7 +282,7 @@ fn seata_puts_the_worker_above_the_time() {
     let id = layout
         .compose_parts(Parts {
             time: 5,
-            node: 3,
+            worker: 3,
             sequence: 2,
         })
         .unwrap();
@@ -396,17 +396,17 @@ fn segment_has_no_time_field_so_an_epoch_does_not_apply() {
     assert!(matches!(err, LayoutError::NoTimeField { .. }), "{err}");
 }
 
-// ---- node fields ---------------------------------------------------------------------
+// ---- worker-ID fields ---------------------------------------------------------------------
 
 #[test]
 fn node_value_is_spread_over_node_fields_from_high_to_low() {
     let layout = named("snowflake-dc");
-    assert_eq!(layout.node_bits(), 10);
-    assert_eq!(layout.node_capacity(), 1024);
+    assert_eq!(layout.worker_bits(), 10);
+    assert_eq!(layout.worker_capacity(), 1024);
     let id = layout
         .compose_parts(Parts {
             time: 1,
-            node: 37,
+            worker: 37,
             sequence: 2,
         })
         .unwrap();
@@ -421,12 +421,12 @@ fn fixing_a_node_field_leaves_only_the_other_node_bits_to_lease() {
     let layout = named("snowflake-dc")
         .with_fixed(FieldKind::Datacenter, 3)
         .unwrap();
-    assert_eq!(layout.node_bits(), 5);
-    assert_eq!(layout.node_capacity(), 32);
+    assert_eq!(layout.worker_bits(), 5);
+    assert_eq!(layout.worker_capacity(), 32);
     let id = layout
         .compose_parts(Parts {
             time: 0,
-            node: 5,
+            worker: 5,
             sequence: 0,
         })
         .unwrap();
@@ -435,13 +435,13 @@ fn fixing_a_node_field_leaves_only_the_other_node_bits_to_lease() {
     assert_eq!(decoded.get(FieldKind::Worker), Some(5));
     let too_large = layout.compose_parts(Parts {
         time: 0,
-        node: 32,
+        worker: 32,
         sequence: 0,
     });
     assert!(matches!(
         too_large,
-        Err(LayoutError::NodeTooLarge {
-            node: 32,
+        Err(LayoutError::WorkerTooLarge {
+            worker: 32,
             bits: 5,
             ..
         })
@@ -466,7 +466,7 @@ fn only_node_fields_can_be_fixed_and_only_with_values_that_fit() {
     let layout = named("snowflake-dc");
     assert!(matches!(
         layout.clone().with_fixed(FieldKind::Sequence, 1),
-        Err(LayoutError::NotANodeField { .. })
+        Err(LayoutError::NotAWorkerField { .. })
     ));
     assert!(matches!(
         layout.clone().with_fixed(FieldKind::Process, 1),
@@ -494,7 +494,7 @@ fn parts_refuses_an_id_made_under_another_fixed_value() {
     let id = four
         .compose_parts(Parts {
             time: 9,
-            node: 1,
+            worker: 1,
             sequence: 0,
         })
         .unwrap();
@@ -1002,7 +1002,7 @@ fn any_kinds() -> impl Strategy<Value = Vec<FieldKind>> {
     })
 }
 
-/// Random kinds a generator can fill: time, one sequence field, some node fields.
+/// Random kinds a generator can fill: time, one sequence field, some worker-ID fields.
 fn generatable_kinds() -> impl Strategy<Value = Vec<FieldKind>> {
     let nodes = [
         FieldKind::Worker,
@@ -1127,8 +1127,8 @@ fn layout_and_id() -> impl Strategy<Value = (Layout, u64)> {
 fn generatable_layout_and_parts() -> impl Strategy<Value = (Layout, Parts)> {
     any_generatable_layout()
         .prop_flat_map(|layout| {
-            // Fix the first node field, if any, to a random value.
-            let first_node = layout.node_fields().next().map(|f| (f.kind(), f.max()));
+            // Fix the first worker-ID field, if any, to a random value.
+            let first_node = layout.worker_fields().next().map(|f| (f.kind(), f.max()));
             let fixed = match first_node {
                 Some((kind, max)) => (Just(Some(kind)), field_value(max)).boxed(),
                 None => (Just(None), Just(0)).boxed(),
@@ -1147,14 +1147,17 @@ fn generatable_layout_and_parts() -> impl Strategy<Value = (Layout, Parts)> {
                 .find(|f| f.kind().role() == Role::Sequence)
                 .unwrap()
                 .max();
-            let node = layout.node_capacity() - 1;
-            let parts = (field_value(time), field_value(node), field_value(sequence)).prop_map(
-                |(time, node, sequence)| Parts {
+            let worker = layout.worker_capacity() - 1;
+            let parts = (
+                field_value(time),
+                field_value(worker),
+                field_value(sequence),
+            )
+                .prop_map(|(time, worker, sequence)| Parts {
                     time,
-                    node,
+                    worker,
                     sequence,
-                },
-            );
+                });
             (Just(layout), parts)
         })
 }
@@ -1214,9 +1217,9 @@ proptest! {
     fn generator_parts_past_their_field_are_refused((layout, parts) in generatable_layout_and_parts()) {
         let over_time = Parts { time: layout.max_time().unwrap() + 1, ..parts };
         prop_assert!(layout.compose_parts(over_time).is_err());
-        if layout.node_bits() < 64 {
-            let over_node = Parts { node: layout.node_capacity(), ..parts };
-            prop_assert!(layout.compose_parts(over_node).is_err());
+        if layout.worker_bits() < 64 {
+            let over_worker = Parts { worker: layout.worker_capacity(), ..parts };
+            prop_assert!(layout.compose_parts(over_worker).is_err());
         }
     }
 

@@ -20,8 +20,8 @@ fn layout(name: &str) -> Layout {
     Layout::named(name).unwrap()
 }
 
-fn generator(layout: &Layout, node: u64, clock: &ManualClock) -> SnowflakeGenerator<ManualClock> {
-    SnowflakeGenerator::new(layout, node, clock.clone(), GeneratorOptions::default()).unwrap()
+fn generator(layout: &Layout, worker: u64, clock: &ManualClock) -> SnowflakeGenerator<ManualClock> {
+    SnowflakeGenerator::new(layout, worker, clock.clone(), GeneratorOptions::default()).unwrap()
 }
 
 fn next(generator: &mut SnowflakeGenerator<ManualClock>) -> u64 {
@@ -221,7 +221,7 @@ fn a_new_holder_never_reissues_the_previous_holders_triples() {
         clock.advance(ms(1));
     }
     let floor = previous.last_issued_ms().unwrap();
-    // The next holder of node 9 runs on a clock a little behind the previous one's.
+    // The next holder of worker 9 runs on a clock a little behind the previous one's.
     clock.set_ms(floor - 4);
     let mut next_holder = generator(&layout, 9, &clock);
     next_holder.set_floor_ms(floor);
@@ -389,7 +389,7 @@ fn a_node_that_does_not_fit_the_layout_is_refused() {
     assert!(
         matches!(
             err,
-            Error::Layout(LayoutError::NodeTooLarge { node: 1024, .. })
+            Error::Layout(LayoutError::WorkerTooLarge { worker: 1024, .. })
         ),
         "{err}"
     );
@@ -427,16 +427,16 @@ fn the_new_named_layouts_generate_ids_that_decode_to_the_clock_and_the_node() {
         ("tsid", FieldKind::Node),
         ("seata", FieldKind::Worker),
     ];
-    for (name, node_field) in cases {
+    for (name, worker_field) in cases {
         let layout = layout(name);
-        let node = layout.node_capacity() - 1;
+        let worker = layout.worker_capacity() - 1;
         let clock = ManualClock::new(today_ms());
-        let mut generator = generator(&layout, node, &clock);
+        let mut generator = generator(&layout, worker, &clock);
         let first = next(&mut generator);
         let second = next(&mut generator);
         assert!(first < second, "{name}");
         assert_eq!(unix_ms(&layout, first), today_ms(), "{name}");
-        assert_eq!(field(&layout, first, node_field), node, "{name}");
+        assert_eq!(field(&layout, first, worker_field), worker, "{name}");
         let sequence = layout
             .fields()
             .iter()
@@ -450,7 +450,7 @@ fn the_new_named_layouts_generate_ids_that_decode_to_the_clock_and_the_node() {
 #[test]
 fn mastodon_has_no_node_bits_so_one_generator_fills_the_sequence() {
     let layout = layout("mastodon");
-    assert_eq!(layout.node_capacity(), 1);
+    assert_eq!(layout.worker_capacity(), 1);
     let clock = ManualClock::new(today_ms());
     let mut generator = generator(&layout, 0, &clock);
     let id = next(&mut generator);
@@ -466,7 +466,7 @@ enum Step {
     Rewind(u64),
     Next,
     Fill(usize),
-    /// The node passes to a new holder, which takes the old one's last unit as its floor.
+    /// The worker passes to a new holder, which takes the old one's last unit as its floor.
     Handover,
 }
 
@@ -492,11 +492,11 @@ struct RunSummary {
     waited: Duration,
 }
 
-/// Runs the steps and checks every ID is new, larger than the one before, and carries the node.
+/// Runs the steps and checks every ID is new, larger than the one before, and carries the worker.
 fn run_jittery(layout: &Layout, steps: &[Step]) -> Result<RunSummary, TestCaseError> {
-    let node = 5;
+    let worker = 5;
     let clock = ManualClock::new(today_ms());
-    let mut generator = generator(layout, node, &clock);
+    let mut generator = generator(layout, worker, &clock);
     let mut seen = HashSet::new();
     let mut last = 0u64;
     let mut batch = Vec::new();
@@ -516,12 +516,12 @@ fn run_jittery(layout: &Layout, steps: &[Step]) -> Result<RunSummary, TestCaseEr
             Step::Next => generator.next_id().map(|id| batch.extend(id)),
             Step::Fill(n) => generator.fill(&mut batch, *n).map(drop),
             Step::Handover => {
-                // As the lease does: keep the latest unit ever issued under this node,
+                // As the lease does: keep the latest unit ever issued under this worker,
                 // even across holders that issued nothing.
                 floor = floor.max(generator.last_issued_ms());
                 generator = SnowflakeGenerator::new(
                     layout,
-                    node,
+                    worker,
                     clock.clone(),
                     GeneratorOptions::default(),
                 )
@@ -544,7 +544,7 @@ fn run_jittery(layout: &Layout, steps: &[Step]) -> Result<RunSummary, TestCaseEr
             prop_assert!(id > last, "ID {id} after {last}");
             last = id;
             let parts = layout.parts(id).unwrap();
-            prop_assert_eq!(parts.node, node);
+            prop_assert_eq!(parts.worker, worker);
         }
     }
     Ok(RunSummary {

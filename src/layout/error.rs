@@ -55,8 +55,8 @@ pub enum LayoutError {
     #[error("layout {layout} has no field {field}")]
     NoSuchField { layout: String, field: &'static str },
 
-    #[error("{field} is not a node field, so it cannot be fixed")]
-    NotANodeField { field: &'static str },
+    #[error("{field} is not a worker-ID field, so it cannot be fixed")]
+    NotAWorkerField { field: &'static str },
 
     #[error("{field} is already fixed to {value}")]
     AlreadyFixed { field: &'static str, value: u64 },
@@ -68,9 +68,9 @@ pub enum LayoutError {
         max: u64,
     },
 
-    #[error("node {node} does not fit the {bits} node bits of layout {layout}")]
-    NodeTooLarge {
-        node: u64,
+    #[error("worker ID {worker} does not fit the {bits} worker bits of layout {layout}")]
+    WorkerTooLarge {
+        worker: u64,
         bits: u32,
         layout: String,
     },
@@ -154,13 +154,13 @@ impl LayoutError {
             EpochNeeded => "add --epoch with the instant the layout counts from, e.g. --epoch 2024-01-01".into(),
             NoTimeField { .. } => "leave out --epoch and --unit for this layout".into(),
             TimeRangeTooLarge { .. } => "use fewer time bits or a shorter unit".into(),
-            NotGeneratable { .. } => "a generator needs one time field, one sequence field and only node fields besides; segment IDs come from `idgen next`, and layouts with other fields can only be decoded".into(),
+            NotGeneratable { .. } => "a generator needs one time field, one sequence field and only worker-ID fields besides; segment IDs come from `idgen next`, and layouts with other fields can only be decoded".into(),
             NoSuchField { .. } => "check the field names of the layout (`idgen decode --help` lists them)".into(),
-            NotANodeField { .. } => "only worker, datacenter, process and machine fields can be fixed".into(),
+            NotAWorkerField { .. } => "only worker, datacenter, process, machine and node fields can be fixed".into(),
             AlreadyFixed { .. } => "fix each field once".into(),
             ValueTooLarge { max, .. } => format!("use a value between 0 and {max}"),
-            NodeTooLarge { bits, .. } => format!(
-                "use a node below 2^{bits}, or a layout with more node bits"
+            WorkerTooLarge { bits, .. } => format!(
+                "use a worker ID below 2^{bits}, or a layout with more worker bits"
             ),
             MissingValue { .. } => "give a value for every field that is not fixed".into(),
             BadFixed { .. } => "write it as FIELD=VALUE, e.g. datacenter=3".into(),

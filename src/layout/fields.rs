@@ -11,8 +11,8 @@ pub enum Role {
     Time,
     /// Counts up within one time unit.
     Sequence,
-    /// Names the issuer; the lease hands out one node value spread over these fields.
-    Node,
+    /// Names the issuer; the lease hands out one worker ID spread over these fields.
+    Worker,
     /// Part of a segment ID (app, shard, index); never generated here.
     Segment,
     /// A field with a name of the user's choosing: decoded, never generated.
@@ -89,7 +89,7 @@ impl FieldKind {
             | FieldKind::Datacenter
             | FieldKind::Process
             | FieldKind::Machine
-            | FieldKind::Node => Role::Node,
+            | FieldKind::Node => Role::Worker,
             FieldKind::App | FieldKind::Shard | FieldKind::Index => Role::Segment,
             FieldKind::Other(_) => Role::Other,
         }

@@ -30,7 +30,7 @@ use named::{NAMED, lookup};
 use std::fmt;
 use text::{parse_digits, parse_digits_signed};
 
-/// One field of a layout: its place in the ID and, for a node field, an optional fixed value.
+/// One field of a layout: its place in the ID and, for a worker-ID field, an optional fixed value.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Field {
     kind: FieldKind,
@@ -103,12 +103,12 @@ pub struct Layout {
     text_form: Option<TextForm>,
 }
 
-/// The parts a generator puts into an ID: time units since the epoch, the leased node
-/// value (spread over the layout's free node fields) and the sequence.
+/// The parts a generator puts into an ID: time units since the epoch, the leased worker
+/// ID (spread over the layout's free worker-ID fields) and the sequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Parts {
     pub time: u64,
-    pub node: u64,
+    pub worker: u64,
     pub sequence: u64,
 }
 
@@ -400,7 +400,7 @@ impl Layout {
         Ok(self)
     }
 
-    /// Pins a node field to `value`, so only the remaining node bits are leased.
+    /// Pins a worker-ID field to `value`, so only the remaining worker bits are leased.
     ///
     /// Part of the signature: holders that fix different values are different layouts.
     pub fn with_fixed(mut self, kind: FieldKind, value: u64) -> Result<Layout, LayoutError> {
@@ -413,8 +413,8 @@ impl Layout {
                 layout: layout_name.clone(),
                 field: kind.name(),
             })?;
-        if field.role != Role::Node {
-            return Err(LayoutError::NotANodeField { field: kind.name() });
+        if field.role != Role::Worker {
+            return Err(LayoutError::NotAWorkerField { field: kind.name() });
         }
         if let Some(fixed) = field.fixed {
             return Err(LayoutError::AlreadyFixed {
@@ -515,21 +515,21 @@ impl Layout {
         text
     }
 
-    /// Node fields whose value the lease decides (not fixed), high to low.
-    pub fn node_fields(&self) -> impl Iterator<Item = &Field> {
+    /// Worker-ID fields whose value the lease decides (not fixed), high to low.
+    pub fn worker_fields(&self) -> impl Iterator<Item = &Field> {
         self.fields
             .iter()
-            .filter(|field| field.role == Role::Node && field.fixed.is_none())
+            .filter(|field| field.role == Role::Worker && field.fixed.is_none())
     }
 
-    /// Bits of the one `node` value a holder leases.
-    pub fn node_bits(&self) -> u32 {
-        self.node_fields().map(Field::width).sum()
+    /// Bits of the one worker ID a holder leases.
+    pub fn worker_bits(&self) -> u32 {
+        self.worker_fields().map(Field::width).sum()
     }
 
-    /// How many distinct node values there are (saturating at `u64::MAX`).
-    pub fn node_capacity(&self) -> u64 {
-        1u64.checked_shl(self.node_bits()).unwrap_or(u64::MAX)
+    /// How many distinct worker IDs there are (saturating at `u64::MAX`).
+    pub fn worker_capacity(&self) -> u64 {
+        1u64.checked_shl(self.worker_bits()).unwrap_or(u64::MAX)
     }
 
     /// Whether a generator can issue IDs in this layout; says what is missing if not.
@@ -542,7 +542,12 @@ impl Layout {
             self.fields
                 .iter()
                 .find(|f| matches!(f.role, Role::Segment | Role::Other))
-                .map(|f| format!("{} is neither a time, sequence nor node field", f.name()))
+                .map(|f| {
+                    format!(
+                        "{} is neither a time, sequence nor worker-ID field",
+                        f.name()
+                    )
+                })
         };
         match problem {
             Some(problem) => Err(LayoutError::NotGeneratable {
@@ -553,7 +558,7 @@ impl Layout {
         }
     }
 
-    /// Builds an ID from every field's value. Fixed node fields may be left out.
+    /// Builds an ID from every field's value. Fixed worker-ID fields may be left out.
     pub fn compose(&self, values: &[(FieldKind, u64)]) -> Result<u64, LayoutError> {
         for (i, (kind, _)) in values.iter().enumerate() {
             if values[..i].iter().any(|(earlier, _)| earlier == kind) {
@@ -613,28 +618,28 @@ impl Layout {
         })
     }
 
-    /// Builds an ID the way a generator does: `node` is spread over the free node fields
-    /// from high to low (for `snowflake-dc`, node 37 is datacenter 1, worker 5).
+    /// Builds an ID the way a generator does: `worker` is spread over the free worker-ID fields
+    /// from high to low (for `snowflake-dc`, worker ID 37 is datacenter 1, worker 5).
     pub fn compose_parts(&self, parts: Parts) -> Result<u64, LayoutError> {
         self.check_generatable()?;
-        if parts.node >= self.node_capacity() && self.node_bits() < 64 {
-            return Err(LayoutError::NodeTooLarge {
-                node: parts.node,
-                bits: self.node_bits(),
+        if parts.worker >= self.worker_capacity() && self.worker_bits() < 64 {
+            return Err(LayoutError::WorkerTooLarge {
+                worker: parts.worker,
+                bits: self.worker_bits(),
                 layout: self.name.to_string(),
             });
         }
         let mut values = Vec::with_capacity(self.fields.len());
-        let mut node = parts.node;
+        let mut worker = parts.worker;
         for field in self.fields.iter().rev() {
             let value = match field.role {
                 Role::Time => parts.time,
                 Role::Sequence => parts.sequence,
-                Role::Node => match field.fixed {
+                Role::Worker => match field.fixed {
                     Some(value) => value,
                     None => {
-                        let value = node & field.max();
-                        node = node.checked_shr(field.width).unwrap_or(0);
+                        let value = worker & field.max();
+                        worker = worker.checked_shr(field.width).unwrap_or(0);
                         value
                     }
                 },
@@ -647,24 +652,24 @@ impl Layout {
         self.compose(&values)
     }
 
-    /// The inverse of [`Layout::compose_parts`]. Refuses an ID whose fixed node fields
+    /// The inverse of [`Layout::compose_parts`]. Refuses an ID whose fixed worker-ID fields
     /// differ from this layout's.
     pub fn parts(&self, id: u64) -> Result<Parts, LayoutError> {
         self.check_generatable()?;
         let decoded = self.decompose(id)?;
         let mut parts = Parts {
             time: 0,
-            node: 0,
+            worker: 0,
             sequence: 0,
         };
         for (field, &(_, value)) in self.fields.iter().zip(&decoded.values) {
             match (field.role, field.fixed) {
                 (Role::Time, _) => parts.time = value,
                 (Role::Sequence, _) => parts.sequence = value,
-                (Role::Node, None) => {
-                    parts.node = parts.node.checked_shl(field.width).unwrap_or(0) | value
+                (Role::Worker, None) => {
+                    parts.worker = parts.worker.checked_shl(field.width).unwrap_or(0) | value
                 }
-                (Role::Node, Some(fixed)) if fixed != value => {
+                (Role::Worker, Some(fixed)) if fixed != value => {
                     return Err(LayoutError::FixedMismatch {
                         id,
                         field: field.name(),

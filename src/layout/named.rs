@@ -117,7 +117,7 @@ pub(super) const NAMED: &[NamedLayout] = &[
         // 2011-08-24T21:07:01.721Z, the epoch in the engineering post's PL/pgSQL.
         epoch_ms: 1_314_220_021_721,
         // Each logical shard issues its own IDs, so the shard names the issuer.
-        roles: &[(FieldKind::Shard, Role::Node)],
+        roles: &[(FieldKind::Shard, Role::Worker)],
         text_form: None,
         source: "Instagram Engineering, \"Sharding & IDs at Instagram\" (2012)",
         note: Some("shard is the logical shard; idgen leases it like a worker"),

@@ -232,7 +232,7 @@ pub fn format_timestamp(unix_ms: i64) -> String {
         .unwrap_or_else(|| format!("@{unix_ms}ms"))
 }
 
-/// Parses `FIELD=VALUE`, the way node fields are fixed on the command line (`datacenter=3`).
+/// Parses `FIELD=VALUE`, the way worker-ID fields are fixed on the command line (`datacenter=3`).
 pub fn parse_fixed(text: &str) -> Result<(FieldKind, u64), LayoutError> {
     let bad = || LayoutError::BadFixed {
         text: text.to_string(),

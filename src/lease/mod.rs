@@ -304,7 +304,7 @@ impl NamespaceSpec {
             ));
         }
         layout.check_generatable()?;
-        let capacity = layout.node_capacity();
+        let capacity = layout.worker_capacity();
         if assigner == Assigner::Lease && capacity > MAX_LEASE_CAPACITY {
             return Err(Error::invalid(
                 "--layout",
@@ -312,7 +312,7 @@ impl NamespaceSpec {
                     "{} has {capacity} worker IDs, more than a leased namespace holds ({MAX_LEASE_CAPACITY})",
                     layout.name()
                 ),
-                "use --assigner worker-node (never-reused IDs, as uid-generator does), or fix some node fields",
+                "use --assigner worker-node (never-reused IDs, as uid-generator does), or fix some worker-ID fields (--fix datacenter=3)",
             ));
         }
         Ok(NamespaceSpec {

@@ -366,7 +366,7 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
 
     /// The worker IDs are being issued under now.
     pub fn worker(&self) -> Option<u64> {
-        self.current.as_ref().map(|(_, g)| g.node())
+        self.current.as_ref().map(|(_, g)| g.worker())
     }
 
     /// Appends `n` IDs to `out`. Every ID was issued while the lease was provably

@@ -40,7 +40,7 @@ pub struct LayoutArgs {
     #[arg(long, value_name = "UNIT", requires = "bits")]
     pub unit: Option<String>,
 
-    /// Pin a node field so only the other node bits are leased, e.g. datacenter=3 (repeatable; lease only)
+    /// Pin a worker-ID field so only the other worker bits are leased, e.g. datacenter=3 (repeatable; lease only)
     #[arg(long = "fix", value_name = "FIELD=VALUE")]
     pub fix: Vec<String>,
 }
@@ -220,7 +220,7 @@ mod tests {
             ..LayoutArgs::default()
         };
         let layout = args.resolve_with(&settings(None, None), None).unwrap();
-        assert_eq!(layout.node_bits(), 5);
+        assert_eq!(layout.worker_bits(), 5);
         assert!(layout.signature().contains("datacenter:5=3"));
     }
 }
