@@ -182,7 +182,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;lease' {
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Holders sharing one layout and epoch')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace: lease holders sharing one layout and epoch')
             [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'Named layout or alias; see the list below [env: IDGEN_LAYOUT] [default: snowflake]')
             [CompletionResult]::new('--epoch', '--epoch', [CompletionResultType]::ParameterName, 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]')
             [CompletionResult]::new('--bits', '--bits', [CompletionResultType]::ParameterName, 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)')
@@ -220,7 +220,7 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;inspect-freelist' {
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace to inspect')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace: lease holders sharing one layout and epoch')
             [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
             [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')

@@ -174,7 +174,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --version 'Print version'
         }
         &'idgen;lease'= {
-            cand --namespace 'Holders sharing one layout and epoch'
+            cand --namespace 'The namespace: lease holders sharing one layout and epoch'
             cand --layout 'Named layout or alias; see the list below [env: IDGEN_LAYOUT] [default: snowflake]'
             cand --epoch 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]'
             cand --bits 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)'
@@ -211,7 +211,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --version 'Print version'
         }
         &'idgen;inspect-freelist'= {
-            cand --namespace 'The namespace to inspect'
+            cand --namespace 'The namespace: lease holders sharing one layout and epoch'
             cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
             cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'

@@ -158,7 +158,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l json -d 'Print t
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand lease" -l namespace -d 'Holders sharing one layout and epoch' -r -f
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l namespace -d 'The namespace: lease holders sharing one layout and epoch' -r -f
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l layout -d 'Named layout or alias; see the list below [env: IDGEN_LAYOUT] [default: snowflake]' -r -f -a "snowflake\t''
 snowflake-dc\t''
 discord\t''
@@ -206,7 +206,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand lease" -l json -d 'Report th
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l namespace -d 'The namespace to inspect' -r -f
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l namespace -d 'The namespace: lease holders sharing one layout and epoch' -r -f
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F

@@ -217,6 +217,20 @@ pub fn node_specs(raw: &str) -> Vec<&str> {
     raw.split_whitespace().collect()
 }
 
+/// `--namespace`, as every command that works on one declares it.
+#[derive(Debug, Clone, Args)]
+pub struct NamespaceArg {
+    /// The namespace: lease holders sharing one layout and epoch
+    #[arg(
+        long = "namespace",
+        env = "IDGEN_NAMESPACE",
+        default_value = "default",
+        value_name = "NS",
+        value_hint = clap::ValueHint::Other
+    )]
+    pub name: String,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create the schema if missing and seed an app's 64 shards (idempotent)

@@ -173,22 +173,7 @@ impl RedisNode {
         if let Some(Value::ServerError(e)) = answers.first() {
             return Err(self.error(&redis::RedisError::from(e.clone())));
         }
-        let field = |name: &str| {
-            info.lines()
-                .find_map(|l| l.strip_prefix(name))
-                .unwrap_or_default()
-                .trim()
-                .to_string()
-        };
-        let version = field("redis_version:");
-        if !version_at_least(&version, MIN_REDIS_VERSION) {
-            return Err(Error::ServerTooOld {
-                backend: "Redis",
-                url: self.url.to_string(),
-                version,
-                minimum: format!("{}.{}", MIN_REDIS_VERSION.0, MIN_REDIS_VERSION.1),
-            });
-        }
+        let version = self.check_version(&info)?;
         if master {
             let role = match answers.get(2) {
                 Some(Value::Array(fields)) => text_of(fields.first()),
@@ -209,7 +194,7 @@ impl RedisNode {
                 });
             }
         }
-        let run_id = field("run_id:");
+        let run_id = info_field(&info, "run_id");
         let local = text_of(answers.get(1));
         let local = local
             .split_whitespace()
@@ -262,20 +247,7 @@ impl RedisNode {
             .bounded(conn.route_command(redis::cmd("INFO").arg("server").clone(), all_masters()))
             .await?;
         for text in texts_in(&info) {
-            let version = text
-                .lines()
-                .find_map(|l| l.strip_prefix("redis_version:"))
-                .unwrap_or_default()
-                .trim()
-                .to_string();
-            if !version_at_least(&version, MIN_REDIS_VERSION) {
-                return Err(Error::ServerTooOld {
-                    backend: "Redis",
-                    url: self.url.to_string(),
-                    version,
-                    minimum: format!("{}.{}", MIN_REDIS_VERSION.0, MIN_REDIS_VERSION.1),
-                });
-            }
+            self.check_version(&text)?;
         }
         Ok(Link {
             conn: Conn::Cluster(conn),
@@ -590,6 +562,32 @@ pub(super) fn all_masters() -> redis::cluster_routing::RoutingInfo {
         redis::cluster_routing::MultipleNodeRoutingInfo::AllMasters,
         None,
     ))
+}
+
+impl RedisNode {
+    /// The server's version from its `INFO server`; refuses one older than
+    /// [`MIN_REDIS_VERSION`].
+    fn check_version(&self, info: &str) -> Result<String> {
+        let version = info_field(info, "redis_version");
+        if version_at_least(&version, MIN_REDIS_VERSION) {
+            return Ok(version);
+        }
+        Err(Error::ServerTooOld {
+            backend: "Redis",
+            url: self.url.to_string(),
+            version,
+            minimum: format!("{}.{}", MIN_REDIS_VERSION.0, MIN_REDIS_VERSION.1),
+        })
+    }
+}
+
+/// One field of an `INFO` answer (`redis_version`, `run_id`); empty when absent.
+pub(super) fn info_field(info: &str, name: &str) -> String {
+    info.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
+        .unwrap_or_default()
+        .trim()
+        .to_string()
 }
 
 /// Every text inside an answer (a cluster's per-node answers come as a map).

@@ -441,14 +441,7 @@ impl RedisNode {
         let mut answers: Vec<Value> = self.bounded(pipe.query_async(&mut conn)).await?;
         let run_id = match run_id {
             Some(run_id) => run_id.to_string(),
-            None => {
-                let info = text_of(answers.pop().as_ref());
-                info.lines()
-                    .find_map(|l| l.strip_prefix("run_id:"))
-                    .unwrap_or_default()
-                    .trim()
-                    .to_string()
-            }
+            None => info_field(&text_of(answers.pop().as_ref()), "run_id"),
         };
         Ok(answers
             .chunks(2)
@@ -536,12 +529,7 @@ impl Dispenser for RedisNode {
                     .await?;
                 let mut infos = texts_in(&answer);
                 infos.sort_by_key(|info| {
-                    let version = info
-                        .lines()
-                        .find_map(|l| l.strip_prefix("redis_version:"))
-                        .unwrap_or_default();
-                    version
-                        .trim()
+                    info_field(info, "redis_version")
                         .split('.')
                         .map(|part| part.parse::<u32>().unwrap_or(0))
                         .collect::<Vec<_>>()
@@ -557,12 +545,12 @@ impl Dispenser for RedisNode {
                 .await?
             }
         };
-        Ok(info
-            .lines()
-            .find_map(|l| l.strip_prefix("redis_version:"))
-            .unwrap_or("unknown")
-            .trim()
-            .to_string())
+        let version = info_field(&info, "redis_version");
+        Ok(if version.is_empty() {
+            "unknown".to_string()
+        } else {
+            version
+        })
     }
 }
 

@@ -20,15 +20,8 @@ use std::time::Duration;
 
 Exits 8 when problems are found and not repaired, so it can run as a monitoring check.")]
 pub struct InspectArgs {
-    /// The namespace to inspect
-    #[arg(
-        long,
-        env = "IDGEN_NAMESPACE",
-        default_value = "default",
-        value_name = "NS",
-        value_hint = clap::ValueHint::Other
-    )]
-    pub namespace: String,
+    #[command(flatten)]
+    pub namespace: crate::cli::NamespaceArg,
 
     /// Fix what was found (asks first on a terminal)
     #[arg(long)]
@@ -63,7 +56,7 @@ pub async fn run(args: InspectArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
     let backend = Backend::open_existing(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let store = backend.lease_store().await?;
-    let ns = &args.namespace;
+    let ns = &args.namespace.name;
     let namespace = NamespaceRepair {
         store: &*store,
         namespace: ns,

@@ -42,15 +42,8 @@ In --stdin mode each input line N (an empty line means 1) is answered with N
 IDs, flushed at once; the lease is renewed in the background until EOF,
 SIGINT or SIGTERM, then released.", crate::dispatch::decode::layout_list()))]
 pub struct LeaseArgs {
-    /// Holders sharing one layout and epoch
-    #[arg(
-        long,
-        env = "IDGEN_NAMESPACE",
-        default_value = "default",
-        value_name = "NS",
-        value_hint = clap::ValueHint::Other
-    )]
-    pub namespace: String,
+    #[command(flatten)]
+    pub namespace: crate::cli::NamespaceArg,
 
     #[command(flatten)]
     pub layout: LayoutArgs,
@@ -212,7 +205,7 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         AssignerArg::Lease => Assigner::Lease,
         AssignerArg::WorkerNode => Assigner::WorkerNode,
     };
-    let namespace = NamespaceSpec::new(&args.namespace, &layout, assigner)?;
+    let namespace = NamespaceSpec::new(&args.namespace.name, &layout, assigner)?;
     // The configured TTL was checked where it was read; a flag is checked here, by the same rule.
     let ttl = match &args.ttl {
         Some(text) => idgen::config::check_lease_ttl(parse_duration(text)?)
