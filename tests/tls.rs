@@ -2,7 +2,7 @@
 //! a certificate that cannot be verified, a missing client certificate,
 //! plain text against a TLS port and the reverse, JDBC-style parameters.
 
-use crate::harness::TestEnv;
+use crate::harness::{Test, TestEnv};
 use crate::harness::tls::{TlsEnv, certs, tls_servers};
 use std::time::{Duration, Instant};
 
@@ -147,13 +147,13 @@ fn require_ssl_against_a_server_without_tls_is_an_error_not_a_panic() {
     let env = TestEnv::distributed();
     for param in ["require_ssl=true", "useSSL=true", "sslMode=REQUIRED"] {
         let url = format!("{}?{param}", env.mysql_url);
-        let run = env.run_with(
-            &["init-app", "--app", "1", "--name", "one"],
-            &[("IDGEN_MYSQL_URL", &url)],
-        );
-        assert_eq!(run.code(), TLS, "{param}: {run}");
-        assert!(!run.stderr.contains("panicked"), "{param}: {run}");
-        assert!(run.stderr.contains("does not offer TLS"), "{param}: {run}");
+        Test::within(&env)
+            .args(["init-app", "--app", "1", "--name", "one"])
+            .env("IDGEN_MYSQL_URL", url)
+            .status(TLS)
+            .stderr_lacks("panicked")
+            .stderr("does not offer TLS")
+            .run();
     }
 }
 
@@ -211,11 +211,12 @@ fn valkey_urls_are_accepted_with_and_without_tls() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "1", "--name", "one"]);
     let url = env.redis_url.replace("redis://", "valkey://");
-    let run = env.run_with(&["next", "--app", "1"], &[("IDGEN_REDIS_URL", &url)]);
-    assert!(run.success(), "{run}");
-    for args in [&["reload-segments"][..], &["status"]] {
-        let run = env.run_with(args, &[("IDGEN_REDIS_URL", &url)]);
-        assert!(run.success(), "{args:?}: {run}");
+    for args in [&["next", "--app", "1"][..], &["reload-segments"], &["status"]] {
+        Test::within(&env)
+            .args(args.iter().copied())
+            .env("IDGEN_REDIS_URL", &url)
+            .status(0)
+            .run();
     }
 }
 
