@@ -47,10 +47,7 @@ fn app_list_and_show_give_exact_values(env: &TestEnv) {
     let shown = json(env, &["app", "show", "1", "--json"]);
     assert_eq!(shown["shard_rows"].as_array().unwrap().len(), 64);
     assert!(shown["shard_rows"][0]["max_id"].is_string());
-    Test::within(env)
-        .args(["app", "show", "9"])
-        .status(3)
-        .run();
+    Test::within(env).args(["app", "show", "9"]).status(3).run();
 }
 
 fn max_limit_id_is_raised_never_lowered(env: &TestEnv) {

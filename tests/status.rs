@@ -190,10 +190,7 @@ fn an_app_near_its_max_limit_id_needs_attention() {
     let free = &report["apps"][1];
     assert_eq!(free["near_limit_shards"], serde_json::json!([]));
     assert_eq!(free["limit_used_percent"], Value::Null);
-    Test::within(&env)
-        .arg("status")
-        .stdout("NEAR LIMIT")
-        .run();
+    Test::within(&env).arg("status").stdout("NEAR LIMIT").run();
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! a certificate that cannot be verified, a missing client certificate,
 //! plain text against a TLS port and the reverse, JDBC-style parameters.
 
-use crate::harness::{Test, TestEnv};
 use crate::harness::tls::{TlsEnv, certs, tls_servers};
+use crate::harness::{Test, TestEnv};
 use std::time::{Duration, Instant};
 
 /// The exit code of a TLS failure (README "Exit codes").
@@ -211,7 +211,11 @@ fn valkey_urls_are_accepted_with_and_without_tls() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "1", "--name", "one"]);
     let url = env.redis_url.replace("redis://", "valkey://");
-    for args in [&["next", "--app", "1"][..], &["reload-segments"], &["status"]] {
+    for args in [
+        &["next", "--app", "1"][..],
+        &["reload-segments"],
+        &["status"],
+    ] {
         Test::within(&env)
             .args(args.iter().copied())
             .env("IDGEN_REDIS_URL", &url)
