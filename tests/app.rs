@@ -5,8 +5,11 @@ use crate::harness::{StoreKind, Test, TestEnv};
 use serde_json::Value;
 
 fn json(env: &TestEnv, args: &[&str]) -> Value {
-    let out = env.ok(args);
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+    Test::within(env)
+        .args(args.iter().copied())
+        .status(0)
+        .run()
+        .json()
 }
 
 fn limit_with_last_index(index: u64, app: u64) -> u64 {

@@ -28,8 +28,7 @@ fn segments_leases_and_status_work_over_tls_to_both_servers() {
     assert_eq!(run.ids().len(), 3, "{run}");
     let run = tls.run(&["status", "--json"], &[]);
     assert!(run.success(), "{run}");
-    let report: serde_json::Value =
-        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {run}"));
+    let report = run.json();
     for store in report["stores"].as_array().unwrap() {
         assert_eq!(store["state"], "ok", "{run}");
     }
@@ -277,7 +276,7 @@ fn tls_files_come_from_flags_and_the_config_file_and_config_names_their_source()
     let run = tls.run(&["next", "--app", "1", "--count", "2"], &vars);
     assert!(run.success(), "{run}");
     let run = tls.run(&["config", "--json"], &vars);
-    let shown: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let shown = run.json();
     let row = shown["settings"]
         .as_array()
         .unwrap()
