@@ -1,12 +1,15 @@
 //! `idgen app list|show|set`: apps read and changed without SQL, through the
 //! same locks and rules as the other commands, on both backends.
 
-use crate::harness::{StoreKind, TestEnv};
+use crate::harness::{StoreKind, Test, TestEnv};
 use serde_json::Value;
 
 fn json(env: &TestEnv, args: &[&str]) -> Value {
-    let out = env.ok(args);
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+    Test::within(env)
+        .args(args.iter().copied())
+        .status(0)
+        .run()
+        .json()
 }
 
 fn limit_with_last_index(index: u64, app: u64) -> u64 {
@@ -15,7 +18,7 @@ fn limit_with_last_index(index: u64, app: u64) -> u64 {
 }
 
 fn app_list_and_show_give_exact_values(env: &TestEnv) {
-    let run = env.run(&["app", "list"]);
+    let run = Test::within(env).args(["app", "list"]).run();
     match env.backend {
         StoreKind::Distributed => assert!(run.stdout.contains("no apps"), "{run}"),
         // A list never creates the store file it was pointed at.
@@ -47,8 +50,7 @@ fn app_list_and_show_give_exact_values(env: &TestEnv) {
     let shown = json(env, &["app", "show", "1", "--json"]);
     assert_eq!(shown["shard_rows"].as_array().unwrap().len(), 64);
     assert!(shown["shard_rows"][0]["max_id"].is_string());
-    let missing = env.run(&["app", "show", "9"]);
-    assert_eq!(missing.code(), 3, "{missing}");
+    Test::within(env).args(["app", "show", "9"]).status(3).run();
 }
 
 fn max_limit_id_is_raised_never_lowered(env: &TestEnv) {
@@ -56,25 +58,27 @@ fn max_limit_id_is_raised_never_lowered(env: &TestEnv) {
 
     // Lowering is refused and changes nothing.
     let lower = (2u64 << 14 | 63 << 8 | 9).to_string();
-    let run = env.run(&["app", "set", "9", "--max-limit-id", &lower]);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(run.stderr.contains("can only be raised"), "{run}");
-    let run = env.run(&["app", "set", "9", "--max-limit-id", "0"]);
-    assert!(run.success(), "no limit is the highest: {run}");
+    Test::within(env)
+        .args(["app", "set", "9", "--max-limit-id", &lower])
+        .status(2)
+        .stderr("can only be raised")
+        .run();
+    // No limit is the highest.
+    Test::within(env)
+        .args(["app", "set", "9", "--max-limit-id", "0"])
+        .status(0)
+        .run();
     let shown = json(env, &["app", "show", "9", "--json"]);
     assert_eq!(shown["max_limit_id"], "0");
     // From no limit, any limit lowers it.
-    let run = env.run(&[
-        "app",
-        "set",
-        "9",
-        "--max-limit-id",
-        &limit_with_last_index(100, 9).to_string(),
-    ]);
-    assert_eq!(run.code(), 2, "{run}");
+    Test::within(env)
+        .args(["app", "set", "9", "--max-limit-id"])
+        .arg(limit_with_last_index(100, 9).to_string())
+        .status(2)
+        .run();
 
     // Raised, the exhausted shard issues again, above every index it issued.
-    let ids = env.run(&next).ids();
+    let ids = Test::within(env).args(next).run().ids();
     assert_eq!(crate::harness::segment_parts(ids[0]).0, 4, "{ids:?}");
 }
 
@@ -91,18 +95,12 @@ fn a_limit_below_an_issued_index_is_refused(env: &TestEnv) {
     ]);
     // Another writer (the Java service) took shard 5 past the limit.
     env.sql("UPDATE id_alloc SET max_id = 50 WHERE app_id = 1 AND shard_id = 5");
-    let run = env.run(&[
-        "app",
-        "set",
-        "1",
-        "--max-limit-id",
-        &limit_with_last_index(20, 1).to_string(),
-    ]);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(
-        run.stderr.contains("index 50 already issued on shard 5"),
-        "{run}"
-    );
+    Test::within(env)
+        .args(["app", "set", "1", "--max-limit-id"])
+        .arg(limit_with_last_index(20, 1).to_string())
+        .status(2)
+        .stderr("index 50 already issued on shard 5")
+        .run();
     let shown = json(env, &["app", "show", "1", "--json"]);
     assert_eq!(shown["max_limit_id"], limit.to_string(), "unchanged");
 }
@@ -111,9 +109,12 @@ fn the_step_and_its_bounds_change_together(env: &TestEnv) {
     env.ok(&[
         "init-app", "--app", "1", "--name", "orders", "--step", "100",
     ]);
-    let run = env.run(&["app", "set", "1", "--step", "5000"]);
-    assert_eq!(run.code(), 2, "outside 100..=1000: {run}");
-    assert!(run.stderr.contains("--max-step"), "{run}");
+    // Outside 100..=1000.
+    Test::within(env)
+        .args(["app", "set", "1", "--step", "5000"])
+        .status(2)
+        .stderr("--max-step")
+        .run();
     let changed = json(
         env,
         &[
@@ -139,16 +140,21 @@ fn the_step_and_its_bounds_change_together(env: &TestEnv) {
             .iter()
             .all(|r| r["step"] == 5000)
     );
-    let run = env.run(&["app", "set", "1"]);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(run.stderr.contains("nothing to change"), "{run}");
+    Test::within(env)
+        .args(["app", "set", "1"])
+        .status(2)
+        .stderr("nothing to change")
+        .run();
 }
 
 fn a_rename_asks_first(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "orders"]);
-    let run = env.run(&["app", "set", "1", "--name", "orders-v2"]);
-    assert_eq!(run.code(), 2, "no terminal, no --yes: {run}");
-    assert!(run.stderr.contains("--yes"), "{run}");
+    // No terminal, no --yes.
+    Test::within(env)
+        .args(["app", "set", "1", "--name", "orders-v2"])
+        .status(2)
+        .stderr("--yes")
+        .run();
     assert_eq!(json(env, &["app", "show", "1", "--json"])["name"], "orders");
     env.ok(&["app", "set", "1", "--name", "orders-v2", "--yes"]);
     assert_eq!(
@@ -157,8 +163,10 @@ fn a_rename_asks_first(env: &TestEnv) {
     );
     // init-app now knows it by the new name.
     env.ok(&["init-app", "--app", "1", "--name", "orders-v2"]);
-    let unknown = env.run(&["app", "set", "7", "--step", "5"]);
-    assert_eq!(unknown.code(), 3, "{unknown}");
+    Test::within(env)
+        .args(["app", "set", "7", "--step", "5"])
+        .status(3)
+        .run();
 }
 
 crate::on_both_backends!(

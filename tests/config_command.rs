@@ -1,14 +1,21 @@
 //! `idgen config`: the effective settings with their sources, redacted.
 
-use crate::harness::TestEnv;
+use crate::harness::{Test, TestEnv};
 use serde_json::Value;
 
 fn settings(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> (Value, String) {
-    let run = env.run_with(&[args, &["config", "--json"][..]].concat(), vars);
-    assert!(run.success(), "{run}");
-    let human = env.run_with(&[args, &["config"][..]].concat(), vars);
-    assert!(human.success(), "{human}");
-    (serde_json::from_str(&run.stdout).unwrap(), human.stdout)
+    let config = |extra: &[&str]| {
+        vars.iter()
+            .fold(Test::within(env), |test, (name, value)| {
+                test.env(name, *value)
+            })
+            .args(args.iter().copied())
+            .arg("config")
+            .args(extra.iter().copied())
+            .status(0)
+            .run()
+    };
+    (config(&["--json"]).json(), config(&[]).stdout)
 }
 
 fn row<'a>(report: &'a Value, key: &str) -> &'a Value {

@@ -4,7 +4,7 @@
 //! Behaviour it shares with Redis + MySQL is tested once, on both backends, by
 //! the suites that use `on_both_backends!` (segments, lease, inspect).
 
-use crate::harness::{Run, TestEnv, assert_unique, segment_parts};
+use crate::harness::{Run, Test, TestEnv, assert_unique, segment_parts};
 use idgen::store::sqlite::SqliteStore;
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
@@ -97,9 +97,11 @@ fn verbose_names_the_embedded_backend_and_its_store_path() {
         vec!["--verbose", "lease", "--count", "1"],
         vec!["--verbose", "inspect-freelist"],
     ] {
-        let run = env.run(&args);
-        assert!(run.success(), "{args:?}: {run}");
-        assert!(run.stderr.contains(&expected), "{args:?}: {run}");
+        Test::within(&env)
+            .args(args)
+            .status(0)
+            .stderr(&expected)
+            .run();
     }
 }
 
@@ -108,15 +110,20 @@ fn eight_processes_creating_the_store_at_once_all_succeed() {
     let env = TestEnv::embedded();
     let runs: Vec<Run> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..8)
-            .map(|_| s.spawn(|| env.run(&["init-app", "--app", "1", "--name", "demo", "--json"])))
+            .map(|_| {
+                s.spawn(|| {
+                    Test::within(&env)
+                        .args(["init-app", "--app", "1", "--name", "demo", "--json"])
+                        .status(0)
+                        .run()
+                })
+            })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let mut outcomes = Vec::new();
     for run in &runs {
-        assert!(run.success(), "{run}");
-        let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-        outcomes.push(report["outcome"].as_str().unwrap().to_string());
+        outcomes.push(run.json()["outcome"].as_str().unwrap().to_string());
     }
     outcomes.sort();
     assert_eq!(outcomes.iter().filter(|o| *o == "created").count(), 1);
@@ -165,11 +172,12 @@ fn a_store_held_busy_past_the_timeout_fails_with_the_unavailable_code() {
     let holder = sqlite(&env);
     holder.execute_batch("BEGIN IMMEDIATE").unwrap();
     let started = Instant::now();
-    let run = env.run(&["next", "--app", "1", "--timeout", "300ms"]);
-    assert_eq!(run.code(), 5, "{run}");
-    let line = run.one_line_error();
-    assert!(line.contains("did not answer within 300ms"), "{run}");
-    assert!(line.contains("kept the store busy"), "{run}");
+    Test::within(&env)
+        .args(["next", "--app", "1", "--timeout", "300ms"])
+        .status(5)
+        .one_line_error("did not answer within 300ms")
+        .stderr("kept the store busy")
+        .run();
     assert!(started.elapsed() < Duration::from_secs(5));
     holder.execute_batch("ROLLBACK").unwrap();
     env.ok(&["next", "--app", "1"]);
@@ -181,18 +189,19 @@ fn a_store_held_busy_past_the_timeout_fails_with_the_unavailable_code() {
 fn a_process_killed_inside_the_ledger_transaction_takes_nothing() {
     let env = TestEnv::embedded();
     init_app(&env, "14", "100");
-    let run = env.run_with(
-        &["next", "--app", "14", "--gate-pass", ALICE],
-        &[("IDGEN_FAILPOINTS", "sqlite.take_segment.before_commit")],
-    );
+    let run = Test::within(&env)
+        .args(["next", "--app", "14", "--gate-pass", ALICE])
+        .env("IDGEN_FAILPOINTS", "sqlite.take_segment.before_commit")
+        .run();
     assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
     assert_eq!(
         max_id(&env, 14, ALICE_SHARD),
         0,
         "the transaction rolled back"
     );
-    let ids = env
-        .run(&["next", "--app", "14", "--gate-pass", ALICE, "--count", "5"])
+    let ids = Test::within(&env)
+        .args(["next", "--app", "14", "--gate-pass", ALICE, "--count", "5"])
+        .run()
         .ids();
     assert_eq!(
         ids.iter()
@@ -208,19 +217,20 @@ fn a_process_killed_while_taking_from_stock_hands_nothing_out() {
     init_app(&env, "15", "100");
     env.ok(&["reload-segments", "--app", "15", "--quiet"]);
     assert_eq!(queue_stock(&env, 15, ALICE_SHARD), 100);
-    let run = env.run_with(
-        &["next", "--app", "15", "--gate-pass", ALICE, "--count", "10"],
-        &[("IDGEN_FAILPOINTS", "sqlite.take.before_commit")],
-    );
+    let run = Test::within(&env)
+        .args(["next", "--app", "15", "--gate-pass", ALICE, "--count", "10"])
+        .env("IDGEN_FAILPOINTS", "sqlite.take.before_commit")
+        .stdout_is("")
+        .run();
     assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
-    assert!(run.stdout.is_empty());
     assert_eq!(
         queue_stock(&env, 15, ALICE_SHARD),
         100,
         "the pop rolled back"
     );
-    let ids = env
-        .run(&["next", "--app", "15", "--gate-pass", ALICE, "--count", "10"])
+    let ids = Test::within(&env)
+        .args(["next", "--app", "15", "--gate-pass", ALICE, "--count", "10"])
+        .run()
         .ids();
     assert_eq!(segment_parts(ids[0]).0, 1);
     assert_eq!(queue_stock(&env, 15, ALICE_SHARD), 90);
@@ -238,15 +248,13 @@ fn a_corrupt_store_fails_with_the_store_code_and_is_left_untouched() {
         vec!["init-app", "--app", "1", "--name", "demo"],
         vec!["lease", "--count", "1"],
     ] {
-        let run = env.run(&args);
-        assert_eq!(run.code(), 10, "{args:?}: {run}");
-        let line = run.one_line_error();
-        assert!(
-            line.contains(&env.store_path().display().to_string()),
-            "{run}"
-        );
-        assert!(line.contains("not a database"), "{run}");
-        assert!(run.stdout.is_empty());
+        Test::within(&env)
+            .args(args)
+            .status(10)
+            .one_line_error(env.store_path().display().to_string())
+            .stderr("not a database")
+            .stdout_is("")
+            .run();
     }
     assert_eq!(std::fs::read(env.store_path()).unwrap(), garbage);
 }
@@ -257,9 +265,11 @@ fn a_store_whose_directory_is_a_regular_file_is_unusable() {
     let file = env.home.path().join("plain-file");
     std::fs::write(&file, b"x").unwrap();
     let store = file.join("idgen.db");
-    let run = env.run(&["--store", store.to_str().unwrap(), "next", "--app", "1"]);
-    assert_eq!(run.code(), 10, "{run}");
-    assert!(run.one_line_error().contains("is not a directory"), "{run}");
+    Test::within(&env)
+        .args(["--store", store.to_str().unwrap(), "next", "--app", "1"])
+        .status(10)
+        .one_line_error("is not a directory")
+        .run();
     assert_eq!(std::fs::read(&file).unwrap(), b"x");
 }
 
@@ -267,17 +277,12 @@ fn a_store_whose_directory_is_a_regular_file_is_unusable() {
 fn a_store_in_a_missing_directory_is_unusable_and_not_created() {
     let env = TestEnv::embedded();
     let store = env.home.path().join("nowhere").join("idgen.db");
-    let run = env.run(&[
-        "--store",
-        store.to_str().unwrap(),
-        "init-app",
-        "--app",
-        "1",
-        "--name",
-        "x",
-    ]);
-    assert_eq!(run.code(), 10, "{run}");
-    assert!(run.one_line_error().contains("does not exist"), "{run}");
+    Test::within(&env)
+        .args(["--store", store.to_str().unwrap()])
+        .args(["init-app", "--app", "1", "--name", "x"])
+        .status(10)
+        .one_line_error("does not exist")
+        .run();
     assert!(!store.parent().unwrap().exists());
 }
 
@@ -285,9 +290,11 @@ fn a_store_in_a_missing_directory_is_unusable_and_not_created() {
 fn a_store_path_that_is_a_directory_is_unusable() {
     let env = TestEnv::embedded();
     std::fs::create_dir(env.store_path()).unwrap();
-    let run = env.run(&["next", "--app", "1"]);
-    assert_eq!(run.code(), 10, "{run}");
-    assert!(run.one_line_error().contains("is a directory"), "{run}");
+    Test::within(&env)
+        .args(["next", "--app", "1"])
+        .status(10)
+        .one_line_error("is a directory")
+        .run();
 }
 
 #[test]
@@ -298,9 +305,11 @@ fn another_applications_sqlite_database_is_refused_and_left_alone() {
             "CREATE TABLE customers (id INTEGER PRIMARY KEY); INSERT INTO customers VALUES (7);",
         )
         .unwrap();
-    let run = env.run(&["init-app", "--app", "1", "--name", "demo"]);
-    assert_eq!(run.code(), 10, "{run}");
-    assert!(run.one_line_error().contains("something else"), "{run}");
+    Test::within(&env)
+        .args(["init-app", "--app", "1", "--name", "demo"])
+        .status(10)
+        .one_line_error("something else")
+        .run();
     assert_eq!(
         query_i64(
             &env,
@@ -317,9 +326,11 @@ fn a_store_written_by_a_newer_idgen_is_refused() {
     sqlite(&env)
         .execute_batch("UPDATE idgen_schema SET version = 99")
         .unwrap();
-    let run = env.run(&["next", "--app", "1"]);
-    assert_eq!(run.code(), 10, "{run}");
-    assert!(run.one_line_error().contains("upgrade idgen"), "{run}");
+    Test::within(&env)
+        .args(["next", "--app", "1"])
+        .status(10)
+        .one_line_error("upgrade idgen")
+        .run();
 }
 
 #[test]
@@ -329,9 +340,12 @@ fn configuring_only_one_of_redis_and_mysql_is_still_a_usage_error() {
         ("IDGEN_REDIS_URL", "redis://127.0.0.1:1/0"),
         ("IDGEN_MYSQL_URL", "mysql://root@127.0.0.1:1/idgen"),
     ] {
-        let run = env.run_with(&["next", "--app", "1"], &[(var, url)]);
-        assert_eq!(run.code(), 2, "{var}: {run}");
-        assert!(run.one_line_error().contains("needs both"), "{run}");
+        Test::within(&env)
+            .args(["next", "--app", "1"])
+            .env(var, url)
+            .status(2)
+            .one_line_error("needs both")
+            .run();
     }
     assert!(
         !env.store_path().exists(),
@@ -357,8 +371,9 @@ fn a_sealed_app_serves_only_its_stock_and_its_max_ids_are_final() {
     let env = TestEnv::embedded();
     init_app(&env, "5", "100");
     env.ok(&["reload-segments", "--app", "5", "--quiet"]);
-    let first = env
-        .run(&["next", "--app", "5", "--gate-pass", ALICE, "--count", "30"])
+    let first = Test::within(&env)
+        .args(["next", "--app", "5", "--gate-pass", ALICE, "--count", "30"])
+        .run()
         .ids();
     assert_eq!(first.len(), 30);
 
@@ -376,12 +391,16 @@ fn a_sealed_app_serves_only_its_stock_and_its_max_ids_are_final() {
     assert_eq!(json["shards"][ALICE_SHARD as usize]["max_id"], 100);
 
     // Stock already taken may still be served: it lies at or below the final max_id.
-    let rest = env.run(&["next", "--app", "5", "--gate-pass", ALICE, "--count", "70"]);
-    assert!(rest.success(), "{rest}");
+    let rest = Test::within(&env)
+        .args(["next", "--app", "5", "--gate-pass", ALICE, "--count", "70"])
+        .status(0)
+        .run();
     // A call that needs a segment is refused.
-    let run = env.run(&["next", "--app", "5", "--gate-pass", ALICE]);
-    assert_eq!(run.code(), 7, "{run}");
-    assert!(run.one_line_error().contains("moved out"), "{run}");
+    Test::within(&env)
+        .args(["next", "--app", "5", "--gate-pass", ALICE])
+        .status(7)
+        .one_line_error("moved out")
+        .run();
     let all: Vec<u64> = first.into_iter().chain(rest.ids()).collect();
     assert_unique(&all);
     assert!(all.iter().all(|&id| segment_parts(id).0 <= 100));
@@ -399,11 +418,15 @@ fn a_sealed_app_serves_only_its_stock_and_its_max_ids_are_final() {
 
     assert_eq!(runtime.block_on(store.drop_app_stock(5)).unwrap(), 63 * 100);
     assert_eq!(runtime.block_on(store.drop_app_stock(5)).unwrap(), 0);
-    let run = env.run(&["next", "--app", "5", "--count", "1"]);
-    assert_eq!(run.code(), 7, "{run}");
-    let reload = env.run(&["reload-segments", "--app", "5"]);
-    assert!(reload.success(), "{reload}");
-    assert!(reload.stderr.contains("moved out"), "{reload}");
+    Test::within(&env)
+        .args(["next", "--app", "5", "--count", "1"])
+        .status(7)
+        .run();
+    Test::within(&env)
+        .args(["reload-segments", "--app", "5"])
+        .status(0)
+        .stderr("moved out")
+        .run();
     for shard in 0..64 {
         assert_eq!(
             max_id(&env, 5, shard),
@@ -416,10 +439,10 @@ fn a_sealed_app_serves_only_its_stock_and_its_max_ids_are_final() {
 #[test]
 fn a_process_killed_while_creating_the_store_leaves_it_creatable() {
     let env = TestEnv::embedded();
-    let run = env.run_with(
-        &["init-app", "--app", "1", "--name", "demo"],
-        &[("IDGEN_FAILPOINTS", "sqlite.schema.before_commit")],
-    );
+    let run = Test::within(&env)
+        .args(["init-app", "--app", "1", "--name", "demo"])
+        .env("IDGEN_FAILPOINTS", "sqlite.schema.before_commit")
+        .run();
     assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
     init_app(&env, "1", "100");
     env.ok(&["next", "--app", "1"]);
@@ -428,12 +451,12 @@ fn a_process_killed_while_creating_the_store_leaves_it_creatable() {
 #[test]
 fn a_holder_killed_while_acquiring_leaves_the_worker_free() {
     let env = TestEnv::embedded();
-    let run = env.run_with(
-        &crate::harness::lease_args("crash", &["--count", "1"]),
-        &[("IDGEN_FAILPOINTS", "sqlite.lease.before_commit")],
-    );
+    let run = Test::within(&env)
+        .args(crate::harness::lease_args("crash", &["--count", "1"]))
+        .env("IDGEN_FAILPOINTS", "sqlite.lease.before_commit")
+        .stdout_is("")
+        .run();
     assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
-    assert!(run.stdout.is_empty());
     // Nothing of the acquire survived, not even the namespace.
     assert_eq!(
         query_i64(
@@ -449,8 +472,10 @@ fn a_holder_killed_while_acquiring_leaves_the_worker_free() {
         ),
         0
     );
-    let run = env.run(&crate::harness::lease_args("crash", &["--count", "1"]));
-    assert!(run.success(), "{run}");
+    let run = Test::within(&env)
+        .args(crate::harness::lease_args("crash", &["--count", "1"]))
+        .status(0)
+        .run();
     assert_eq!(acquired_worker(&run.stderr), 0);
 }
 
@@ -459,9 +484,11 @@ fn status_reports_the_embedded_store_and_its_apps() {
     let env = TestEnv::embedded();
     init_app(&env, "1", "100");
     env.ok(&["reload-segments", "--quiet"]);
-    let run = env.run(&["status", "--json"]);
-    assert!(run.success(), "{run}");
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let report = Test::within(&env)
+        .args(["status", "--json"])
+        .status(0)
+        .run()
+        .json();
     assert_eq!(report["backend"], "embedded");
     assert_eq!(report["apps"][0]["app"], 1);
     assert!(
@@ -474,7 +501,7 @@ fn status_reports_the_embedded_store_and_its_apps() {
     );
     // Emptying a shard's stock is something to look at.
     env.ok(&["next", "--app", "1", "--gate-pass", ALICE, "--count", "100"]);
-    assert_eq!(env.run(&["status"]).code(), 8);
+    Test::within(&env).arg("status").status(8).run();
 }
 
 #[test]
@@ -487,21 +514,29 @@ fn a_mistyped_store_path_is_refused_and_never_created() {
         &["inspect-freelist"],
         &["reload-segments"],
     ] {
-        let run = env.run(&[&["--store", typo_arg][..], args].concat());
-        assert_eq!(run.code(), 10, "{args:?}: {run}");
-        assert!(run.one_line_error().contains(typo_arg), "{args:?}: {run}");
+        Test::within(&env)
+            .args(["--store", typo_arg])
+            .args(args.iter().copied())
+            .status(10)
+            .one_line_error(typo_arg)
+            .run();
         assert!(!typo.exists(), "{args:?} created {}", typo.display());
     }
     // status reports it as a critical finding naming the path (issue 10).
     for args in [&["status"][..], &["status", "--json"]] {
-        let run = env.run(&[&["--store", typo_arg][..], args].concat());
-        assert_eq!(run.code(), 8, "{args:?}: {run}");
-        assert!(run.stdout.contains(typo_arg), "{args:?}: {run}");
+        Test::within(&env)
+            .args(["--store", typo_arg])
+            .args(args.iter().copied())
+            .status(8)
+            .stdout(typo_arg)
+            .run();
         assert!(!typo.exists(), "{args:?} created {}", typo.display());
     }
     // decode needs no store, and does not create one.
-    let run = env.run(&["--store", typo_arg, "decode", "175928847299117063"]);
-    assert!(run.success(), "{run}");
+    Test::within(&env)
+        .args(["--store", typo_arg, "decode", "175928847299117063"])
+        .status(0)
+        .run();
     assert!(!typo.exists());
     // Without --store, the default location is not created either.
     let mut cmd = env.idgen();
@@ -514,20 +549,18 @@ fn a_mistyped_store_path_is_refused_and_never_created() {
     );
 
     // init-app creates it and says where.
-    let run = env.run(&[
-        "--store", typo_arg, "init-app", "--app", "1", "--name", "one",
-    ]);
-    assert!(run.success(), "{run}");
+    Test::within(&env)
+        .args([
+            "--store", typo_arg, "init-app", "--app", "1", "--name", "one",
+        ])
+        .status(0)
+        .stderr(format!("created the embedded store {typo_arg}"))
+        .run();
     assert!(typo.is_file());
-    assert!(
-        run.stderr
-            .contains(&format!("created the embedded store {typo_arg}")),
-        "{run}"
-    );
-    assert!(
-        env.run(&["--store", typo_arg, "next", "--app", "1"])
-            .success()
-    );
+    Test::within(&env)
+        .args(["--store", typo_arg, "next", "--app", "1"])
+        .status(0)
+        .run();
 }
 
 #[test]
@@ -535,16 +568,16 @@ fn lease_creates_a_new_store_and_says_where() {
     let env = TestEnv::embedded();
     let store = env.home.path().join("leases.db");
     let store_arg = store.to_str().unwrap();
-    let run = env.run(&["--store", store_arg, "lease", "--count", "1"]);
-    assert!(run.success(), "{run}");
+    Test::within(&env)
+        .args(["--store", store_arg, "lease", "--count", "1"])
+        .status(0)
+        .stderr(format!("created the embedded store {store_arg}"))
+        .run();
     assert!(store.is_file());
-    assert!(
-        run.stderr
-            .contains(&format!("created the embedded store {store_arg}")),
-        "{run}"
-    );
-    let again = env.run(&["--store", store_arg, "lease", "--count", "1"]);
-    assert!(!again.stderr.contains("created"), "{again}");
+    Test::within(&env)
+        .args(["--store", store_arg, "lease", "--count", "1"])
+        .stderr_lacks("created")
+        .run();
 }
 
 /// The crash tests rely on failpoints: the test suite's binary must have the
@@ -552,14 +585,10 @@ fn lease_creates_a_new_store_and_says_where() {
 #[test]
 fn the_binary_under_test_honours_failpoints() {
     let env = TestEnv::embedded();
-    let run = env.run_with(
-        &["init-app", "--app", "1", "--name", "one"],
-        &[("IDGEN_FAILPOINTS", "init_app.before_commit=error")],
-    );
-    assert_eq!(run.code(), 1, "{run}");
-    assert!(
-        run.stderr
-            .contains("failpoint init_app.before_commit fired"),
-        "{run}"
-    );
+    Test::within(&env)
+        .args(["init-app", "--app", "1", "--name", "one"])
+        .env("IDGEN_FAILPOINTS", "init_app.before_commit=error")
+        .status(1)
+        .stderr("failpoint init_app.before_commit fired")
+        .run();
 }

@@ -1,6 +1,6 @@
 //! `idgen migrate`: moving an app's stock to another Redis node (two real redis-servers).
 
-use crate::harness::{TestEnv, assert_unique};
+use crate::harness::{Test, TestEnv, assert_unique};
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,9 +37,11 @@ fn stocked_app(env: &TestEnv, app: &str) {
 fn migrate_stocks_the_new_node_switches_the_route_and_retires_the_old_stock() {
     let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "1");
-    let report: serde_json::Value =
-        serde_json::from_str(&env.ok(&["migrate", "--app", "1", "--to", "hot", "--yes", "--json"]))
-            .unwrap();
+    let report = Test::within(&env)
+        .args(["migrate", "--app", "1", "--to", "hot", "--yes", "--json"])
+        .status(0)
+        .run()
+        .json();
     assert_eq!(report["plan"]["from"], "main");
     assert_eq!(report["result"]["shards_retired"], 64);
     assert_eq!(report["result"]["ids_retired"], 6400);
@@ -60,7 +62,10 @@ fn after_the_move_next_and_reload_use_the_new_node_only() {
     let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "2");
     env.ok(&["migrate", "--app", "2", "--to", "hot", "--yes"]);
-    let ids = env.run(&["next", "--app", "2", "--count", "50"]).ids();
+    let ids = Test::within(&env)
+        .args(["next", "--app", "2", "--count", "50"])
+        .run()
+        .ids();
     assert_eq!(ids.len(), 50);
     assert_eq!(stock(&mut env.redis_hot(), 2), 6400 - 50);
     env.ok(&["reload-segments", "--quiet"]);
@@ -89,8 +94,10 @@ fn concurrent_next_processes_during_a_move_issue_no_duplicate() {
                         if moved.load(Ordering::Acquire) {
                             after += 1;
                         }
-                        let run = env.run(&["next", "--app", "3", "--count", "40"]);
-                        assert!(run.success(), "{run}");
+                        let run = Test::within(&env)
+                            .args(["next", "--app", "3", "--count", "40"])
+                            .status(0)
+                            .run();
                         ids.extend(run.ids());
                     }
                     ids
@@ -102,7 +109,9 @@ fn concurrent_next_processes_during_a_move_issue_no_duplicate() {
                 env.ok(&["reload-segments", "--app", "3", "--quiet"]);
             }
         });
-        let run = env.run(&["migrate", "--app", "3", "--to", "hot", "--yes"]);
+        let run = Test::within(&env)
+            .args(["migrate", "--app", "3", "--to", "hot", "--yes"])
+            .run();
         moved.store(true, Ordering::Release);
         assert!(run.success(), "{run}");
         reloader.join().unwrap();
@@ -125,16 +134,19 @@ fn concurrent_next_processes_during_a_move_issue_no_duplicate() {
 fn dry_run_prints_the_plan_and_changes_nothing() {
     let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "4");
-    let plan: serde_json::Value = serde_json::from_str(&env.ok(&[
-        "migrate",
-        "--app",
-        "4",
-        "--to",
-        "hot",
-        "--dry-run",
-        "--json",
-    ]))
-    .unwrap();
+    let plan = Test::within(&env)
+        .args([
+            "migrate",
+            "--app",
+            "4",
+            "--to",
+            "hot",
+            "--dry-run",
+            "--json",
+        ])
+        .status(0)
+        .run()
+        .json();
     assert_eq!(plan["plan"]["phase"], "not_started");
     assert_eq!(plan["plan"]["stock_on_from"], 6400);
     assert_eq!(plan["result"], serde_json::Value::Null);
@@ -147,9 +159,11 @@ fn dry_run_prints_the_plan_and_changes_nothing() {
 fn without_a_terminal_migrate_refuses_unless_told_yes() {
     let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "5");
-    let run = env.run(&["migrate", "--app", "5", "--to", "hot"]);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(run.stderr.contains("--yes"), "{run}");
+    Test::within(&env)
+        .args(["migrate", "--app", "5", "--to", "hot"])
+        .status(2)
+        .stderr("--yes")
+        .run();
     assert_eq!(stock(&mut env.redis(), 5), 6400);
     assert!(queue_keys(&mut env.redis_hot(), 5).is_empty());
 }
@@ -160,7 +174,10 @@ fn the_confirmation_prompt_is_answered_in_a_terminal() {
     stocked_app(&env, "6");
     for (answer, code, moved) in [("n", 11, false), ("y", 0, true)] {
         let mut process = crate::harness::Coprocess::spawn(
-            env.in_terminal(&["migrate", "--app", "6", "--to", "hot"], &[]),
+            Test::within(&env)
+                .args(["migrate", "--app", "6", "--to", "hot"])
+                .terminal()
+                .command(),
         );
         process.send(answer);
         let (status, _, _) = process.finish();
@@ -181,16 +198,21 @@ fn a_move_killed_midway_is_finished_by_running_it_again() {
         } else {
             "cold"
         };
-        let run = env.run_with(
-            &["migrate", "--app", "7", "--to", target, "--yes"],
-            &[("IDGEN_FAILPOINTS", failpoint)],
-        );
+        let run = Test::within(&env)
+            .args(["migrate", "--app", "7", "--to", target, "--yes"])
+            .env("IDGEN_FAILPOINTS", failpoint)
+            .run();
         assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
         // Meanwhile clients keep working.
-        let during = env.run(&["next", "--app", "7", "--count", "100"]).ids();
+        let during = Test::within(&env)
+            .args(["next", "--app", "7", "--count", "100"])
+            .run()
+            .ids();
         assert_eq!(during.len(), 100);
-        let rerun = env.run(&["migrate", "--app", "7", "--to", target, "--yes", "--json"]);
-        assert!(rerun.success(), "{rerun}");
+        Test::within(&env)
+            .args(["migrate", "--app", "7", "--to", target, "--yes", "--json"])
+            .status(0)
+            .run();
         assert_eq!(
             route(&env, 7),
             vec![Some(target.to_string()), None, None],
@@ -246,31 +268,36 @@ fn sigint_stops_a_move_between_shards_and_a_rerun_finishes_it() {
 fn a_second_move_to_another_node_waits_for_the_first() {
     let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "9");
-    let run = env.run_with(
-        &["migrate", "--app", "9", "--to", "hot", "--yes"],
-        &[("IDGEN_FAILPOINTS", "migrate.before_switch")],
-    );
+    let run = Test::within(&env)
+        .args(["migrate", "--app", "9", "--to", "hot", "--yes"])
+        .env("IDGEN_FAILPOINTS", "migrate.before_switch")
+        .run();
     assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
-    let run = env.run(&["migrate", "--app", "9", "--to", "cold", "--yes"]);
-    assert_eq!(run.code(), 7, "{run}");
-    assert!(
-        run.stderr.contains("idgen migrate --app 9 --to hot"),
-        "{run}"
-    );
+    Test::within(&env)
+        .args(["migrate", "--app", "9", "--to", "cold", "--yes"])
+        .status(7)
+        .stderr("idgen migrate --app 9 --to hot")
+        .run();
 }
 
 #[test]
 fn migrate_refuses_unknown_apps_and_nodes_and_does_nothing_when_already_there() {
     let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "10");
-    let run = env.run(&["migrate", "--app", "11", "--to", "hot", "--yes"]);
-    assert_eq!(run.code(), 3, "{run}");
-    let run = env.run(&["migrate", "--app", "10", "--to", "nowhere", "--yes"]);
-    assert_eq!(run.code(), 3, "{run}");
-    assert!(run.stderr.contains("\"nowhere\""), "{run}");
-    let run = env.run(&["migrate", "--app", "10", "--to", "main", "--yes"]);
-    assert!(run.success(), "{run}");
-    assert!(run.stdout.contains("nothing to do"), "{run}");
+    Test::within(&env)
+        .args(["migrate", "--app", "11", "--to", "hot", "--yes"])
+        .status(3)
+        .run();
+    Test::within(&env)
+        .args(["migrate", "--app", "10", "--to", "nowhere", "--yes"])
+        .status(3)
+        .stderr("\"nowhere\"")
+        .run();
+    Test::within(&env)
+        .args(["migrate", "--app", "10", "--to", "main", "--yes"])
+        .status(0)
+        .stdout("nothing to do")
+        .run();
     assert_eq!(stock(&mut env.redis(), 10), 6400);
 }
 
@@ -280,9 +307,14 @@ fn an_app_moved_back_and_forth_never_repeats_an_id() {
     stocked_app(&env, "12");
     let mut ids = Vec::new();
     for to in ["hot", "cold", "main", "hot"] {
-        ids.extend(env.run(&["next", "--app", "12", "--count", "500"]).ids());
+        let next = || {
+            Test::within(&env)
+                .args(["next", "--app", "12", "--count", "500"])
+                .run()
+        };
+        ids.extend(next().ids());
         env.ok(&["migrate", "--app", "12", "--to", to, "--yes"]);
-        ids.extend(env.run(&["next", "--app", "12", "--count", "500"]).ids());
+        ids.extend(next().ids());
     }
     assert_eq!(ids.len(), 4000);
     assert_unique(&ids);
@@ -292,18 +324,15 @@ fn an_app_moved_back_and_forth_never_repeats_an_id() {
 
 fn laptop_with_ids(laptop: &TestEnv) -> Vec<u64> {
     laptop.ok(&["init-app", "--app", "1", "--name", "demo", "--step", "50"]);
-    let mut ids = laptop.run(&["next", "--app", "1", "--count", "400"]).ids();
+    let mut ids = Test::within(laptop)
+        .args(["next", "--app", "1", "--count", "400"])
+        .run()
+        .ids();
     ids.extend(
-        laptop
-            .run(&[
-                "next",
-                "--app",
-                "1",
-                "--gate-pass",
-                "alice@example.com",
-                "--count",
-                "20",
-            ])
+        Test::within(laptop)
+            .args(["next", "--app", "1", "--gate-pass", "alice@example.com"])
+            .args(["--count", "20"])
+            .run()
             .ids(),
     );
     laptop.ok(&["reload-segments", "--quiet"]);
@@ -316,16 +345,18 @@ fn an_app_moves_from_the_embedded_store_into_redis_and_mysql_without_repeats() {
     let production = TestEnv::distributed();
     let before = laptop_with_ids(&laptop);
     let store = laptop.store_path();
-    let report: serde_json::Value = serde_json::from_str(&production.ok(&[
-        "migrate",
-        "--app",
-        "1",
-        "--from-store",
-        store.to_str().unwrap(),
-        "--yes",
-        "--json",
-    ]))
-    .unwrap();
+    let report = Test::within(&production)
+        .args([
+            "migrate",
+            "--app",
+            "1",
+            "--from-store",
+            store.to_str().unwrap(),
+        ])
+        .args(["--yes", "--json"])
+        .status(0)
+        .run()
+        .json();
     assert_eq!(report["result"]["adopted"], true);
     assert_eq!(report["result"]["shards_stocked"], 64);
     assert!(
@@ -337,32 +368,34 @@ fn an_app_moves_from_the_embedded_store_into_redis_and_mysql_without_repeats() {
     let names = production.query("SELECT DISTINCT app_name FROM id_alloc WHERE app_id = 1");
     assert_eq!(names, vec![vec![Some("demo".to_string())]]);
 
-    let mut after = production
-        .run(&["next", "--app", "1", "--count", "500"])
+    let mut after = Test::within(&production)
+        .args(["next", "--app", "1", "--count", "500"])
+        .run()
         .ids();
     for _ in 0..20 {
-        after.extend(production.run(&["next", "--app", "1"]).ids());
+        after.extend(
+            Test::within(&production)
+                .args(["next", "--app", "1"])
+                .run()
+                .ids(),
+        );
     }
     after.extend(
-        production
-            .run(&[
-                "next",
-                "--app",
-                "1",
-                "--gate-pass",
-                "alice@example.com",
-                "--count",
-                "20",
-            ])
+        Test::within(&production)
+            .args(["next", "--app", "1", "--gate-pass", "alice@example.com"])
+            .args(["--count", "20"])
+            .run()
             .ids(),
     );
     let all: Vec<u64> = before.iter().chain(&after).copied().collect();
     assert_unique(&all);
 
     // The laptop takes no more segments for the app.
-    let run = laptop.run(&["next", "--app", "1", "--count", "100"]);
-    assert_eq!(run.code(), 7, "{run}");
-    assert!(run.stderr.contains("moved out"), "{run}");
+    Test::within(&laptop)
+        .args(["next", "--app", "1", "--count", "100"])
+        .status(7)
+        .stderr("moved out")
+        .run();
 }
 
 #[test]
@@ -384,7 +417,10 @@ fn a_move_out_of_the_store_killed_midway_is_finished_by_running_it_again() {
         "adopt.before_commit",
         "store_exit.after_adopt",
     ] {
-        let run = production.run_with(&args, &[("IDGEN_FAILPOINTS", failpoint)]);
+        let run = Test::within(&production)
+            .args(args)
+            .env("IDGEN_FAILPOINTS", failpoint)
+            .run();
         assert_eq!(
             run.status.signal(),
             Some(libc::SIGKILL),
@@ -393,8 +429,9 @@ fn a_move_out_of_the_store_killed_midway_is_finished_by_running_it_again() {
     }
     production.ok(&args);
     production.ok(&args);
-    let after = production
-        .run(&["next", "--app", "1", "--count", "300"])
+    let after = Test::within(&production)
+        .args(["next", "--app", "1", "--count", "300"])
+        .run()
         .ids();
     let all: Vec<u64> = before.iter().chain(&after).copied().collect();
     assert_unique(&all);
@@ -414,7 +451,9 @@ fn laptop_clients_running_during_the_move_never_collide_with_production() {
                     let mut ids = Vec::new();
                     while !moved.load(Ordering::Acquire) {
                         // Succeeds from the store's cache, or is refused once sealed.
-                        let run = laptop.run(&["next", "--app", "1", "--count", "7"]);
+                        let run = Test::within(&laptop)
+                            .args(["next", "--app", "1", "--count", "7"])
+                            .run();
                         assert!(run.success() || run.code() == 7, "{run}");
                         ids.extend(run.ids());
                     }
@@ -422,14 +461,16 @@ fn laptop_clients_running_during_the_move_never_collide_with_production() {
                 })
             })
             .collect();
-        let run = production.run(&[
-            "migrate",
-            "--app",
-            "1",
-            "--from-store",
-            store.to_str().unwrap(),
-            "--yes",
-        ]);
+        let run = Test::within(&production)
+            .args([
+                "migrate",
+                "--app",
+                "1",
+                "--from-store",
+                store.to_str().unwrap(),
+            ])
+            .arg("--yes")
+            .run();
         moved.store(true, Ordering::Release);
         assert!(run.success(), "{run}");
         clients
@@ -439,8 +480,9 @@ fn laptop_clients_running_during_the_move_never_collide_with_production() {
     });
     ids.extend(during);
     ids.extend(
-        production
-            .run(&["next", "--app", "1", "--count", "1000"])
+        Test::within(&production)
+            .args(["next", "--app", "1", "--count", "1000"])
+            .run()
             .ids(),
     );
     assert_unique(&ids);
@@ -454,16 +496,18 @@ fn an_app_that_already_issued_ids_in_the_destination_is_not_merged() {
     production.ok(&["init-app", "--app", "1", "--name", "demo"]);
     production.ok(&["next", "--app", "1"]);
     let store = laptop.store_path();
-    let run = production.run(&[
-        "migrate",
-        "--app",
-        "1",
-        "--from-store",
-        store.to_str().unwrap(),
-        "--yes",
-    ]);
-    assert_eq!(run.code(), 7, "{run}");
-    assert!(run.stderr.contains("unused app ID"), "{run}");
+    Test::within(&production)
+        .args([
+            "migrate",
+            "--app",
+            "1",
+            "--from-store",
+            store.to_str().unwrap(),
+        ])
+        .arg("--yes")
+        .status(7)
+        .stderr("unused app ID")
+        .run();
 }
 
 #[test]
@@ -472,41 +516,46 @@ fn moving_out_of_a_store_needs_an_existing_store_and_a_distributed_destination()
     let production = TestEnv::distributed();
     laptop_with_ids(&laptop);
     let missing = laptop.home.path().join("nope.db");
-    let run = production.run(&[
-        "migrate",
-        "--app",
-        "1",
-        "--from-store",
-        missing.to_str().unwrap(),
-        "--yes",
-    ]);
-    assert_eq!(run.code(), 10, "{run}");
+    Test::within(&production)
+        .args([
+            "migrate",
+            "--app",
+            "1",
+            "--from-store",
+            missing.to_str().unwrap(),
+        ])
+        .arg("--yes")
+        .status(10)
+        .run();
     let store = laptop.store_path();
-    let run = laptop.run(&[
-        "migrate",
-        "--app",
-        "1",
-        "--from-store",
-        store.to_str().unwrap(),
-        "--yes",
-    ]);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(run.stderr.contains("--redis"), "{run}");
-    let dry: serde_json::Value = serde_json::from_str(&production.ok(&[
-        "migrate",
-        "--app",
-        "1",
-        "--from-store",
-        store.to_str().unwrap(),
-        "--dry-run",
-        "--json",
-    ]))
-    .unwrap();
+    Test::within(&laptop)
+        .args([
+            "migrate",
+            "--app",
+            "1",
+            "--from-store",
+            store.to_str().unwrap(),
+        ])
+        .arg("--yes")
+        .status(2)
+        .stderr("--redis")
+        .run();
+    let dry = Test::within(&production)
+        .args([
+            "migrate",
+            "--app",
+            "1",
+            "--from-store",
+            store.to_str().unwrap(),
+        ])
+        .args(["--dry-run", "--json"])
+        .status(0)
+        .run()
+        .json();
     assert_eq!(dry["plan"]["sealed"], false);
-    assert!(
-        laptop
-            .run(&["next", "--app", "1", "--count", "100"])
-            .success(),
-        "a dry run sealed the app"
-    );
+    // A dry run leaves the app unsealed.
+    Test::within(&laptop)
+        .args(["next", "--app", "1", "--count", "100"])
+        .status(0)
+        .run();
 }

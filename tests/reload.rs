@@ -2,7 +2,7 @@
 //! ledger in one transaction and pushed together, with every guarantee of a
 //! single refill.
 
-use crate::harness::{StoreKind, TestEnv, assert_unique, segment_parts};
+use crate::harness::{StoreKind, Test, TestEnv, assert_unique, segment_parts};
 use std::os::unix::process::ExitStatusExt;
 
 /// The failpoint inside the ledger transaction that takes a batch's segments.
@@ -22,9 +22,11 @@ fn stocks(env: &TestEnv, app: u8) -> Vec<u64> {
 }
 
 fn reload_report(env: &TestEnv, args: &[&str]) -> serde_json::Value {
-    let run = env.run(args);
-    assert_eq!(run.code(), 0, "{run}");
-    serde_json::from_str(&run.stdout).unwrap()
+    Test::within(env)
+        .args(args.iter().copied())
+        .status(0)
+        .run()
+        .json()
 }
 
 fn init(env: &TestEnv, app: u8, step: u64) {
@@ -63,8 +65,10 @@ fn concurrent_reloaders_and_takers_over_many_apps_issue_no_duplicate(env: &TestE
                 s.spawn(|| {
                     let mut runs = 0;
                     while !done.load(std::sync::atomic::Ordering::Acquire) || runs == 0 {
-                        let run = env.run(&["reload-segments", "--jobs", "4", "--quiet"]);
-                        assert!(run.success(), "{run}");
+                        Test::within(env)
+                            .args(["reload-segments", "--jobs", "4", "--quiet"])
+                            .status(0)
+                            .run();
                         runs += 1;
                     }
                     runs
@@ -78,8 +82,10 @@ fn concurrent_reloaders_and_takers_over_many_apps_issue_no_duplicate(env: &TestE
                     let mut ids = Vec::new();
                     for call in 0..25 {
                         let app = &apps[(worker + call) % apps.len()];
-                        let run = env.run(&["next", "--app", app, "--count", "40"]);
-                        assert!(run.success(), "{run}");
+                        let run = Test::within(env)
+                            .args(["next", "--app", app, "--count", "40"])
+                            .status(0)
+                            .run();
                         ids.extend(run.ids());
                     }
                     ids
@@ -104,16 +110,21 @@ fn concurrent_reloaders_and_takers_over_many_apps_issue_no_duplicate(env: &TestE
 
 fn a_reload_killed_inside_the_batch_transaction_takes_nothing(env: &TestEnv) {
     init(env, 55, 10);
-    let run = env.run_with(
-        &["reload-segments", "--app", "55", "--jobs", "1"],
-        &[("IDGEN_FAILPOINTS", before_commit(env))],
-    );
+    let run = Test::within(env)
+        .args(["reload-segments", "--app", "55", "--jobs", "1"])
+        .env("IDGEN_FAILPOINTS", before_commit(env))
+        .run();
     assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
     assert_eq!(max_ids(env, 55), vec![0; 64], "a killed batch committed");
     assert_eq!(stocks(env, 55), vec![0; 64]);
     // The dead reloader's locks expire; IDs from then on start at 1, once each.
     let ids: Vec<u64> = (0..8)
-        .flat_map(|_| env.run(&["next", "--app", "55", "--count", "25"]).ids())
+        .flat_map(|_| {
+            Test::within(env)
+                .args(["next", "--app", "55", "--count", "25"])
+                .run()
+                .ids()
+        })
         .collect();
     assert_eq!(ids.len(), 200);
     assert_unique(&ids);
@@ -121,10 +132,10 @@ fn a_reload_killed_inside_the_batch_transaction_takes_nothing(env: &TestEnv) {
 
 fn a_reload_killed_between_the_ledger_commit_and_the_push_leaves_gaps(env: &TestEnv) {
     init(env, 56, 10);
-    let run = env.run_with(
-        &["reload-segments", "--app", "56", "--jobs", "1"],
-        &[("IDGEN_FAILPOINTS", "segment.after_take")],
-    );
+    let run = Test::within(env)
+        .args(["reload-segments", "--app", "56", "--jobs", "1"])
+        .env("IDGEN_FAILPOINTS", "segment.after_take")
+        .run();
     assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
     let lost = max_ids(env, 56);
     let taken = lost.iter().filter(|&&m| m == 10).count();
@@ -141,7 +152,10 @@ fn a_reload_killed_between_the_ledger_commit_and_the_push_leaves_gaps(env: &Test
     // The lost segments are gaps: no later ID reuses one of their indexes.
     let mut ids = Vec::new();
     for _ in 0..10 {
-        ids.extend(env.run(&["next", "--app", "56", "--count", "30"]).ids());
+        let run = Test::within(env)
+            .args(["next", "--app", "56", "--count", "30"])
+            .run();
+        ids.extend(run.ids());
         env.ok(&["reload-segments", "--app", "56", "--quiet"]);
     }
     assert_eq!(ids.len(), 300);
@@ -175,9 +189,12 @@ fn the_limit_reached_inside_a_batch_exhausts_those_shards_and_refills_the_rest(e
     assert_eq!(max_ids(env, 57), vec![2; 64]);
     // At idle 1 every shard wants more: each batch mixes shards with room
     // (refilled with their last index) and shards without (exhausted).
-    let run = env.run(&["reload-segments", "--app", "57", "--idle", "1", "--json"]);
-    assert_eq!(run.code(), 0, "an exhausted shard is not a failure: {run}");
-    let second: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    // An exhausted shard is not a failure.
+    let run = Test::within(env)
+        .args(["reload-segments", "--app", "57", "--idle", "1", "--json"])
+        .status(0)
+        .run();
+    let second = run.json();
     assert_eq!(second["failures"], serde_json::json!([]), "{second}");
     assert_eq!(second["shards_refilled"], 21, "{second}");
     assert_eq!(second["ids_added"], 21, "{second}");
@@ -195,7 +212,10 @@ fn the_limit_reached_inside_a_batch_exhausts_those_shards_and_refills_the_rest(e
     // Whatever is served stays unique and within the limit.
     let mut ids = Vec::new();
     for _ in 0..10 {
-        ids.extend(env.run(&["next", "--app", "57", "--count", "3"]).ids());
+        let run = Test::within(env)
+            .args(["next", "--app", "57", "--count", "3"])
+            .run();
+        ids.extend(run.ids());
     }
     assert!(!ids.is_empty());
     assert_unique(&ids);

@@ -1,6 +1,6 @@
 //! Segment IDs end to end: `init-app`, `next`, `reload-segments` on real Redis and MySQL.
 
-use crate::harness::{Run, StoreKind, TestEnv, assert_unique, parse_ids, segment_parts};
+use crate::harness::{Run, StoreKind, Test, TestEnv, assert_unique, parse_ids, segment_parts};
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
 use std::sync::Barrier;
@@ -81,9 +81,11 @@ fn init_app_rerun_with_the_same_name_changes_nothing_and_says_so(env: &TestEnv) 
     env.ok(&["init-app", "--app", "2", "--name", "coupons"]);
     env.ok(&["next", "--app", "2", "--gate-pass", "alice@example.com"]);
     let before = env.max_id(2, 61);
-    let run = env.run(&["init-app", "--app", "2", "--name", "coupons", "--json"]);
-    assert!(run.success(), "{run}");
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let report = Test::within(env)
+        .args(["init-app", "--app", "2", "--name", "coupons", "--json"])
+        .status(0)
+        .run()
+        .json();
     assert_eq!(report["outcome"], "unchanged");
     assert_eq!(report["shards_added"], 0);
     assert_eq!(shard_rows(env, 2), 64);
@@ -92,9 +94,11 @@ fn init_app_rerun_with_the_same_name_changes_nothing_and_says_so(env: &TestEnv) 
 
 fn init_app_refuses_a_different_name_for_an_existing_app(env: &TestEnv) {
     env.ok(&["init-app", "--app", "3", "--name", "users"]);
-    let run = env.run(&["init-app", "--app", "3", "--name", "accounts"]);
-    assert_eq!(run.code(), 7, "{run}");
-    assert!(run.one_line_error().contains("\"users\""));
+    Test::within(env)
+        .args(["init-app", "--app", "3", "--name", "accounts"])
+        .status(7)
+        .one_line_error("\"users\"")
+        .run();
     let names = env.query("SELECT DISTINCT app_name FROM id_alloc WHERE app_id = 3");
     assert_eq!(names, vec![vec![Some("users".to_string())]]);
 }
@@ -106,19 +110,21 @@ fn init_app_completes_an_app_the_java_procedure_left_half_seeded(env: &TestEnv) 
         "INSERT INTO id_alloc (app_id, app_name, max_id, shard_id) VALUES {}",
         values.join(", ")
     ));
-    let run = env.run(&["init-app", "--app", "12", "--name", "half", "--json"]);
-    assert!(run.success(), "{run}");
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let report = Test::within(env)
+        .args(["init-app", "--app", "12", "--name", "half", "--json"])
+        .status(0)
+        .run()
+        .json();
     assert_eq!(report["outcome"], "completed");
     assert_eq!(report["shards_added"], 54);
     assert_eq!(shard_rows(env, 12), 64);
 }
 
 fn init_app_killed_before_commit_leaves_no_shard_behind(env: &TestEnv) {
-    let run = env.run_with(
-        &["init-app", "--app", "4", "--name", "crashy"],
-        &[("IDGEN_FAILPOINTS", "init_app.before_commit")],
-    );
+    let run = Test::within(env)
+        .args(["init-app", "--app", "4", "--name", "crashy"])
+        .env("IDGEN_FAILPOINTS", "init_app.before_commit")
+        .run();
     assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
     assert_eq!(shard_rows(env, 4), 0);
     env.ok(&["init-app", "--app", "4", "--name", "crashy"]);
@@ -161,12 +167,13 @@ fn init_app_rejects_bad_input_with_a_usage_error_and_changes_nothing(env: &TestE
         vec!["--name", "x"],
     ];
     for case in cases {
-        let mut args = vec!["init-app"];
-        args.extend(&case);
-        let run = env.run(&args);
-        assert_eq!(run.code(), 2, "{args:?}: {run}");
-        assert!(!run.stderr.contains("panicked"), "{run}");
-        assert!(run.stdout.is_empty(), "{run}");
+        Test::within(env)
+            .arg("init-app")
+            .args(case)
+            .status(2)
+            .stderr_lacks("panicked")
+            .stdout_is("")
+            .run();
     }
     assert!(
         !env.has_schema(),
@@ -180,7 +187,10 @@ fn issued_ids_decode_to_their_app_shard_and_index(env: &TestEnv) {
     env.ok(&[
         "init-app", "--app", "9", "--name", "decode", "--step", "100",
     ]);
-    let ids = env.run(&["next", "--app", "9", "--count", "250"]).ids();
+    let ids = Test::within(env)
+        .args(["next", "--app", "9", "--count", "250"])
+        .run()
+        .ids();
     assert_eq!(ids.len(), 250);
     assert_unique(&ids);
     let shard = segment_parts(ids[0]).1;
@@ -207,8 +217,9 @@ fn gate_pass_lands_on_the_shard_java_computes(env: &TestEnv) {
     ];
     env.ok(&["init-app", "--app", "10", "--name", "gate"]);
     for (gate_pass, shard) in cases {
-        let ids = env
-            .run(&["next", "--app", "10", "--gate-pass", gate_pass])
+        let ids = Test::within(env)
+            .args(["next", "--app", "10", "--gate-pass", gate_pass])
+            .run()
             .ids();
         assert_eq!(segment_parts(ids[0]).1, shard, "gate pass {gate_pass:?}");
     }
@@ -240,11 +251,11 @@ fn warm_next_does_not_need_mysql() {
     env.ok(&["init-app", "--app", "11", "--name", "warm"]);
     env.ok(&["next", "--app", "11", "--gate-pass", "alice@example.com"]);
     let dead_mysql = "mysql://root@127.0.0.1:1/nothing";
-    let run = env.run_with(
-        &["next", "--app", "11", "--gate-pass", "alice@example.com"],
-        &[("IDGEN_MYSQL_URL", dead_mysql)],
-    );
-    assert!(run.success(), "{run}");
+    let run = Test::within(&env)
+        .args(["next", "--app", "11", "--gate-pass", "alice@example.com"])
+        .env("IDGEN_MYSQL_URL", dead_mysql)
+        .status(0)
+        .run();
     assert_eq!(segment_parts(run.ids()[0]).0, 2);
 }
 
@@ -314,9 +325,11 @@ fn warm_next_is_one_verified_pop_and_one_route_read() {
 
 fn next_for_an_unknown_app_is_not_found(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "known"]);
-    let run = env.run(&["next", "--app", "77"]);
-    assert_eq!(run.code(), 3, "{run}");
-    assert!(run.one_line_error().contains("init-app --app 77"));
+    Test::within(env)
+        .args(["next", "--app", "77"])
+        .status(3)
+        .one_line_error("init-app --app 77")
+        .run();
 }
 
 fn next_rejects_bad_input_with_a_usage_error(env: &TestEnv) {
@@ -329,9 +342,7 @@ fn next_rejects_bad_input_with_a_usage_error(env: &TestEnv) {
         vec!["next", "--app", "1", "--dispenser", "stack"],
         vec!["next", "--app", "1", "--timeout", "forever"],
     ] {
-        let run = env.run(&args);
-        assert_eq!(run.code(), 2, "{args:?}: {run}");
-        assert!(run.stdout.is_empty(), "{run}");
+        Test::within(env).args(args).status(2).stdout_is("").run();
     }
 }
 
@@ -342,13 +353,19 @@ fn max_limit_id_is_refused_never_wrapped(env: &TestEnv) {
     let gate = ["--gate-pass", "polygenelubricants"];
     let mut ids = Vec::new();
     for _ in 0..3 {
-        let run = env.run(&[&["next", "--app", "9"][..], &gate[..]].concat());
-        assert!(run.success(), "{run}");
+        let run = Test::within(env)
+            .args(["next", "--app", "9"])
+            .args(gate)
+            .status(0)
+            .run();
         ids.extend(run.ids());
     }
-    let run = env.run(&[&["next", "--app", "9"][..], &gate[..]].concat());
-    assert_eq!(run.code(), 4, "{run}");
-    assert!(run.stderr.contains("max_limit_id"), "{run}");
+    Test::within(env)
+        .args(["next", "--app", "9"])
+        .args(gate)
+        .status(4)
+        .stderr("max_limit_id")
+        .run();
     assert!(ids.iter().all(|&id| id <= limit), "{ids:?} passes {limit}");
     assert_eq!(
         ids.iter()
@@ -361,27 +378,20 @@ fn max_limit_id_is_refused_never_wrapped(env: &TestEnv) {
 fn a_batch_that_reaches_max_limit_id_prints_what_it_got_then_fails(env: &TestEnv) {
     let limit: u64 = 5 << 14 | 9;
     init_limited_app_9(env, "small", limit);
-    let run = env.run(&[
-        "next",
-        "--app",
-        "9",
-        "--gate-pass",
-        "polygenelubricants",
-        "--count",
-        "10",
-    ]);
-    assert_eq!(run.code(), 4, "{run}");
+    let run = Test::within(env)
+        .args(["next", "--app", "9", "--gate-pass", "polygenelubricants"])
+        .args(["--count", "10"])
+        .status(4)
+        .stderr("issued 5 of 10")
+        // A warning before the limit.
+        .stderr("90%")
+        .run();
     assert_eq!(
         run.ids()
             .iter()
             .map(|&id| segment_parts(id).0)
             .collect::<Vec<_>>(),
         [1, 2, 3, 4, 5]
-    );
-    assert!(run.stderr.contains("issued 5 of 10"), "{run}");
-    assert!(
-        run.stderr.contains("90%"),
-        "no warning before the limit: {run}"
     );
 }
 
@@ -390,12 +400,12 @@ fn a_crash_between_the_ledger_update_and_the_dispenser_push_leaves_a_gap(env: &T
         "init-app", "--app", "13", "--name", "crash", "--step", "100",
     ]);
     let gate = "alice@example.com"; // shard 61
-    let run = env.run_with(
-        &["next", "--app", "13", "--gate-pass", gate],
-        &[("IDGEN_FAILPOINTS", "segment.after_take")],
-    );
+    let run = Test::within(env)
+        .args(["next", "--app", "13", "--gate-pass", gate])
+        .env("IDGEN_FAILPOINTS", "segment.after_take")
+        .stdout_is("")
+        .run();
     assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
-    assert!(run.stdout.is_empty());
     assert_eq!(env.max_id(13, 61), 100, "the segment was taken from MySQL");
     assert_eq!(env.stock(13, 61), 0, "…but never reached the dispenser");
 
@@ -403,7 +413,9 @@ fn a_crash_between_the_ledger_update_and_the_dispenser_push_leaves_a_gap(env: &T
     let mut ids = Vec::new();
     for _ in 0..5 {
         ids.extend(
-            env.run(&["next", "--app", "13", "--gate-pass", gate, "--count", "30"])
+            Test::within(env)
+                .args(["next", "--app", "13", "--gate-pass", gate, "--count", "30"])
+                .run()
                 .ids(),
         );
     }
@@ -419,8 +431,10 @@ fn a_stale_lock_does_not_block_next(env: &TestEnv) {
     env.ok(&["init-app", "--app", "14", "--name", "locked"]);
     env.hold_refill_lock(14, 61, 60);
     let started = Instant::now();
-    let run = env.run(&["next", "--app", "14", "--gate-pass", "alice@example.com"]);
-    assert!(run.success(), "{run}");
+    Test::within(env)
+        .args(["next", "--app", "14", "--gate-pass", "alice@example.com"])
+        .status(0)
+        .run();
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "next waited {:?}",
@@ -438,7 +452,6 @@ fn hammer(
     calls: usize,
     count: u64,
 ) -> Vec<u64> {
-    let vars = [("IDGEN_DISPENSER", dispenser)];
     let count = count.to_string();
     let done = std::sync::atomic::AtomicBool::new(false);
     // Stops the reloaders even when a worker's assertion fails.
@@ -454,9 +467,11 @@ fn hammer(
                 s.spawn(|| {
                     let mut runs = 0;
                     while !done.load(std::sync::atomic::Ordering::Acquire) || runs == 0 {
-                        let run =
-                            env.run_with(&["reload-segments", "--app", app, "--quiet"], &vars);
-                        assert!(run.success(), "{run}");
+                        Test::within(env)
+                            .args(["reload-segments", "--app", app, "--quiet"])
+                            .env("IDGEN_DISPENSER", dispenser)
+                            .status(0)
+                            .run();
                         runs += 1;
                     }
                     runs
@@ -468,8 +483,11 @@ fn hammer(
                 s.spawn(|| {
                     let mut ids = Vec::new();
                     for _ in 0..calls {
-                        let run = env.run_with(&["next", "--app", app, "--count", &count], &vars);
-                        assert!(run.success(), "{run}");
+                        let run = Test::within(env)
+                            .args(["next", "--app", app, "--count", &count])
+                            .env("IDGEN_DISPENSER", dispenser)
+                            .status(0)
+                            .run();
                         ids.extend(run.ids());
                     }
                     ids
@@ -522,7 +540,10 @@ fn redis_flushed_mid_run_causes_no_duplicate() {
                             barrier.wait(); // Redis has been flushed
                         }
                         for _ in 0..15 {
-                            ids.extend(env.run(&["next", "--app", "22", "--count", "50"]).ids());
+                            let run = Test::within(&env)
+                                .args(["next", "--app", "22", "--count", "50"])
+                                .run();
+                            ids.extend(run.ids());
                             env.ok(&["reload-segments", "--app", "22", "--quiet"]);
                         }
                     }
@@ -546,9 +567,11 @@ fn redis_flushed_mid_run_causes_no_duplicate() {
 
 fn reload_tops_up_every_shard_below_the_threshold(env: &TestEnv) {
     env.ok(&["init-app", "--app", "30", "--name", "cron", "--step", "100"]);
-    let run = env.run(&["reload-segments", "--json"]);
-    assert!(run.success(), "{run}");
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let report = Test::within(env)
+        .args(["reload-segments", "--json"])
+        .status(0)
+        .run()
+        .json();
     assert_eq!(report["shards_checked"], 64);
     assert_eq!(report["shards_refilled"], 64);
     assert_eq!(report["ids_added"], 6400);
@@ -556,16 +579,22 @@ fn reload_tops_up_every_shard_below_the_threshold(env: &TestEnv) {
         assert_eq!(env.stock(30, shard), 100, "shard {shard}");
     }
     // Full shards are left alone.
-    let again: serde_json::Value =
-        serde_json::from_str(&env.ok(&["reload-segments", "--json"])).unwrap();
+    let again = Test::within(env)
+        .args(["reload-segments", "--json"])
+        .status(0)
+        .run()
+        .json();
     assert_eq!(again["shards_refilled"], 0);
 }
 
 fn reload_skips_a_shard_whose_lock_another_refiller_holds(env: &TestEnv) {
     env.ok(&["init-app", "--app", "31", "--name", "busy", "--step", "10"]);
     env.hold_refill_lock(31, 5, 60);
-    let report: serde_json::Value =
-        serde_json::from_str(&env.ok(&["reload-segments", "--app", "31", "--json"])).unwrap();
+    let report = Test::within(env)
+        .args(["reload-segments", "--app", "31", "--json"])
+        .status(0)
+        .run()
+        .json();
     assert_eq!(report["shards_busy"], 1);
     assert_eq!(report["shards_refilled"], 63);
     assert_eq!(env.stock(31, 5), 0);
@@ -586,16 +615,22 @@ fn reload_reports_orphaned_queues_and_prunes_them_only_when_asked(env: &TestEnv)
         let _: () = env.redis().set("id.gen.idList_", "1700000000000").unwrap();
     }
 
-    let report: serde_json::Value =
-        serde_json::from_str(&env.ok(&["reload-segments", "--json"])).unwrap();
+    let report = Test::within(env)
+        .args(["reload-segments", "--json"])
+        .status(0)
+        .run()
+        .json();
     let orphans = report["orphans"].as_array().unwrap();
     assert_eq!(orphans.len(), 1, "{report}");
     assert_eq!(orphans[0]["app"], 32);
     assert_eq!(orphans[0]["shards"].as_array().unwrap().len(), 64);
     assert_eq!(env.stock(32, 0), 10, "reported only");
 
-    let report: serde_json::Value =
-        serde_json::from_str(&env.ok(&["reload-segments", "--prune", "--json"])).unwrap();
+    let report = Test::within(env)
+        .args(["reload-segments", "--prune", "--json"])
+        .status(0)
+        .run()
+        .json();
     assert_eq!(report["orphans"][0]["pruned_ids"], 640);
     assert_eq!(env.stocked_shards(32), 0);
     assert_eq!(env.stock(33, 0), 10);
@@ -614,9 +649,11 @@ fn reload_reports_an_exhausted_app_once_not_as_a_failure(env: &TestEnv) {
         "2",
     ]);
     // An exhausted shard is reported once, with the fix, and is not a failure.
-    let run = env.run(&["reload-segments", "--app", "9", "--json"]);
-    assert_eq!(run.code(), 0, "{run}");
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let run = Test::within(env)
+        .args(["reload-segments", "--app", "9", "--json"])
+        .status(0)
+        .run();
+    let report = run.json();
     assert_eq!(report["failures"], serde_json::json!([]), "{report}");
     assert_eq!(report["exhausted"][0]["app"], 9, "{report}");
     assert_eq!(report["exhausted"][0]["shards"], serde_json::json!([0]));
@@ -628,10 +665,12 @@ fn reload_reports_an_exhausted_app_once_not_as_a_failure(env: &TestEnv) {
 
 fn reload_prints_nothing_with_quiet_when_all_went_well(env: &TestEnv) {
     env.ok(&["init-app", "--app", "34", "--name", "quiet", "--step", "10"]);
-    let run = env.run(&["reload-segments", "--quiet"]);
-    assert!(run.success(), "{run}");
-    assert_eq!(run.stdout, "");
-    assert_eq!(run.stderr, "");
+    let run = Test::within(env)
+        .args(["reload-segments", "--quiet"])
+        .status(0)
+        .stdout_is("")
+        .run();
+    assert_eq!(run.stderr, "", "{run}");
 }
 
 // ---- compatibility with the Java service ---------------------------------------
@@ -663,16 +702,10 @@ fn the_java_algorithm_consumes_a_queue_idgen_filled() {
             .collect::<Vec<_>>(),
         (1..=20).collect::<Vec<_>>()
     );
-    let ours = env
-        .run(&[
-            "next",
-            "--app",
-            "40",
-            "--gate-pass",
-            "alice@example.com",
-            "--count",
-            "100",
-        ])
+    let ours = Test::within(&env)
+        .args(["next", "--app", "40", "--gate-pass", "alice@example.com"])
+        .args(["--count", "100"])
+        .run()
         .ids();
     let all: Vec<u64> = java.iter().chain(&ours).copied().collect();
     assert_unique(&all);
@@ -706,16 +739,10 @@ fn idgen_consumes_a_queue_the_java_algorithm_filled() {
         .rpush(crate::harness::keys::queue(41, 48), &indexes)
         .unwrap();
 
-    let ids = env
-        .run(&[
-            "next",
-            "--app",
-            "41",
-            "--gate-pass",
-            "13800138000",
-            "--count",
-            "25",
-        ])
+    let ids = Test::within(&env)
+        .args(["next", "--app", "41", "--gate-pass", "13800138000"])
+        .args(["--count", "25"])
+        .run()
         .ids();
     let got: Vec<String> = ids
         .iter()
@@ -739,11 +766,13 @@ fn stock_without_a_stamp_is_retired_unserved_and_reported() {
         .redis()
         .rpush(crate::harness::keys::queue(42, 48), &indexes)
         .unwrap();
-    let run = env.run(&["next", "--app", "42", "--gate-pass", "13800138000"]);
-    assert!(run.success(), "{run}");
+    let run = Test::within(&env)
+        .args(["next", "--app", "42", "--gate-pass", "13800138000"])
+        .status(0)
+        .stderr("carried no stamp")
+        .stderr("retired 25 indexes")
+        .run();
     assert!(segment_parts(run.ids()[0]).0 > 25, "{run}");
-    assert!(run.stderr.contains("carried no stamp"), "{run}");
-    assert!(run.stderr.contains("retired 25 indexes"), "{run}");
 }
 
 #[test]
@@ -771,20 +800,15 @@ fn an_index_past_max_limit_id_is_never_served_whoever_stocked_it() {
         .redis()
         .rpush(crate::harness::keys::queue(43, 48), &["3", "4"])
         .unwrap();
-    let run = env.run(&[
-        "next",
-        "--app",
-        "43",
-        "--gate-pass",
-        "13800138000",
-        "--count",
-        "4",
-    ]);
-    assert_eq!(run.code(), 4, "{run}");
+    let run = Test::within(&env)
+        .args(["next", "--app", "43", "--gate-pass", "13800138000"])
+        .args(["--count", "4"])
+        .status(4)
+        .stderr("max_limit_id")
+        .run();
     let served: Vec<u64> = run.ids().iter().map(|&id| segment_parts(id).0).collect();
     assert_eq!(served, [2, 3], "{run}");
     assert!(run.ids().iter().all(|&id| id <= limit), "{run}");
-    assert!(run.stderr.contains("max_limit_id"), "{run}");
 }
 
 #[test]
@@ -802,16 +826,11 @@ fn a_malformed_queue_entry_is_bad_data_naming_the_key_and_the_entry() {
             .redis()
             .rpush(crate::harness::keys::queue(44, 48), &["7", bad, "8"])
             .unwrap();
-        let run = env.run(&[
-            "next",
-            "--app",
-            "44",
-            "--gate-pass",
-            "13800138000",
-            "--count",
-            "3",
-        ]);
-        assert_eq!(run.code(), 13, "{run}");
+        let run = Test::within(&env)
+            .args(["next", "--app", "44", "--gate-pass", "13800138000"])
+            .args(["--count", "3"])
+            .status(13)
+            .run();
         assert_eq!(
             run.ids()
                 .iter()
@@ -837,13 +856,11 @@ fn a_queue_key_of_the_wrong_type_is_bad_data_naming_the_key() {
         .redis()
         .set(crate::harness::keys::queue(45, 48), "not a list")
         .unwrap();
-    let run = env.run(&["next", "--app", "45", "--gate-pass", "13800138000"]);
-    assert_eq!(run.code(), 13, "{run}");
-    assert!(
-        run.one_line_error()
-            .contains(&crate::harness::keys::queue(45, 48)),
-        "{run}"
-    );
+    Test::within(&env)
+        .args(["next", "--app", "45", "--gate-pass", "13800138000"])
+        .status(13)
+        .one_line_error(crate::harness::keys::queue(45, 48))
+        .run();
 }
 
 // ---- configuration, reachability, secrets ---------------------------------------
@@ -869,12 +886,14 @@ fn an_unreachable_redis_fails_fast_with_its_own_exit_code_and_no_password() {
         .port();
     let url = format!("redis://:hunter2@127.0.0.1:{port}/0");
     let started = Instant::now();
-    let run = env.run_with(&["next", "--app", "1"], &[("IDGEN_REDIS_URL", &url)]);
-    assert_eq!(run.code(), 5, "{run}");
+    Test::within(&env)
+        .args(["next", "--app", "1"])
+        .env("IDGEN_REDIS_URL", url)
+        .status(5)
+        .one_line_error("unreachable")
+        .stderr_lacks("hunter2")
+        .run();
     assert!(started.elapsed() < Duration::from_secs(5));
-    let line = run.one_line_error();
-    assert!(line.contains("unreachable"), "{run}");
-    assert!(!run.stderr.contains("hunter2"), "{run}");
 }
 
 #[test]
@@ -887,17 +906,18 @@ fn a_silent_server_times_out_within_the_configured_bound() {
         silent.local_addr().unwrap().port()
     );
     let started = Instant::now();
-    let run = env.run_with(
-        &["next", "--app", "1"],
-        &[("IDGEN_REDIS_URL", &url), ("IDGEN_TIMEOUT", "1s")],
-    );
-    assert_eq!(run.code(), 5, "{run}");
+    Test::within(&env)
+        .args(["next", "--app", "1"])
+        .env("IDGEN_REDIS_URL", url)
+        .env("IDGEN_TIMEOUT", "1s")
+        .status(5)
+        .stderr("did not answer within 1s")
+        .run();
     assert!(
         started.elapsed() < Duration::from_secs(4),
         "took {:?}",
         started.elapsed()
     );
-    assert!(run.stderr.contains("did not answer within 1s"), "{run}");
     drop(silent);
 }
 
@@ -905,32 +925,31 @@ fn a_silent_server_times_out_within_the_configured_bound() {
 fn an_unreachable_mysql_on_a_cold_next_fails_with_the_unavailable_code() {
     let env = TestEnv::distributed();
     let url = "mysql://root:hunter2@127.0.0.1:1/idgen";
-    let run = env.run_with(&["next", "--app", "1"], &[("IDGEN_MYSQL_URL", url)]);
-    assert_eq!(run.code(), 5, "{run}");
-    run.one_line_error();
-    assert!(!run.stderr.contains("hunter2"), "{run}");
+    Test::within(&env)
+        .args(["next", "--app", "1"])
+        .env("IDGEN_MYSQL_URL", url)
+        .status(5)
+        .stderr_lacks("hunter2")
+        .run()
+        .one_line_error();
 }
 
 #[test]
 fn help_lists_the_exit_codes_and_never_shows_a_password() {
     let env = TestEnv::distributed();
-    let run = env.run_with(
-        &["--help"],
-        &[("IDGEN_REDIS_URL", "redis://:hunter2@127.0.0.1:6379/0")],
-    );
-    assert!(run.success(), "{run}");
-    assert!(run.stdout.contains("Exit codes:"), "{run}");
-    for code in [
-        "  0  ok",
-        "  2  usage",
-        "  3  not-found",
-        "  4  exhausted",
-        "  5  unavailable",
-        "  6  partial",
-    ] {
-        assert!(run.stdout.contains(code), "missing {code:?}: {run}");
-    }
-    assert!(!run.stdout.contains("hunter2"));
+    Test::within(&env)
+        .arg("--help")
+        .env("IDGEN_REDIS_URL", "redis://:hunter2@127.0.0.1:6379/0")
+        .status(0)
+        .stdout("Exit codes:")
+        .stdout("  0  ok")
+        .stdout("  2  usage")
+        .stdout("  3  not-found")
+        .stdout("  4  exhausted")
+        .stdout("  5  unavailable")
+        .stdout("  6  partial")
+        .stdout_lacks("hunter2")
+        .run();
 }
 
 fn an_interrupted_reload_finishes_the_refill_under_way_and_leaves_no_lock(env: &TestEnv) {

@@ -1,7 +1,7 @@
 //! `idgen status` against the real servers: exit 0 when healthy, 8 with the reason
 //! in the report when something needs attention.
 
-use crate::harness::{Run, TestEnv};
+use crate::harness::{Run, Test, TestEnv};
 use redis::Commands;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -16,9 +16,8 @@ fn write_config(env: &TestEnv, text: &str) -> PathBuf {
 /// Runs `idgen status --json`, checks every finding has a severity, the report's
 /// is the worst of them and the exit code follows it; returns the report.
 pub fn status(env: &TestEnv) -> (Run, Value) {
-    let run = env.run(&["status", "--json"]);
-    let report: Value =
-        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {run}"));
+    let run = Test::within(env).args(["status", "--json"]).run();
+    let report = run.json();
     let rank = |s: &str| {
         ["ok", "unknown", "warning", "critical"]
             .iter()
@@ -101,12 +100,16 @@ fn a_healthy_deployment_exits_0_and_shows_everything() {
     assert!(report["layouts"][0]["days_left"].as_i64().unwrap() > 365);
 
     // The human form says the same, on stdout only.
-    let human = env.run(&["status"]);
-    assert_eq!(human.code(), 0, "{human}");
+    let human = Test::within(&env)
+        .arg("status")
+        .status(0)
+        .stdout("redis+mysql")
+        .stdout("orders")
+        .stdout("default")
+        .stdout("snowflake")
+        .stdout("all good")
+        .run();
     assert!(human.stderr.is_empty(), "{human}");
-    for text in ["redis+mysql", "orders", "default", "snowflake", "all good"] {
-        assert!(human.stdout.contains(text), "{text:?} missing: {human}");
-    }
 }
 
 #[test]
@@ -187,8 +190,7 @@ fn an_app_near_its_max_limit_id_needs_attention() {
     let free = &report["apps"][1];
     assert_eq!(free["near_limit_shards"], serde_json::json!([]));
     assert_eq!(free["limit_used_percent"], Value::Null);
-    let human = env.run(&["status"]);
-    assert!(human.stdout.contains("NEAR LIMIT"), "{human}");
+    Test::within(&env).arg("status").stdout("NEAR LIMIT").run();
 }
 
 #[test]
@@ -215,12 +217,13 @@ fn an_unreachable_node_is_reported_and_the_rest_still_shown() {
 #[test]
 fn an_unreachable_ledger_is_reported_and_the_nodes_still_checked() {
     let env = TestEnv::distributed();
-    let run = env.run_with(
-        &["status", "--json"],
-        &[("IDGEN_MYSQL_URL", "mysql://root@127.0.0.1:1/idgen")],
-    );
-    assert_eq!(run.code(), 8, "{run}");
-    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let unreachable = "mysql://root@127.0.0.1:1/idgen";
+    let report = Test::within(&env)
+        .args(["status", "--json"])
+        .env("IDGEN_MYSQL_URL", unreachable)
+        .status(8)
+        .run()
+        .json();
     assert_eq!(report["stores"][0]["role"], "ledger");
     assert_eq!(report["stores"][0]["reachable"], false);
     assert_eq!(report["stores"][1]["reachable"], true);
@@ -229,17 +232,17 @@ fn an_unreachable_ledger_is_reported_and_the_nodes_still_checked() {
     assert_eq!(report["severity"], "critical");
     // The apps are unknown, not none.
     assert_eq!(report["apps_known"], false);
-    let human = env.run_with(
-        &["status"],
-        &[("IDGEN_MYSQL_URL", "mysql://root@127.0.0.1:1/idgen")],
-    );
-    assert!(human.stdout.contains("apps: UNKNOWN"), "{human}");
-    assert!(!human.stdout.contains("apps: none"), "{human}");
-    let check = env.run_with(
-        &["status", "--check"],
-        &[("IDGEN_MYSQL_URL", "mysql://root@127.0.0.1:1/idgen")],
-    );
-    assert_eq!(check.code(), 2, "{check}");
+    Test::within(&env)
+        .arg("status")
+        .env("IDGEN_MYSQL_URL", unreachable)
+        .stdout("apps: UNKNOWN")
+        .stdout_lacks("apps: none")
+        .run();
+    let check = Test::within(&env)
+        .args(["status", "--check"])
+        .env("IDGEN_MYSQL_URL", unreachable)
+        .status(2)
+        .run();
     assert!(check.stdout.starts_with("IDGEN CRITICAL - "), "{check}");
 }
 
@@ -340,9 +343,11 @@ fn layouts_that_ran_out_or_run_out_soon_need_attention() {
 #[test]
 fn status_rejects_a_bad_idle_ratio() {
     let env = TestEnv::distributed();
-    let run = env.run(&["status", "--idle", "1.5"]);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(run.stderr.contains("hint:"), "{run}");
+    Test::within(&env)
+        .args(["status", "--idle", "1.5"])
+        .status(2)
+        .stderr("hint:")
+        .run();
 }
 
 #[test]
@@ -363,8 +368,7 @@ fn the_human_report_lists_apps_layouts_and_what_needs_attention() {
     ]);
     env.ok(&["reload-segments"]);
     env.ok(&["init-app", "--app", "2", "--name", "fresh", "--step", "500"]);
-    let run = env.run(&["status"]);
-    assert_eq!(run.code(), 8, "{run}");
+    let run = Test::within(&env).arg("status").status(8).run();
     let lines: Vec<&str> = run.stdout.lines().collect();
     let apps_header = lines
         .iter()

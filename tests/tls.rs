@@ -2,8 +2,8 @@
 //! a certificate that cannot be verified, a missing client certificate,
 //! plain text against a TLS port and the reverse, JDBC-style parameters.
 
-use crate::harness::TestEnv;
 use crate::harness::tls::{TlsEnv, certs, tls_servers};
+use crate::harness::{Test, TestEnv};
 use std::time::{Duration, Instant};
 
 /// The exit code of a TLS failure (README "Exit codes").
@@ -28,8 +28,7 @@ fn segments_leases_and_status_work_over_tls_to_both_servers() {
     assert_eq!(run.ids().len(), 3, "{run}");
     let run = tls.run(&["status", "--json"], &[]);
     assert!(run.success(), "{run}");
-    let report: serde_json::Value =
-        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {run}"));
+    let report = run.json();
     for store in report["stores"].as_array().unwrap() {
         assert_eq!(store["state"], "ok", "{run}");
     }
@@ -147,13 +146,13 @@ fn require_ssl_against_a_server_without_tls_is_an_error_not_a_panic() {
     let env = TestEnv::distributed();
     for param in ["require_ssl=true", "useSSL=true", "sslMode=REQUIRED"] {
         let url = format!("{}?{param}", env.mysql_url);
-        let run = env.run_with(
-            &["init-app", "--app", "1", "--name", "one"],
-            &[("IDGEN_MYSQL_URL", &url)],
-        );
-        assert_eq!(run.code(), TLS, "{param}: {run}");
-        assert!(!run.stderr.contains("panicked"), "{param}: {run}");
-        assert!(run.stderr.contains("does not offer TLS"), "{param}: {run}");
+        Test::within(&env)
+            .args(["init-app", "--app", "1", "--name", "one"])
+            .env("IDGEN_MYSQL_URL", url)
+            .status(TLS)
+            .stderr_lacks("panicked")
+            .stderr("does not offer TLS")
+            .run();
     }
 }
 
@@ -211,11 +210,16 @@ fn valkey_urls_are_accepted_with_and_without_tls() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "1", "--name", "one"]);
     let url = env.redis_url.replace("redis://", "valkey://");
-    let run = env.run_with(&["next", "--app", "1"], &[("IDGEN_REDIS_URL", &url)]);
-    assert!(run.success(), "{run}");
-    for args in [&["reload-segments"][..], &["status"]] {
-        let run = env.run_with(args, &[("IDGEN_REDIS_URL", &url)]);
-        assert!(run.success(), "{args:?}: {run}");
+    for args in [
+        &["next", "--app", "1"][..],
+        &["reload-segments"],
+        &["status"],
+    ] {
+        Test::within(&env)
+            .args(args.iter().copied())
+            .env("IDGEN_REDIS_URL", &url)
+            .status(0)
+            .run();
     }
 }
 
@@ -272,7 +276,7 @@ fn tls_files_come_from_flags_and_the_config_file_and_config_names_their_source()
     let run = tls.run(&["next", "--app", "1", "--count", "2"], &vars);
     assert!(run.success(), "{run}");
     let run = tls.run(&["config", "--json"], &vars);
-    let shown: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let shown = run.json();
     let row = shown["settings"]
         .as_array()
         .unwrap()
