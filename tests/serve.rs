@@ -391,17 +391,17 @@ fn decode_answers_the_decode_json_object_with_the_id_as_a_string() {
     let served = Served::start(&env, &[]);
     let reply = served.get("/api/decode/175928847299117063?layout=discord");
     assert_eq!(reply.status, 200);
-    let mut cli: serde_json::Value = serde_json::from_str(
-        env.ok(&[
+    let mut cli = Test::within(&env)
+        .args([
             "decode",
             "--json",
             "--layout",
             "discord",
             "175928847299117063",
         ])
-        .trim(),
-    )
-    .unwrap();
+        .status(0)
+        .run()
+        .json();
     cli["id"] = serde_json::Value::String("175928847299117063".into());
     assert_eq!(reply.json(), cli);
 }
