@@ -2,7 +2,7 @@
 //! README "Deploying" gives) runs segments, leases, migrate and status; a
 //! command the user may not run is an access error that names it.
 
-use crate::harness::TestEnv;
+use crate::harness::{Test, TestEnv};
 
 /// The exit code of refused access (README "Exit codes").
 const ACCESS: i32 = 12;
@@ -70,9 +70,10 @@ fn acl_user(env: &TestEnv, tag: &str, rules: &[&str]) -> Vec<(&'static str, Stri
     ]
 }
 
-fn run(env: &TestEnv, vars: &[(&'static str, String)], args: &[&str]) -> crate::harness::Run {
-    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    env.run_with(args, &vars)
+/// A run as the user `vars` (from [`acl_user`]) names.
+fn as_user<'e>(env: &'e TestEnv, vars: &[(&'static str, String)]) -> Test<'e> {
+    vars.iter()
+        .fold(Test::within(env), |test, (k, v)| test.env(k, v))
 }
 
 #[test]
@@ -91,9 +92,12 @@ fn a_user_limited_to_idgens_keys_runs_segments_leases_migrate_and_status() {
         &["reload-segments"],
         &["status"],
     ] {
-        let run = run(&env, &vars, args);
-        assert!(run.success(), "{args:?}: {run}");
-        assert!(!run.stdout.contains(PASSWORD) && !run.stderr.contains(PASSWORD));
+        let run = as_user(&env, &vars)
+            .args(args.iter().copied())
+            .status(0)
+            .stdout_lacks(PASSWORD)
+            .stderr_lacks(PASSWORD)
+            .run();
         if args[0] == "next" {
             ids.extend(run.ids());
         }
@@ -113,17 +117,16 @@ fn a_command_the_user_may_not_run_is_an_access_error_naming_it() {
             .filter(|r| *r != refused)
             .collect();
         let vars = acl_user(&env, command, &rules);
-        let run = run(&env, &vars, &["next", "--app", "1"]);
-        assert_eq!(run.code(), ACCESS, "without {command}: {run}");
-        assert!(
-            run.stderr.contains(&format!(
+        let run = as_user(&env, &vars)
+            .args(["next", "--app", "1"])
+            .status(ACCESS)
+            .stderr(format!(
                 "may not run the command {}",
                 command.to_uppercase()
-            )),
-            "without {command}: {run}"
-        );
+            ))
+            .stderr_lacks(PASSWORD)
+            .run();
         assert_eq!(run.stderr.lines().count(), 1, "{run}");
-        assert!(!run.stderr.contains(PASSWORD), "{run}");
     }
     // A key outside idgen's patterns is refused the same way.
     let rules: Vec<&str> = IDGEN_RULES
@@ -132,10 +135,9 @@ fn a_command_the_user_may_not_run_is_an_access_error_naming_it() {
         .filter(|r| *r != "~idgen:*")
         .collect();
     let vars = acl_user(&env, "nolease", &rules);
-    let run = run(&env, &vars, &["lease", "--count", "1"]);
-    assert_eq!(run.code(), ACCESS, "{run}");
-    assert!(
-        run.stderr.contains("may not use one of idgen's keys"),
-        "{run}"
-    );
+    as_user(&env, &vars)
+        .args(["lease", "--count", "1"])
+        .status(ACCESS)
+        .stderr("may not use one of idgen's keys")
+        .run();
 }

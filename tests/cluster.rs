@@ -6,7 +6,7 @@
 //! that reshard or fail over start their own.
 
 use crate::harness::cluster::Cluster;
-use crate::harness::{TestEnv, assert_unique, wait_until};
+use crate::harness::{Test, TestEnv, assert_unique, wait_until};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -29,10 +29,10 @@ fn take_while(
             scope.spawn(|| {
                 while !stop.load(Ordering::SeqCst) {
                     let after = done.load(Ordering::SeqCst);
-                    let run = env.run_with(
-                        &["next", "--app", app, "--count", "300"],
-                        &[("IDGEN_REDIS_URL", url)],
-                    );
+                    let run = Test::within(env)
+                        .args(["next", "--app", app, "--count", "300"])
+                        .env("IDGEN_REDIS_URL", url)
+                        .run();
                     if run.success() {
                         ids.lock().unwrap().extend(run.ids());
                         taken.fetch_add(1, Ordering::SeqCst);
@@ -64,22 +64,21 @@ fn take_while(
 }
 
 fn init_app(env: &TestEnv, url: &str, app: &str) {
-    let on_cluster = [("IDGEN_REDIS_URL", url)];
-    let init = env.run_with(
-        &[
+    Test::within(env)
+        .args([
             "init-app", "--app", app, "--name", "cluster", "--step", "2000",
-        ],
-        &on_cluster,
-    );
-    assert!(init.success(), "{init}");
+        ])
+        .env("IDGEN_REDIS_URL", url)
+        .status(0)
+        .run();
 }
 
 fn reload(env: &TestEnv, url: &str, app: &str) {
-    let run = env.run_with(
-        &["reload-segments", "--app", app, "--quiet"],
-        &[("IDGEN_REDIS_URL", url)],
-    );
-    assert!(run.success(), "{run}");
+    Test::within(env)
+        .args(["reload-segments", "--app", app, "--quiet"])
+        .env("IDGEN_REDIS_URL", url)
+        .status(0)
+        .run();
 }
 
 /// The masters that hold a queue of `app`.
@@ -140,8 +139,11 @@ fn leases_status_and_inspect_work_on_a_cluster() {
     let mut holder = env.coprocess(&lease(&["--stdin"]), &on_cluster);
     let worker = holder.event("acquired")["worker"].as_u64().unwrap();
     let mut ids = holder.request(1000);
-    let second = env.run_with(&lease(&["--count", "1000"]), &on_cluster);
-    assert!(second.success(), "{second}");
+    let second = Test::within(&env)
+        .args(lease(&["--count", "1000"]))
+        .env("IDGEN_REDIS_URL", &url)
+        .status(0)
+        .run();
     assert!(second.ids().iter().all(|id| (id >> 20) & 0b11 != worker));
     ids.extend(second.ids());
     ids.extend(holder.request(1000));
@@ -149,14 +151,17 @@ fn leases_status_and_inspect_work_on_a_cluster() {
     assert!(status.success(), "{stderr:?}");
     assert_unique(&ids);
 
-    let inspect = env.run_with(
-        &["inspect-freelist", "--namespace", "cluster", "--json"],
-        &on_cluster,
-    );
-    assert!(inspect.success(), "{inspect}");
-    let status = env.run_with(&["status", "--json"], &on_cluster);
-    let report: serde_json::Value =
-        serde_json::from_str(&status.stdout).unwrap_or_else(|e| panic!("{e}: {status}"));
+    Test::within(&env)
+        .args(["inspect-freelist", "--namespace", "cluster", "--json"])
+        .env("IDGEN_REDIS_URL", &url)
+        .status(0)
+        .run();
+    let status = Test::within(&env)
+        .args(["status", "--json"])
+        .env("IDGEN_REDIS_URL", &url)
+        .stdout("cluster")
+        .run();
+    let report = status.json();
     let main = &report["stores"]
         .as_array()
         .unwrap()
@@ -164,7 +169,6 @@ fn leases_status_and_inspect_work_on_a_cluster() {
         .find(|s| s["name"] == "main")
         .unwrap_or_else(|| panic!("{report}"));
     assert_eq!(main["reachable"], true, "{report}");
-    assert!(status.stdout.contains("cluster"), "{report}");
 }
 
 #[test]
@@ -172,31 +176,30 @@ fn an_app_moves_from_a_standalone_node_to_a_cluster_without_repeats() {
     let env = TestEnv::distributed();
     let cluster = Cluster::shared();
     let nodes = format!("cl={}", cluster.url());
-    let with_cluster = [("IDGEN_REDIS_NODES", nodes.as_str())];
-    assert!(
-        env.run_with(
-            &[
-                "init-app", "--app", "33", "--name", "moving", "--step", "2000"
-            ],
-            &with_cluster
-        )
-        .success()
-    );
+    let with_cluster = || Test::within(&env).env("IDGEN_REDIS_NODES", &nodes);
+    with_cluster()
+        .args([
+            "init-app", "--app", "33", "--name", "moving", "--step", "2000",
+        ])
+        .status(0)
+        .run();
+    let take = || {
+        with_cluster()
+            .args(["next", "--app", "33", "--count", "500"])
+            .status(0)
+            .run()
+            .ids()
+    };
     let mut ids = Vec::new();
     for _ in 0..3 {
-        let run = env.run_with(&["next", "--app", "33", "--count", "500"], &with_cluster);
-        assert!(run.success(), "{run}");
-        ids.extend(run.ids());
+        ids.extend(take());
     }
-    let moved = env.run_with(
-        &["migrate", "--app", "33", "--to", "cl", "--yes"],
-        &with_cluster,
-    );
-    assert!(moved.success(), "{moved}");
+    with_cluster()
+        .args(["migrate", "--app", "33", "--to", "cl", "--yes"])
+        .status(0)
+        .run();
     for _ in 0..3 {
-        let run = env.run_with(&["next", "--app", "33", "--count", "500"], &with_cluster);
-        assert!(run.success(), "{run}");
-        ids.extend(run.ids());
+        ids.extend(take());
     }
     assert_unique(&ids);
     assert!(!masters_stocked(cluster, "33").is_empty());
@@ -243,11 +246,11 @@ fn a_resharding_and_a_failover_under_takers_repeat_nothing() {
         .map(|i| format!("k{i}"))
         .find(|pass| idgen::segment::shard_for_gate_pass(pass) == shard)
         .unwrap();
-    let run = env.run_with(
-        &["next", "--app", "34", "--gate-pass", &pass],
-        &[("IDGEN_REDIS_URL", url.as_str())],
-    );
-    assert!(run.success(), "{run}");
+    let run = Test::within(&env)
+        .args(["next", "--app", "34", "--gate-pass", &pass])
+        .env("IDGEN_REDIS_URL", &url)
+        .status(0)
+        .run();
     ids.extend(run.ids());
     let stamp =
         idgen::store::redis::keys::KeyNames::Cluster.stamp(idgen::store::Slot { app: 34, shard });

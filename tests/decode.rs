@@ -2,28 +2,24 @@
 
 use crate::harness::{Run, Test};
 
-fn decode(args: &[&str]) -> Run {
-    Test::new().arg("decode").args(args.iter().copied()).run()
+/// `idgen decode ARGS`, to be run.
+fn decode(args: &[&str]) -> Test<'static> {
+    Test::new().arg("decode").args(args.iter().copied())
 }
 
 /// `idgen decode ARGS` reading `stdin`.
-fn decode_stdin(args: &[&str], stdin: &str) -> Run {
-    Test::new()
-        .arg("decode")
-        .args(args.iter().copied())
-        .stdin(stdin)
-        .run()
+fn decode_stdin(args: &[&str], stdin: &str) -> Test<'static> {
+    decode(args).stdin(stdin)
 }
 
 /// `idgen decode ARGS` on a pseudo-terminal, so stdout is a TTY.
-fn decode_on_terminal(args: &str) -> Run {
+fn decode_on_terminal(args: &str) -> Test<'static> {
     Test::new()
         .arg("decode")
         .args(args.split_whitespace())
         .env("NO_COLOR", "1")
         .env("TERM", "dumb")
         .terminal()
-        .run()
 }
 
 fn only_line(run: &Run) -> &str {
@@ -40,7 +36,7 @@ fn only_line(run: &Run) -> &str {
 fn discords_documented_example_decodes_to_its_documented_fields() {
     // Discord's API reference, "Snowflakes": 175928847299117063 is
     // 2016-04-30 11:18:25.796 UTC, internal worker 1, process 0, increment 7.
-    let run = decode(&["--layout", "discord", "175928847299117063"]);
+    let run = decode(&["--layout", "discord", "175928847299117063"]).run();
     assert_eq!(
         only_line(&run),
         "175928847299117063 discord 2016-04-30T11:18:25.796Z worker=1 process=0 increment=7"
@@ -57,7 +53,8 @@ fn uid_generators_example_decodes_with_a_plus_eight_epoch() {
         "--epoch",
         "2016-05-20T00:00:00+08:00",
         "3200169789968523265",
-    ]);
+    ])
+    .run();
     assert_eq!(
         only_line(&run),
         "3200169789968523265 uid-generator 2019-05-02T15:26:39.000Z worker=21 sequence=1"
@@ -68,7 +65,7 @@ fn uid_generators_example_decodes_with_a_plus_eight_epoch() {
 fn twitters_api_docs_tweet_decodes_to_its_created_at_second() {
     // Twitter API docs, Tweet object: "id": 1050118621198921728 with
     // "created_at": "Wed Oct 10 20:19:24 +0000 2018" (created_at has no milliseconds).
-    let line = only_line(&decode(&["1050118621198921728"])).to_string();
+    let line = only_line(&decode(&["1050118621198921728"]).run()).to_string();
     assert_eq!(
         line,
         "1050118621198921728 snowflake 2018-10-10T20:19:24.211Z worker=347 sequence=0"
@@ -79,7 +76,7 @@ fn twitters_api_docs_tweet_decodes_to_its_created_at_second() {
 fn wikipedias_snowflake_example_decodes_to_its_stated_fields() {
     // Wikipedia, "Snowflake ID": the @Wikipedia tweet 1541815603606036480 is
     // 1656432460.105 (2022-06-28 16:07:40.105 UTC), machine ID 378, sequence 0.
-    let run = decode(&["--layout", "snowflake", "1541815603606036480"]);
+    let run = decode(&["--layout", "snowflake", "1541815603606036480"]).run();
     assert_eq!(
         only_line(&run),
         "1541815603606036480 snowflake 2022-06-28T16:07:40.105Z worker=378 sequence=0"
@@ -92,7 +89,7 @@ fn sonyflake_fields_sit_where_sonys_readme_puts_them() {
     // 2014-09-01T00:00:00Z, then 8 bits of sequence, then 16 bits of machine ID.
     let (time, sequence, machine) = (100u64, 3u64, 0xBEEFu64);
     let id = (time << 24) | (sequence << 16) | machine;
-    let run = decode(&["--layout", "sonyflake", &id.to_string()]);
+    let run = decode(&["--layout", "sonyflake", &id.to_string()]).run();
     assert_eq!(
         only_line(&run),
         format!("{id} sonyflake 2014-09-01T00:00:01.000Z sequence=3 machine=48879")
@@ -104,7 +101,7 @@ fn mastodons_documented_status_decodes_to_its_creation_time() {
     // Mastodon API docs, Status entity example: "id": "103270115826048975" with
     // "created_at": "2019-12-08T03:48:33.901Z". The ID's time comes from the database's
     // timestamp_id(), 52 ms before Rails stamped created_at.
-    let run = decode(&["--layout", "mastodon", "103270115826048975"]);
+    let run = decode(&["--layout", "mastodon", "103270115826048975"]).run();
     assert_eq!(
         only_line(&run),
         "103270115826048975 mastodon 2019-12-08T03:48:33.849Z sequence=40911"
@@ -115,20 +112,20 @@ fn mastodons_documented_status_decodes_to_its_creation_time() {
 fn yitters_readme_examples_decode_to_one_three_and_five_years_of_running() {
     // yitter/IdGenerator README, "ID示例": IDs after running 1, 3 and 5 years with the
     // default configuration (WorkerId 1 in its examples; sequences start at 11).
-    let run = decode(&[
+    decode(&[
         "--layout",
         "yitter",
         "129053495681099",
         "387750301904971",
         "646093214093387",
-    ]);
-    assert_eq!(run.code(), 0, "{}", run.stderr);
-    assert_eq!(
-        run.stdout,
+    ])
+    .status(0)
+    .stdout_is(
         "129053495681099 yitter 2021-02-18T10:20:03.094Z worker=1 sequence=11\n\
          387750301904971 yitter 2023-02-19T10:20:03.051Z worker=1 sequence=11\n\
-         646093214093387 yitter 2025-02-18T10:20:03.097Z worker=1 sequence=11\n"
-    );
+         646093214093387 yitter 2025-02-18T10:20:03.097Z worker=1 sequence=11\n",
+    )
+    .run();
 }
 
 #[test]
@@ -148,8 +145,7 @@ fn tsid_creators_readme_strings_share_a_millisecond_until_it_says_it_changed() {
     let mut args = vec!["--json", "--layout", "tsid"];
     args.extend(same);
     args.push("01226N0693HDA");
-    let run = decode(&args);
-    assert_eq!(run.code(), 0, "{}", run.stderr);
+    let run = decode(&args).status(0).run();
     let records: Vec<serde_json::Value> = run
         .stdout
         .lines()
@@ -175,8 +171,8 @@ fn tsid_creators_readme_strings_share_a_millisecond_until_it_says_it_changed() {
 
 #[test]
 fn a_tsid_decodes_the_same_from_its_text_and_its_number() {
-    let from_text = decode(&["--layout", "tsid", "01226N0640J7Q"]);
-    let from_number = decode(&["--layout", "tsid", "38358284406638839"]);
+    let from_text = decode(&["--layout", "tsid", "01226N0640J7Q"]).run();
+    let from_number = decode(&["--layout", "tsid", "38358284406638839"]).run();
     assert_eq!(
         only_line(&from_text),
         "38358284406638839 tsid 2020-04-15T20:22:07.665Z node=4 counter=2295 tsid=01226N0640J7Q"
@@ -189,7 +185,7 @@ fn a_discord_message_link_decodes_its_message_id() {
     // Discord's documented snowflake as the message in a message link.
     let link =
         "https://discord.com/channels/81384788765712384/381887113391505410/175928847299117063";
-    let run = decode(&["--layout", "discord", link]);
+    let run = decode(&["--layout", "discord", link]).run();
     assert!(only_line(&run).starts_with("175928847299117063 discord 2016-04-30T11:18:25.796Z "));
 }
 
@@ -197,7 +193,7 @@ fn a_discord_message_link_decodes_its_message_id() {
 fn a_tweet_url_decodes_under_twitter() {
     // Twitter API docs, Tweet object: 1050118621198921728, created Wed Oct 10 20:19:24 2018.
     let url = "https://twitter.com/TwitterDev/status/1050118621198921728";
-    let run = decode(&["--layout", "twitter", url]);
+    let run = decode(&["--layout", "twitter", url]).run();
     assert!(
         only_line(&run).starts_with("1050118621198921728 snowflake-dc 2018-10-10T20:19:24.211Z "),
         "{}",
@@ -207,19 +203,15 @@ fn a_tweet_url_decodes_under_twitter() {
 
 #[test]
 fn verbose_says_when_the_id_was_taken_from_a_url() {
-    let run = decode(&[
+    decode(&[
         "--verbose",
         "--layout",
         "discord",
         "https://discord.com/channels/1/2/175928847299117063",
-    ]);
-    assert_eq!(run.code(), 0, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("took ID 175928847299117063, the longest run of digits"),
-        "{}",
-        run.stderr
-    );
+    ])
+    .status(0)
+    .stderr("took ID 175928847299117063, the longest run of digits")
+    .run();
 }
 
 // ---- formats ---------------------------------------------------------------------------
@@ -242,7 +234,7 @@ fn plain_lines_for_every_named_layout() {
         ("seata", "27478567185022977"),
         ("segment", "16400"),
     ] {
-        text.push_str(only_line(&decode(&["--layout", layout, id])));
+        text.push_str(only_line(&decode(&["--layout", layout, id]).run()));
         text.push('\n');
     }
     insta::assert_snapshot!("plain_lines", text);
@@ -250,21 +242,21 @@ fn plain_lines_for_every_named_layout() {
 
 #[test]
 fn a_terminal_gets_a_table() {
-    let run = decode_on_terminal("--layout discord 175928847299117063 175928847299117064");
-    assert_eq!(run.code(), 0, "{}", run.stdout);
+    let run = decode_on_terminal("--layout discord 175928847299117063 175928847299117064")
+        .status(0)
+        .run();
     insta::assert_snapshot!("terminal_table", run.stdout);
 }
 
 #[test]
 fn a_terminal_table_for_a_layout_without_time_has_no_timestamp_column() {
-    let run = decode_on_terminal("--layout segment 16400");
-    assert_eq!(run.code(), 0, "{}", run.stdout);
+    let run = decode_on_terminal("--layout segment 16400").status(0).run();
     insta::assert_snapshot!("terminal_table_segment", run.stdout);
 }
 
 #[test]
 fn json_lines_carry_id_layout_time_and_every_field_by_name() {
-    let run = decode(&["--json", "--layout", "discord", "175928847299117063"]);
+    let run = decode(&["--json", "--layout", "discord", "175928847299117063"]).run();
     let record: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
     assert_eq!(
         record,
@@ -283,12 +275,12 @@ fn json_lines_carry_id_layout_time_and_every_field_by_name() {
 
 #[test]
 fn json_lines_for_datacenter_and_machine_layouts_name_those_fields() {
-    let run = decode(&["--json", "--layout", "snowflake-dc", "1541815603606036480"]);
+    let run = decode(&["--json", "--layout", "snowflake-dc", "1541815603606036480"]).run();
     let record: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
     assert_eq!(record["datacenter"], 11);
     assert_eq!(record["worker"], 26);
     assert_eq!(record["sequence"], 0);
-    let run = decode(&["--json", "--layout", "sonyflake", "1677967087"]);
+    let run = decode(&["--json", "--layout", "sonyflake", "1677967087"]).run();
     let record: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
     assert_eq!(record["machine"], 48879);
     assert_eq!(record["sequence"], 3);
@@ -296,7 +288,7 @@ fn json_lines_for_datacenter_and_machine_layouts_name_those_fields() {
 
 #[test]
 fn json_lines_for_segment_ids_have_app_shard_and_index_but_no_time() {
-    let run = decode(&["--json", "--layout", "segment", "16400"]);
+    let run = decode(&["--json", "--layout", "segment", "16400"]).run();
     let record: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
     assert_eq!(
         record,
@@ -306,8 +298,9 @@ fn json_lines_for_segment_ids_have_app_shard_and_index_but_no_time() {
 
 #[test]
 fn json_mode_writes_one_object_per_line() {
-    let run = decode(&["--json", "1541815603606036480", "1050118621198921728"]);
-    assert_eq!(run.code(), 0);
+    let run = decode(&["--json", "1541815603606036480", "1050118621198921728"])
+        .status(0)
+        .run();
     let ids: Vec<u64> = run
         .stdout
         .lines()
@@ -332,8 +325,9 @@ fn json_gives_ids_and_fields_wider_than_53_bits_as_strings() {
         "--epoch",
         "2024-01-01",
         "9223372036854775807",
-    ]);
-    assert_eq!(run.code(), 0, "{}", run.stderr);
+    ])
+    .status(0)
+    .run();
     let value: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
     assert_eq!(value["id"], "9223372036854775807");
     assert_eq!(value["rest"], ((1u64 << 55) - 1).to_string());
@@ -346,8 +340,9 @@ fn ids_are_read_from_stdin_one_per_line_skipping_blank_lines() {
     let run = decode_stdin(
         &["--layout", "discord"],
         "175928847299117063\n\n   \n  175928847299117064  \r\n",
-    );
-    assert_eq!(run.code(), 0, "{}", run.stderr);
+    )
+    .status(0)
+    .run();
     let fields: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(fields.len(), 2);
     assert!(fields[1].starts_with("175928847299117064 discord "));
@@ -356,9 +351,10 @@ fn ids_are_read_from_stdin_one_per_line_skipping_blank_lines() {
 
 #[test]
 fn no_ids_and_a_terminal_on_stdin_is_a_usage_error() {
-    let run = decode_on_terminal("");
-    assert_eq!(run.code(), 2, "{}", run.stdout);
-    assert!(run.stdout.contains("no IDs given"), "{}", run.stdout);
+    decode_on_terminal("")
+        .status(2)
+        .stdout("no IDs given")
+        .run();
 }
 
 #[test]
@@ -408,7 +404,8 @@ fn a_custom_layout_decodes_with_its_own_names_unit_and_epoch() {
         "--epoch",
         "2024-01-01",
         &((86_400u64 << 32) | (2 << 28) | (9 << 20) | 5).to_string(),
-    ]);
+    ])
+    .run();
     assert_eq!(
         only_line(&run),
         format!(
@@ -420,8 +417,8 @@ fn a_custom_layout_decodes_with_its_own_names_unit_and_epoch() {
 
 #[test]
 fn hexadecimal_ids_decode_like_their_decimal_value() {
-    let hex = decode(&["--layout", "discord", "0x271065ac1020007"]);
-    let decimal = decode(&["--layout", "discord", "175928847299117063"]);
+    let hex = decode(&["--layout", "discord", "0x271065ac1020007"]).run();
+    let decimal = decode(&["--layout", "discord", "175928847299117063"]).run();
     assert_eq!(only_line(&hex), only_line(&decimal));
 }
 
@@ -433,7 +430,8 @@ fn a_custom_layout_may_name_its_fields_anything() {
         "--epoch",
         "0",
         "103270115826048975",
-    ]);
+    ])
+    .run();
     assert_eq!(
         only_line(&run),
         "103270115826048975 custom 2019-12-08T03:48:33.849Z rest=40911"
@@ -445,7 +443,8 @@ fn a_custom_layout_may_name_its_fields_anything() {
         "--epoch",
         "0",
         "65539",
-    ]);
+    ])
+    .run();
     let record: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
     assert_eq!(record["rest"], 3);
 }
@@ -457,7 +456,7 @@ fn twitter_mybatis_plus_and_leaf_are_names_for_existing_layouts() {
         ("mybatis-plus", "snowflake-dc"),
         ("leaf", "snowflake"),
     ] {
-        let run = decode(&["--layout", alias, "1541815603606036480"]);
+        let run = decode(&["--layout", alias, "1541815603606036480"]).run();
         assert!(
             only_line(&run).starts_with(&format!("1541815603606036480 {name} ")),
             "{alias}"
@@ -469,18 +468,19 @@ fn twitter_mybatis_plus_and_leaf_are_names_for_existing_layouts() {
 
 #[test]
 fn fix_is_refused_because_decode_reads_every_field() {
-    let run = decode(&["--layout", "snowflake-dc", "--fix", "datacenter=3", "1"]);
-    assert_eq!(run.code(), 2);
-    assert_eq!(run.stdout, "");
-    assert!(run.stderr.contains("--fix datacenter=3"), "{}", run.stderr);
-    assert!(run.stderr.contains("idgen lease"), "{}", run.stderr);
+    decode(&["--layout", "snowflake-dc", "--fix", "datacenter=3", "1"])
+        .status(2)
+        .stdout_is("")
+        .stderr("--fix datacenter=3")
+        .stderr("idgen lease")
+        .run();
 }
 
 #[test]
 fn a_hexadecimal_id_beyond_64_bits_is_reported_by_name_and_the_rest_decoded() {
     let bad = "0x10000000000000000";
     assert_rejected(
-        &with_one_bad("discord", bad),
+        with_one_bad("discord", bad),
         bad,
         "larger than any 64-bit ID",
     );
@@ -493,29 +493,23 @@ fn a_negative_id_is_refused_by_an_unsigned_layout_too() {
         "tsid",
         "38358284406638839",
         "-38358284406638839",
-    ]);
-    assert_eq!(run.code(), 2);
-    assert_eq!(run.stdout.lines().count(), 1);
-    assert!(
-        run.stderr.contains("-38358284406638839 is negative"),
-        "{}",
-        run.stderr
-    );
+    ])
+    .status(2)
+    .stderr("-38358284406638839 is negative")
+    .run();
+    assert_eq!(run.stdout.lines().count(), 1, "{run}");
 }
 
 #[test]
 fn tsid_text_is_refused_by_layouts_without_it() {
-    let run = decode(&["--layout", "snowflake", "01226N0640J7Q"]);
-    assert_eq!(run.code(), 2);
-    assert!(
-        run.stderr.contains("\"01226N0640J7Q\" is not a number"),
-        "{}",
-        run.stderr
-    );
+    decode(&["--layout", "snowflake", "01226N0640J7Q"])
+        .status(2)
+        .stderr("\"01226N0640J7Q\" is not a number")
+        .run();
 }
 
-/// Decodes one good ID around a bad one; returns the run.
-fn with_one_bad(layout: &str, bad: &str) -> Run {
+/// Decodes one good ID around a bad one.
+fn with_one_bad(layout: &str, bad: &str) -> Test<'static> {
     decode(&[
         "--layout",
         layout,
@@ -525,35 +519,35 @@ fn with_one_bad(layout: &str, bad: &str) -> Run {
     ])
 }
 
-fn assert_rejected(run: &Run, bad: &str, problem: &str) {
-    assert_eq!(run.code(), 2, "exit code; stderr: {}", run.stderr);
+/// `decode` exits 2 with one error line naming `bad` and saying `problem`, and
+/// still decodes the two good IDs.
+fn assert_rejected(decode: Test, bad: &str, problem: &str) {
+    let run = decode.status(2).stderr(bad).stderr(problem).run();
     assert_eq!(
         run.stdout.lines().count(),
         2,
-        "the good IDs are still decoded"
+        "the good IDs are still decoded: {run}"
     );
     let errors: Vec<&str> = run.stderr.lines().collect();
-    assert_eq!(errors.len(), 1, "{}", run.stderr);
-    assert!(errors[0].starts_with("error: "), "{}", errors[0]);
-    assert!(errors[0].contains(bad), "names the ID: {}", errors[0]);
-    assert!(errors[0].contains(problem), "says why: {}", errors[0]);
+    assert_eq!(errors.len(), 1, "{run}");
+    assert!(errors[0].starts_with("error: "), "{run}");
 }
 
 #[test]
 fn an_id_that_is_not_a_number_is_reported_and_the_rest_decoded() {
-    assert_rejected(&with_one_bad("discord", "12ab"), "12ab", "is not a number");
+    assert_rejected(with_one_bad("discord", "12ab"), "12ab", "is not a number");
 }
 
 #[test]
 fn a_negative_id_is_reported_and_the_rest_decoded() {
-    assert_rejected(&with_one_bad("discord", "-5"), "-5", "negative");
+    assert_rejected(with_one_bad("discord", "-5"), "-5", "negative");
 }
 
 #[test]
 fn an_id_beyond_64_bits_is_reported_and_the_rest_decoded() {
     let bad = "18446744073709551616";
     assert_rejected(
-        &with_one_bad("discord", bad),
+        with_one_bad("discord", bad),
         bad,
         "larger than any 64-bit ID",
     );
@@ -562,41 +556,37 @@ fn an_id_beyond_64_bits_is_reported_and_the_rest_decoded() {
 #[test]
 fn an_id_with_the_sign_bit_in_a_signed_layout_is_reported_and_the_rest_decoded() {
     let bad = "9223372036854775808";
-    assert_rejected(&with_one_bad("snowflake", bad), bad, "sign bit");
+    assert_rejected(with_one_bad("snowflake", bad), bad, "sign bit");
 }
 
 #[test]
 fn an_id_with_the_top_bit_set_is_fine_in_unsigned_discord() {
-    let run = decode(&["--layout", "discord", "9223372036854775808"]);
+    let run = decode(&["--layout", "discord", "9223372036854775808"]).run();
     assert!(only_line(&run).starts_with("9223372036854775808 discord 2084-09-06T15:47:35.552Z "));
 }
 
 #[test]
 fn bad_ids_on_stdin_are_reported_and_the_rest_decoded() {
-    let run = decode_stdin(
+    let decode = decode_stdin(
         &["--layout", "discord"],
         "175928847299117063\nnope\n175928847299117064\n",
     );
-    assert_rejected(&run, "nope", "is not a number");
+    assert_rejected(decode, "nope", "is not a number");
 }
 
 #[test]
 fn every_id_good_exits_zero_and_any_bad_exits_two() {
-    assert_eq!(decode(&["1541815603606036480"]).code(), 0);
-    assert_eq!(decode(&["1541815603606036480", "x"]).code(), 2);
-    assert_eq!(decode(&["x"]).stdout, "");
+    decode(&["1541815603606036480"]).status(0).run();
+    decode(&["1541815603606036480", "x"]).status(2).run();
+    decode(&["x"]).stdout_is("").run();
 }
 
 #[test]
 fn an_unknown_layout_is_a_usage_error_listing_the_known_ones() {
-    let run = decode(&["--layout", "flickr", "1"]);
-    assert_eq!(run.code(), 2);
-    assert_eq!(run.stdout, "");
-    assert!(
-        run.stderr.contains("unknown layout \"flickr\""),
-        "{}",
-        run.stderr
-    );
+    let mut flickr = decode(&["--layout", "flickr", "1"])
+        .status(2)
+        .stdout_is("")
+        .stderr("unknown layout \"flickr\"");
     for name in [
         "uid-generator-dc",
         "tsid",
@@ -605,43 +595,47 @@ fn an_unknown_layout_is_a_usage_error_listing_the_known_ones() {
         "mybatis-plus",
         "leaf",
     ] {
-        assert!(run.stderr.contains(name), "{name}: {}", run.stderr);
+        flickr = flickr.stderr(name);
     }
+    flickr.run();
 }
 
 #[test]
 fn a_custom_layout_without_an_epoch_is_a_usage_error() {
-    let run = decode(&["--bits", "time:41,worker:10,seq:12", "1"]);
-    assert_eq!(run.code(), 2);
-    assert!(run.stderr.contains("needs an epoch"), "{}", run.stderr);
+    decode(&["--bits", "time:41,worker:10,seq:12", "1"])
+        .status(2)
+        .stderr("needs an epoch")
+        .run();
 }
 
 #[test]
 fn custom_bits_of_the_wrong_total_are_a_usage_error_saying_how_far_off() {
-    let run = decode(&["--bits", "time:40,worker:10,seq:12", "--epoch", "0", "1"]);
-    assert_eq!(run.code(), 2);
-    assert!(run.stderr.contains("62 bits"), "{}", run.stderr);
-    assert!(run.stderr.contains("add 1 bits"), "{}", run.stderr);
+    decode(&["--bits", "time:40,worker:10,seq:12", "--epoch", "0", "1"])
+        .status(2)
+        .stderr("62 bits")
+        .stderr("add 1 bits")
+        .run();
 }
 
 #[test]
 fn an_epoch_for_a_layout_without_time_is_a_usage_error() {
-    let run = decode(&["--layout", "segment", "--epoch", "0", "1"]);
-    assert_eq!(run.code(), 2);
-    assert!(run.stderr.contains("no time field"), "{}", run.stderr);
+    decode(&["--layout", "segment", "--epoch", "0", "1"])
+        .status(2)
+        .stderr("no time field")
+        .run();
 }
 
 #[test]
 fn a_unit_without_bits_is_a_usage_error() {
-    let run = decode(&["--unit", "s", "1"]);
-    assert_eq!(run.code(), 2);
-    assert!(run.stderr.contains("--bits"), "{}", run.stderr);
+    decode(&["--unit", "s", "1"])
+        .status(2)
+        .stderr("--bits")
+        .run();
 }
 
 #[test]
 fn help_lists_layouts_with_epochs_and_exhaustion_and_gives_examples() {
-    let run = Test::new().args(["decode", "--help"]).run();
-    assert_eq!(run.code(), 0);
+    let mut help = decode(&["--help"]).status(0);
     for expected in [
         "Examples:",
         "idgen decode --layout discord 175928847299117063",
@@ -659,12 +653,9 @@ fn help_lists_layouts_with_epochs_and_exhaustion_and_gives_examples() {
         "--epoch 2016-05-20T00:00:00+08:00",
         "ID LAYOUT [TIMESTAMP] FIELD=VALUE...",
     ] {
-        assert!(
-            run.stdout.contains(expected),
-            "missing {expected:?}:\n{}",
-            run.stdout
-        );
+        help = help.stdout(expected);
     }
+    help.run();
 }
 
 // ---- --guess -----------------------------------------------------------------------------
@@ -674,7 +665,7 @@ const DISCORD_DAY: &str = "2016-04-30..2016-05-01";
 
 #[test]
 fn guess_lists_each_plausible_layout_with_its_rank_and_fields() {
-    let run = decode(&["--guess", "--between", DISCORD_DAY, "175928847299117063"]);
+    let run = decode(&["--guess", "--between", DISCORD_DAY, "175928847299117063"]).run();
     assert_eq!(
         only_line(&run),
         "1 175928847299117063 discord 2016-04-30T11:18:25.796Z worker=1 process=0 increment=7"
@@ -683,8 +674,7 @@ fn guess_lists_each_plausible_layout_with_its_rank_and_fields() {
 
 #[test]
 fn guess_without_a_window_takes_epoch_to_a_day_from_now() {
-    let run = decode(&["--guess", "175928847299117063"]);
-    assert_eq!(run.code(), 0, "{}", run.stderr);
+    let run = decode(&["--guess", "175928847299117063"]).status(0).run();
     let layouts: Vec<&str> = run
         .stdout
         .lines()
@@ -709,9 +699,10 @@ fn guess_json_is_one_document_with_ids_as_strings() {
         "--between",
         DISCORD_DAY,
         "175928847299117063",
-    ]);
-    assert_eq!(run.code(), 0, "{}", run.stderr);
-    let document: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    ])
+    .status(0)
+    .run();
+    let document = run.json();
     assert_eq!(
         document,
         serde_json::json!({"candidates": [{
@@ -733,15 +724,13 @@ fn guess_json_is_one_document_with_ids_as_strings() {
 #[test]
 fn guess_on_a_column_keeps_only_layouts_that_explain_every_id() {
     let mastodon = "103270115826048975";
-    let alone = decode_stdin(&["--guess"], &format!("{mastodon}\n"));
-    assert!(alone.stdout.contains(" mastodon "), "{}", alone.stdout);
-    let with_tweet = decode_stdin(&["--guess"], &format!("{mastodon}\n1050118621198921728\n"));
-    assert_eq!(with_tweet.code(), 0, "{}", with_tweet.stderr);
-    assert!(
-        !with_tweet.stdout.contains(" mastodon "),
-        "{}",
-        with_tweet.stdout
-    );
+    decode_stdin(&["--guess"], &format!("{mastodon}\n"))
+        .stdout(" mastodon ")
+        .run();
+    let with_tweet = decode_stdin(&["--guess"], &format!("{mastodon}\n1050118621198921728\n"))
+        .status(0)
+        .stdout_lacks(" mastodon ")
+        .run();
     // Every layout listed shows both IDs.
     for line in with_tweet.stdout.lines() {
         let (rank, layout) = {
@@ -759,7 +748,7 @@ fn guess_on_a_column_keeps_only_layouts_that_explain_every_id() {
 
 #[test]
 fn guess_reads_tsid_text_as_a_tsid() {
-    let run = decode(&["--guess", "01226N0640J7Q"]);
+    let run = decode(&["--guess", "01226N0640J7Q"]).run();
     assert_eq!(
         only_line(&run),
         "1 38358284406638839 tsid 2020-04-15T20:22:07.665Z node=4 counter=2295 tsid=01226N0640J7Q"
@@ -768,15 +757,12 @@ fn guess_reads_tsid_text_as_a_tsid() {
 
 #[test]
 fn guess_says_so_and_exits_two_when_no_layout_fits() {
-    let run = decode(&["--guess", "5"]);
-    assert_eq!(run.code(), 2);
-    assert_eq!(run.stdout, "");
-    assert!(
-        run.stderr.contains("no named layout dates this ID"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("--between"), "{}", run.stderr);
+    decode(&["--guess", "5"])
+        .status(2)
+        .stdout_is("")
+        .stderr("no named layout dates this ID")
+        .stderr("--between")
+        .run();
 }
 
 #[test]
@@ -787,61 +773,56 @@ fn guess_reports_unreadable_ids_and_guesses_from_the_rest() {
         DISCORD_DAY,
         "175928847299117063",
         "nope",
-    ]);
-    assert_eq!(run.code(), 2);
+    ])
+    .status(2)
+    .stderr("\"nope\" is not a number")
+    .run();
     assert!(
         run.stdout.starts_with("1 175928847299117063 discord "),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stderr.contains("\"nope\" is not a number"),
-        "{}",
-        run.stderr
+        "{run}"
     );
 }
 
 #[test]
 fn between_may_leave_out_an_end() {
-    let run = decode(&["--guess", "--between", "2016-04-30..", "175928847299117063"]);
-    assert!(run.stdout.contains(" discord "), "{}", run.stdout);
-    let run = decode(&["--guess", "--between", "..2016-04-30", "175928847299117063"]);
-    assert!(!run.stdout.contains(" discord "), "{}", run.stdout);
+    decode(&["--guess", "--between", "2016-04-30..", "175928847299117063"])
+        .stdout(" discord ")
+        .run();
+    decode(&["--guess", "--between", "..2016-04-30", "175928847299117063"])
+        .stdout_lacks(" discord ")
+        .run();
 }
 
 #[test]
 fn a_bad_window_is_a_usage_error() {
     for window in ["2016-05-01..2016-04-30", "2016-04-30", "soon..later"] {
-        let run = decode(&["--guess", "--between", window, "1"]);
-        assert_eq!(run.code(), 2, "{window}");
-        assert!(run.stderr.contains("--between"), "{window}: {}", run.stderr);
+        decode(&["--guess", "--between", window, "1"])
+            .status(2)
+            .stderr("--between")
+            .run();
     }
 }
 
 #[test]
 fn between_needs_guess() {
-    let run = decode(&["--between", DISCORD_DAY, "175928847299117063"]);
-    assert_eq!(run.code(), 2);
-    assert!(run.stderr.contains("--guess"), "{}", run.stderr);
+    decode(&["--between", DISCORD_DAY, "175928847299117063"])
+        .status(2)
+        .stderr("--guess")
+        .run();
 }
 
 #[test]
 fn guess_refuses_a_layout_or_an_epoch_but_not_idgen_epoch() {
-    let run = decode(&["--guess", "--layout", "discord", "175928847299117063"]);
-    assert_eq!(run.code(), 2);
-    assert!(run.stderr.contains("--layout"), "{}", run.stderr);
-    let run = decode(&["--guess", "--epoch", "0", "175928847299117063"]);
-    assert_eq!(run.code(), 2);
-    assert!(run.stderr.contains("--epoch"), "{}", run.stderr);
-    let run = Test::new()
+    decode(&["--guess", "--layout", "discord", "175928847299117063"])
+        .status(2)
+        .stderr("--layout")
+        .run();
+    decode(&["--guess", "--epoch", "0", "175928847299117063"])
+        .status(2)
+        .stderr("--epoch")
+        .run();
+    let run = decode(&["--guess", "--between", DISCORD_DAY, "175928847299117063"])
         .env("IDGEN_EPOCH", "0")
-        .args([
-            "decode",
-            "--guess",
-            "--between",
-            DISCORD_DAY,
-            "175928847299117063",
-        ])
         .run();
     assert!(only_line(&run).contains(" discord "));
 }
@@ -850,14 +831,16 @@ fn guess_refuses_a_layout_or_an_epoch_but_not_idgen_epoch() {
 fn a_terminal_gets_a_ranked_table_of_guesses() {
     let run = decode_on_terminal(&format!(
         "--guess --between {DISCORD_DAY} 175928847299117063 175928847299117064"
-    ));
-    assert_eq!(run.code(), 0, "{}", run.stdout);
+    ))
+    .status(0)
+    .run();
     insta::assert_snapshot!("terminal_guess_table", run.stdout);
 }
 
 #[test]
 fn a_terminal_table_for_tsid_shows_the_text_form() {
-    let run = decode_on_terminal("--layout tsid 01226N0640J7Q");
-    assert_eq!(run.code(), 0, "{}", run.stdout);
+    let run = decode_on_terminal("--layout tsid 01226N0640J7Q")
+        .status(0)
+        .run();
     insta::assert_snapshot!("terminal_table_tsid", run.stdout);
 }

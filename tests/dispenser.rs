@@ -6,8 +6,21 @@ use crate::harness::{Test, TestEnv, assert_unique};
 use serde_json::Value;
 
 fn json(env: &TestEnv, args: &[&str]) -> Value {
-    let out = env.ok(args);
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+    Test::within(env)
+        .args(args.iter().copied())
+        .status(0)
+        .run()
+        .json()
+}
+
+/// The IDs of `idgen next ARGS`, which must succeed.
+fn next(env: &TestEnv, args: &[&str]) -> Vec<u64> {
+    Test::within(env)
+        .arg("next")
+        .args(args.iter().copied())
+        .status(0)
+        .run()
+        .ids()
 }
 
 fn dispenser_of(env: &TestEnv, app: u8) -> Value {
@@ -15,9 +28,14 @@ fn dispenser_of(env: &TestEnv, app: u8) -> Value {
 }
 
 fn status_of_app(env: &TestEnv, vars: &[(&str, &str)]) -> Value {
-    let run = env.run_with(&["status", "--json"], vars);
-    let report: Value =
-        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {run}"));
+    let report = vars
+        .iter()
+        .fold(
+            Test::within(env).args(["status", "--json"]),
+            |test, (k, v)| test.env(k, *v),
+        )
+        .run()
+        .json();
     report["apps"][0].clone()
 }
 
@@ -35,21 +53,20 @@ fn init_app_records_the_dispenser_it_was_given(env: &TestEnv) {
     assert_eq!(dispenser_of(env, 1), "queue");
     assert_eq!(dispenser_of(env, 2), "range");
     // A rerun keeps the record and says that the setting was not applied.
-    let rerun = env.run(&[
-        "init-app",
-        "--app",
-        "2",
-        "--name",
-        "bulk",
-        "--dispenser",
-        "queue",
-    ]);
-    assert!(rerun.success(), "{rerun}");
-    assert!(
-        rerun.stderr.contains("keeps its range dispenser")
-            && rerun.stderr.contains("idgen app set 2 --dispenser queue"),
-        "{rerun}"
-    );
+    Test::within(env)
+        .args([
+            "init-app",
+            "--app",
+            "2",
+            "--name",
+            "bulk",
+            "--dispenser",
+            "queue",
+        ])
+        .status(0)
+        .stderr("keeps its range dispenser")
+        .stderr("idgen app set 2 --dispenser queue")
+        .run();
     assert_eq!(dispenser_of(env, 2), "range");
 }
 
@@ -72,17 +89,15 @@ fn hosts_with_other_settings_serve_the_same_stock(env: &TestEnv) {
     let mut ids = Vec::new();
     for _ in 0..3 {
         ids.extend(
-            env.run_with(
-                &["next", "--app", "1", "-n", "20", "--gate-pass", "k"],
-                &[("IDGEN_DISPENSER", "queue")],
-            )
-            .ids(),
+            Test::within(env)
+                .args(["next", "--app", "1", "-n", "20", "--gate-pass", "k"])
+                .env("IDGEN_DISPENSER", "queue")
+                .status(0)
+                .run()
+                .ids(),
         );
     }
-    ids.extend(
-        env.run(&["next", "--app", "1", "-n", "20", "--gate-pass", "k"])
-            .ids(),
-    );
+    ids.extend(next(env, &["--app", "1", "-n", "20", "--gate-pass", "k"]));
     assert_eq!(ids.len(), 80);
     assert_unique(&ids);
     // No refill was needed: the queue guess found the range stock.
@@ -102,8 +117,10 @@ fn status_judges_the_recorded_dispenser_not_the_flag(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "orders"]);
     env.ok(&["reload-segments"]);
     // A full queue is not LOW when this host's flag says range.
-    let run = env.run(&["status", "--dispenser", "range", "--check"]);
-    assert_eq!(run.code(), 0, "{run}");
+    Test::within(env)
+        .args(["status", "--dispenser", "range", "--check"])
+        .status(0)
+        .run();
     let app = status_of_app(env, &[("IDGEN_DISPENSER", "range")]);
     assert_eq!(app["dispenser"], "queue");
     assert!(app["low_shards"].as_array().unwrap().is_empty(), "{app}");
@@ -112,7 +129,7 @@ fn status_judges_the_recorded_dispenser_not_the_flag(env: &TestEnv) {
 fn switching_retires_the_old_stock_and_never_repeats(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "orders", "--step", "50"]);
     env.ok(&["reload-segments"]);
-    let mut ids = env.run(&["next", "--app", "1", "-n", "500"]).ids();
+    let mut ids = next(env, &["--app", "1", "-n", "500"]);
     let switched = json(env, &["app", "set", "1", "--dispenser", "range", "--json"]);
     assert_eq!(switched["dispenser"], "range");
     assert_eq!(switched["dispenser_switch"]["from"], "queue");
@@ -126,12 +143,12 @@ fn switching_retires_the_old_stock_and_never_repeats(env: &TestEnv) {
     let app = status_of_app(env, &[]);
     assert_eq!(app["dispenser"], "range");
     assert_eq!(app["unserved_stock"], 0, "{app}");
-    ids.extend(env.run(&["next", "--app", "1", "-n", "500"]).ids());
+    ids.extend(next(env, &["--app", "1", "-n", "500"]));
     env.ok(&["reload-segments"]);
-    ids.extend(env.run(&["next", "--app", "1", "-n", "500"]).ids());
+    ids.extend(next(env, &["--app", "1", "-n", "500"]));
     // And back: the range stock is retired in turn.
     env.ok(&["app", "set", "1", "--dispenser", "queue"]);
-    ids.extend(env.run(&["next", "--app", "1", "-n", "500"]).ids());
+    ids.extend(next(env, &["--app", "1", "-n", "500"]));
     assert_eq!(ids.len(), 2000);
     assert_unique(&ids);
 }
@@ -161,13 +178,14 @@ fn stock_left_in_the_other_dispenser_is_shown_and_retired(env: &TestEnv) {
     let unserved = app["unserved_stock"].as_u64().unwrap();
     assert!(unserved > 0, "{app}");
     // The range is empty, so the app is short of stock; the queue is named.
-    let human = env.run(&["status"]);
-    assert!(human.stdout.contains("never served"), "{human}");
+    Test::within(env).arg("status").stdout("never served").run();
     // Pruning retires it; the IDs served afterwards come from the range.
-    let pruned = env.run(&["reload-segments", "--prune", "--json"]);
-    assert!(pruned.success(), "{pruned}");
+    Test::within(env)
+        .args(["reload-segments", "--prune", "--json"])
+        .status(0)
+        .run();
     assert_eq!(status_of_app(env, &[])["unserved_stock"], 0);
-    let ids = env.run(&["next", "--app", "1", "-n", "100"]).ids();
+    let ids = next(env, &["--app", "1", "-n", "100"]);
     assert_eq!(ids.len(), 100);
 }
 
@@ -201,11 +219,11 @@ fn takers_during_switches_never_get_an_id_twice() {
                         if !switching.load(std::sync::atomic::Ordering::Acquire) {
                             after += 1;
                         }
-                        let run = env.run_with(
-                            &["next", "--app", "1", "-n", "7"],
-                            &[("IDGEN_DISPENSER", guess)],
-                        );
-                        assert!(run.success(), "{run}");
+                        let run = Test::within(env)
+                            .args(["next", "--app", "1", "-n", "7"])
+                            .env("IDGEN_DISPENSER", guess)
+                            .status(0)
+                            .run();
                         ids.extend(run.ids());
                     }
                     ids
@@ -257,7 +275,7 @@ fn a_ledger_from_before_the_record_is_upgraded_in_place(env: &TestEnv) {
     env.sql(&format!(
         "DROP TABLE idgen_dispenser; UPDATE idgen_schema SET version = {previous}"
     ));
-    assert_eq!(env.run(&["next", "--app", "1", "-n", "3"]).ids().len(), 3);
+    assert_eq!(next(env, &["--app", "1", "-n", "3"]).len(), 3);
     assert_eq!(dispenser_of(env, 1), "queue");
     let version = env.query("SELECT version FROM idgen_schema");
     assert_eq!(version[0][0].as_deref(), Some(&*(previous + 1).to_string()));

@@ -1,22 +1,20 @@
 //! What every command owes an operator: examples in `--help`, `--json` where it
 //! reports, one-line errors with a hint, colour and prompts only on a terminal.
 
-use crate::harness::{Run, TestEnv, idgen_bin, wait_until};
+use crate::harness::{Test, TestEnv, wait_until};
 use redis::Commands;
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The subcommands `idgen --help` lists (without clap's `help`).
 fn subcommands() -> Vec<String> {
-    let run = Run::of({
-        let mut cmd = Command::new(idgen_bin());
-        cmd.arg("--help");
-        cmd
-    });
-    assert!(run.success(), "{run}");
-    run.stdout
+    Test::new()
+        .arg("--help")
+        .status(0)
+        .run()
+        .stdout
         .lines()
         .skip_while(|l| !l.starts_with("Commands:"))
         .skip(1)
@@ -43,10 +41,7 @@ fn every_help_page_has_examples() {
         pages.push(vec![name.clone(), "--help".into()]);
     }
     for args in pages {
-        let mut cmd = Command::new(idgen_bin());
-        cmd.args(&args);
-        let run = Run::of(cmd);
-        assert!(run.success(), "idgen {args:?}: {run}");
+        let run = Test::new().args(args.clone()).status(0).run();
         let examples = run
             .stdout
             .split("Examples:\n")
@@ -72,8 +67,10 @@ fn every_reporting_command_speaks_json() {
         &["decode", "--json", "175928847299117063", "1"],
     ];
     for args in cases {
-        let run = env.run(args);
-        assert!(run.success(), "idgen {args:?}: {run}");
+        let run = Test::within(&env)
+            .args(args.iter().copied())
+            .status(0)
+            .run();
         // One document, or JSON Lines for decode.
         let documents: Result<Vec<serde_json::Value>, _> =
             serde_json::Deserializer::from_str(&run.stdout)
@@ -133,15 +130,11 @@ fn every_command_reports_an_error_on_one_line_with_a_hint() {
         );
     }
     for (_, args, code) in cases {
-        let run = env.run(args);
-        assert_eq!(run.code(), *code, "idgen {args:?}: {run}");
-        let stderr = lines(&run.stderr);
-        assert_eq!(stderr.len(), 1, "idgen {args:?}: expected one line: {run}");
-        assert!(stderr[0].starts_with("error: "), "idgen {args:?}: {run}");
-        assert!(
-            stderr[0].contains("; hint: "),
-            "idgen {args:?}: no hint: {run}"
-        );
+        Test::within(&env)
+            .args(args.iter().copied())
+            .status(*code)
+            .run()
+            .one_line_error();
     }
 }
 
@@ -149,56 +142,65 @@ fn every_command_reports_an_error_on_one_line_with_a_hint() {
 fn colour_only_on_a_terminal_and_never_with_no_color() {
     let env = TestEnv::distributed();
     let args = ["next", "--app", "99"];
-    let piped = env.run(&args);
-    assert_eq!(piped.code(), 3);
-    assert!(
-        !piped.stderr.contains('\x1b'),
-        "colour into a pipe: {piped}"
-    );
+    // Into a pipe: no colour.
+    Test::within(&env)
+        .args(args)
+        .status(3)
+        .stderr_lacks("\x1b")
+        .run();
 
-    let mut on_tty = env.in_terminal(&args, &[]);
-    on_tty.stdin(Stdio::null());
-    let on_tty = Run::of(on_tty);
-    assert_eq!(on_tty.code(), 3, "{on_tty}");
-    assert!(on_tty.stdout.contains("\x1b[31;1merror:"), "{on_tty:?}");
+    Test::within(&env)
+        .args(args)
+        .terminal()
+        .status(3)
+        .stdout("\x1b[31;1merror:")
+        .run();
 
-    let mut no_color = env.in_terminal(&args, &[("NO_COLOR", "1")]);
-    no_color.stdin(Stdio::null());
-    let no_color = Run::of(no_color);
-    assert_eq!(no_color.code(), 3, "{no_color}");
-    assert!(no_color.stdout.contains("error: "), "{no_color}");
-    assert!(!no_color.stdout.contains('\x1b'), "{no_color:?}");
+    Test::within(&env)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .terminal()
+        .status(3)
+        .stdout("error: ")
+        .stdout_lacks("\x1b")
+        .run();
 }
 
 #[test]
 fn reload_segments_draws_no_progress_bar_when_stderr_is_not_a_terminal() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "1", "--name", "orders"]);
-    let run = env.run(&["reload-segments"]);
-    assert!(run.success(), "{run}");
+    let run = Test::within(&env)
+        .arg("reload-segments")
+        .status(0)
+        .stdout("64")
+        .stdout_lacks("\r")
+        .stdout_lacks("\x1b")
+        .run();
     assert!(run.stderr.is_empty(), "stderr should be empty: {run:?}");
-    assert!(run.stdout.contains("64"), "{run}");
-    assert!(
-        !run.stdout.contains('\r') && !run.stdout.contains('\x1b'),
-        "{run:?}"
-    );
 }
 
 #[test]
 fn tables_on_a_terminal_use_box_drawing() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "1", "--name", "orders"]);
-    let mut cmd = env.in_terminal(&["reload-segments"], &[("NO_COLOR", "1")]);
-    cmd.stdin(Stdio::null());
-    let run = Run::of(cmd);
-    assert!(run.success(), "{run}");
-    assert!(run.stdout.contains('│'), "{run}");
-    assert!(run.stdout.contains("shards checked"), "{run}");
+    Test::within(&env)
+        .arg("reload-segments")
+        .env("NO_COLOR", "1")
+        .terminal()
+        .status(0)
+        .stdout("│")
+        .stdout("shards checked")
+        .run();
 }
 
 /// Runs `inspect-freelist --repair` in a terminal and answers its prompt with `key`.
 fn answer_repair_prompt(env: &TestEnv, key: &str) -> (i32, String) {
-    let mut cmd = env.in_terminal(&["inspect-freelist", "--repair"], &[("NO_COLOR", "1")]);
+    let mut cmd = Test::within(env)
+        .args(["inspect-freelist", "--repair"])
+        .env("NO_COLOR", "1")
+        .terminal()
+        .command();
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -254,7 +256,7 @@ fn the_repair_prompt_repairs_on_yes_and_changes_nothing_on_no() {
         1,
         "{repaired:?}"
     );
-    assert_eq!(env.run(&["inspect-freelist"]).code(), 0);
+    Test::within(&env).arg("inspect-freelist").status(0).run();
 }
 
 #[test]
@@ -265,39 +267,27 @@ fn without_a_terminal_repair_refuses_instead_of_prompting() {
     let mut conn = env.redis();
     let first: u64 = conn.lindex(key, 0).unwrap();
     let _: () = conn.rpush(key, first).unwrap();
-    let run = env.run(&["inspect-freelist", "--repair"]);
-    assert_eq!(run.code(), 2, "{run}");
-    let stderr = lines(&run.stderr);
-    assert_eq!(stderr.len(), 1, "{run}");
-    assert!(stderr[0].contains("hint: rerun with --yes"), "{run}");
+    Test::within(&env)
+        .args(["inspect-freelist", "--repair"])
+        .status(2)
+        .one_line_error("hint: rerun with --yes")
+        .run();
 }
 
 // ---- errors that say what kind of failure ------------------------------------
 
-/// The one stderr line of a run, which must carry a hint.
-fn single_error_line(run: &Run) -> String {
-    let stderr = lines(&run.stderr);
-    assert_eq!(stderr.len(), 1, "expected one stderr line: {run}");
-    assert!(stderr[0].starts_with("error: "), "{run}");
-    assert!(stderr[0].contains("; hint: "), "{run}");
-    stderr[0].to_string()
+/// A run with the default Redis node at `redis` (MySQL stays this test's).
+fn with_redis<'e>(env: &'e TestEnv, redis: &str) -> Test<'e> {
+    Test::within(env).env("IDGEN_REDIS_URL", redis)
 }
 
-/// `idgen ARGS` with the default Redis node at `redis` (MySQL stays this test's).
-fn with_redis(env: &TestEnv, redis: &str, args: &[&str]) -> Run {
-    let mut cmd = env.idgen();
-    cmd.env("IDGEN_REDIS_URL", redis).args(args);
-    Run::of(cmd)
-}
-
-/// `idgen ARGS` against MySQL at `url` with `password` kept outside it.
-fn with_mysql(env: &TestEnv, url: &str, password: Option<&str>, args: &[&str]) -> Run {
-    let mut cmd = env.idgen();
-    cmd.env("IDGEN_MYSQL_URL", url).args(args);
-    if let Some(password) = password {
-        cmd.env("IDGEN_MYSQL_PASSWORD", password);
+/// A run against MySQL at `url` with `password` kept outside it.
+fn with_mysql<'e>(env: &'e TestEnv, url: &str, password: Option<&str>) -> Test<'e> {
+    let test = Test::within(env).env("IDGEN_MYSQL_URL", url);
+    match password {
+        Some(password) => test.env("IDGEN_MYSQL_PASSWORD", password),
+        None => test,
     }
-    Run::of(cmd)
 }
 
 /// Puts a string where each of the app's queues belongs, as foreign software might.
@@ -316,24 +306,18 @@ fn a_wrong_redis_password_is_access_refused_with_a_credentials_hint() {
     env.ok(&["init-app", "--app", "1", "--name", "one"]);
     let (user, _) = crate::secrets::redis_user(&env, "wrongpass", &["~*", "&*", "+@all"]);
     let wrong = crate::secrets::redis_url_for(&env, &format!("{user}:not-the-password"));
-    for args in [
-        &["next", "--app", "1"][..],
-        &["reload-segments"],
-        &["status"],
-    ] {
-        let run = with_redis(&env, &wrong, args);
-        if args == ["status"] {
-            // status reports it in the table and exits 8; its JSON names the kind.
-            assert_eq!(run.code(), 8, "{run}");
-            continue;
-        }
-        assert_eq!(run.code(), 12, "{args:?}: {run}");
-        let line = single_error_line(&run);
-        assert!(line.contains("refused access"), "{line}");
-        assert!(line.contains("user name and password"), "{line}");
-        assert!(!line.contains("not-the-password"), "{line}");
-        assert!(!line.contains("safe to retry"), "{line}");
+    for args in [&["next", "--app", "1"][..], &["reload-segments"]] {
+        with_redis(&env, &wrong)
+            .args(args.iter().copied())
+            .status(12)
+            .one_line_error("refused access")
+            .stderr("user name and password")
+            .stderr_lacks("not-the-password")
+            .stderr_lacks("safe to retry")
+            .run();
     }
+    // status reports it in the table and exits 8; its JSON names the kind.
+    with_redis(&env, &wrong).arg("status").status(8).run();
 }
 
 #[test]
@@ -348,10 +332,12 @@ fn a_redis_command_the_acl_denies_is_access_refused_naming_the_command() {
     );
     let url =
         crate::secrets::redis_url_for(&env, &format!("{user}:{}", password.replace('/', "%2F")));
-    let run = with_redis(&env, &url, &["next", "--app", "1"]);
-    assert_eq!(run.code(), 12, "{run}");
-    let line = single_error_line(&run);
-    assert!(line.contains("refused access"), "{line}");
+    let run = with_redis(&env, &url)
+        .args(["next", "--app", "1"])
+        .status(12)
+        .one_line_error("refused access")
+        .run();
+    let line = run.one_line_error();
     assert!(
         ["evalsha", "eval", "lpop", "lmpop"]
             .iter()
@@ -365,22 +351,20 @@ fn mysql_refusing_the_login_or_a_privilege_is_access_refused() {
     let env = TestEnv::distributed();
     let url = crate::secrets::mysql_user("readonly", "ro-pass", "SELECT");
     let wrong = url.replacen('@', ":wrong@", 1);
-    let run = with_mysql(
-        &env,
-        &wrong,
-        None,
-        &["init-app", "--app", "1", "--name", "one"],
-    );
-    assert_eq!(run.code(), 12, "{run}");
-    let line = single_error_line(&run);
-    assert!(line.contains("MySQL at mysql://***@"), "{line}");
-    assert!(line.contains("user name and password"), "{line}");
+    with_mysql(&env, &wrong, None)
+        .args(["init-app", "--app", "1", "--name", "one"])
+        .status(12)
+        .one_line_error("MySQL at mysql://***@")
+        .stderr("user name and password")
+        .run();
 
     // Logged in, but without the CREATE/INSERT privilege init-app needs.
     let init = ["init-app", "--app", "1", "--name", "one"];
-    let run = with_mysql(&env, &url, Some("ro-pass"), &init);
-    assert_eq!(run.code(), 12, "{run}");
-    assert!(single_error_line(&run).contains("denied"), "{run}");
+    with_mysql(&env, &url, Some("ro-pass"))
+        .args(init)
+        .status(12)
+        .one_line_error("denied")
+        .run();
 }
 
 #[test]
@@ -388,24 +372,22 @@ fn a_foreign_value_under_an_idgen_key_is_bad_data_naming_the_key() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "1", "--name", "one"]);
     spoil_queues(&env, 1);
-    let run = env.run(&["next", "--app", "1"]);
-    assert_eq!(run.code(), 13, "{run}");
-    let line = single_error_line(&run);
-    assert!(line.contains("id.gen."), "the key is not named: {line}");
-    assert!(line.contains("WRONGTYPE"), "{line}");
+    Test::within(&env)
+        .args(["next", "--app", "1"])
+        .status(13)
+        .one_line_error("id.gen.")
+        .stderr("WRONGTYPE")
+        .run();
 }
 
 #[test]
 fn an_unreachable_mysql_is_described_once_without_repeated_prefixes() {
     let env = TestEnv::distributed();
-    let run = with_mysql(
-        &env,
-        "mysql://root@127.0.0.1:1/idgen",
-        None,
-        &["init-app", "--app", "1", "--name", "one"],
-    );
-    assert_eq!(run.code(), 5, "{run}");
-    let line = single_error_line(&run);
+    let run = with_mysql(&env, "mysql://root@127.0.0.1:1/idgen", None)
+        .args(["init-app", "--app", "1", "--name", "one"])
+        .status(5)
+        .run();
+    let line = run.one_line_error();
     for phrase in ["Input/output error", "Connection refused", "unreachable"] {
         assert!(
             line.matches(phrase).count() <= 1,
@@ -421,9 +403,11 @@ fn an_error_and_its_cause_say_the_reason_once() {
         &["decode", "1", "--layout", "flickr"][..],
         &["decode", "1", "--bits", "time:41,worker:10,seq:12"],
     ] {
-        let run = env.run(args);
-        assert_eq!(run.code(), 2, "{run}");
-        let line = single_error_line(&run);
+        let run = Test::within(&env)
+            .args(args.iter().copied())
+            .status(2)
+            .run();
+        let line = run.one_line_error();
         let problem = line.split("; hint: ").next().unwrap();
         let reason = problem.rsplit(": ").next().unwrap();
         assert_eq!(problem.matches(reason).count(), 1, "said twice: {line}");
@@ -447,10 +431,12 @@ fn reload_segments_stops_with_one_line_when_redis_is_down_or_refuses() {
                 args.push("--quiet");
             }
             let started = std::time::Instant::now();
-            let run = with_redis(&env, redis, &args);
-            assert_eq!(run.code(), code, "{run}");
-            single_error_line(&run);
-            assert_eq!(run.stdout, "", "{run}");
+            let run = with_redis(&env, redis)
+                .args(args)
+                .status(code)
+                .stdout_is("")
+                .run();
+            run.one_line_error();
             assert!(started.elapsed() < Duration::from_secs(6), "{run}");
         }
     }
@@ -462,7 +448,10 @@ fn reload_segments_stops_with_one_line_when_mysql_refuses_the_update() {
     // A ledger this user may read but not write: every refill would be refused.
     let url = crate::secrets::mysql_user("noupdate", "nu-pass", "ALL");
     let init = ["init-app", "--app", "1", "--name", "one"];
-    assert!(with_mysql(&env, &url, Some("nu-pass"), &init).success());
+    with_mysql(&env, &url, Some("nu-pass"))
+        .args(init)
+        .status(0)
+        .run();
     let name = url.rsplit_once('/').unwrap().1;
     crate::harness::servers::mysql_exec(
         &format!("{}/mysql", crate::harness::servers::mysql_with_grants()),
@@ -470,9 +459,11 @@ fn reload_segments_stops_with_one_line_when_mysql_refuses_the_update() {
             "REVOKE ALL ON `{name}`.* FROM '{name}'@'%'; GRANT SELECT ON `{name}`.* TO '{name}'@'%'"
         ),
     );
-    let run = with_mysql(&env, &url, Some("nu-pass"), &["reload-segments", "--quiet"]);
-    assert_eq!(run.code(), 12, "{run}");
-    assert!(single_error_line(&run).contains("MySQL"), "{run}");
+    with_mysql(&env, &url, Some("nu-pass"))
+        .args(["reload-segments", "--quiet"])
+        .status(12)
+        .one_line_error("MySQL")
+        .run();
 }
 
 #[test]
@@ -481,8 +472,10 @@ fn per_shard_failures_are_one_line_per_app_and_cause() {
     env.ok(&["init-app", "--app", "1", "--name", "one", "--step", "10"]);
     env.ok(&["init-app", "--app", "2", "--name", "two", "--step", "10"]);
     spoil_queues(&env, 1);
-    let run = env.run(&["reload-segments", "--quiet"]);
-    assert_eq!(run.code(), 6, "{run}");
+    let run = Test::within(&env)
+        .args(["reload-segments", "--quiet"])
+        .status(6)
+        .run();
     let stderr = lines(&run.stderr);
     assert!(
         (1..=2).contains(&stderr.len()),
@@ -500,12 +493,16 @@ fn per_shard_failures_are_one_line_per_app_and_cause() {
 fn control_characters_in_stored_text_are_escaped() {
     let env = TestEnv::embedded();
     let name = "evil\u{1b}[2J\nname\u{7}";
-    let init = env.run(&["init-app", "--app", "1", "--name", name]);
-    assert!(init.success(), "{init}");
+    let init = Test::within(&env)
+        .args(["init-app", "--app", "1", "--name", name])
+        .status(0)
+        .run();
     for run in [
         init,
-        env.run(&["status"]),
-        env.run(&["init-app", "--app", "1", "--name", "other"]),
+        Test::within(&env).arg("status").run(),
+        Test::within(&env)
+            .args(["init-app", "--app", "1", "--name", "other"])
+            .run(),
     ] {
         for text in [&run.stdout, &run.stderr] {
             assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{run}");
@@ -520,21 +517,22 @@ fn control_characters_in_stored_text_are_escaped() {
 fn values_that_may_exceed_2_pow_53_are_strings_in_json() {
     let env = TestEnv::embedded();
     let limit = "9007199254740993";
-    let init = env.run(&[
-        "init-app",
-        "--app",
-        "1",
-        "--name",
-        "big",
-        "--max-limit-id",
-        limit,
-        "--json",
-    ]);
-    assert!(init.success(), "{init}");
-    let report: serde_json::Value = serde_json::from_str(&init.stdout).unwrap();
+    let report = Test::within(&env)
+        .args([
+            "init-app",
+            "--app",
+            "1",
+            "--name",
+            "big",
+            "--max-limit-id",
+            limit,
+            "--json",
+        ])
+        .status(0)
+        .run()
+        .json();
     assert_eq!(report["max_limit_id"], limit, "{report}");
-    let status = env.run(&["status", "--json"]);
-    let report: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    let report = Test::within(&env).args(["status", "--json"]).run().json();
     assert_eq!(report["apps"][0]["max_limit_id"], limit, "{report}");
     // Counts stay numbers.
     assert!(report["apps"][0]["shards"].is_u64(), "{report}");
@@ -544,9 +542,10 @@ fn values_that_may_exceed_2_pow_53_are_strings_in_json() {
 fn a_failed_write_to_stdout_exits_non_zero_and_says_so() {
     let env = TestEnv::embedded();
     env.ok(&["init-app", "--app", "1", "--name", "one"]);
-    let mut cmd = env.idgen();
-    cmd.args(["next", "--app", "1", "--count", "1000"])
-        .stdout(std::fs::File::create("/dev/full").unwrap())
+    let mut cmd = Test::within(&env)
+        .args(["next", "--app", "1", "--count", "1000"])
+        .command();
+    cmd.stdout(std::fs::File::create("/dev/full").unwrap())
         .stderr(Stdio::piped());
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(14), "{out:?}");
@@ -555,10 +554,10 @@ fn a_failed_write_to_stdout_exits_non_zero_and_says_so() {
     assert!(stderr.contains("1000 IDs were issued"), "{stderr}");
 
     // A reader that closes the pipe early: far more output than a pipe buffers.
-    let mut cmd = env.idgen();
-    cmd.args(["next", "--app", "1", "--count", "200000"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut cmd = Test::within(&env)
+        .args(["next", "--app", "1", "--count", "200000"])
+        .command();
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();

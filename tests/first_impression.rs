@@ -1,30 +1,24 @@
 //! The CLI's first impression: bare `idgen`, `--version`, the committed man page.
 
-use crate::harness::{Run, idgen_bin};
+use crate::harness::{Run, Test};
 use std::path::Path;
 use std::process::Command;
 
-fn idgen(args: &[&str]) -> Run {
-    let mut cmd = Command::new(idgen_bin());
-    cmd.args(args);
-    Run::of(cmd)
-}
-
 #[test]
 fn bare_idgen_prints_short_help_and_exits_2() {
-    let run = idgen(&[]);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(run.stdout.is_empty(), "{run}");
-    assert!(run.stderr.contains("Usage: idgen"), "{run}");
-    assert!(run.stderr.contains("Commands:"), "{run}");
-    // Not the description presented as an error.
-    assert!(!run.stderr.contains("error:"), "{run}");
+    Test::new()
+        .status(2)
+        .stdout_is("")
+        .stderr("Usage: idgen")
+        .stderr("Commands:")
+        // Not the description presented as an error.
+        .stderr_lacks("error:")
+        .run();
 }
 
 #[test]
 fn version_names_the_commit_and_the_features() {
-    let run = idgen(&["--version"]);
-    assert!(run.success(), "{run}");
+    let run = Test::new().arg("--version").status(0).run();
     let line = run.stdout.trim();
     assert!(
         line.starts_with(&format!("idgen {} (commit ", env!("CARGO_PKG_VERSION"))),
@@ -48,7 +42,7 @@ fn version_names_the_commit_and_the_features() {
 
 #[test]
 fn subcommand_help_puts_global_options_under_their_own_heading() {
-    let run = idgen(&["status", "--help"]);
+    let run = Test::new().args(["status", "--help"]).run();
     let global = run
         .stdout
         .find("Global options:")
@@ -60,14 +54,16 @@ fn subcommand_help_puts_global_options_under_their_own_heading() {
 
 #[test]
 fn decode_help_shows_no_backend_options_yet_accepts_them() {
-    let run = idgen(&["decode", "--help"]);
-    assert!(run.success(), "{run}");
+    let mut help = Test::new()
+        .args(["decode", "--help"])
+        .status(0)
+        .stdout("--config");
     for backend in ["--redis", "--mysql", "--store", "--dispenser", "--timeout"] {
-        assert!(!run.stdout.contains(backend), "{backend} shown: {run}");
+        help = help.stdout_lacks(backend);
     }
-    assert!(run.stdout.contains("--config"), "{run}");
+    help.run();
     // A shared environment or an alias that passes them still works.
-    crate::harness::Test::new()
+    Test::new()
         .args([
             "decode",
             "1",
@@ -83,9 +79,7 @@ fn decode_help_shows_no_backend_options_yet_accepts_them() {
 
 #[test]
 fn the_committed_man_page_matches_the_cli() {
-    let run = idgen(&["man"]);
-    assert!(run.success(), "{run}");
-    assert!(run.stdout.contains(".TH idgen 1"), "{run}");
+    let run = Test::new().arg("man").status(0).stdout(".TH idgen 1").run();
     let committed =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/idgen.1"))
             .unwrap_or_default();
@@ -97,9 +91,11 @@ fn the_committed_man_page_matches_the_cli() {
 
 #[test]
 fn value_flags_complete_to_values_not_file_names() {
-    let mut cmd = Command::new(idgen_bin());
-    cmd.args(["completions", "bash"]);
-    let bash = Run::of(cmd).stdout;
+    let bash = Test::new()
+        .args(["completions", "bash"])
+        .status(0)
+        .run()
+        .stdout;
     let after = |flag: &str| {
         let at = bash.find(&format!("                {flag})")).unwrap();
         bash[at..].lines().nth(1).unwrap().to_string()
@@ -114,9 +110,11 @@ fn value_flags_complete_to_values_not_file_names() {
         "{}",
         after("--layout")
     );
-    let mut cmd = Command::new(idgen_bin());
-    cmd.args(["completions", "zsh"]);
-    let zsh = Run::of(cmd).stdout;
+    let zsh = Test::new()
+        .args(["completions", "zsh"])
+        .status(0)
+        .run()
+        .stdout;
     for flag in ["--to", "--namespace"] {
         let line = zsh
             .lines()
@@ -155,20 +153,16 @@ fn a_machine_without_the_servers_is_told_what_to_install_once() {
 fn the_layout_list_is_wherever_layout_points_to_it() {
     for command in ["decode", "lease"] {
         for flag in ["-h", "--help"] {
-            let run = idgen(&[command, flag]);
-            assert!(
-                run.stdout.contains("see the list below"),
-                "{command} {flag}: {run}"
-            );
-            assert!(
-                run.stdout.contains("\nLayouts ("),
-                "{command} {flag}: {run}"
-            );
-            assert!(run.stdout.contains("sonyflake"), "{command} {flag}: {run}");
+            Test::new()
+                .args([command, flag])
+                .stdout("see the list below")
+                .stdout("\nLayouts (")
+                .stdout("sonyflake")
+                .run();
         }
     }
     // lease keeps its own options apart from the layout ones, and shows defaults.
-    let help = idgen(&["lease", "--help"]).stdout;
+    let help = Test::new().args(["lease", "--help"]).run().stdout;
     let layout = help.find("\nLayout:").unwrap();
     assert!(help.find("--namespace").unwrap() < layout, "{help}");
     assert!(help.find("--bits").unwrap() > layout, "{help}");

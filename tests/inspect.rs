@@ -1,7 +1,7 @@
 //! `idgen inspect-freelist`: lease state, inconsistencies and their repair, on
 //! both backends.
 
-use crate::harness::{Coprocess, TestEnv};
+use crate::harness::{Coprocess, Test, TestEnv};
 
 fn hold(env: &TestEnv, namespace: &str) -> (Coprocess, u64) {
     let mut process = env.coprocess(
@@ -22,11 +22,11 @@ fn hold(env: &TestEnv, namespace: &str) -> (Coprocess, u64) {
 }
 
 fn inspect(env: &TestEnv, args: &[&str]) -> (i32, serde_json::Value) {
-    let mut all = vec!["inspect-freelist", "--json"];
-    all.extend_from_slice(args);
-    let run = env.run(&all);
-    let json = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run}"));
-    (run.code(), json)
+    let run = Test::within(env)
+        .args(["inspect-freelist", "--json"])
+        .args(args.iter().copied())
+        .run();
+    (run.code(), run.json())
 }
 
 /// Every kind of damage at once: the held worker also listed free, a duplicate,
@@ -90,9 +90,11 @@ fn repair_fixes_everything_without_freeing_a_held_worker(env: &TestEnv) {
 fn repair_without_a_terminal_needs_yes_and_changes_nothing(env: &TestEnv) {
     let (_holder, worker) = hold(env, "ask");
     env.tamper_free_push("ask", worker);
-    let run = env.run(&["inspect-freelist", "--namespace", "ask", "--repair"]);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(run.stderr.contains("--yes"), "{run}");
+    Test::within(env)
+        .args(["inspect-freelist", "--namespace", "ask", "--repair"])
+        .status(2)
+        .stderr("--yes")
+        .run();
     let (code, _) = inspect(env, &["--namespace", "ask"]);
     assert_eq!(code, 8, "the problem is still there");
 }
@@ -100,9 +102,11 @@ fn repair_without_a_terminal_needs_yes_and_changes_nothing(env: &TestEnv) {
 fn an_unused_namespace_is_not_found(env: &TestEnv) {
     // An existing store: a missing one is refused before any namespace is looked up.
     env.ok(&["init-app", "--app", "1", "--name", "one"]);
-    let run = env.run(&["inspect-freelist", "--namespace", "never"]);
-    assert_eq!(run.code(), 3, "{run}");
-    assert!(run.stderr.contains("\"never\""), "{run}");
+    Test::within(env)
+        .args(["inspect-freelist", "--namespace", "never"])
+        .status(3)
+        .stderr("\"never\"")
+        .run();
 }
 
 crate::on_both_backends!(

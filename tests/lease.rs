@@ -1,6 +1,6 @@
 //! `idgen lease`: worker IDs leased from Redis, and the IDs issued under them.
 
-use crate::harness::{Coprocess, TestEnv, assert_unique, wait_until};
+use crate::harness::{Coprocess, Test, TestEnv, assert_unique, wait_until};
 use idgen::layout::{FieldKind, Layout};
 use redis::Commands;
 use std::collections::BTreeSet;
@@ -55,7 +55,12 @@ fn four_concurrent_holders_get_distinct_workers_and_issue_no_duplicate(env: &Tes
     let runs: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..4)
             .map(|_| {
-                s.spawn(|| env.run(&crate::harness::lease_args("load", &["--count", "200000"])))
+                s.spawn(|| {
+                    Test::within(env)
+                        .args(crate::harness::lease_args("load", &["--count", "200000"]))
+                        .status(0)
+                        .run()
+                })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
@@ -63,7 +68,6 @@ fn four_concurrent_holders_get_distinct_workers_and_issue_no_duplicate(env: &Tes
     let mut workers = BTreeSet::new();
     let mut all = Vec::new();
     for run in &runs {
-        assert!(run.success(), "{run}");
         let worker = acquired_worker(&run.stderr);
         assert!(
             workers.insert(worker),
@@ -123,8 +127,10 @@ fn a_paused_holder_issues_nothing_under_its_stale_worker_after_waking(env: &Test
 }
 
 fn release_returns_the_worker_to_the_free_list(env: &TestEnv) {
-    let run = env.run(&crate::harness::lease_args("release", &["--count", "10"]));
-    assert!(run.success(), "{run}");
+    let run = Test::within(env)
+        .args(crate::harness::lease_args("release", &["--count", "10"]))
+        .status(0)
+        .run();
     let worker = acquired_worker(&run.stderr);
     let snapshot = env.lease_snapshot("release");
     assert!(
@@ -167,14 +173,12 @@ fn when_every_worker_is_held_the_error_is_clear(env: &TestEnv) {
     let (_b, _) = holder(env, "full", &TWO_WORKERS, &[]);
     let mut args = crate::harness::lease_args("full", &["--count", "1"]);
     args.extend(TWO_WORKERS);
-    let run = env.run(&args);
-    assert_eq!(run.code(), 4, "{run}");
-    assert!(
-        run.stderr
-            .contains("all 2 worker IDs of namespace \"full\" are held"),
-        "{run}"
-    );
-    assert!(run.stdout.is_empty());
+    Test::within(env)
+        .args(args)
+        .status(4)
+        .stderr("all 2 worker IDs of namespace \"full\" are held")
+        .stdout_is("")
+        .run();
 }
 
 fn a_holder_with_another_layout_or_epoch_is_refused(env: &TestEnv) {
@@ -186,25 +190,31 @@ fn a_holder_with_another_layout_or_epoch_is_refused(env: &TestEnv) {
     ] {
         let mut args = crate::harness::lease_args("shared", &["--count", "1"]);
         args.extend(&extra);
-        let run = env.run(&args);
-        assert_eq!(run.code(), 7, "{extra:?}: {run}");
-        assert!(run.stderr.contains("is recorded with snowflake"), "{run}");
-        assert!(run.stdout.is_empty());
+        Test::within(env)
+            .args(args)
+            .status(7)
+            .stderr("is recorded with snowflake")
+            .stdout_is("")
+            .run();
     }
 }
 
 fn a_lease_that_cannot_issue_leaves_no_trace_in_the_namespace(env: &TestEnv) {
     // An epoch in the future: no ID can be issued, so nothing may be recorded.
-    let run = env.run(&crate::harness::lease_args(
-        "future",
-        &["--count", "1", "--epoch", "2090-01-01"],
-    ));
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(run.stderr.contains("before the epoch"), "{run}");
+    let run = Test::within(env)
+        .args(crate::harness::lease_args(
+            "future",
+            &["--count", "1", "--epoch", "2090-01-01"],
+        ))
+        .status(2)
+        .stderr("before the epoch")
+        .run();
     assert!(env.lease_namespaces().is_empty(), "{run}");
     // A correct holder is not refused by what the failed one tried.
-    let run = env.run(&crate::harness::lease_args("future", &["--count", "1"]));
-    assert!(run.success(), "{run}");
+    Test::within(env)
+        .args(crate::harness::lease_args("future", &["--count", "1"]))
+        .status(0)
+        .run();
 }
 
 fn the_worker_node_assigner_burns_no_worker_id_when_the_layout_cannot_issue(env: &TestEnv) {
@@ -224,10 +234,8 @@ fn the_worker_node_assigner_burns_no_worker_id_when_the_layout_cannot_issue(env:
             "1",
         ]
     };
-    let run = env.run(&args("2090-01-01"));
-    assert_eq!(run.code(), 2, "{run}");
-    let run = env.run(&args("2025-01-01"));
-    assert!(run.success(), "{run}");
+    Test::within(env).args(args("2090-01-01")).status(2).run();
+    let run = Test::within(env).args(args("2025-01-01")).status(0).run();
     assert_eq!(
         acquired_worker(&run.stderr),
         1,
@@ -237,48 +245,48 @@ fn the_worker_node_assigner_burns_no_worker_id_when_the_layout_cannot_issue(env:
 
 fn a_namespace_conflict_shows_the_recorded_epoch_as_a_date(env: &TestEnv) {
     env.ok(&crate::harness::lease_args("dated", &["--count", "1"]));
-    let run = env.run(&crate::harness::lease_args(
-        "dated",
-        &["--count", "1", "--epoch", "2020-01-01"],
-    ));
-    assert_eq!(run.code(), 7, "{run}");
-    assert!(
-        run.stderr.contains("since 2010-11-04T01:42:54.657Z"),
-        "{run}"
-    );
-    assert!(
-        run.stderr.contains("since 2020-01-01T00:00:00.000Z"),
-        "{run}"
-    );
-    assert!(!run.stderr.contains("1288834974657"), "{run}");
+    Test::within(env)
+        .args(crate::harness::lease_args(
+            "dated",
+            &["--count", "1", "--epoch", "2020-01-01"],
+        ))
+        .status(7)
+        .stderr("since 2010-11-04T01:42:54.657Z")
+        .stderr("since 2020-01-01T00:00:00.000Z")
+        .stderr_lacks("1288834974657")
+        .run();
 }
 
 fn a_holder_name_with_control_characters_is_shown_escaped(env: &TestEnv) {
-    let run = env.run(&[
-        "lease",
-        "--count",
-        "1",
-        "--holder",
-        "evil\u{1b}[2Jhost\nnext",
-    ]);
-    assert!(run.success(), "{run}");
-    assert!(!run.stderr.contains('\u{1b}'), "{run}");
-    assert!(run.stderr.contains("evil\\u{1b}[2Jhost\\nnext"), "{run}");
+    Test::within(env)
+        .args([
+            "lease",
+            "--count",
+            "1",
+            "--holder",
+            "evil\u{1b}[2Jhost\nnext",
+        ])
+        .status(0)
+        .stderr_lacks("\u{1b}")
+        .stderr("evil\\u{1b}[2Jhost\\nnext")
+        .run();
 }
 
 fn a_later_holder_with_a_clock_behind_waits_past_the_recorded_fence(env: &TestEnv) {
     let layout = two_workers();
     let mut fixed = TWO_WORKERS.to_vec();
     fixed.extend(["--fix", "worker=0", "--count", "2000"]);
-    let ahead = env.run_with(
-        &crate::harness::lease_args("skew", &fixed),
-        &[("IDGEN_TEST_CLOCK_OFFSET_MS", "1500")],
-    );
-    assert!(ahead.success(), "{ahead}");
+    let ahead = Test::within(env)
+        .args(crate::harness::lease_args("skew", &fixed))
+        .env("IDGEN_TEST_CLOCK_OFFSET_MS", "1500")
+        .status(0)
+        .run();
     let mut behind_args = fixed.clone();
     behind_args.extend(["--ttl", "5s"]);
-    let behind = env.run_with(&crate::harness::lease_args("skew", &behind_args), &[]);
-    assert!(behind.success(), "{behind}");
+    let behind = Test::within(env)
+        .args(crate::harness::lease_args("skew", &behind_args))
+        .status(0)
+        .run();
     let latest_ahead = ahead
         .ids()
         .iter()
@@ -308,17 +316,19 @@ fn a_later_holder_far_behind_the_fence_refuses_with_the_clock_code(env: &TestEnv
         args
     });
     // Raise the recorded fence as a holder whose clock is a minute ahead would.
-    let ahead = env.run_with(
-        &crate::harness::lease_args("far", &fixed),
-        &[("IDGEN_TEST_CLOCK_OFFSET_MS", "60000")],
-    );
-    assert!(ahead.success(), "{ahead}");
+    Test::within(env)
+        .args(crate::harness::lease_args("far", &fixed))
+        .env("IDGEN_TEST_CLOCK_OFFSET_MS", "60000")
+        .status(0)
+        .run();
     let mut args = crate::harness::lease_args("far", &fixed);
     args.extend(["--ttl", "1s"]);
-    let run = env.run(&args);
-    assert_eq!(run.code(), 9, "{run}");
-    assert!(run.stdout.is_empty(), "{run}");
-    assert!(run.stderr.contains("clock moved back"), "{run}");
+    Test::within(env)
+        .args(args)
+        .status(9)
+        .stdout_is("")
+        .stderr("clock moved back")
+        .run();
 }
 
 fn stdin_mode_answers_each_line_and_an_empty_line_means_one(env: &TestEnv) {
@@ -340,14 +350,16 @@ fn stdin_mode_answers_each_line_and_an_empty_line_means_one(env: &TestEnv) {
 }
 
 fn stdout_carries_ids_only(env: &TestEnv) {
-    let run = env.run(&["lease", "--namespace", "plain", "--count", "3"]);
-    assert!(run.success(), "{run}");
+    let run = Test::within(env)
+        .args(["lease", "--namespace", "plain", "--count", "3"])
+        .status(0)
+        .stderr("leased worker")
+        .run();
     assert_eq!(run.stdout.lines().count(), 3);
     assert!(
         run.stdout.lines().all(|l| l.parse::<u64>().is_ok()),
         "{run}"
     );
-    assert!(run.stderr.contains("leased worker"), "{run}");
 }
 
 #[test]
@@ -379,8 +391,7 @@ fn the_worker_node_assigner_never_reuses_a_worker(env: &TestEnv) {
     ];
     let workers: Vec<u64> = (0..3)
         .map(|_| {
-            let run = env.run(&args);
-            assert!(run.success(), "{run}");
+            let run = Test::within(env).args(args).status(0).run();
             acquired_worker(&run.stderr)
         })
         .collect();
@@ -406,8 +417,7 @@ fn the_worker_node_assigner_refuses_once_the_worker_field_is_used_up(env: &TestE
     for _ in 0..3 {
         env.ok(&args);
     }
-    let run = env.run(&args);
-    assert_eq!(run.code(), 4, "{run}");
+    let run = Test::within(env).args(args).status(4).run();
     assert!(
         run.stderr.contains("WORKER_NODE") || run.stderr.contains("worker-node table"),
         "{run}"
@@ -415,17 +425,19 @@ fn the_worker_node_assigner_refuses_once_the_worker_field_is_used_up(env: &TestE
 }
 
 fn a_wide_worker_field_needs_the_worker_node_assigner(env: &TestEnv) {
-    let run = env.run(&[
-        "lease",
-        "--layout",
-        "uid-generator",
-        "--epoch",
-        "2025-01-01",
-        "--count",
-        "1",
-    ]);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(run.stderr.contains("--assigner worker-node"), "{run}");
+    Test::within(env)
+        .args([
+            "lease",
+            "--layout",
+            "uid-generator",
+            "--epoch",
+            "2025-01-01",
+            "--count",
+            "1",
+        ])
+        .status(2)
+        .stderr("--assigner worker-node")
+        .run();
 }
 
 fn lease_rejects_bad_input_without_leasing_anything(env: &TestEnv) {
@@ -441,9 +453,7 @@ fn lease_rejects_bad_input_without_leasing_anything(env: &TestEnv) {
         vec!["lease", "--count", "3", "--stdin"],
         vec!["lease", "--max-clock-back", "x"],
     ] {
-        let run = env.run(&args);
-        assert_eq!(run.code(), 2, "{args:?}: {run}");
-        assert!(run.stdout.is_empty(), "{run}");
+        Test::within(env).args(args).status(2).stdout_is("").run();
     }
     assert!(
         env.lease_namespaces().is_empty(),
@@ -478,8 +488,7 @@ fn a_killed_holder_leaves_a_fence_the_next_holder_respects(env: &TestEnv) {
     );
     let mut args = crate::harness::lease_args("killed", &fixed);
     args.extend(["--count", "500"]);
-    let run = env.run(&args);
-    assert!(run.success(), "{run}");
+    let run = Test::within(env).args(args).status(0).run();
     let latest_before = before.iter().map(|&id| time_of(&layout, id)).max().unwrap();
     assert!(
         run.ids()

@@ -1,7 +1,6 @@
 //! `idgen namespace list|show` on both backends.
 
-use crate::harness::TestEnv;
-use serde_json::Value;
+use crate::harness::{Test, TestEnv};
 
 fn namespaces_are_listed_and_shown_with_their_holders(env: &TestEnv) {
     env.ok(&["lease", "--count", "1"]);
@@ -19,7 +18,11 @@ fn namespaces_are_listed_and_shown_with_their_holders(env: &TestEnv) {
     let mut holder = env.coprocess(&["lease", "--stdin", "--holder", "web-1"], &[]);
     holder.request(1);
 
-    let listed: Value = serde_json::from_str(&env.ok(&["namespace", "list", "--json"])).unwrap();
+    let listed = Test::within(env)
+        .args(["namespace", "list", "--json"])
+        .status(0)
+        .run()
+        .json();
     let names: Vec<&str> = listed
         .as_array()
         .unwrap()
@@ -29,23 +32,32 @@ fn namespaces_are_listed_and_shown_with_their_holders(env: &TestEnv) {
     assert_eq!(names, ["default", "tiny"]);
     assert_eq!(listed[1]["capacity"], 2);
     assert_eq!(listed[0]["available"], 1023);
-    let human = env.ok(&["namespace", "list"]);
-    assert!(human.contains("1,023") && human.contains("tiny"), "{human}");
+    Test::within(env)
+        .args(["namespace", "list"])
+        .status(0)
+        .stdout("1,023")
+        .stdout("tiny")
+        .run();
 
-    let shown = env.ok(&["namespace", "show", "default"]);
-    assert!(shown.contains("web-1"), "{shown}");
-    assert!(shown.contains("fenced until"), "{shown}");
-    let json: Value =
-        serde_json::from_str(&env.ok(&["namespace", "show", "default", "--json"])).unwrap();
+    Test::within(env)
+        .args(["namespace", "show", "default"])
+        .status(0)
+        .stdout("web-1")
+        .stdout("fenced until")
+        .run();
+    let json = Test::within(env)
+        .args(["namespace", "show", "default", "--json"])
+        .status(0)
+        .run()
+        .json();
     assert_eq!(json["held"][0]["holder"], "web-1");
     assert!(holder.finish().0.success());
 
-    let missing = env.run(&["namespace", "show", "nope"]);
-    assert_eq!(missing.code(), 3, "{missing}");
-    assert!(
-        missing.stderr.contains("idgen lease --namespace"),
-        "{missing}"
-    );
+    Test::within(env)
+        .args(["namespace", "show", "nope"])
+        .status(3)
+        .stderr("idgen lease --namespace")
+        .run();
 }
 
 fn delete_refuses_a_held_or_future_fenced_namespace_and_asks_first(env: &TestEnv) {
@@ -53,32 +65,48 @@ fn delete_refuses_a_held_or_future_fenced_namespace_and_asks_first(env: &TestEnv
     let mut holder = env.coprocess(&["lease", "--stdin", "--namespace", "busy"], &[]);
     holder.request(1);
     // Its clock an hour ahead: the fence it leaves is in the future.
-    let run = env.run_with(
-        &["lease", "--namespace", "ahead", "--count", "1"],
-        &[("IDGEN_TEST_CLOCK_OFFSET_MS", "3600000")],
-    );
-    assert!(run.success(), "{run}");
+    Test::within(env)
+        .args(["lease", "--namespace", "ahead", "--count", "1"])
+        .env("IDGEN_TEST_CLOCK_OFFSET_MS", "3600000")
+        .status(0)
+        .run();
 
-    let run = env.run(&["namespace", "delete", "busy", "--yes"]);
-    assert_eq!(run.code(), 7, "{run}");
-    assert!(run.stderr.contains("held"), "{run}");
-    let run = env.run(&["namespace", "delete", "ahead", "--yes"]);
-    assert_eq!(run.code(), 7, "{run}");
-    assert!(run.stderr.contains("fenced until"), "{run}");
-    let run = env.run(&["namespace", "delete", "old"]);
-    assert_eq!(run.code(), 2, "no terminal, no --yes: {run}");
-    assert!(run.stderr.contains("--yes"), "{run}");
+    Test::within(env)
+        .args(["namespace", "delete", "busy", "--yes"])
+        .status(7)
+        .stderr("held")
+        .run();
+    Test::within(env)
+        .args(["namespace", "delete", "ahead", "--yes"])
+        .status(7)
+        .stderr("fenced until")
+        .run();
+    // No terminal, no --yes.
+    Test::within(env)
+        .args(["namespace", "delete", "old"])
+        .status(2)
+        .stderr("--yes")
+        .run();
 
-    let run = env.run(&["namespace", "delete", "old", "--yes"]);
-    assert!(run.success(), "{run}");
-    assert_eq!(env.run(&["namespace", "show", "old"]).code(), 3);
-    assert_eq!(env.run(&["namespace", "delete", "old", "--yes"]).code(), 3);
-    let listed = env.ok(&["namespace", "list"]);
-    assert!(!listed.contains("old"), "{listed}");
-    assert!(
-        listed.contains("busy") && listed.contains("ahead"),
-        "{listed}"
-    );
+    Test::within(env)
+        .args(["namespace", "delete", "old", "--yes"])
+        .status(0)
+        .run();
+    Test::within(env)
+        .args(["namespace", "show", "old"])
+        .status(3)
+        .run();
+    Test::within(env)
+        .args(["namespace", "delete", "old", "--yes"])
+        .status(3)
+        .run();
+    Test::within(env)
+        .args(["namespace", "list"])
+        .status(0)
+        .stdout_lacks("old")
+        .stdout("busy")
+        .stdout("ahead")
+        .run();
     // The name is free for another layout now.
     env.ok(&[
         "lease",

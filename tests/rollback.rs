@@ -7,7 +7,7 @@
 //! `scripts/chaos.sh` runs them with 1 000 000).
 
 use crate::harness::faults::{Persistence, RedisProcess, TcpProxy};
-use crate::harness::{Coprocess, TestEnv, assert_unique, parse_ids};
+use crate::harness::{Coprocess, Test, TestEnv, assert_unique, parse_ids};
 use redis::Commands;
 use std::sync::Mutex;
 
@@ -34,11 +34,12 @@ fn take(env: &TestEnv, redis: &str, kind: &str, total: u64) -> Vec<u64> {
         for _ in 0..TAKERS {
             scope.spawn(|| {
                 for _ in 0..calls {
-                    let run = env.run_with(
-                        &["next", "--app", APP, "--count", &BATCH.to_string()],
-                        &[("IDGEN_REDIS_URL", redis), ("IDGEN_DISPENSER", kind)],
-                    );
-                    assert!(run.success(), "{run}");
+                    let run = Test::within(env)
+                        .args(["next", "--app", APP, "--count", &BATCH.to_string()])
+                        .env("IDGEN_REDIS_URL", redis)
+                        .env("IDGEN_DISPENSER", kind)
+                        .status(0)
+                        .run();
                     ids.lock().unwrap().extend(run.ids());
                 }
             });
@@ -61,28 +62,27 @@ fn stocked_app(env: &TestEnv, redis: &str, kind: &str) {
         "--max-step",
         &step,
     ]);
-    let run = env.run_with(
-        &["reload-segments", "--app", APP, "--quiet"],
-        &[("IDGEN_REDIS_URL", redis), ("IDGEN_DISPENSER", kind)],
-    );
-    assert!(run.success(), "{run}");
+    Test::within(env)
+        .args(["reload-segments", "--app", APP, "--quiet"])
+        .env("IDGEN_REDIS_URL", redis)
+        .env("IDGEN_DISPENSER", kind)
+        .status(0)
+        .run();
 }
 
 /// The second half, on the dataset after the fault: the first `next` says the
 /// stock is not the one idgen stocked, and no ID of either half repeats.
 fn after_the_fault(env: &TestEnv, redis: &str, kind: &str, mut ids: Vec<u64>) {
-    let first = env.run_with(
-        &["next", "--app", APP, "--count", "100"],
-        &[("IDGEN_REDIS_URL", redis), ("IDGEN_DISPENSER", kind)],
-    );
-    assert!(first.success(), "{first}");
+    let first = Test::within(env)
+        .args(["next", "--app", APP, "--count", "100"])
+        .env("IDGEN_REDIS_URL", redis)
+        .env("IDGEN_DISPENSER", kind)
+        .status(0)
+        .stderr("is not the dataset idgen stocked")
+        .run();
     ids.extend(first.ids());
     ids.extend(take(env, redis, kind, chaos_ids() / 2));
     assert_unique(&ids);
-    assert!(
-        first.stderr.contains("is not the dataset idgen stocked"),
-        "{first}"
-    );
 }
 
 /// A long-lived allocator in this process, on `redis` and the env's MySQL.
@@ -178,11 +178,11 @@ fn reload_after_a_rollback_restocks_and_reports_it_once_per_node() {
     let snapshot = redis.snapshot("stocked");
     redis.restart_from_snapshot(&snapshot);
 
-    let run = env.run_with(
-        &["reload-segments", "--app", APP],
-        &[("IDGEN_REDIS_URL", &redis.url())],
-    );
-    assert!(run.success(), "{run}");
+    let run = Test::within(&env)
+        .args(["reload-segments", "--app", APP])
+        .env("IDGEN_REDIS_URL", redis.url())
+        .status(0)
+        .run();
     let warnings: Vec<&str> = run
         .stderr
         .lines()
@@ -190,8 +190,11 @@ fn reload_after_a_rollback_restocks_and_reports_it_once_per_node() {
         .collect();
     assert_eq!(warnings.len(), 1, "{run}");
     assert!(warnings[0].contains("from 64 shards"), "{run}");
-    let status = env.run_with(&["status", "--json"], &[("IDGEN_REDIS_URL", &redis.url())]);
-    let report: serde_json::Value = serde_json::from_str(&status.stdout).expect("status JSON");
+    let status = Test::within(&env)
+        .args(["status", "--json"])
+        .env("IDGEN_REDIS_URL", redis.url())
+        .run();
+    let report = status.json();
     let rollback = &report["redis_rollbacks"][0];
     assert_eq!(rollback["shards"], 64, "{status}");
     assert_eq!(rollback["serving"], redis.run_id(), "{status}");
@@ -302,8 +305,8 @@ fn holder(env: &TestEnv, redis: &str, namespace: &str) -> (Coprocess, u64) {
 }
 
 fn lease_ids(env: &TestEnv, redis: &str, namespace: &str, count: u64) -> (Vec<u64>, String) {
-    let run = env.run_with(
-        &[
+    let run = Test::within(env)
+        .args([
             "lease",
             "--json",
             "--namespace",
@@ -314,10 +317,10 @@ fn lease_ids(env: &TestEnv, redis: &str, namespace: &str, count: u64) -> (Vec<u6
             "2024-01-01",
             "--count",
             &count.to_string(),
-        ],
-        &[("IDGEN_REDIS_URL", redis)],
-    );
-    assert!(run.success(), "{run}");
+        ])
+        .env("IDGEN_REDIS_URL", redis)
+        .status(0)
+        .run();
     (run.ids(), run.stderr)
 }
 
@@ -397,8 +400,7 @@ fn a_count_holder_paused_through_a_flush_repeats_nothing() {
     // More than one batch (65,536), so the holder issues again after the flush.
     let paused_count = (chaos_ids() / 2).max(150_000);
     let count = paused_count.to_string();
-    let mut paused = env.idgen();
-    paused
+    let mut paused = Test::within(&env)
         .args([
             "lease",
             "--json",
@@ -413,6 +415,8 @@ fn a_count_holder_paused_through_a_flush_repeats_nothing() {
         ])
         .env("IDGEN_REDIS_URL", redis.url())
         .env("IDGEN_FAILPOINTS", "lease.between_batches=stop")
+        .command();
+    paused
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     let child = paused.spawn().unwrap();
@@ -509,11 +513,11 @@ fn the_java_algorithm_cannot_pop_a_rollback_idgen_retired() {
     let snapshot = redis.snapshot("stocked");
     let mut ids = take(&env, &redis.url(), "queue", 20_000);
     redis.restart_from_snapshot(&snapshot);
-    let run = env.run_with(
-        &["reload-segments", "--app", APP, "--quiet"],
-        &[("IDGEN_REDIS_URL", &redis.url())],
-    );
-    assert!(run.success(), "{run}");
+    Test::within(&env)
+        .args(["reload-segments", "--app", APP, "--quiet"])
+        .env("IDGEN_REDIS_URL", redis.url())
+        .status(0)
+        .run();
     let mut conn = redis.conn();
     for shard in 0..64u64 {
         let popped: Option<String> = conn.lpop(format!("id.gen.idList_7_{shard}"), None).unwrap();

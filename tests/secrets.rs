@@ -4,7 +4,7 @@
 //! the node-list syntax that a comma in a password cannot split.
 
 use crate::harness::servers::{mysql_exec, mysql_with_grants};
-use crate::harness::{Run, TestEnv};
+use crate::harness::{Run, Test, TestEnv};
 use std::process::Command;
 
 /// In every form below; no output may contain it.
@@ -90,10 +90,6 @@ const COMMANDS: &[&[&str]] = &[
 /// `idgen -v ARGS` with the form in its slot, from its source; the other
 /// settings point at this test's servers (Node) or at nothing (Redis, Mysql).
 fn command(env: &TestEnv, slot: Slot, source: Source, form: &str, args: &[&str]) -> Command {
-    let mut cmd = env.idgen();
-    cmd.env_remove("IDGEN_REDIS_URL")
-        .env_remove("IDGEN_MYSQL_URL")
-        .env("IDGEN_TIMEOUT", "2s");
     let (redis, mysql) = match slot {
         Slot::Node => (env.redis_url.clone(), env.mysql_url.clone()),
         _ => (
@@ -107,20 +103,25 @@ fn command(env: &TestEnv, slot: Slot, source: Source, form: &str, args: &[&str])
         Slot::Node => (redis, mysql, Some(form.to_string())),
     };
     let config = env.home.path().join(format!("secrets-{:?}.toml", slot));
-    cmd.env("IDGEN_CONFIG", &config);
+    let test = Test::within(env)
+        .env("IDGEN_TIMEOUT", "2s")
+        .env("IDGEN_CONFIG", config.to_str().unwrap());
     let mut file = String::new();
-    match source {
+    let test = match source {
         Source::Flag => {
-            cmd.args(["--redis", &redis, "--mysql", &mysql]);
-            if let Some(node) = &node {
-                cmd.args(["--redis-node", &format!("hot={node}")]);
+            let test = test.args(["--redis", &redis, "--mysql", &mysql]);
+            match &node {
+                Some(node) => test.args(["--redis-node", &format!("hot={node}")]),
+                None => test,
             }
         }
         Source::Environment => {
-            cmd.env("IDGEN_REDIS_URL", &redis)
+            let test = test
+                .env("IDGEN_REDIS_URL", &redis)
                 .env("IDGEN_MYSQL_URL", &mysql);
-            if let Some(node) = &node {
-                cmd.env("IDGEN_REDIS_NODES", format!("hot={node}"));
+            match &node {
+                Some(node) => test.env("IDGEN_REDIS_NODES", format!("hot={node}")),
+                None => test,
             }
         }
         Source::ConfigFile => {
@@ -128,10 +129,16 @@ fn command(env: &TestEnv, slot: Slot, source: Source, form: &str, args: &[&str])
             if let Some(node) = &node {
                 file.push_str(&format!("hot = {node:?}\n"));
             }
+            test
         }
-    }
+    };
     std::fs::write(&config, file).unwrap();
-    cmd.arg("-v").args(args);
+    let mut cmd = test.arg("-v").args(args.iter().copied()).command();
+    if !matches!(source, Source::Environment) {
+        // Only the form's own source names the servers.
+        cmd.env_remove("IDGEN_REDIS_URL")
+            .env_remove("IDGEN_MYSQL_URL");
+    }
     cmd
 }
 
@@ -188,10 +195,12 @@ fn a_usage_error_from_clap_shows_no_password_either() {
         vec!["next", "--app", "1", "--redis", &url, "--bogus"],
         vec!["--redis-node", &url, "next"],
     ] {
-        let run = env.run(&args);
-        assert_eq!(run.code(), 2, "{run}");
-        assert!(!run.stderr.contains(SECRET), "{run}");
-        assert!(!run.stdout.contains(SECRET), "{run}");
+        Test::within(&env)
+            .args(args)
+            .status(2)
+            .stderr_lacks(SECRET)
+            .stdout_lacks(SECRET)
+            .run();
     }
 }
 
@@ -227,31 +236,33 @@ fn a_password_file_or_variable_keeps_the_password_out_of_the_url() {
     std::fs::write(&file, format!("{password}\n")).unwrap();
     let url = redis_url_for(&env, &user);
 
-    let mut cmd = env.idgen();
-    cmd.env("IDGEN_REDIS_URL", &url)
-        .env("IDGEN_REDIS_PASSWORD_FILE", &file)
-        .args(["init-app", "--app", "1", "--name", "one"]);
-    let run = Run::of(cmd);
-    assert!(run.success(), "{run}");
+    let file = file.to_str().unwrap();
 
-    let mut cmd = env.idgen();
-    cmd.env("IDGEN_REDIS_URL", &url)
+    Test::within(&env)
+        .env("IDGEN_REDIS_URL", &url)
+        .env("IDGEN_REDIS_PASSWORD_FILE", file)
+        .args(["init-app", "--app", "1", "--name", "one"])
+        .status(0)
+        .run();
+
+    let run = Test::within(&env)
+        .env("IDGEN_REDIS_URL", &url)
         .env("IDGEN_REDIS_PASSWORD", &password)
-        .args(["-v", "next", "--app", "1"]);
-    let run = Run::of(cmd);
-    assert!(run.success(), "{run}");
+        .args(["-v", "next", "--app", "1"])
+        .status(0)
+        .stderr_lacks(SECRET)
+        .run();
     assert_eq!(run.ids().len(), 1);
-    assert!(!run.stderr.contains(SECRET), "{run}");
 
     // Both at once is ambiguous.
-    let mut cmd = env.idgen();
-    cmd.env("IDGEN_REDIS_URL", &url)
+    Test::within(&env)
+        .env("IDGEN_REDIS_URL", &url)
         .env("IDGEN_REDIS_PASSWORD", &password)
-        .args(["--redis-password-file", file.to_str().unwrap(), "status"]);
-    let run = Run::of(cmd);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(run.stderr.contains("IDGEN_REDIS_PASSWORD"), "{run}");
-    assert!(!run.stderr.contains(SECRET), "{run}");
+        .args(["--redis-password-file", file, "status"])
+        .status(2)
+        .stderr("IDGEN_REDIS_PASSWORD")
+        .stderr_lacks(SECRET)
+        .run();
 }
 
 #[test]
@@ -279,17 +290,17 @@ fn a_comma_in_a_password_does_not_split_the_node_list() {
     }
 
     // The comma-separated list of old is refused, naming the variable, not split.
-    let mut cmd = env.idgen();
-    cmd.env(
-        "IDGEN_REDIS_NODES",
-        format!("hot={hot_on_first},cold={}", env.cold_url),
-    )
-    .arg("status");
-    let run = Run::of(cmd);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(run.stderr.contains("IDGEN_REDIS_NODES"), "{run}");
-    assert!(run.stderr.contains("spaces"), "{run}");
-    assert!(!run.stderr.contains(SECRET), "{run}");
+    Test::within(&env)
+        .env(
+            "IDGEN_REDIS_NODES",
+            format!("hot={hot_on_first},cold={}", env.cold_url),
+        )
+        .arg("status")
+        .status(2)
+        .stderr("IDGEN_REDIS_NODES")
+        .stderr("spaces")
+        .stderr_lacks(SECRET)
+        .run();
 }
 
 /// A database and a user with `password` and `privileges` on it, on the MariaDB
@@ -316,17 +327,17 @@ fn a_mysql_password_variable_is_used_and_never_shown() {
     let env = TestEnv::distributed();
     let password = format!("c/d,{SECRET}");
     let url = mysql_user("pwvar", &password, "ALL");
-    let mut cmd = env.idgen();
-    cmd.env("IDGEN_MYSQL_URL", &url)
+    Test::within(&env)
+        .env("IDGEN_MYSQL_URL", &url)
         .env("IDGEN_MYSQL_PASSWORD", &password)
-        .args(["-v", "init-app", "--app", "3", "--name", "three"]);
-    let run = Run::of(cmd);
-    assert!(run.success(), "{run}");
-    assert!(!run.stderr.contains(SECRET), "{run}");
+        .args(["-v", "init-app", "--app", "3", "--name", "three"])
+        .status(0)
+        .stderr_lacks(SECRET)
+        .run();
     // The same URL without the password is refused: the variable was what logged in.
-    let mut cmd = env.idgen();
-    cmd.env("IDGEN_MYSQL_URL", &url)
-        .args(["init-app", "--app", "3", "--name", "three"]);
-    let run = Run::of(cmd);
-    assert_eq!(run.code(), 12, "{run}");
+    Test::within(&env)
+        .env("IDGEN_MYSQL_URL", &url)
+        .args(["init-app", "--app", "3", "--name", "three"])
+        .status(12)
+        .run();
 }

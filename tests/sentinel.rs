@@ -6,7 +6,7 @@
 
 use crate::harness::sentinel::SentinelGroup;
 use crate::harness::{
-    Coprocess, TestEnv, assert_unique, parse_ids, status_of_hot_node, wait_until,
+    Coprocess, Test, TestEnv, assert_unique, parse_ids, status_of_hot_node, wait_until,
 };
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -50,16 +50,17 @@ fn through_a_failover(fault: impl FnOnce(&mut SentinelGroup, u16)) {
     let env = TestEnv::distributed();
     let mut group = SentinelGroup::start();
     let url = group.url();
-    let on_sentinel = [("IDGEN_REDIS_URL", url.as_str())];
-    let init = env.run_with(
-        &[
+    let on_sentinel = || Test::within(&env).env("IDGEN_REDIS_URL", &url);
+    on_sentinel()
+        .args([
             "init-app", "--app", APP, "--name", "sentinel", "--step", "3000",
-        ],
-        &on_sentinel,
-    );
-    assert!(init.success(), "{init}");
-    let reload = env.run_with(&["reload-segments", "--app", APP, "--quiet"], &on_sentinel);
-    assert!(reload.success(), "{reload}");
+        ])
+        .status(0)
+        .run();
+    on_sentinel()
+        .args(["reload-segments", "--app", APP, "--quiet"])
+        .status(0)
+        .run();
 
     let (mut holder, worker) = lease_holder(&env, &url);
     let mut lease_ids = holder.request(1000);
@@ -100,7 +101,9 @@ fn through_a_failover(fault: impl FnOnce(&mut SentinelGroup, u16)) {
                 while !stop.load(Ordering::SeqCst) {
                     // Counted as after the switch only if started after it.
                     let after = switched.load(Ordering::SeqCst);
-                    let run = env.run_with(&["next", "--app", APP, "--count", BATCH], &on_sentinel);
+                    let run = on_sentinel()
+                        .args(["next", "--app", APP, "--count", BATCH])
+                        .run();
                     if run.success() {
                         ids.lock().unwrap().extend(run.ids());
                         taken.fetch_add(1, Ordering::SeqCst);
@@ -135,9 +138,11 @@ fn through_a_failover(fault: impl FnOnce(&mut SentinelGroup, u16)) {
     // The holder rides through and still holds its worker; a second holder
     // started meanwhile gets another one.
     lease_ids.extend(holder.request(1000));
-    let second = env.run_with(&lease_args(&["--count", "1000"]), &on_sentinel);
-    assert!(second.success(), "{second}");
-    let second = second.ids();
+    let second = on_sentinel()
+        .args(lease_args(&["--count", "1000"]))
+        .status(0)
+        .run()
+        .ids();
     assert!(
         second.iter().all(|&id| worker_of(id) != worker),
         "a second holder got worker {worker}, held all along by the first"

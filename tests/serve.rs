@@ -2,7 +2,7 @@
 //! and the embedded store.
 
 use crate::harness::servers::free_port;
-use crate::harness::{TestEnv, assert_unique, parse_ids, segment_parts, wait_until};
+use crate::harness::{Test, TestEnv, assert_unique, parse_ids, segment_parts, wait_until};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::os::unix::process::ExitStatusExt;
@@ -30,16 +30,16 @@ impl Served {
         healthy: Option<u16>,
     ) -> Served {
         let port = free_port();
-        let mut cmd = env.idgen();
-        cmd.arg("serve")
-            .arg("--listen")
-            .arg(format!("127.0.0.1:{port}"))
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        for (k, v) in vars {
-            cmd.env(k, v);
-        }
+        let mut cmd = vars
+            .iter()
+            .fold(
+                Test::within(env)
+                    .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+                    .args(args.iter().copied()),
+                |test, (k, v)| test.env(k, *v),
+            )
+            .command();
+        cmd.stdout(Stdio::null()).stderr(Stdio::piped());
         let mut served = Served {
             child: cmd.spawn().expect("start idgen serve"),
             port,
@@ -185,7 +185,10 @@ fn segment_get_answers_one_id_of_the_app_named_or_numbered() {
 fn segment_get_with_a_gate_pass_takes_the_shard_next_takes() {
     let env = TestEnv::embedded();
     orders(&env);
-    let from_next = env.run(&["next", "--app", "1", "--gate-pass", "alice@example.com"]);
+    let from_next = Test::within(&env)
+        .args(["next", "--app", "1", "--gate-pass", "alice@example.com"])
+        .status(0)
+        .run();
     let served = Served::start(&env, &[]);
     let id = served
         .get("/api/segment/get/orders?gate_pass=alice@example.com")
@@ -388,17 +391,17 @@ fn decode_answers_the_decode_json_object_with_the_id_as_a_string() {
     let served = Served::start(&env, &[]);
     let reply = served.get("/api/decode/175928847299117063?layout=discord");
     assert_eq!(reply.status, 200);
-    let mut cli: serde_json::Value = serde_json::from_str(
-        env.ok(&[
+    let mut cli = Test::within(&env)
+        .args([
             "decode",
             "--json",
             "--layout",
             "discord",
             "175928847299117063",
         ])
-        .trim(),
-    )
-    .unwrap();
+        .status(0)
+        .run()
+        .json();
     cli["id"] = serde_json::Value::String("175928847299117063".into());
     assert_eq!(reply.json(), cli);
 }
@@ -580,16 +583,22 @@ fn the_token_from_the_environment_is_never_printed() {
     served.signal(libc::SIGTERM);
     let (_, stderr) = served.finish();
     assert!(!stderr.contains("env-t0ken-value"), "{stderr}");
-    let help = env.run_with(&["serve", "--help"], &vars);
-    assert!(!format!("{help}").contains("env-t0ken-value"));
+    Test::within(&env)
+        .args(["serve", "--help"])
+        .env("IDGEN_SERVE_TOKEN", "env-t0ken-value")
+        .stdout_lacks("env-t0ken-value")
+        .stderr_lacks("env-t0ken-value")
+        .run();
 }
 
 #[test]
 fn a_non_loopback_address_needs_allow_remote() {
     let env = TestEnv::embedded();
-    let run = env.run(&["serve", "--listen", "0.0.0.0:0"]);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(format!("{run}").contains("--allow-remote"), "{run}");
+    Test::within(&env)
+        .args(["serve", "--listen", "0.0.0.0:0"])
+        .status(2)
+        .one_line_error("--allow-remote")
+        .run();
 }
 
 // ---- shutdown and crashes -------------------------------------------------------------
@@ -705,11 +714,7 @@ fn eight_clients_on_two_servers_during_reload_and_migrate_get_no_duplicate() {
         .collect();
     let operator = {
         let done = done.clone();
-        let command = |args: &[&str]| {
-            let mut cmd = env.idgen();
-            cmd.args(args);
-            cmd
-        };
+        let command = |args: &[&str]| Test::within(&env).args(args.iter().copied()).command();
         let reload_args = ["reload-segments", "--app", "1", "--quiet"];
         let mut steps = [
             command(&reload_args),
@@ -788,8 +793,11 @@ fn a_buffered_server_repeats_nothing_across_a_redis_restart_from_an_older_snapsh
     env.ok(&[
         "init-app", "--app", "1", "--name", "orders", "--step", "1000",
     ]);
-    let reload = env.run_with(&["reload-segments", "--app", "1", "--quiet"], &vars);
-    assert!(reload.success(), "{reload}");
+    Test::within(&env)
+        .args(["reload-segments", "--app", "1", "--quiet"])
+        .env("IDGEN_REDIS_URL", &url)
+        .status(0)
+        .run();
     let snapshot = redis.snapshot("stocked");
     let served = Served::start_with(&env, &["--buffer", "500"], &vars, Some(200));
     let mut ids = Vec::new();

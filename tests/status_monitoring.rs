@@ -1,7 +1,7 @@
 //! `status --check` (the Nagios plugin convention) and `status --format
 //! prometheus`, parsed and checked here rather than by `promtool`.
 
-use crate::harness::TestEnv;
+use crate::harness::{Test, TestEnv};
 use std::collections::{BTreeMap, BTreeSet};
 
 fn write_config(env: &TestEnv, text: &str) {
@@ -12,7 +12,10 @@ fn write_config(env: &TestEnv, text: &str) {
 
 /// One `status --check` line: its state word, the text and the perfdata.
 fn check(env: &TestEnv, args: &[&str]) -> (i32, String, String, String) {
-    let run = env.run(&[&["status", "--check"][..], args].concat());
+    let run = Test::within(env)
+        .args(["status", "--check"])
+        .args(args.iter().copied())
+        .run();
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 1, "one summary line: {run}");
     let (text, perf) = lines[0].split_once(" | ").unwrap_or((lines[0], ""));
@@ -258,8 +261,11 @@ fn prometheus_output_parses_and_covers_stock_limits_leases_layouts_and_backends(
     env.ok(&["reload-segments"]);
     let mut holder = env.coprocess(&["lease", "--stdin", "--holder", "web-1"], &[]);
     holder.request(1);
-    let run = env.run(&["status", "--format", "prometheus"]);
-    assert_eq!(run.code(), 0, "{run}");
+    let run = Test::within(&env)
+        .args(["status", "--format", "prometheus"])
+        .status(0)
+        .stdout("# TYPE idgen_redis_last_rollback_timestamp_seconds gauge")
+        .run();
     let samples = parse_exposition(&run.stdout);
     let app = [("app", "1"), ("name", "or\"ders\\x")];
     assert_eq!(value(&samples, "idgen_app_min_stock", &app), 100.0);
@@ -314,16 +320,14 @@ fn prometheus_output_parses_and_covers_stock_limits_leases_layouts_and_backends(
         1.0
     );
     assert_eq!(value(&samples, "idgen_status_severity", &[]), 0.0);
-    assert!(
-        run.stdout
-            .contains("# TYPE idgen_redis_last_rollback_timestamp_seconds gauge")
-    );
     assert!(holder.finish().0.success());
 
     // A backend down is 0, and the severity is the Nagios code.
     write_config(&env, "[redis.nodes]\ncold = \"redis://127.0.0.1:1/0\"\n");
-    let run = env.run(&["status", "--format", "prometheus"]);
-    assert_eq!(run.code(), 8, "{run}");
+    let run = Test::within(&env)
+        .args(["status", "--format", "prometheus"])
+        .status(8)
+        .run();
     let samples = parse_exposition(&run.stdout);
     assert_eq!(
         value(&samples, "idgen_backend_up", &[("name", "cold")]),
@@ -338,19 +342,19 @@ fn prometheus_output_shows_the_last_redis_rollback() {
     let env = TestEnv::distributed();
     let mut redis = RedisProcess::start(Persistence::Snapshot);
     let url = redis.url();
-    let vars = [("IDGEN_REDIS_URL", url.as_str())];
-    assert!(
-        env.run_with(&["init-app", "--app", "7", "--name", "seven"], &vars)
-            .success()
-    );
-    assert!(env.run_with(&["reload-segments"], &vars).success());
+    let on_redis = || Test::within(&env).env("IDGEN_REDIS_URL", &url);
+    on_redis()
+        .args(["init-app", "--app", "7", "--name", "seven"])
+        .status(0)
+        .run();
+    on_redis().arg("reload-segments").status(0).run();
     let snapshot = redis.snapshot("stocked");
     redis.restart_from_snapshot(&snapshot);
-    assert!(
-        env.run_with(&["reload-segments", "--app", "7"], &vars)
-            .success()
-    );
-    let run = env.run_with(&["status", "--format", "prometheus"], &vars);
+    on_redis()
+        .args(["reload-segments", "--app", "7"])
+        .status(0)
+        .run();
+    let run = on_redis().args(["status", "--format", "prometheus"]).run();
     let samples = parse_exposition(&run.stdout);
     let when = value(
         &samples,

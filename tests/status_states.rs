@@ -1,7 +1,7 @@
 //! `idgen status` is right about every state, each with its severity, on both
 //! backends where the state applies (issue 10).
 
-use crate::harness::{StoreKind, TestEnv};
+use crate::harness::{StoreKind, Test, TestEnv};
 use crate::status::{attention_kinds, status};
 use serde_json::Value;
 
@@ -21,7 +21,7 @@ fn finding<'a>(report: &'a Value, kind: &str) -> &'a Value {
 }
 
 fn check_code(env: &TestEnv) -> i32 {
-    let run = env.run(&["status", "--check"]);
+    let run = Test::within(env).args(["status", "--check"]).run();
     assert_eq!(run.stdout.lines().count(), 1, "{run}");
     run.code()
 }
@@ -52,7 +52,7 @@ pub fn exhaust_shard_0_of_app_9(env: &TestEnv) -> [&'static str; 5] {
     for _ in 0..3 {
         env.ok(&next);
     }
-    assert_eq!(env.run(&next).code(), 4, "next must refuse now");
+    Test::within(env).args(next).status(4).run();
     next
 }
 
@@ -76,8 +76,10 @@ fn a_shard_at_its_limit_is_critical_and_called_exhausted(env: &TestEnv) {
             .contains(&0.into())
     );
     assert!(!app["low_shards"].as_array().unwrap().contains(&0.into()));
-    let human = env.run(&["status"]);
-    assert!(human.stdout.contains("EXHAUSTED (1 shards)"), "{human}");
+    Test::within(env)
+        .arg("status")
+        .stdout("EXHAUSTED (1 shards)")
+        .run();
     assert_eq!(check_code(env), 2);
 }
 
@@ -128,18 +130,20 @@ fn every_worker_id_held_is_critical(env: &TestEnv) {
     assert_eq!(ns["severity"], "critical");
     assert_eq!(check_code(env), 2);
     // As reported: a new lease fails.
-    let refused = env.run(&[
-        "lease",
-        "--namespace",
-        "tiny",
-        "--bits",
-        "time:41,worker:1,seq:21",
-        "--epoch",
-        "2024-01-01",
-        "--count",
-        "1",
-    ]);
-    assert_eq!(refused.code(), 4, "{refused}");
+    Test::within(env)
+        .args([
+            "lease",
+            "--namespace",
+            "tiny",
+            "--bits",
+            "time:41,worker:1,seq:21",
+            "--epoch",
+            "2024-01-01",
+            "--count",
+            "1",
+        ])
+        .status(4)
+        .run();
     for p in holders.drain(..) {
         assert!(p.finish().0.success());
     }
@@ -151,8 +155,8 @@ fn a_namespace_whose_epoch_is_in_the_future_is_critical(env: &TestEnv) {
     let epoch = ((now_s() + 86_400) * 1000).to_string();
     // A holder whose clock ran two days ahead recorded it (a lease that cannot
     // issue at all records nothing).
-    let run = env.run_with(
-        &[
+    Test::within(env)
+        .args([
             "lease",
             "--namespace",
             "later",
@@ -160,10 +164,10 @@ fn a_namespace_whose_epoch_is_in_the_future_is_critical(env: &TestEnv) {
             &epoch,
             "--count",
             "1",
-        ],
-        &[("IDGEN_TEST_CLOCK_OFFSET_MS", "172800000")],
-    );
-    assert!(run.success(), "{run}");
+        ])
+        .env("IDGEN_TEST_CLOCK_OFFSET_MS", "172800000")
+        .status(0)
+        .run();
     let (run, report) = status(env);
     let future = finding(&report, "epoch_in_future");
     assert_eq!(future["severity"], "critical", "{run}");
@@ -221,11 +225,15 @@ fn low_stock_is_a_warning_and_crit_stock_makes_it_critical(env: &TestEnv) {
     assert_eq!(report["severity"], "warning");
     assert_eq!(report["apps"][0]["low_shards"], serde_json::json!([0]));
     assert_eq!(check_code(env), 1);
-    let run = env.run(&["status", "--check", "--warn-stock", "0.01"]);
-    assert_eq!(run.code(), 0, "{run}");
-    let run = env.run(&["status", "--check", "--crit-stock", "0.05"]);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(run.stdout.contains("critical threshold"), "{run}");
+    Test::within(env)
+        .args(["status", "--check", "--warn-stock", "0.01"])
+        .status(0)
+        .run();
+    Test::within(env)
+        .args(["status", "--check", "--crit-stock", "0.05"])
+        .status(2)
+        .stdout("critical threshold")
+        .run();
 }
 
 fn a_leaked_worker_is_information_until_it_outlives_a_lease(env: &TestEnv) {
@@ -237,16 +245,18 @@ fn a_leaked_worker_is_information_until_it_outlives_a_lease(env: &TestEnv) {
     let leaked = finding(&report, "leaked_workers");
     assert_eq!(leaked["severity"], "ok");
     assert_eq!(check_code(env), 0);
-    let human = env.run(&["status"]);
-    assert!(human.stdout.contains("note: "), "{human}");
-    assert!(human.stdout.contains("all good"), "{human}");
+    Test::within(env)
+        .arg("status")
+        .stdout("note: ")
+        .stdout("all good")
+        .run();
 
     // A worker whose holder stopped an hour ago and is still stranded: a warning.
-    let run = env.run_with(
-        &["lease", "--namespace", "old", "--count", "1"],
-        &[("IDGEN_TEST_CLOCK_OFFSET_MS", "-3600000")],
-    );
-    assert!(run.success(), "{run}");
+    Test::within(env)
+        .args(["lease", "--namespace", "old", "--count", "1"])
+        .env("IDGEN_TEST_CLOCK_OFFSET_MS", "-3600000")
+        .status(0)
+        .run();
     let worker = env
         .lease_snapshot("old")
         .fences
@@ -318,7 +328,7 @@ fn the_stock_runway_follows_the_observed_rate(env: &TestEnv) {
     // 6,350 left at the observed rate.
     assert_eq!(runway, (6350.0 / rate).round() as u64);
     // The table shows it as a span of time.
-    let human = env.run(&["status"]);
+    let human = Test::within(env).arg("status").run();
     let row = human.stdout.lines().find(|l| l.contains("orders")).unwrap();
     assert!(
         [" s ", " min ", " h ", " d ", " y "]
@@ -378,21 +388,25 @@ fn a_failed_login_is_named_as_such() {
     let env = TestEnv::distributed();
     // The user has a password; the URL gives none.
     let url = crate::secrets::mysql_user("statuslogin", "right-pass", "ALL");
-    let run = env.run_with(&["status", "--json"], &[("IDGEN_MYSQL_URL", &url)]);
-    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let run = Test::within(&env)
+        .args(["status", "--json"])
+        .env("IDGEN_MYSQL_URL", &url)
+        .run();
+    let report = run.json();
     assert_eq!(report["stores"][0]["state"], "access_denied", "{run}");
     assert_eq!(finding(&report, "access_denied")["severity"], "critical");
     assert_eq!(report["apps_known"], false);
-    let human = env.run_with(&["status"], &[("IDGEN_MYSQL_URL", &url)]);
-    assert!(human.stdout.contains("ACCESS DENIED"), "{human}");
-    assert!(!human.stdout.contains("UNREACHABLE"), "{human}");
+    Test::within(&env)
+        .arg("status")
+        .env("IDGEN_MYSQL_URL", url)
+        .stdout("ACCESS DENIED")
+        .stdout_lacks("UNREACHABLE")
+        .run();
 }
 
 fn store_findings(env: &TestEnv) -> (i32, Value) {
-    let run = env.run(&["status", "--json"]);
-    let report: Value =
-        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {run}"));
-    (run.code(), report)
+    let run = Test::within(env).args(["status", "--json"]).run();
+    (run.code(), run.json())
 }
 
 #[test]
@@ -445,9 +459,11 @@ fn a_missing_corrupt_or_read_only_store_is_critical() {
     assert_eq!(report["stores"][0]["state"], "unusable", "{report}");
     assert_eq!(report["stores"][1]["state"], "unusable", "{report}");
     assert_eq!(report["severity"], "critical");
-    let human = env.run(&["status"]);
-    assert!(human.stdout.contains("UNUSABLE"), "{human}");
-    assert!(!human.stdout.contains("| ok"), "{human}");
+    Test::within(&env)
+        .arg("status")
+        .stdout("UNUSABLE")
+        .stdout_lacks("| ok")
+        .run();
 }
 
 #[test]
@@ -466,12 +482,12 @@ fn status_takes_about_one_timeout_whatever_is_down() {
     );
     let mysql = format!("mysql://root@127.0.0.1:{port}/idgen");
     let started = std::time::Instant::now();
-    let run = env.run_with(
-        &["status", "--json", "--timeout", "2s"],
-        &[("IDGEN_MYSQL_URL", &mysql)],
-    );
+    let run = Test::within(&env)
+        .args(["status", "--json", "--timeout", "2s"])
+        .env("IDGEN_MYSQL_URL", mysql)
+        .run();
     let took = started.elapsed();
-    let report: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run}"));
+    let report = run.json();
     assert_eq!(report["severity"], "critical", "{run}");
     assert_eq!(report["stores"][0]["reachable"], false);
     assert!(
