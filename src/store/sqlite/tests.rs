@@ -1,13 +1,15 @@
-//! The embedded store's semantics, call by call, on a real file.
+//! The embedded store's own semantics, on a real file: what only a SQLite file
+//! has (its schema version, a foreign database, the busy timeout, the WAL, rows
+//! written by hand) and what only the embedded store does (seal an app that
+//! moves out, drop an app's stock, keep no route hints). The storage traits'
+//! contracts are checked on every backend by `tests/conformance.rs`.
 
 use super::*;
-use crate::layout::Layout;
-use crate::lease::{Assigner, LeaseStore, NamespaceSpec, Renewal, WorkerNodeAssigner};
 use crate::shard::DispenserKind::{Queue, Range};
-use crate::store::sizing::{Trigger, Want};
+use crate::store::sizing::Want;
 use crate::store::{
-    AppCatalog, AppPolicy, AppSpec, Dispenser, InitOutcome, Ledger, LockToken, PushOutcome,
-    Restock, Segment, SegmentRequest, SegmentSource, Slot, Stock, TakenSegment,
+    AppCatalog, AppPolicy, AppSpec, Dispenser, Ledger, LockToken, PushOutcome, Restock, Segment,
+    SegmentRequest, SegmentSource, Slot, Stock,
 };
 
 const SLOT: Slot = Slot { app: 1, shard: 2 };
@@ -47,21 +49,15 @@ impl Fixture {
 
     /// Takes exactly `count` indexes from the ledger.
     fn take_segment(&self, slot: Slot, count: u64) -> Result<Option<Segment>> {
-        let want = Want::Direct { wanted: count };
-        Ok(self.take_one(slot, None, want)?.segment)
-    }
-
-    /// One shard's answer to a request for it alone, stocking `node` if given.
-    fn take_one(&self, slot: Slot, node: Option<&str>, want: Want) -> Result<TakenSegment> {
         let request = SegmentRequest {
             app: slot.app,
-            node: node.map(str::to_string),
+            node: None,
             now_ms: 0,
-            shards: vec![(slot.shard, want)],
+            shards: vec![(slot.shard, Want::Direct { wanted: count })],
         };
         let mut takes = self.block(self.store.take_segments(&request))?;
         assert_eq!(takes.len(), 1);
-        takes.remove(0).1
+        Ok(takes.remove(0).1?.segment)
     }
 
     fn lock(&self, slot: Slot) -> LockToken {
@@ -71,30 +67,18 @@ impl Fixture {
             .token
     }
 
-    fn push(&self, kind: DispenserKind, first: u64, last: u64, token: &LockToken) -> PushOutcome {
+    fn push(&self, kind: DispenserKind, slot: Slot, first: u64, last: u64) -> PushOutcome {
+        let token = self.lock(slot);
         self.block(
             self.store
-                .push(kind, SLOT, Segment { first, last }, 0, token),
+                .push(kind, slot, Segment { first, last }, 0, &token),
         )
         .unwrap()
         .outcome
     }
 
-    fn take(&self, kind: DispenserKind, n: u64) -> Vec<u64> {
-        self.block(self.store.take(kind, SLOT, n)).unwrap().indexes
-    }
-
-    fn stock(&self, kind: DispenserKind) -> Option<u64> {
-        self.block(self.store.stock(kind, &[SLOT])).unwrap()[0]
-    }
-
-    /// Records the dispenser that serves app 1, as `init-app` or `app set` would.
-    fn serve_by(&self, kind: DispenserKind) {
-        self.block(self.store.ensure_schema()).unwrap();
-        self.sql(&format!(
-            "INSERT OR REPLACE INTO idgen_dispenser (app_id, kind) VALUES (1, '{}')",
-            kind.as_str()
-        ));
+    fn stock(&self, kind: DispenserKind, slot: Slot) -> Option<u64> {
+        self.block(self.store.stock(kind, &[slot])).unwrap()[0]
     }
 
     fn sql(&self, statements: &str) {
@@ -105,89 +89,7 @@ impl Fixture {
 
 use crate::shard::DispenserKind;
 
-// ---- ledger ----------------------------------------------------------------
-
-#[test]
-fn init_app_seeds_64_shards_once() {
-    let f = Fixture::new();
-    let spec = AppSpec::validated(1, "orders", None, 100, 0, AppPolicy::for_step(100)).unwrap();
-    let first = f.block(f.store.init_app(&spec)).unwrap();
-    assert_eq!(first.outcome, InitOutcome::Created);
-    assert_eq!(first.app.shards.len(), 64);
-    let again = f.block(f.store.init_app(&spec)).unwrap();
-    assert_eq!(again.outcome, InitOutcome::Unchanged);
-    let other = AppSpec::validated(1, "users", None, 100, 0, AppPolicy::for_step(100)).unwrap();
-    assert!(matches!(
-        f.block(f.store.init_app(&other)),
-        Err(Error::AppNameConflict { .. })
-    ));
-}
-
-#[test]
-fn segments_follow_each_other_and_a_plan_of_zero_takes_nothing() {
-    let f = Fixture::new();
-    f.init_app(1, 100);
-    assert_eq!(
-        f.take_segment(SLOT, 10).unwrap(),
-        Some(Segment { first: 1, last: 10 })
-    );
-    assert_eq!(f.take_segment(SLOT, 0).unwrap(), None);
-    assert_eq!(
-        f.take_segment(SLOT, 5).unwrap(),
-        Some(Segment {
-            first: 11,
-            last: 15
-        })
-    );
-}
-
-#[test]
-fn a_refused_shard_takes_nothing() {
-    let f = Fixture::new();
-    f.init_app(1, 100);
-    // The route allows no node but the embedded one.
-    let refused = f.take_one(SLOT, Some("elsewhere"), Want::Direct { wanted: 5 });
-    assert!(matches!(refused, Err(Error::Moved { .. })), "{refused:?}");
-    assert_eq!(
-        f.take_segment(SLOT, 1).unwrap(),
-        Some(Segment { first: 1, last: 1 })
-    );
-}
-
-#[test]
-fn the_planner_sees_the_embedded_node_as_the_route() {
-    let f = Fixture::new();
-    f.init_app(1, 100);
-    // Stock above the threshold: the shard is read, and nothing taken.
-    let want = Want::Refill {
-        trigger: Trigger::Empty,
-        stock: 5,
-        direct_for: None,
-    };
-    let taken = f.take_one(SLOT, Some(EMBEDDED_NODE), want).unwrap();
-    assert_eq!(taken.segment, None);
-    let route = taken.state.route;
-    assert_eq!(route.node, EMBEDDED_NODE);
-    assert!(!route.moving());
-    assert!(f.block(f.store.routes()).unwrap().is_empty());
-}
-
-#[test]
-fn an_unknown_app_or_shard_is_named() {
-    let f = Fixture::new();
-    assert!(matches!(
-        f.take_segment(SLOT, 1),
-        Err(Error::UnknownApp { app: 1 })
-    ));
-    f.init_app(1, 100);
-    f.sql("DELETE FROM id_alloc WHERE shard_id = 2");
-    assert!(matches!(
-        f.take_segment(SLOT, 1),
-        Err(Error::ShardMissing { app: 1, shard: 2 })
-    ));
-}
-
-// ---- sealing ---------------------------------------------------------------
+// ---- what only the embedded store does ----------------------------------------------
 
 #[test]
 fn a_sealed_app_takes_no_segment_and_its_max_ids_are_final() {
@@ -225,192 +127,26 @@ fn a_sealed_app_takes_no_segment_and_its_max_ids_are_final() {
 fn dropping_an_apps_stock_counts_both_dispensers() {
     let f = Fixture::new();
     f.init_app(1, 100);
-    let token = f.lock(SLOT);
-    f.push(Queue, 1, 10, &token);
     let beside = Slot { app: 1, shard: 3 };
-    let beside_token = f.lock(beside);
-    f.block(f.store.push(
-        Range,
-        beside,
-        Segment {
-            first: 11,
-            last: 15,
-        },
-        0,
-        &beside_token,
-    ))
-    .unwrap();
     let other = Slot { app: 2, shard: 0 };
-    let other_token = f.lock(other);
-    f.block(
-        f.store
-            .push(Queue, other, Segment { first: 1, last: 3 }, 0, &other_token),
-    )
-    .unwrap();
+    assert_eq!(f.push(Queue, SLOT, 1, 10), PushOutcome::Stocked(10));
+    assert_eq!(f.push(Range, beside, 11, 15), PushOutcome::Stocked(5));
+    assert_eq!(f.push(Queue, other, 1, 3), PushOutcome::Stocked(3));
     assert_eq!(f.block(f.store.drop_app_stock(1)).unwrap(), 15);
-    assert_eq!(f.stock(Queue), Some(0));
-    assert_eq!(f.block(f.store.stock(Range, &[beside])).unwrap(), [None]);
-    assert_eq!(f.block(f.store.stock(Queue, &[other])).unwrap(), [Some(3)]);
-}
-
-// ---- dispenser ---------------------------------------------------------------
-
-#[test]
-fn the_queue_is_fifo_over_pushed_segments() {
-    let f = Fixture::new();
-    let token = f.lock(SLOT);
-    assert_eq!(f.push(Queue, 1, 3, &token), PushOutcome::Stocked(3));
-    assert_eq!(f.push(Queue, 10, 12, &token), PushOutcome::Stocked(6));
-    assert_eq!(f.take(Queue, 2), [1, 2]);
-    assert_eq!(f.take(Queue, 3), [3, 10, 11]);
-    assert_eq!(f.stock(Queue), Some(1));
-    assert_eq!(f.take(Queue, 5), [12]);
-    assert_eq!(f.take(Queue, 5), Vec::<u64>::new());
-    // An empty queue is "missing" under the lock, as a Redis list would be.
-    f.block(f.store.unlock(SLOT, &token)).unwrap();
-    let locked = f.block(f.store.lock(Queue, SLOT, TTL)).unwrap().unwrap();
-    assert_eq!(locked.stock, None);
+    assert_eq!(f.stock(Queue, SLOT), Some(0));
+    assert_eq!(f.stock(Range, beside), None);
+    assert_eq!(f.stock(Queue, other), Some(3));
 }
 
 #[test]
-fn a_range_holds_a_current_and_a_pending_segment_and_then_is_full() {
+fn the_embedded_store_has_one_node_so_no_route_hints_and_no_moves() {
+    // One node: no app is ever elsewhere (a Redis node keeps hints for moved apps).
     let f = Fixture::new();
-    f.serve_by(Range);
-    let token = f.lock(SLOT);
-    assert_eq!(f.push(Range, 1, 3, &token), PushOutcome::Stocked(3));
-    assert_eq!(f.push(Range, 10, 11, &token), PushOutcome::Stocked(5));
-    assert_eq!(f.push(Range, 20, 29, &token), PushOutcome::Full);
-    assert_eq!(f.take(Range, 4), [1, 2, 3, 10]);
-    assert_eq!(f.stock(Range), Some(1));
-    assert_eq!(f.push(Range, 20, 29, &token), PushOutcome::Stocked(11));
-    // One take runs through the current segment into the pending one.
-    let expected: Vec<u64> = std::iter::once(11).chain(20..=29).collect();
-    assert_eq!(f.take(Range, 100), expected);
-    assert_eq!(f.stock(Range), Some(0), "a used-up range is still present");
+    assert!(f.store.hints().is_none());
+    assert!(f.store.moves().is_none());
 }
 
-#[test]
-fn a_push_onto_an_empty_range_with_a_pending_segment_promotes_it() {
-    let f = Fixture::new();
-    f.serve_by(Range);
-    let token = f.lock(SLOT);
-    f.push(Range, 1, 2, &token);
-    f.push(Range, 5, 6, &token);
-    assert_eq!(f.take(Range, 2), [1, 2]);
-    assert_eq!(f.push(Range, 9, 9, &token), PushOutcome::Stocked(3));
-    assert_eq!(f.take(Range, 10), [5, 6, 9]);
-}
-
-#[test]
-fn a_take_serves_the_recorded_dispenser_whatever_the_guess() {
-    let f = Fixture::new();
-    f.serve_by(Range);
-    let token = f.lock(SLOT);
-    f.push(Range, 1, 3, &token);
-    let taken = f.block(f.store.take(Queue, SLOT, 2)).unwrap();
-    assert_eq!(taken.indexes, [1, 2]);
-    assert_eq!(taken.kind, Some(Range));
-}
-
-#[test]
-fn a_push_retires_the_stock_of_the_dispenser_the_shard_left() {
-    let f = Fixture::new();
-    let token = f.lock(SLOT);
-    f.push(Queue, 1, 10, &token);
-    f.serve_by(Range);
-    let pushed = f
-        .block(f.store.push(
-            Range,
-            SLOT,
-            Segment {
-                first: 11,
-                last: 12,
-            },
-            0,
-            &token,
-        ))
-        .unwrap();
-    assert_eq!(pushed.outcome, PushOutcome::Stocked(2));
-    assert_eq!(pushed.switched, 10);
-    assert_eq!(f.stock(Queue), Some(0));
-    assert_eq!(f.take(Queue, 5), [11, 12]);
-}
-
-#[test]
-fn a_switch_under_the_lock_retires_the_other_dispensers_stock() {
-    let f = Fixture::new();
-    let token = f.lock(SLOT);
-    f.push(Queue, 1, 4, &token);
-    assert_eq!(
-        f.block(f.store.switch_kind(Range, SLOT, &token)).unwrap(),
-        Some(4)
-    );
-    assert_eq!(f.stock(Queue), Some(0));
-    f.block(f.store.unlock(SLOT, &token)).unwrap();
-    assert_eq!(
-        f.block(f.store.switch_kind(Range, SLOT, &token)).unwrap(),
-        None,
-        "a switch needs the lock"
-    );
-}
-
-#[test]
-fn a_lock_is_exclusive_until_it_expires() {
-    let f = Fixture::new();
-    let token = f.lock(SLOT);
-    assert!(f.block(f.store.lock(Range, SLOT, TTL)).unwrap().is_none());
-    f.sql("UPDATE idgen_lock SET expires_at_ms = 0");
-    let taken_over = f.block(f.store.lock(Queue, SLOT, TTL)).unwrap().unwrap();
-    assert_ne!(taken_over.token, token);
-    // The old holder can neither push, retire nor unlock any more.
-    assert_eq!(f.push(Queue, 1, 5, &token), PushOutcome::LockLost);
-    assert_eq!(f.block(f.store.retire(Queue, SLOT, &token)).unwrap(), None);
-    assert!(!f.block(f.store.unlock(SLOT, &token)).unwrap());
-    assert!(f.block(f.store.unlock(SLOT, &taken_over.token)).unwrap());
-}
-
-#[test]
-fn an_expired_lock_no_longer_lets_its_holder_push() {
-    let f = Fixture::new();
-    let token = f.lock(SLOT);
-    f.sql("UPDATE idgen_lock SET expires_at_ms = 0");
-    assert_eq!(f.push(Queue, 1, 5, &token), PushOutcome::LockLost);
-    assert_eq!(f.stock(Queue), Some(0));
-}
-
-#[test]
-fn retire_deletes_the_stock_under_the_lock() {
-    let f = Fixture::new();
-    let token = f.lock(SLOT);
-    f.push(Queue, 1, 7, &token);
-    f.push(Queue, 20, 22, &token);
-    assert_eq!(
-        f.block(f.store.retire(Queue, SLOT, &token)).unwrap(),
-        Some(10)
-    );
-    assert_eq!(f.stock(Queue), Some(0));
-    assert!(f.block(f.store.stocked_slots(Queue)).unwrap().is_empty());
-}
-
-#[test]
-fn stocked_slots_lists_shards_with_stock() {
-    let f = Fixture::new();
-    let token = f.lock(SLOT);
-    f.push(Queue, 1, 1, &token);
-    let beside = Slot { app: 1, shard: 3 };
-    let beside_token = f.lock(beside);
-    f.block(f.store.push(
-        Range,
-        beside,
-        Segment { first: 2, last: 2 },
-        0,
-        &beside_token,
-    ))
-    .unwrap();
-    assert_eq!(f.block(f.store.stocked_slots(Queue)).unwrap(), [SLOT]);
-    assert_eq!(f.block(f.store.stocked_slots(Range)).unwrap(), [beside]);
-    assert!(f.store.hints().is_none(), "one node: no route hints");
-}
+// ---- the file ------------------------------------------------------------------
 
 #[test]
 fn hand_written_queue_rows_that_are_not_indexes_are_dropped_not_served() {
@@ -426,137 +162,8 @@ fn hand_written_queue_rows_that_are_not_indexes_are_dropped_not_served() {
     let malformed = taken.malformed.expect("the bad rows are reported");
     assert_eq!(malformed.count, 2);
     assert_eq!(malformed.entry, "5..3");
-    assert_eq!(f.stock(Queue), Some(0));
+    assert_eq!(f.stock(Queue, SLOT), Some(0));
 }
-
-// ---- leases ------------------------------------------------------------------
-
-fn namespace(name: &str, bits: &str) -> NamespaceSpec {
-    let layout = Layout::custom(bits, None, Some(1_577_836_800_000)).unwrap();
-    NamespaceSpec::new(name, &layout, Assigner::Lease).unwrap()
-}
-
-#[test]
-fn acquire_hands_out_distinct_workers_until_all_are_held() {
-    let f = Fixture::new();
-    let ns = namespace("ns", "time:41,worker:2,seq:20");
-    let workers: Vec<u64> = (0..4)
-        .map(|i| {
-            f.block(f.store.acquire(&ns, &format!("h{i}"), TTL, 100))
-                .unwrap()
-                .worker
-        })
-        .collect();
-    assert_eq!(workers, [0, 1, 2, 3]);
-    assert!(matches!(
-        f.block(f.store.acquire(&ns, "late", TTL, 100)),
-        Err(Error::AllWorkersHeld { capacity: 4, .. })
-    ));
-}
-
-#[test]
-fn an_expired_holder_row_counts_as_free_and_its_fence_is_the_floor() {
-    let f = Fixture::new();
-    let ns = namespace("ns", "time:41,worker:1,seq:21");
-    let first = f.block(f.store.acquire(&ns, "a", TTL, 500)).unwrap();
-    f.block(f.store.acquire(&ns, "b", TTL, 500)).unwrap();
-    f.sql(&format!(
-        "UPDATE idgen_lease_held SET expires_at_ms = 1 WHERE worker = {}",
-        first.worker
-    ));
-    let again = f.block(f.store.acquire(&ns, "c", TTL, 900)).unwrap();
-    assert_eq!(again.worker, first.worker);
-    assert_eq!(again.floor_ms, Some(500));
-    // The old holder lost it: it can neither renew nor release.
-    assert_eq!(
-        f.block(f.store.renew("ns", first.worker, &first.token, TTL, 1000))
-            .unwrap(),
-        Renewal::Lost
-    );
-    assert!(
-        !f.block(f.store.release("ns", first.worker, &first.token, 1000))
-            .unwrap()
-    );
-}
-
-#[test]
-fn release_sets_the_fence_and_returns_the_worker_to_the_free_list() {
-    let f = Fixture::new();
-    let ns = namespace("ns", "time:41,worker:1,seq:21");
-    let grant = f.block(f.store.acquire(&ns, "a", TTL, 5_000)).unwrap();
-    assert_eq!(
-        f.block(f.store.renew("ns", grant.worker, &grant.token, TTL, 6_000))
-            .unwrap(),
-        Renewal::Held
-    );
-    assert!(
-        f.block(f.store.release("ns", grant.worker, &grant.token, 4_200))
-            .unwrap()
-    );
-    let snapshot = f.block(f.store.snapshot("ns")).unwrap();
-    assert!(snapshot.held.is_empty());
-    assert!(snapshot.free.contains(&grant.worker));
-    assert!(snapshot.fences.contains(&(grant.worker, 4_200)));
-    assert!(crate::lease::problems(&snapshot).is_empty());
-}
-
-#[test]
-fn a_namespace_keeps_its_first_signature() {
-    let f = Fixture::new();
-    f.block(
-        f.store
-            .acquire(&namespace("ns", "time:41,worker:1,seq:21"), "a", TTL, 0),
-    )
-    .unwrap();
-    assert!(matches!(
-        f.block(
-            f.store
-                .acquire(&namespace("ns", "time:41,worker:2,seq:20"), "b", TTL, 0)
-        ),
-        Err(Error::NamespaceMismatch { .. })
-    ));
-    assert_eq!(f.block(f.store.namespaces()).unwrap(), ["ns"]);
-}
-
-#[test]
-fn the_worker_node_table_never_reuses_an_id() {
-    let f = Fixture::new();
-    let layout = Layout::custom("time:41,worker:2,seq:20", None, Some(0)).unwrap();
-    let ns = NamespaceSpec::new("uid", &layout, Assigner::WorkerNode).unwrap();
-    let ids: Vec<u64> = (0..3)
-        .map(|_| f.block(f.store.assign(&ns, "host", "1")).unwrap())
-        .collect();
-    assert_eq!(ids, [1, 2, 3]);
-    assert!(matches!(
-        f.block(f.store.assign(&ns, "host", "1")),
-        Err(Error::WorkerIdsExhausted { assigned: 4, .. })
-    ));
-}
-
-#[test]
-fn the_namespace_lock_is_exclusive_until_released() {
-    let f = Fixture::new();
-    let token = f.block(f.store.lock_namespace("ns", TTL)).unwrap().unwrap();
-    assert!(
-        f.block(f.store.lock_namespace("ns", TTL))
-            .unwrap()
-            .is_none()
-    );
-    f.block(f.store.unlock_namespace("ns", "not-ours")).unwrap();
-    assert!(
-        f.block(f.store.lock_namespace("ns", TTL))
-            .unwrap()
-            .is_none()
-    );
-    f.block(f.store.unlock_namespace("ns", &token)).unwrap();
-    assert!(
-        f.block(f.store.lock_namespace("ns", TTL))
-            .unwrap()
-            .is_some()
-    );
-}
-
-// ---- the file ------------------------------------------------------------------
 
 #[test]
 fn a_store_from_a_newer_idgen_is_refused() {
