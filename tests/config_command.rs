@@ -5,10 +5,8 @@ use serde_json::Value;
 
 fn settings(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> (Value, String) {
     let config = |extra: &[&str]| {
-        vars.iter()
-            .fold(Test::within(env), |test, (name, value)| {
-                test.env(name, *value)
-            })
+        Test::within(env)
+            .envs(vars)
             .args(args.iter().copied())
             .arg("config")
             .args(extra.iter().copied())

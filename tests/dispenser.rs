@@ -28,12 +28,9 @@ fn dispenser_of(env: &TestEnv, app: u8) -> Value {
 }
 
 fn status_of_app(env: &TestEnv, vars: &[(&str, &str)]) -> Value {
-    let report = vars
-        .iter()
-        .fold(
-            Test::within(env).args(["status", "--json"]),
-            |test, (k, v)| test.env(k, *v),
-        )
+    let report = Test::within(env)
+        .args(["status", "--json"])
+        .envs(vars)
         .run()
         .json();
     report["apps"][0].clone()

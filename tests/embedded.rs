@@ -56,16 +56,15 @@ fn runtime() -> tokio::runtime::Runtime {
 #[test]
 fn a_newcomer_gets_ids_with_no_server_and_the_store_appears_in_the_xdg_data_dir() {
     let env = TestEnv::embedded();
-    let run = |args: &[&str]| {
-        let mut cmd = env.idgen();
-        cmd.env_remove("IDGEN_STORE").args(args);
-        Run::of(cmd)
+    let default_store = |args: &[&str]| {
+        Test::within(&env)
+            .args(args.iter().copied())
+            .unset("IDGEN_STORE")
     };
-    let init = run(&["init-app", "--app", "1", "--name", "demo"]);
-    assert!(init.success(), "{init}");
-    let next = run(&["next", "--app", "1"]);
-    assert!(next.success(), "{next}");
-    let ids = next.ids();
+    default_store(&["init-app", "--app", "1", "--name", "demo"])
+        .status(0)
+        .run();
+    let ids = default_store(&["next", "--app", "1"]).status(0).run().ids();
     assert_eq!(ids.len(), 1);
     assert_eq!(segment_parts(ids[0]).2, 1);
     let store = env.home.path().join("data").join("idgen").join("idgen.db");
@@ -76,12 +75,12 @@ fn a_newcomer_gets_ids_with_no_server_and_the_store_appears_in_the_xdg_data_dir(
 #[test]
 fn without_xdg_data_home_the_store_lives_under_home_local_share() {
     let env = TestEnv::embedded();
-    let mut cmd = env.idgen();
-    cmd.env_remove("IDGEN_STORE")
-        .env_remove("XDG_DATA_HOME")
-        .args(["init-app", "--app", "1", "--name", "demo"]);
-    let run = Run::of(cmd);
-    assert!(run.success(), "{run}");
+    Test::within(&env)
+        .args(["init-app", "--app", "1", "--name", "demo"])
+        .unset("IDGEN_STORE")
+        .unset("XDG_DATA_HOME")
+        .status(0)
+        .run();
     let store = env.home.path().join(".local/share/idgen/idgen.db");
     assert!(store.is_file(), "no store at {}", store.display());
 }
@@ -539,10 +538,11 @@ fn a_mistyped_store_path_is_refused_and_never_created() {
         .run();
     assert!(!typo.exists());
     // Without --store, the default location is not created either.
-    let mut cmd = env.idgen();
-    cmd.env_remove("IDGEN_STORE").args(["status"]);
-    let run = Run::of(cmd);
-    assert_eq!(run.code(), 8, "{run}");
+    let run = Test::within(&env)
+        .arg("status")
+        .unset("IDGEN_STORE")
+        .status(8)
+        .run();
     assert!(
         !env.home.path().join("data").join("idgen").exists(),
         "{run}"

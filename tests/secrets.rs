@@ -4,8 +4,7 @@
 //! the node-list syntax that a comma in a password cannot split.
 
 use crate::harness::servers::{mysql_exec, mysql_with_grants};
-use crate::harness::{Run, Test, TestEnv};
-use std::process::Command;
+use crate::harness::{Test, TestEnv};
 
 /// In every form below; no output may contain it.
 const SECRET: &str = "Pw9Zq";
@@ -89,7 +88,13 @@ const COMMANDS: &[&[&str]] = &[
 
 /// `idgen -v ARGS` with the form in its slot, from its source; the other
 /// settings point at this test's servers (Node) or at nothing (Redis, Mysql).
-fn command(env: &TestEnv, slot: Slot, source: Source, form: &str, args: &[&str]) -> Command {
+fn command<'e>(
+    env: &'e TestEnv,
+    slot: Slot,
+    source: Source,
+    form: &str,
+    args: &[&str],
+) -> Test<'e> {
     let (redis, mysql) = match slot {
         Slot::Node => (env.redis_url.clone(), env.mysql_url.clone()),
         _ => (
@@ -133,13 +138,13 @@ fn command(env: &TestEnv, slot: Slot, source: Source, form: &str, args: &[&str])
         }
     };
     std::fs::write(&config, file).unwrap();
-    let mut cmd = test.arg("-v").args(args.iter().copied()).command();
-    if !matches!(source, Source::Environment) {
+    let test = test.arg("-v").args(args.iter().copied());
+    if matches!(source, Source::Environment) {
+        test
+    } else {
         // Only the form's own source names the servers.
-        cmd.env_remove("IDGEN_REDIS_URL")
-            .env_remove("IDGEN_MYSQL_URL");
+        test.unset("IDGEN_REDIS_URL").unset("IDGEN_MYSQL_URL")
     }
-    cmd
 }
 
 #[test]
@@ -163,7 +168,7 @@ fn no_password_appears_in_any_output_of_any_command() {
                 scope.spawn(move || {
                     let mut leaks = Vec::new();
                     for (slot, source, form, args) in chunk {
-                        let run = Run::of(command(env, *slot, *source, form, args));
+                        let run = command(env, *slot, *source, form, args).run();
                         if run.stdout.contains(SECRET) || run.stderr.contains(SECRET) {
                             leaks.push(format!("{slot:?} {source:?} {form:?} {args:?}: {run}"));
                         }

@@ -1,6 +1,6 @@
 //! Segment IDs end to end: `init-app`, `next`, `reload-segments` on real Redis and MySQL.
 
-use crate::harness::{Run, StoreKind, Test, TestEnv, assert_unique, parse_ids, segment_parts};
+use crate::harness::{StoreKind, Test, TestEnv, assert_unique, parse_ids, segment_parts};
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
 use std::sync::Barrier;
@@ -868,12 +868,12 @@ fn a_queue_key_of_the_wrong_type_is_bad_data_naming_the_key() {
 #[test]
 fn configuring_only_one_of_redis_and_mysql_is_a_usage_error() {
     let env = TestEnv::distributed();
-    let mut cmd = env.idgen();
-    cmd.env_remove("IDGEN_MYSQL_URL")
-        .args(["next", "--app", "1"]);
-    let run = Run::of(cmd);
-    assert_eq!(run.code(), 2, "{run}");
-    assert!(run.one_line_error().contains("needs both"));
+    Test::within(&env)
+        .args(["next", "--app", "1"])
+        .unset("IDGEN_MYSQL_URL")
+        .status(2)
+        .one_line_error("needs both")
+        .run();
 }
 
 #[test]

@@ -30,14 +30,10 @@ impl Served {
         healthy: Option<u16>,
     ) -> Served {
         let port = free_port();
-        let mut cmd = vars
-            .iter()
-            .fold(
-                Test::within(env)
-                    .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-                    .args(args.iter().copied()),
-                |test, (k, v)| test.env(k, *v),
-            )
+        let mut cmd = Test::within(env)
+            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+            .args(args)
+            .envs(vars)
             .command();
         cmd.stdout(Stdio::null()).stderr(Stdio::piped());
         let mut served = Served {

@@ -12,21 +12,25 @@ const TLS: i32 = 15;
 #[test]
 fn segments_leases_and_status_work_over_tls_to_both_servers() {
     let tls = TlsEnv::new();
-    let run = tls.run(
-        &["init-app", "--app", "1", "--name", "one", "--step", "50"],
-        &[],
-    );
+    let run = tls
+        .test(
+            &["init-app", "--app", "1", "--name", "one", "--step", "50"],
+            &[],
+        )
+        .run();
     assert!(run.success(), "{run}");
-    let run = tls.run(&["next", "--app", "1", "--count", "120"], &[]);
+    let run = tls
+        .test(&["next", "--app", "1", "--count", "120"], &[])
+        .run();
     assert!(run.success(), "{run}");
     crate::harness::assert_unique(&run.ids());
     assert_eq!(run.ids().len(), 120);
-    let run = tls.run(&["reload-segments"], &[]);
+    let run = tls.test(&["reload-segments"], &[]).run();
     assert!(run.success(), "{run}");
-    let run = tls.run(&["lease", "--count", "3"], &[]);
+    let run = tls.test(&["lease", "--count", "3"], &[]).run();
     assert!(run.success(), "{run}");
     assert_eq!(run.ids().len(), 3, "{run}");
-    let run = tls.run(&["status", "--json"], &[]);
+    let run = tls.test(&["status", "--json"], &[]).run();
     assert!(run.success(), "{run}");
     let report = run.json();
     for store in report["stores"].as_array().unwrap() {
@@ -52,39 +56,47 @@ fn a_server_certificate_from_another_ca_is_refused_with_the_tls_exit_code() {
         .env
         .redis_url
         .replace("rediss://", "rediss://idgen:Zq7SecretTls@");
-    let run = tls.run(
-        &["next", "--app", "1"],
-        &[
-            ("IDGEN_REDIS_CA", &other),
-            ("IDGEN_REDIS_URL", &with_password),
-        ],
-    );
+    let run = tls
+        .test(
+            &["next", "--app", "1"],
+            &[
+                ("IDGEN_REDIS_CA", &other),
+                ("IDGEN_REDIS_URL", &with_password),
+            ],
+        )
+        .run();
     assert_eq!(run.code(), TLS, "{run}");
     assert!(run.stderr.contains("UnknownIssuer"), "{run}");
     assert!(run.stderr.contains("--redis-ca"), "{run}");
     assert!(!run.stderr.contains("Zq7SecretTls"), "{run}");
     assert_eq!(run.stderr.lines().count(), 1, "{run}");
 
-    let run = tls.run(
-        &["init-app", "--app", "1", "--name", "one"],
-        &[("IDGEN_MYSQL_CA", &other)],
-    );
+    let run = tls
+        .test(
+            &["init-app", "--app", "1", "--name", "one"],
+            &[("IDGEN_MYSQL_CA", &other)],
+        )
+        .run();
     assert_eq!(run.code(), TLS, "{run}");
     assert!(run.stderr.contains("UnknownIssuer"), "{run}");
     assert!(run.stderr.contains("--mysql-ca"), "{run}");
 
     // Without a CA file the system's roots are used, which do not hold the test CA.
-    let run = tls.run(&["next", "--app", "1"], &[("IDGEN_REDIS_CA", "")]);
+    let run = tls
+        .test(&["next", "--app", "1"], &[("IDGEN_REDIS_CA", "")])
+        .run();
     assert_eq!(run.code(), TLS, "{run}");
 }
 
 #[test]
 fn without_a_client_certificate_redis_refuses_the_handshake_with_the_tls_exit_code() {
     let tls = TlsEnv::new();
-    let run = tls.run(
-        &["next", "--app", "1"],
-        &[("IDGEN_REDIS_CERT", ""), ("IDGEN_REDIS_KEY", "")],
-    );
+    let run = tls
+        .test(
+            &["next", "--app", "1"],
+            &[("IDGEN_REDIS_CERT", ""), ("IDGEN_REDIS_KEY", "")],
+        )
+        .run();
     assert_eq!(run.code(), TLS, "{run}");
     assert!(run.stderr.contains("--redis-cert"), "{run}");
     assert!(!run.stderr.contains("panicked"), "{run}");
@@ -95,15 +107,17 @@ fn a_plain_redis_url_against_a_tls_port_fails_within_the_timeout_and_says_why() 
     let tls = TlsEnv::new();
     let plain = tls.env.redis_url.replace("rediss://", "redis://");
     let started = Instant::now();
-    let run = tls.run(
-        &["--timeout", "2s", "next", "--app", "1"],
-        &[
-            ("IDGEN_REDIS_URL", &plain),
-            ("IDGEN_REDIS_CA", ""),
-            ("IDGEN_REDIS_CERT", ""),
-            ("IDGEN_REDIS_KEY", ""),
-        ],
-    );
+    let run = tls
+        .test(
+            &["--timeout", "2s", "next", "--app", "1"],
+            &[
+                ("IDGEN_REDIS_URL", &plain),
+                ("IDGEN_REDIS_CA", ""),
+                ("IDGEN_REDIS_CERT", ""),
+                ("IDGEN_REDIS_KEY", ""),
+            ],
+        )
+        .run();
     let took = started.elapsed();
     assert_eq!(run.code(), UNAVAILABLE, "{run}");
     assert!(run.stderr.contains("rediss://"), "{run}");
@@ -118,10 +132,12 @@ fn a_rediss_url_against_a_plain_port_fails_within_the_timeout() {
     let plain = TestEnv::distributed();
     let url = plain.redis_url.replace("redis://", "rediss://");
     let started = Instant::now();
-    let run = tls.run(
-        &["--timeout", "2s", "next", "--app", "1"],
-        &[("IDGEN_REDIS_URL", &url)],
-    );
+    let run = tls
+        .test(
+            &["--timeout", "2s", "next", "--app", "1"],
+            &[("IDGEN_REDIS_URL", &url)],
+        )
+        .run();
     assert_eq!(run.code(), UNAVAILABLE, "{run}");
     assert!(run.stderr.contains("within 2s"), "{run}");
     assert!(started.elapsed() < Duration::from_secs(4), "{run}");
@@ -130,13 +146,15 @@ fn a_rediss_url_against_a_plain_port_fails_within_the_timeout() {
 #[test]
 fn a_plain_mysql_url_against_a_tls_only_server_points_at_require_ssl() {
     let tls = TlsEnv::new();
-    let run = tls.run(
-        &["init-app", "--app", "1", "--name", "one"],
-        &[
-            ("IDGEN_MYSQL_URL", &tls.mysql_base()),
-            ("IDGEN_MYSQL_CA", ""),
-        ],
-    );
+    let run = tls
+        .test(
+            &["init-app", "--app", "1", "--name", "one"],
+            &[
+                ("IDGEN_MYSQL_URL", &tls.mysql_base()),
+                ("IDGEN_MYSQL_CA", ""),
+            ],
+        )
+        .run();
     assert_eq!(run.code(), ACCESS, "{run}");
     assert!(run.stderr.contains("require_ssl=true"), "{run}");
 }
@@ -163,20 +181,24 @@ fn jdbc_parameters_from_a_java_config_are_translated_or_refused_by_name() {
     let java = format!(
         "{base}?useUnicode=true&characterEncoding=utf8&useSSL=true&serverTimezone=Asia/Shanghai"
     );
-    let run = tls.run(
-        &["init-app", "--app", "1", "--name", "one", "--step", "20"],
-        &[("IDGEN_MYSQL_URL", &java)],
-    );
+    let run = tls
+        .test(
+            &["init-app", "--app", "1", "--name", "one", "--step", "20"],
+            &[("IDGEN_MYSQL_URL", &java)],
+        )
+        .run();
     assert!(run.success(), "{run}");
     // VERIFY_IDENTITY also checks the host name: the certificate names 127.0.0.1.
     for url in [
         format!("{base}?sslMode=VERIFY_IDENTITY"),
         format!("{base}?sslMode=verify_ca&requireSSL=true"),
     ] {
-        let run = tls.run(
-            &["next", "--app", "1", "--count", "30"],
-            &[("IDGEN_MYSQL_URL", &url)],
-        );
+        let run = tls
+            .test(
+                &["next", "--app", "1", "--count", "30"],
+                &[("IDGEN_MYSQL_URL", &url)],
+            )
+            .run();
         assert!(run.success(), "{url}: {run}");
     }
     for (param, hint) in [
@@ -187,7 +209,9 @@ fn jdbc_parameters_from_a_java_config_are_translated_or_refused_by_name() {
         ("bogus=1", "require_ssl"),
     ] {
         let url = format!("{base}?{param}");
-        let run = tls.run(&["next", "--app", "1"], &[("IDGEN_MYSQL_URL", &url)]);
+        let run = tls
+            .test(&["next", "--app", "1"], &[("IDGEN_MYSQL_URL", &url)])
+            .run();
         assert_eq!(run.code(), USAGE, "{param}: {run}");
         assert!(run.stderr.contains(hint), "{param}: {run}");
         assert_eq!(run.stderr.lines().count(), 1, "{param}: {run}");
@@ -198,12 +222,16 @@ fn jdbc_parameters_from_a_java_config_are_translated_or_refused_by_name() {
 fn valkey_urls_are_accepted_with_and_without_tls() {
     let tls = TlsEnv::new();
     let url = tls.env.redis_url.replace("rediss://", "valkeys://");
-    let run = tls.run(&["init-app", "--app", "1", "--name", "one"], &[]);
+    let run = tls
+        .test(&["init-app", "--app", "1", "--name", "one"], &[])
+        .run();
     assert!(run.success(), "{run}");
-    let run = tls.run(
-        &["next", "--app", "1", "--count", "3"],
-        &[("IDGEN_REDIS_URL", &url)],
-    );
+    let run = tls
+        .test(
+            &["next", "--app", "1", "--count", "3"],
+            &[("IDGEN_REDIS_URL", &url)],
+        )
+        .run();
     assert!(run.success(), "{run}");
     assert_eq!(run.ids().len(), 3);
 
@@ -250,11 +278,11 @@ fn tls_files_come_from_flags_and_the_config_file_and_config_names_their_source()
     ];
     let mut args = flags.to_vec();
     args.extend(["init-app", "--app", "1", "--name", "one"]);
-    let run = tls.run(&args, &no_vars);
+    let run = tls.test(&args, &no_vars).run();
     assert!(run.success(), "{run}");
     let mut args = flags.to_vec();
     args.extend(["config", "--json"]);
-    let run = tls.run(&args, &no_vars);
+    let run = tls.test(&args, &no_vars).run();
     assert!(run.success(), "{run}");
     assert!(run.stdout.contains("\"--redis-cert\""), "{run}");
 
@@ -273,9 +301,11 @@ fn tls_files_come_from_flags_and_the_config_file_and_config_names_their_source()
     let config = path(config);
     let mut vars = no_vars.to_vec();
     vars.push(("IDGEN_CONFIG", &config));
-    let run = tls.run(&["next", "--app", "1", "--count", "2"], &vars);
+    let run = tls
+        .test(&["next", "--app", "1", "--count", "2"], &vars)
+        .run();
     assert!(run.success(), "{run}");
-    let run = tls.run(&["config", "--json"], &vars);
+    let run = tls.test(&["config", "--json"], &vars).run();
     let shown = run.json();
     let row = shown["settings"]
         .as_array()
@@ -308,7 +338,7 @@ fn bad_tls_settings_are_one_line_usage_errors_before_connecting() {
             "require_ssl=true",
         ),
     ] {
-        let run = tls.run(&["next", "--app", "1"], &changes);
+        let run = tls.test(&["next", "--app", "1"], &changes).run();
         assert_eq!(run.code(), USAGE, "{changes:?}: {run}");
         assert!(run.stderr.contains(expected), "{changes:?}: {run}");
         assert_eq!(run.stderr.lines().count(), 1, "{changes:?}: {run}");
@@ -324,18 +354,22 @@ fn a_mysql_user_that_requires_a_client_certificate_gets_it_from_the_settings() {
     );
     let url = tls.env.mysql_url.replacen("root@", "idgen_x509@", 1);
     let (cert, key) = (path(certs().client_cert()), path(certs().client_key()));
-    let run = tls.run(
-        &["init-app", "--app", "1", "--name", "one"],
-        &[
-            ("IDGEN_MYSQL_URL", &url),
-            ("IDGEN_MYSQL_CERT", &cert),
-            ("IDGEN_MYSQL_KEY", &key),
-        ],
-    );
+    let run = tls
+        .test(
+            &["init-app", "--app", "1", "--name", "one"],
+            &[
+                ("IDGEN_MYSQL_URL", &url),
+                ("IDGEN_MYSQL_CERT", &cert),
+                ("IDGEN_MYSQL_KEY", &key),
+            ],
+        )
+        .run();
     assert!(run.success(), "{run}");
-    let run = tls.run(
-        &["init-app", "--app", "2", "--name", "two"],
-        &[("IDGEN_MYSQL_URL", &url)],
-    );
+    let run = tls
+        .test(
+            &["init-app", "--app", "2", "--name", "two"],
+            &[("IDGEN_MYSQL_URL", &url)],
+        )
+        .run();
     assert_eq!(run.code(), ACCESS, "{run}");
 }

@@ -14,38 +14,56 @@ pub struct ClusterNode {
 }
 
 impl ClusterNode {
+    /// A node on a port whose cluster bus port (port + 10000) is free too;
+    /// one that exits before it answers (a port taken meanwhile) is started
+    /// again on another.
     fn start() -> Self {
         std::fs::create_dir_all(scratch_root()).expect("scratch root");
-        let dir = tempfile::Builder::new()
-            .prefix("cluster-")
-            .tempdir_in(scratch_root())
-            .expect("cluster node dir");
-        let port = free_port();
-        let mut cmd = Command::new("redis-server");
-        cmd.args(["--port", &port.to_string()])
-            .args(["--bind", "127.0.0.1"])
-            .args(["--save", ""])
-            .args(["--appendonly", "no"])
-            .args(["--cluster-enabled", "yes"])
-            .args(["--cluster-node-timeout", "2000"])
-            .args(["--maxclients", "2000"])
-            .arg("--dir")
-            .arg(dir.path())
-            .stdin(Stdio::null())
-            .stdout(log_file(&dir.path().join("redis.log")))
-            .stderr(log_file(&dir.path().join("redis.err")));
-        let child = spawn_tied_to_process(cmd);
-        let node = ClusterNode {
-            dir,
-            port,
-            child: Some(child),
-        };
-        wait_for("redis-server (cluster)", node.dir.path(), || {
-            node.try_conn()
-                .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c).ok())
-                .is_some()
-        });
-        node
+        for _ in 0..5 {
+            let dir = tempfile::Builder::new()
+                .prefix("cluster-")
+                .tempdir_in(scratch_root())
+                .expect("cluster node dir");
+            let port = cluster_port();
+            let mut cmd = Command::new("redis-server");
+            cmd.args(["--port", &port.to_string()])
+                .args(["--bind", "127.0.0.1"])
+                .args(["--save", ""])
+                .args(["--appendonly", "no"])
+                .args(["--cluster-enabled", "yes"])
+                .args(["--cluster-node-timeout", "2000"])
+                .args(["--maxclients", "2000"])
+                .arg("--dir")
+                .arg(dir.path())
+                .stdin(Stdio::null())
+                .stdout(log_file(&dir.path().join("redis.log")))
+                .stderr(log_file(&dir.path().join("redis.err")));
+            let mut node = ClusterNode {
+                port,
+                child: Some(spawn_tied_to_process(cmd)),
+                dir,
+            };
+            let mut exited = false;
+            let dir = node.dir.path().to_path_buf();
+            wait_for("redis-server (cluster)", &dir, || {
+                exited = node
+                    .child
+                    .as_mut()
+                    .is_some_and(|child| child.try_wait().ok().flatten().is_some());
+                exited
+                    || node
+                        .try_conn()
+                        .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c).ok())
+                        .is_some()
+            });
+            if !exited {
+                return node;
+            }
+        }
+        panic!(
+            "redis-server (cluster) exited on start 5 times; see its logs under {}",
+            scratch_root().display()
+        );
     }
 
     fn try_conn(&self) -> Option<redis::Connection> {
@@ -89,6 +107,18 @@ impl ClusterNode {
 impl Drop for ClusterNode {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// A free port at most 55535 whose bus port (port + 10000) is free as well.
+fn cluster_port() -> u16 {
+    loop {
+        let port = free_port();
+        let bus_free =
+            port <= 55535 && std::net::TcpListener::bind(("127.0.0.1", port + 10000)).is_ok();
+        if bus_free {
+            return port;
+        }
     }
 }
 

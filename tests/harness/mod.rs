@@ -175,23 +175,6 @@ impl TestEnv {
         cmd
     }
 
-    /// Runs `idgen args…` to the end and captures what it printed.
-    pub fn run(&self, args: &[&str]) -> Run {
-        let mut cmd = self.idgen();
-        cmd.args(args);
-        Run::of(cmd)
-    }
-
-    /// Runs `idgen args…` with extra environment variables.
-    pub fn run_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Run {
-        let mut cmd = self.idgen();
-        cmd.args(args);
-        for (k, v) in vars {
-            cmd.env(k, v);
-        }
-        Run::of(cmd)
-    }
-
     /// Starts `idgen args…` as a coprocess with piped stdin, stdout and stderr.
     pub fn coprocess(&self, args: &[&str], vars: &[(&str, &str)]) -> Coprocess {
         let mut cmd = self.idgen();
@@ -200,18 +183,6 @@ impl TestEnv {
             cmd.env(k, v);
         }
         Coprocess::spawn(cmd)
-    }
-
-    /// `idgen args…` on a pseudo-terminal (`script`), with this environment's
-    /// variables and `vars`: for prompts and TTY-only output.
-    pub fn in_terminal(&self, args: &[&str], vars: &[(&str, &str)]) -> Command {
-        vars.iter()
-            .fold(
-                Test::within(self).args(args.iter().copied()),
-                |t, (k, v)| t.env(k, *v),
-            )
-            .terminal()
-            .command()
     }
 
     /// A setup step: runs `idgen args…`, insists on exit 0 and returns stdout.
@@ -393,17 +364,13 @@ pub fn status_of_hot_node(
     [by_flag, by_list]
         .into_iter()
         .map(|(args, nodes)| {
-            let mut cmd = env.idgen();
-            cmd.args(&args).args(["status", "--json"]);
-            if let Some(nodes) = nodes {
-                cmd.env("IDGEN_REDIS_NODES", nodes);
-            }
-            for (k, v) in vars {
-                cmd.env(k, v);
-            }
-            let run = Run::of(cmd);
-            let report: serde_json::Value =
-                serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {run}"));
+            let test = Test::within(env).args(&args).args(["status", "--json"]);
+            let test = match nodes {
+                Some(nodes) => test.env("IDGEN_REDIS_NODES", nodes),
+                None => test,
+            };
+            let run = test.envs(vars).run();
+            let report = run.json();
             let hot = report["stores"]
                 .as_array()
                 .unwrap()

@@ -8,7 +8,7 @@ use super::servers::{
     free_port, log_file, mysql_exec_with, scratch_root, spawn_tied_to_process, start_mariadb_with,
     wait_for,
 };
-use super::{Run, StoreKind, TestEnv};
+use super::{StoreKind, Test, TestEnv};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -290,21 +290,21 @@ impl TlsEnv {
             .into()
     }
 
-    /// Runs idgen with the TLS settings, `changes` replacing or (with an empty
+    /// idgen with the TLS settings, `changes` replacing or (with an empty
     /// value) removing some of them.
-    pub fn run(&self, args: &[&str], changes: &[(&str, &str)]) -> Run {
-        let mut cmd = self.env.idgen();
-        for (name, value) in &self.vars {
-            cmd.env(name, value);
-        }
-        for (name, value) in changes {
+    pub fn test(&self, args: &[&str], changes: &[(&str, &str)]) -> Test<'_> {
+        let changed = |name: &str| changes.iter().any(|(changed, _)| *changed == name);
+        let kept = self.vars.iter().filter(|(name, _)| !changed(name));
+        let test = kept.fold(
+            Test::within(&self.env).args(args.iter().copied()),
+            |test, (name, value)| test.env(name, value.as_str()),
+        );
+        changes.iter().fold(test, |test, (name, value)| {
             if value.is_empty() {
-                cmd.env_remove(name);
+                test.unset(name)
             } else {
-                cmd.env(name, value);
+                test.env(name, *value)
             }
-        }
-        cmd.args(args);
-        Run::of(cmd)
+        })
     }
 }
