@@ -18,6 +18,7 @@ pub mod error;
 pub mod failpoint;
 pub mod layout;
 pub mod lease;
+pub mod name;
 pub mod redact;
 pub mod segment;
 pub mod shard;

@@ -510,3 +510,42 @@ fn a_store_given_together_with_servers_is_a_usage_error_naming_each_source() {
     );
     assert!(line.contains("key redis.nodes.main"), "{line}");
 }
+
+#[test]
+fn a_node_name_is_accepted_alike_in_the_file_the_flag_and_the_environment() {
+    let env = TestEnv::distributed();
+    let url = env.redis2_url();
+    let named = |report: &Value| node_location(report, "eu.1");
+    write_config(&env, &format!("[redis.nodes]\n\"eu.1\" = \"{url}\"\n"));
+    let from_file = Test::within(&env).args(["status", "--json"]).run().json();
+    assert_eq!(named(&from_file), url);
+    std::fs::remove_file(default_config(&env)).unwrap();
+    let from_flag = Test::within(&env)
+        .args(["status", "--json", "--redis-node", &format!("eu.1={url}")])
+        .run()
+        .json();
+    assert_eq!(named(&from_flag), url);
+    let from_env = Test::within(&env)
+        .args(["status", "--json"])
+        .env("IDGEN_REDIS_NODES", format!("eu.1={url}"))
+        .run()
+        .json();
+    assert_eq!(named(&from_env), url);
+    // And a name the rule refuses is refused by each, naming the rule.
+    for test in [
+        Test::within(&env).args(["status", "--redis-node", &format!("eu/1={url}")]),
+        Test::within(&env)
+            .arg("status")
+            .env("IDGEN_REDIS_NODES", format!("eu/1={url}")),
+    ] {
+        test.status(2)
+            .one_line_error("letters, digits, '-', '_' or '.'")
+            .run();
+    }
+    write_config(&env, &format!("[redis.nodes]\n\"eu/1\" = \"{url}\"\n"));
+    Test::within(&env)
+        .arg("status")
+        .status(2)
+        .one_line_error("letters, digits, '-', '_' or '.'")
+        .run();
+}

@@ -571,23 +571,15 @@ fn walk_value(value: &DeValue<'_>, path: &mut Vec<String>, into: &mut Vec<Entry>
     }
 }
 
-/// A Redis node's name: 1 to 64 letters, digits, '-', '_' or '.'.
-pub fn is_node_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-}
-
 fn check_node_name(name: &str) -> std::result::Result<(), ProblemAndFix> {
-    if is_node_name(name) {
+    if crate::name::is_well_formed(name) {
         Ok(())
     } else {
         Err((
             format!("{name:?} is not a node name"),
             format!(
-                "use 1 to 64 letters, digits, '-', '_' or '.'; {DEFAULT_NODE:?} serves apps without a route"
+                "use {}; {DEFAULT_NODE:?} serves apps without a route",
+                crate::name::NAME_RULE
             ),
         ))
     }

@@ -291,16 +291,11 @@ impl NamespaceSpec {
     /// The namespace `name` for holders of `layout` using `assigner`.
     pub fn new(name: &str, layout: &crate::layout::Layout, assigner: Assigner) -> Result<Self> {
         use crate::error::Error;
-        let valid = !name.is_empty()
-            && name.len() <= 64
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-        if !valid {
+        if !crate::name::is_well_formed(name) {
             return Err(Error::invalid(
                 "--namespace",
                 format!("{name:?} is not a namespace name"),
-                "use 1 to 64 letters, digits, '-', '_' or '.'",
+                format!("use {}", crate::name::NAME_RULE),
             ));
         }
         layout.check_generatable()?;

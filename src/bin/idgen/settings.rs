@@ -2,7 +2,7 @@
 //! environment and flags (clap has merged those two already).
 
 use crate::cli::{Globals, node_specs};
-use idgen::config::file::{ConfigFile, is_node_name, passwords_in};
+use idgen::config::file::{ConfigFile, passwords_in};
 use idgen::config::{DEFAULT_NODE, Settings, parse_duration};
 use idgen::redact::SecretUrl;
 use idgen::segment::DispenserKind;
@@ -280,10 +280,10 @@ fn parse_node_spec(spec: &str) -> Result<(&str, &str), (String, String)> {
         return Err(("it is not NAME=URL".into(), example.into()));
     };
     let name = name.trim();
-    if !is_node_name(name) {
+    if !idgen::name::is_well_formed(name) {
         return Err((
             "the part before '=' is not a node name".into(),
-            "use 1 to 64 letters, digits, '-', '_' or '.' as the name".into(),
+            format!("use {} as the name", idgen::name::NAME_RULE),
         ));
     }
     // The list syntax before spaces: `hot=redis://a,cold=redis://b`.
