@@ -51,12 +51,6 @@ fn scripts() -> &'static LeaseScripts {
     })
 }
 
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
-
 fn millis(d: Duration) -> String {
     d.as_millis().max(1).to_string()
 }
@@ -71,7 +65,7 @@ impl RedisNode {
                 &[
                     namespace.signature.clone(),
                     namespace.capacity.to_string(),
-                    now_ms().to_string(),
+                    crate::clock::process_now_ms().to_string(),
                 ],
             )
             .await?;
@@ -112,7 +106,7 @@ impl RedisNode {
                     token.clone(),
                     millis(ttl),
                     fence_ms.to_string(),
-                    now_ms().to_string(),
+                    crate::clock::process_now_ms().to_string(),
                 ],
             )
             .await?;
@@ -188,7 +182,7 @@ impl RedisNode {
                     holder.to_string(),
                     their_token.to_string(),
                     millis(ttl),
-                    now_ms().to_string(),
+                    crate::clock::process_now_ms().to_string(),
                 ],
             )
             .await?;
