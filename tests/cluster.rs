@@ -6,7 +6,7 @@
 //! that reshard or fail over start their own.
 
 use crate::harness::cluster::Cluster;
-use crate::harness::{Test, TestEnv, assert_unique, wait_until};
+use crate::harness::{Test, TestEnv, assert_unique, keys, wait_until};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -82,13 +82,13 @@ fn reload(env: &TestEnv, url: &str, app: &str) {
 }
 
 /// The masters that hold a queue of `app`.
-fn masters_stocked(cluster: &Cluster, app: &str) -> std::collections::BTreeSet<u16> {
+fn masters_stocked(cluster: &Cluster, app: u8) -> std::collections::BTreeSet<u16> {
     (0..64)
-        .map(|shard| format!("id.gen.idList_{app}_{shard}"))
+        .map(|shard| keys::queue(app, shard))
         .map(|key| cluster.master_of(&key))
         .filter(|node| {
             let keys: Vec<String> = redis::cmd("KEYS")
-                .arg(format!("id.gen.idList_{app}_*"))
+                .arg(keys::queues_of(app))
                 .query(&mut node.conn())
                 .unwrap();
             !keys.is_empty()
@@ -113,7 +113,7 @@ fn takers_and_reloaders_on_a_cluster_repeat_nothing() {
     assert_unique(&ids);
     assert!(ids.len() > 10 * 300, "{} IDs", ids.len());
     // The app's 64 shards spread over the three masters.
-    assert_eq!(masters_stocked(cluster, "31").len(), 3);
+    assert_eq!(masters_stocked(cluster, 31).len(), 3);
 }
 
 #[test]
@@ -202,7 +202,7 @@ fn an_app_moves_from_a_standalone_node_to_a_cluster_without_repeats() {
         ids.extend(take());
     }
     assert_unique(&ids);
-    assert!(!masters_stocked(cluster, "33").is_empty());
+    assert!(!masters_stocked(cluster, 33).is_empty());
 }
 
 #[test]
@@ -216,9 +216,7 @@ fn a_resharding_and_a_failover_under_takers_repeat_nothing() {
 
     // Move slots (a third of one master's: every master keeps some, so that a
     // majority of them can still vote a killed one out) with their keys.
-    let keys: Vec<String> = (0..64)
-        .map(|shard| format!("id.gen.idList_34_{shard}"))
-        .collect();
+    let keys: Vec<String> = (0..64).map(|shard| keys::queue(34, shard)).collect();
     let from = cluster.master_of(&keys[0]).port;
     let before: Vec<u16> = keys.iter().map(|k| cluster.master_of(k).port).collect();
     let to = cluster

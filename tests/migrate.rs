@@ -1,12 +1,12 @@
 //! `idgen migrate`: moving an app's stock to another Redis node (two real redis-servers).
 
-use crate::harness::{Test, TestEnv, assert_unique};
+use crate::harness::{Test, TestEnv, assert_unique, keys};
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 fn queue_keys(conn: &mut redis::Connection, app: u8) -> Vec<String> {
-    conn.keys(format!("id.gen.idList_{app}_*")).unwrap()
+    conn.keys(keys::queues_of(app)).unwrap()
 }
 
 fn stock(conn: &mut redis::Connection, app: u8) -> u64 {
@@ -73,7 +73,7 @@ fn after_the_move_next_and_reload_use_the_new_node_only() {
         queue_keys(&mut env.redis(), 2).is_empty(),
         "something refilled the old node"
     );
-    let locks: Vec<String> = env.redis().keys("id.gen.lock_2_*").unwrap();
+    let locks: Vec<String> = env.redis().keys(keys::locks_of(2)).unwrap();
     assert!(locks.is_empty(), "{locks:?}");
 }
 
@@ -248,7 +248,7 @@ fn sigint_stops_a_move_between_shards_and_a_rerun_finishes_it() {
         "{stderr:?}"
     );
     assert_eq!(route(&env, 8)[2].as_deref(), Some("retiring"));
-    let locks: Vec<String> = env.redis().keys("id.gen.lock_8_*").unwrap();
+    let locks: Vec<String> = env.redis().keys(keys::locks_of(8)).unwrap();
     assert!(
         locks.is_empty(),
         "the interrupted move left locks: {locks:?}"

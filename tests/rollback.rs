@@ -7,7 +7,7 @@
 //! `scripts/chaos.sh` runs them with 1 000 000).
 
 use crate::harness::faults::{Persistence, RedisProcess, TcpProxy};
-use crate::harness::{Coprocess, Test, TestEnv, assert_unique, parse_ids};
+use crate::harness::{Coprocess, Test, TestEnv, assert_unique, keys, parse_ids};
 use redis::Commands;
 use std::sync::Mutex;
 
@@ -520,7 +520,7 @@ fn the_java_algorithm_cannot_pop_a_rollback_idgen_retired() {
         .run();
     let mut conn = redis.conn();
     for shard in 0..64u64 {
-        let popped: Option<String> = conn.lpop(format!("id.gen.idList_7_{shard}"), None).unwrap();
+        let popped: Option<String> = conn.lpop(keys::queue(7, shard as u8), None).unwrap();
         let index: u64 = popped.expect("restocked").parse().unwrap();
         ids.push(index << 14 | shard << 8 | 7);
     }

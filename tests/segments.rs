@@ -612,7 +612,10 @@ fn reload_reports_orphaned_queues_and_prunes_them_only_when_asked(env: &TestEnv)
     env.sql("DELETE FROM id_alloc WHERE app_id = 32");
     if env.backend == StoreKind::Distributed {
         // The Java service uses the bare prefix as a lock key: not a queue.
-        let _: () = env.redis().set("id.gen.idList_", "1700000000000").unwrap();
+        let _: () = env
+            .redis()
+            .set(idgen::store::redis::QUEUE_PREFIX, "1700000000000")
+            .unwrap();
     }
 
     let report = Test::within(env)

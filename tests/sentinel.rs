@@ -6,7 +6,7 @@
 
 use crate::harness::sentinel::SentinelGroup;
 use crate::harness::{
-    Coprocess, Test, TestEnv, assert_unique, parse_ids, status_of_hot_node, wait_until,
+    Coprocess, Test, TestEnv, assert_unique, keys, parse_ids, status_of_hot_node, wait_until,
 };
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -163,7 +163,7 @@ fn through_a_failover(fault: impl FnOnce(&mut SentinelGroup, u16)) {
     let mut conn = master.conn();
     let stamped = (0..64).any(|shard| {
         let stamp: Option<String> = redis::cmd("HGET")
-            .arg(format!("id.gen.stamp_{APP}_{shard}"))
+            .arg(keys::stamp(APP.parse().unwrap(), shard))
             .arg("run_id")
             .query(&mut conn)
             .unwrap();

@@ -417,6 +417,20 @@ pub mod keys {
     pub fn route(app: u8) -> String {
         redis::route_key(app)
     }
+
+    pub fn stamp(app: u8, shard: u8) -> String {
+        redis::stamp_key(Slot { app, shard })
+    }
+
+    /// A KEYS/SCAN pattern for every queue of `app`.
+    pub fn queues_of(app: u8) -> String {
+        format!("{}{app}_*", redis::QUEUE_PREFIX)
+    }
+
+    /// A KEYS/SCAN pattern for every lock of `app` (tagged ones on a cluster too).
+    pub fn locks_of(app: u8) -> String {
+        format!("{}{app}_*", redis::LOCK_PREFIX)
+    }
 }
 
 /// Sets its flag when dropped, so that loops watching it end even when the

@@ -168,7 +168,7 @@ impl TestEnv {
     pub fn held_refill_locks(&self, app: u8) -> usize {
         match self.backend {
             StoreKind::Distributed => {
-                let keys: Vec<String> = self.redis().keys(format!("id.gen.lock_{app}_*")).unwrap();
+                let keys: Vec<String> = self.redis().keys(super::keys::locks_of(app)).unwrap();
                 keys.len()
             }
             StoreKind::Embedded => self.query_u64(&format!(

@@ -48,25 +48,33 @@ use std::sync::Arc;
 use std::time::Duration;
 use topology::Topology;
 
+/// Key name prefixes: the Java service's, followed by `{app}_{shard}` (a
+/// route: `{app}`). Names and SCAN patterns are both built from these.
+pub const QUEUE_PREFIX: &str = "id.gen.idList_";
+pub const RANGE_PREFIX: &str = "id.gen.range_";
+pub const LOCK_PREFIX: &str = "id.gen.lock_";
+pub const ROUTE_PREFIX: &str = "id.gen.route_";
+pub const STAMP_PREFIX: &str = "id.gen.stamp_";
+
 pub fn queue_key(slot: Slot) -> String {
-    format!("id.gen.idList_{}_{}", slot.app, slot.shard)
+    format!("{QUEUE_PREFIX}{}_{}", slot.app, slot.shard)
 }
 
 pub fn range_key(slot: Slot) -> String {
-    format!("id.gen.range_{}_{}", slot.app, slot.shard)
+    format!("{RANGE_PREFIX}{}_{}", slot.app, slot.shard)
 }
 
 pub fn lock_key(slot: Slot) -> String {
-    format!("id.gen.lock_{}_{}", slot.app, slot.shard)
+    format!("{LOCK_PREFIX}{}_{}", slot.app, slot.shard)
 }
 
 pub fn route_key(app: u8) -> String {
-    format!("id.gen.route_{app}")
+    format!("{ROUTE_PREFIX}{app}")
 }
 
 /// The server identity (`run_id`) that stocked a shard, and its `max_limit_id`.
 pub fn stamp_key(slot: Slot) -> String {
-    format!("id.gen.stamp_{}_{}", slot.app, slot.shard)
+    format!("{STAMP_PREFIX}{}_{}", slot.app, slot.shard)
 }
 
 /// The last dataset change the scripts detected on this node, for `status`.
@@ -594,8 +602,8 @@ impl super::Stock for RedisNode {
     }
     async fn stocked_slots(&self, kind: DispenserKind) -> Result<Vec<Slot>> {
         let prefix = match kind {
-            DispenserKind::Queue => "id.gen.idList_",
-            DispenserKind::Range => "id.gen.range_",
+            DispenserKind::Queue => QUEUE_PREFIX,
+            DispenserKind::Range => RANGE_PREFIX,
         };
         let keys = self.scan(&format!("{prefix}*")).await?;
         let mut slots: Vec<Slot> = keys
@@ -746,10 +754,10 @@ impl RouteHints for RedisNode {
 
     async fn route_hints(&self) -> Result<BTreeMap<u8, String>> {
         let mut conn = self.conn().await?;
-        let keys = self.scan("id.gen.route_*").await?;
+        let keys = self.scan(&format!("{ROUTE_PREFIX}*")).await?;
         let apps: Vec<u8> = keys
             .iter()
-            .filter_map(|k| k.strip_prefix("id.gen.route_")?.parse().ok())
+            .filter_map(|k| k.strip_prefix(ROUTE_PREFIX)?.parse().ok())
             .collect();
         if apps.is_empty() {
             return Ok(BTreeMap::new());
