@@ -40,6 +40,24 @@ pub enum ErrorKind {
     Internal,
 }
 
+impl ErrorKind {
+    /// Every kind, for tables and their tests.
+    pub const ALL: [ErrorKind; 12] = [
+        ErrorKind::Usage,
+        ErrorKind::NotFound,
+        ErrorKind::Exhausted,
+        ErrorKind::Unavailable,
+        ErrorKind::Conflict,
+        ErrorKind::Clock,
+        ErrorKind::Store,
+        ErrorKind::Interrupted,
+        ErrorKind::Access,
+        ErrorKind::Tls,
+        ErrorKind::BadData,
+        ErrorKind::Internal,
+    ];
+}
+
 /// Result alias used throughout the core.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

@@ -221,21 +221,7 @@ mod tests {
 
     #[test]
     fn every_kind_and_outcome_has_a_documented_code() {
-        use ErrorKind::*;
-        for kind in [
-            Usage,
-            NotFound,
-            Exhausted,
-            Unavailable,
-            Conflict,
-            Clock,
-            Store,
-            Interrupted,
-            Access,
-            Tls,
-            BadData,
-            Internal,
-        ] {
+        for kind in ErrorKind::ALL {
             assert_ne!(for_kind(kind), 0, "{kind:?}");
         }
         for outcome in [

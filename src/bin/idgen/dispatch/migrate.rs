@@ -130,8 +130,7 @@ pub async fn run(args: MigrateArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
     let plan = allocator.plan_move(args.app, &to).await?;
     if plan.phase == MovePhase::Done {
         if args.json {
-            ctx.out
-                .print_json(&json!({ "plan": plan, "result": null }))?;
+            show::<()>(ctx, true, &plan, None, &[], Vec::new())?;
         } else {
             ctx.out.print_line(&format!(
                 "app {} is already served by node {}; nothing to do",
@@ -161,33 +160,53 @@ pub async fn run(args: MigrateArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
     Ok(Outcome::Success)
 }
 
-fn render_plan(ctx: &Context<'_>, plan: &MovePlan, json: bool) -> anyhow::Result<()> {
+/// `--json`: the plan and the result (`null` before the move ran);
+/// otherwise the one table that says it.
+fn show<R: serde::Serialize>(
+    ctx: &Context<'_>,
+    json: bool,
+    plan: &impl serde::Serialize,
+    result: Option<&R>,
+    header: &[&str],
+    row: Vec<String>,
+) -> anyhow::Result<()> {
     if json {
         ctx.out
-            .print_json(&json!({ "plan": plan, "result": null }))?;
+            .print_json(&json!({ "plan": plan, "result": result }))?;
         return Ok(());
     }
     let mut table = ctx.out.table();
-    table.set_header(vec![
-        "app",
-        "name",
-        "from",
-        "to",
-        "state",
-        "dispenser",
-        "stock on from (becomes a gap)",
-    ]);
-    table.add_text_row(vec![
-        plan.app.to_string(),
-        plan.name.clone(),
-        plan.from.clone(),
-        plan.to.clone(),
-        phase_text(plan.phase).to_string(),
-        plan.dispenser.as_str().to_string(),
-        plan.stock_on_from.to_string(),
-    ]);
+    table.set_header(header.to_vec());
+    table.add_text_row(row);
     ctx.out.print_table(&table)?;
     Ok(())
+}
+
+fn render_plan(ctx: &Context<'_>, plan: &MovePlan, json: bool) -> anyhow::Result<()> {
+    show::<()>(
+        ctx,
+        json,
+        plan,
+        None,
+        &[
+            "app",
+            "name",
+            "from",
+            "to",
+            "state",
+            "dispenser",
+            "stock on from (becomes a gap)",
+        ],
+        vec![
+            plan.app.to_string(),
+            plan.name.clone(),
+            plan.from.clone(),
+            plan.to.clone(),
+            phase_text(plan.phase).to_string(),
+            plan.dispenser.as_str().to_string(),
+            plan.stock_on_from.to_string(),
+        ],
+    )
 }
 
 fn render_report(
@@ -196,28 +215,26 @@ fn render_report(
     report: &MoveReport,
     json: bool,
 ) -> anyhow::Result<()> {
-    if json {
-        ctx.out
-            .print_json(&json!({ "plan": plan, "result": report }))?;
-        return Ok(());
-    }
-    let mut table = ctx.out.table();
-    table.set_header(vec![
-        "moved",
-        "shards stocked",
-        "IDs stocked",
-        "shards retired",
-        "IDs retired",
-    ]);
-    table.add_text_row(vec![
-        format!("app {}: {} -> {}", plan.app, plan.from, plan.to),
-        report.shards_stocked.to_string(),
-        report.ids_stocked.to_string(),
-        report.shards_retired.to_string(),
-        report.ids_retired.to_string(),
-    ]);
-    ctx.out.print_table(&table)?;
-    Ok(())
+    show(
+        ctx,
+        json,
+        plan,
+        Some(report),
+        &[
+            "moved",
+            "shards stocked",
+            "IDs stocked",
+            "shards retired",
+            "IDs retired",
+        ],
+        vec![
+            format!("app {}: {} -> {}", plan.app, plan.from, plan.to),
+            report.shards_stocked.to_string(),
+            report.ids_stocked.to_string(),
+            report.shards_retired.to_string(),
+            report.ids_retired.to_string(),
+        ],
+    )
 }
 
 /// `--from-store`: the way from a laptop's embedded store to production.
@@ -235,36 +252,34 @@ async fn leave_store(
         .clone()
         .unwrap_or_else(|| idgen::config::DEFAULT_NODE.to_string());
     let plan = exit.plan(args.app, &to).await?;
-    let render_plan = |json: bool| -> anyhow::Result<()> {
-        if json {
-            ctx.out
-                .print_json(&json!({ "plan": plan, "result": null }))?;
-            return Ok(());
-        }
-        let mut table = ctx.out.table();
-        table.set_header(vec![
-            "app",
-            "name",
-            "from store",
-            "to node",
-            "state",
-            "stock in store (becomes a gap)",
-        ]);
-        table.add_text_row(vec![
-            plan.app.to_string(),
-            plan.name.clone(),
-            plan.source.clone(),
-            plan.to.clone(),
-            if plan.sealed {
-                "sealed: resumes"
-            } else {
-                "not started"
-            }
-            .to_string(),
-            plan.stock_in_source.to_string(),
-        ]);
-        ctx.out.print_table(&table)?;
-        Ok(())
+    let render_plan = |json: bool| {
+        show::<()>(
+            ctx,
+            json,
+            &plan,
+            None,
+            &[
+                "app",
+                "name",
+                "from store",
+                "to node",
+                "state",
+                "stock in store (becomes a gap)",
+            ],
+            vec![
+                plan.app.to_string(),
+                plan.name.clone(),
+                plan.source.clone(),
+                plan.to.clone(),
+                if plan.sealed {
+                    "sealed: resumes"
+                } else {
+                    "not started"
+                }
+                .to_string(),
+                plan.stock_in_source.to_string(),
+            ],
+        )
     };
     if args.dry_run {
         render_plan(args.json)?;
@@ -287,19 +302,19 @@ async fn leave_store(
     let (bar, cancel) = Bar::start(ctx);
     let report = bar.finish(exit.run(&plan, &bar, &cancel).await)?;
     warn_all(ctx, &report.warnings, &report.rollbacks);
-    if args.json {
-        ctx.out
-            .print_json(&json!({ "plan": plan, "result": report }))?;
-    } else {
-        let mut table = ctx.out.table();
-        table.set_header(vec![
+    show(
+        ctx,
+        args.json,
+        &plan,
+        Some(&report),
+        &[
             "moved",
             "highest index in store",
             "IDs dropped from store",
             "shards stocked",
             "IDs stocked",
-        ]);
-        table.add_text_row(vec![
+        ],
+        vec![
             format!("app {}: {} -> {}", plan.app, plan.source, plan.to),
             report
                 .sealed_max_ids
@@ -311,8 +326,7 @@ async fn leave_store(
             report.ids_dropped_from_source.to_string(),
             report.shards_stocked.to_string(),
             report.ids_stocked.to_string(),
-        ]);
-        ctx.out.print_table(&table)?;
-    }
+        ],
+    )?;
     Ok(Outcome::Success)
 }
