@@ -13,11 +13,14 @@ use super::{
     AppChange, AppRecord, AppSpec, ForeignRow, InitOutcome, InitReport, Ledger, RefillMark, Route,
     RouteMoves, SealedApp, SegmentRequest, ShardTake, Slot,
 };
+mod lease;
 mod params;
 mod schema;
 
+pub use lease::WorkerClaim;
+
 pub use schema::SCHEMA_VERSION;
-use schema::{ID_ALLOC_DDL, IDGEN_DDL, WORKER_NODE_DDL};
+use schema::{ID_ALLOC_DDL, IDGEN_DDL};
 
 use crate::config::{DEFAULT_NODE, TlsFiles};
 use crate::error::{Error, Result};
@@ -235,33 +238,6 @@ impl MysqlLedger {
             version,
             minimum: format!("{}.{}", minimum.0, minimum.1),
         })
-    }
-
-    /// Connects and makes sure the lease tables exist, before the first lease.
-    pub async fn prepare_leases(&self) -> Result<()> {
-        self.lease_schema().await
-    }
-
-    /// Makes sure the lease tables exist: one look on the warm path, the full
-    /// schema (DDL) only when they are missing.
-    async fn lease_schema(&self) -> Result<()> {
-        if self.ready.load(Ordering::Acquire) || self.leases_ready.load(Ordering::Acquire) {
-            return Ok(());
-        }
-        let mut conn = self.conn().await?;
-        self.check_version(&mut conn).await?;
-        let present: Option<i64> = self
-            .bounded(conn.query_first(
-                "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()
-                 AND table_name IN ('idgen_schema', 'idgen_namespace', 'idgen_worker_lease')",
-            ))
-            .await?;
-        drop(conn);
-        if present == Some(3) {
-            self.leases_ready.store(true, Ordering::Release);
-            return Ok(());
-        }
-        self.ensure_schema().await
     }
 
     /// Checks once per process that the tables exist, creating idgen's own next
@@ -533,23 +509,6 @@ impl MysqlLedger {
         crate::failpoint::hit("adopt.before_commit")?;
         self.bounded(tx.commit()).await?;
         Ok(true)
-    }
-
-    /// Inserts a `WORKER_NODE` row; its auto-increment ID is a worker ID nobody
-    /// ever had and nobody will get again.
-    pub async fn insert_worker_node(&self, host: &str, port: &str) -> Result<u64> {
-        let mut conn = self.conn().await?;
-        self.bounded(conn.query_drop(WORKER_NODE_DDL)).await?;
-        let host: String = host.chars().take(64).collect();
-        let port: String = port.chars().take(64).collect();
-        // TYPE 1 is uid-generator's ACTUAL (a host, not a container).
-        self.bounded(conn.exec_drop(
-            "INSERT INTO WORKER_NODE (HOST_NAME, PORT, TYPE, LAUNCH_DATE) VALUES (?, ?, 1, CURDATE())",
-            (host, port),
-        ))
-        .await?;
-        conn.last_insert_id()
-            .ok_or_else(|| Error::Internal("WORKER_NODE insert returned no ID".into()))
     }
 }
 
@@ -882,238 +841,5 @@ impl MysqlLedger {
         .await?;
         self.bounded(tx.commit()).await?;
         Ok(next)
-    }
-}
-
-/// What the ledger said about a worker ID a Redis free list offered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WorkerClaim {
-    /// Ours now; only time units after `floor_ms` (every earlier holder's fence) may be issued.
-    Granted { floor_ms: Option<i64> },
-    /// Someone holds it durably although Redis offered it: Redis lost that lease.
-    Held {
-        holder: String,
-        token: String,
-        fence_ms: i64,
-    },
-}
-
-/// Durable worker leases: the authority on who holds a worker ID and up to
-/// which time, so that a Redis that loses or reverts its lease keys can never
-/// hand a held worker to a second holder below the first one's fence.
-///
-/// Why two holders can never issue the same (time, worker, sequence):
-/// * a holder adopts a fence only after writing it here, under its token;
-/// * a new holder takes the row under its lock, starts above the recorded
-///   fence, and replaces the token, so every later renewal of the old holder
-///   fails: the old holder stops at the fence it had written.
-impl MysqlLedger {
-    /// Records the namespace's layout signature on first use; refuses another.
-    pub async fn claim_namespace(
-        &self,
-        namespace: &crate::lease::NamespaceSpec,
-        now_ms: i64,
-    ) -> Result<()> {
-        self.lease_schema().await?;
-        let mut conn = self.conn().await?;
-        self.check_namespace(&mut conn, namespace, now_ms).await
-    }
-
-    async fn check_namespace<Q: Queryable>(
-        &self,
-        conn: &mut Q,
-        namespace: &crate::lease::NamespaceSpec,
-        now_ms: i64,
-    ) -> Result<()> {
-        // A shared lock: acquirers do not wait for each other, but
-        // `delete_namespace` (which locks the row for update) waits for every
-        // acquire under way, and every later acquire waits for it.
-        const READ: &str =
-            "SELECT signature FROM idgen_namespace WHERE name = ? LOCK IN SHARE MODE";
-        let mut recorded: Option<String> = self
-            .bounded(conn.exec_first(READ, (&namespace.name,)))
-            .await?;
-        if recorded.is_none() {
-            // First use: a write only now, not on every acquire.
-            self.bounded(conn.exec_drop(
-                "INSERT INTO idgen_namespace (name, signature, capacity, created_ms) VALUES (?, ?, ?, ?)
-                 ON DUPLICATE KEY UPDATE name = name",
-                (&namespace.name, &namespace.signature, namespace.capacity, now_ms),
-            ))
-            .await?;
-            recorded = self
-                .bounded(conn.exec_first(READ, (&namespace.name,)))
-                .await?;
-        }
-        match recorded {
-            Some(recorded) if recorded != namespace.signature => Err(Error::NamespaceMismatch {
-                namespace: namespace.name.clone(),
-                recorded,
-                requested: namespace.signature.clone(),
-            }),
-            _ => Ok(()),
-        }
-    }
-
-    /// Takes `worker` for `token` unless someone holds it durably (a fence
-    /// after `now_ms` under another token). On success the row carries our
-    /// token and at least `fence_ms`.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn take_worker(
-        &self,
-        namespace: &crate::lease::NamespaceSpec,
-        worker: u64,
-        token: &str,
-        holder: &str,
-        fence_ms: i64,
-        now_ms: i64,
-    ) -> Result<WorkerClaim> {
-        self.lease_schema().await?;
-        let mut conn = self.conn().await?;
-        let mut tx = self
-            .bounded(conn.start_transaction(Self::tx_opts()))
-            .await?;
-        self.check_namespace(&mut tx, namespace, now_ms).await?;
-        // Make sure a row exists to lock, so two takers serialise.
-        self.bounded(tx.exec_drop(
-            "INSERT INTO idgen_worker_lease (namespace, worker, token, holder, fence_ms) VALUES (?, ?, '', '', 0)
-             ON DUPLICATE KEY UPDATE worker = worker",
-            (&namespace.name, worker),
-        ))
-        .await?;
-        let (held_by, held_holder, fence): (String, String, i64) = self
-            .bounded(tx.exec_first(
-                "SELECT token, holder, fence_ms FROM idgen_worker_lease WHERE namespace = ? AND worker = ? FOR UPDATE",
-                (&namespace.name, worker),
-            ))
-            .await?
-            .ok_or_else(|| Error::Internal("the worker lease row vanished".into()))?;
-        if !held_by.is_empty() && held_by != token && fence > now_ms {
-            self.bounded(tx.commit()).await?;
-            return Ok(WorkerClaim::Held {
-                holder: held_holder,
-                token: held_by,
-                fence_ms: fence,
-            });
-        }
-        let holder: String = holder.chars().take(255).collect();
-        self.bounded(tx.exec_drop(
-            "UPDATE idgen_worker_lease SET token = ?, holder = ?, fence_ms = GREATEST(fence_ms, ?), renewals = 0
-             WHERE namespace = ? AND worker = ?",
-            (token, holder, fence_ms, &namespace.name, worker),
-        ))
-        .await?;
-        crate::failpoint::hit("lease.take_worker.before_commit")?;
-        self.bounded(tx.commit()).await?;
-        Ok(WorkerClaim::Granted {
-            floor_ms: (fence > 0).then_some(fence),
-        })
-    }
-
-    /// Raises the worker's fence while `token` still holds it. `false`: another
-    /// holder took the worker; this one must stop at the fence it had.
-    pub async fn renew_worker(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        fence_ms: i64,
-    ) -> Result<bool> {
-        let mut conn = self.conn().await?;
-        // `renewals` always changes, so the row counts as affected whenever it matched.
-        self.bounded(conn.exec_drop(
-            "UPDATE idgen_worker_lease SET fence_ms = GREATEST(fence_ms, ?), renewals = renewals + 1
-             WHERE namespace = ? AND worker = ? AND token = ?",
-            (fence_ms, namespace, worker, token),
-        ))
-        .await?;
-        Ok(conn.affected_rows() == 1)
-    }
-
-    /// Ends the lease if `token` still holds it: the fence becomes `last_ms`,
-    /// the last time unit really issued (never below any earlier holder's fence,
-    /// which the caller's floor already covers).
-    pub async fn release_worker(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        last_ms: i64,
-    ) -> Result<bool> {
-        let mut conn = self.conn().await?;
-        self.bounded(conn.exec_drop(
-            "UPDATE idgen_worker_lease SET token = '', fence_ms = ?, renewals = renewals + 1
-             WHERE namespace = ? AND worker = ? AND token = ?",
-            (last_ms, namespace, worker, token),
-        ))
-        .await?;
-        Ok(conn.affected_rows() == 1)
-    }
-
-    /// Every durable lease of a namespace: (worker, holder, fence), held ones only.
-    /// Deletes a namespace's durable rows once `others` (the Redis side) has
-    /// checked and cleared its part, all under the namespace row's lock, which
-    /// every new lease takes first: no lease starts in between. Refuses while a
-    /// worker is held or fenced past `now_ms`.
-    pub async fn delete_namespace<F, Fut>(
-        &self,
-        namespace: &str,
-        now_ms: i64,
-        others: F,
-    ) -> Result<()>
-    where
-        F: FnOnce(bool) -> Fut,
-        Fut: Future<Output = Result<()>>,
-    {
-        self.ensure_schema().await?;
-        let mut conn = self.conn().await?;
-        let mut tx = self
-            .bounded(conn.start_transaction(TxOpts::default()))
-            .await?;
-        let known: Option<String> = self
-            .bounded(tx.exec_first(
-                "SELECT name FROM idgen_namespace WHERE name = ? FOR UPDATE",
-                (namespace,),
-            ))
-            .await?;
-        let (held, fence): (Option<i64>, Option<i64>) = self
-            .bounded(tx.exec_first(
-                "SELECT SUM(token <> '' AND fence_ms > ?), MAX(fence_ms) FROM idgen_worker_lease WHERE namespace = ? FOR UPDATE",
-                (now_ms, namespace),
-            ))
-            .await?
-            .unwrap_or((None, None));
-        let held = held.unwrap_or(0).max(0) as u64;
-        if let Some(detail) = crate::lease::in_use_because(held, fence, now_ms) {
-            return Err(Error::NamespaceInUse {
-                namespace: namespace.to_string(),
-                detail,
-            });
-        }
-        others(known.is_some()).await?;
-        self.bounded(tx.exec_drop(
-            "DELETE FROM idgen_worker_lease WHERE namespace = ?",
-            (namespace,),
-        ))
-        .await?;
-        self.bounded(tx.exec_drop("DELETE FROM idgen_namespace WHERE name = ?", (namespace,)))
-            .await?;
-        self.bounded(tx.commit()).await
-    }
-
-    /// Who holds `worker` under `token`, as recorded when it was taken.
-    pub async fn lease_holder(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-    ) -> Result<Option<String>> {
-        self.lease_schema().await?;
-        let mut conn = self.conn().await?;
-        self.bounded(conn.exec_first(
-            "SELECT holder FROM idgen_worker_lease WHERE namespace = ? AND worker = ? AND token = ?",
-            (namespace, worker, token),
-        ))
-        .await
     }
 }

@@ -1,0 +1,169 @@
+//! Worker-ID leases of every namespace, for `idgen status` and `idgen namespace`.
+
+use super::layouts::layout_status;
+use super::{
+    Attention, AttentionKind, LayoutState, NamespaceStatus, Part, Severity, WORKERS_FREE_WARNING,
+};
+use crate::backend::Backend;
+use crate::lease::{LeaseStore, Problem, problems, read_signature};
+
+/// Every worker-ID namespace with its findings, for `idgen namespace`.
+pub async fn namespaces(
+    backend: &Backend,
+    now_ms: i64,
+    lease_ttl_ms: i64,
+) -> (Vec<NamespaceStatus>, Vec<Attention>) {
+    let part = check_leases(backend, now_ms, lease_ttl_ms).await;
+    (part.namespaces, part.attention)
+}
+
+pub(super) async fn check_leases(backend: &Backend, now_ms: i64, lease_ttl_ms: i64) -> Part {
+    let mut part = Part::default();
+    let read = async {
+        let store = backend.lease_store().await?;
+        let names = store.namespaces().await?;
+        Ok::<_, crate::Error>((store, names))
+    };
+    let (store, names): (std::sync::Arc<dyn LeaseStore>, Vec<String>) = match read.await {
+        Ok(found) => found,
+        Err(e) => {
+            part.flag(
+                AttentionKind::Unreadable,
+                Severity::Unknown,
+                format!("cannot read worker-ID leases: {e}"),
+            );
+            return part;
+        }
+    };
+    let snapshots = futures::future::join_all(names.iter().map(|name| store.snapshot(name))).await;
+    for (name, snapshot) in names.into_iter().zip(snapshots) {
+        let mut status = NamespaceStatus {
+            name: name.clone(),
+            severity: Severity::Ok,
+            layout: None,
+            epoch_ms: None,
+            assigner: None,
+            capacity: 0,
+            held: Vec::new(),
+            free: 0,
+            available: 0,
+            problems: Vec::new(),
+            error: None,
+        };
+        let mut worst = Severity::Ok;
+        let mut fences = Vec::new();
+        match snapshot {
+            Ok(snapshot) => {
+                status.capacity = snapshot.capacity;
+                status.free = snapshot.free.len();
+                status.problems = problems(&snapshot);
+                status.available = snapshot.capacity.saturating_sub(snapshot.held.len() as u64);
+                status.held = snapshot.held;
+                fences = snapshot.fences;
+                match snapshot.signature.as_deref().map(read_signature) {
+                    Some(Ok((layout, assigner))) => {
+                        status.layout = Some(layout.name().to_string());
+                        status.epoch_ms = layout.epoch_ms();
+                        status.assigner = Some(assigner);
+                        let layout = layout_status(&format!("namespace {name}"), &layout, now_ms);
+                        if matches!(
+                            layout.state,
+                            LayoutState::NotStarted
+                                | LayoutState::Exhausted
+                                | LayoutState::ExpiringSoon
+                        ) {
+                            worst = Severity::Critical;
+                        } else if layout.state == LayoutState::Expiring {
+                            worst = Severity::Warning;
+                        }
+                        part.layouts.push(layout);
+                    }
+                    Some(Err(e)) => {
+                        status.error = Some(format!("its recorded layout is unreadable: {e}"));
+                    }
+                    None => {}
+                }
+            }
+            Err(e) => status.error = Some(e.to_string()),
+        }
+        if let Some(error) = &status.error {
+            worst = worst.max(part.flag(
+                AttentionKind::Unreadable,
+                Severity::Unknown,
+                format!("namespace {name:?}: {error}"),
+            ));
+        }
+        if status.error.is_none() && status.capacity > 0 {
+            if status.available == 0 {
+                worst = worst.max(part.flag(
+                    AttentionKind::WorkersExhausted,
+                    Severity::Critical,
+                    format!(
+                        "namespace {name:?}: all {} worker IDs are held, so a new `lease` fails; stop unused holders or use a layout with more worker bits",
+                        status.capacity
+                    ),
+                ));
+            } else if (status.available as f64) < status.capacity as f64 * WORKERS_FREE_WARNING {
+                worst = worst.max(part.flag(
+                    AttentionKind::WorkersLow,
+                    Severity::Warning,
+                    format!(
+                        "namespace {name:?}: only {} of {} worker IDs are free",
+                        status.available, status.capacity
+                    ),
+                ));
+            }
+        }
+        let (leaked, other): (Vec<&Problem>, Vec<&Problem>) = status
+            .problems
+            .iter()
+            .partition(|p| matches!(p, Problem::Leaked { .. }));
+        if !leaked.is_empty() {
+            // A killed holder's ID comes back when the free list is next rebuilt;
+            // only one stranded for longer than a lease lasts is worth a warning.
+            let stale = leaked.iter().filter(|p| {
+                let Problem::Leaked { worker } = p else {
+                    return false;
+                };
+                fences
+                    .iter()
+                    .find(|(w, _)| w == worker)
+                    .is_some_and(|(_, fence)| now_ms - fence > lease_ttl_ms)
+            });
+            let stale = stale.count();
+            let severity = if stale > 0 {
+                Severity::Warning
+            } else {
+                Severity::Ok
+            };
+            worst = worst.max(part.flag(
+                AttentionKind::LeakedWorkers,
+                severity,
+                if stale > 0 {
+                    format!(
+                        "namespace {name:?}: {stale} worker ID(s) stranded for longer than a lease lasts ({} leaked in all); rebuild the free list with `idgen inspect-freelist --namespace {name} --repair`",
+                        leaked.len()
+                    )
+                } else {
+                    format!(
+                        "namespace {name:?}: {} worker ID(s) left by holders that stopped; the next rebuild of the free list takes them back",
+                        leaked.len()
+                    )
+                },
+            ));
+        }
+        if !other.is_empty() {
+            worst = worst.max(part.flag(
+                AttentionKind::LeaseProblem,
+                Severity::Warning,
+                format!(
+                    "namespace {name:?} has {} lease problem(s); see `idgen inspect-freelist --namespace {name}` and repair with --repair",
+                    other.len()
+                ),
+            ));
+        }
+        status.severity = worst;
+        part.namespaces.push(status);
+    }
+    part
+}

@@ -1,0 +1,102 @@
+//! Reachability of the ledger and of every node.
+
+use super::{LedgerView, Part, Severity, StoreRole, StoreState, StoreStatus};
+use crate::Error;
+use crate::backend::Backend;
+use std::collections::BTreeSet;
+
+/// Reads the ledger: its version, apps, routes and rows idgen cannot serve.
+pub(super) async fn check_ledger(backend: &Backend) -> (Part, Option<LedgerView>) {
+    let mut part = Part::default();
+    let read = async {
+        backend.check_store_file()?;
+        let version = backend.ledger.server_version().await?;
+        // Reading the apps opens the file and checks its schema: a corrupt store fails here.
+        let view = LedgerView {
+            apps: backend.ledger.apps().await?,
+            marks: backend.ledger.refill_marks().await?.into_iter().collect(),
+            routes: backend.ledger.routes().await?,
+            foreign: backend.ledger.foreign_rows().await?,
+        };
+        Ok::<_, Error>((version, view))
+    };
+    let (state, version, error, view) = match read.await {
+        Ok((version, view)) => (StoreState::Ok, Some(version), None, Some(view)),
+        Err(e) => {
+            let state = StoreState::of(&e);
+            part.flag(
+                state.attention(),
+                Severity::Critical,
+                format!("ledger: {e}"),
+            );
+            (state, None, Some(e.to_string()), None)
+        }
+    };
+    part.stores.push(StoreStatus {
+        role: StoreRole::Ledger,
+        name: "ledger".into(),
+        location: backend.ledger.describe(),
+        state,
+        reachable: state == StoreState::Ok,
+        version,
+        error,
+    });
+    (part, view)
+}
+
+/// Checks every node concurrently; returns the names of those that did not answer.
+pub(super) async fn check_nodes(backend: &Backend) -> (Part, BTreeSet<String>) {
+    let names = backend.nodes.names().await;
+    let checks = names.into_iter().map(|name| async move {
+        let node = backend.nodes.get(&name).await;
+        let location = backend
+            .nodes
+            .describe(&name)
+            .unwrap_or_else(|| match &node {
+                Ok(node) => node.describe(),
+                Err(_) => name.clone(),
+            });
+        let mut rollback = None;
+        let version = match node {
+            Ok(node) => {
+                let version = node.server_version().await;
+                if version.is_ok()
+                    && let Ok(Some(found)) = node.last_rollback().await
+                {
+                    rollback = Some(found);
+                }
+                version
+            }
+            Err(e) => Err(e),
+        };
+        (name, location, version, rollback)
+    });
+    let mut part = Part::default();
+    let mut unreachable = BTreeSet::new();
+    for (name, location, version, rollback) in futures::future::join_all(checks).await {
+        part.redis_rollbacks.extend(rollback);
+        let state = match &version {
+            Ok(_) => StoreState::Ok,
+            Err(e) => {
+                unreachable.insert(name.clone());
+                let state = StoreState::of(e);
+                part.flag(
+                    state.attention(),
+                    Severity::Critical,
+                    format!("Redis node {name:?}: {e}"),
+                );
+                state
+            }
+        };
+        part.stores.push(StoreStatus {
+            role: StoreRole::Node,
+            name,
+            location,
+            state,
+            reachable: state == StoreState::Ok,
+            version: version.as_ref().ok().cloned(),
+            error: version.err().map(|e| e.to_string()),
+        });
+    }
+    (part, unreachable)
+}

@@ -1,0 +1,302 @@
+//! The capability traits a store implements: a ledger's (apps, segments,
+//! route moves) and a dispenser's (stock, restock, route hints), with the
+//! answers their calls return.
+
+use super::{
+    AppChange, AppRecord, AppSpec, ForeignRow, InitReport, LockToken, Malformed, RefillMark,
+    Rollback, RollbackRecord, Route, Segment, SegmentRequest, ShardTake, Slot,
+};
+use crate::error::Result;
+use crate::shard::DispenserKind;
+use async_trait::async_trait;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Durable allocation: the only place where uniqueness is decided.
+#[async_trait]
+pub trait Ledger: AppCatalog + SegmentSource {
+    /// Where the ledger lives, redacted.
+    fn describe(&self) -> String;
+
+    /// The server's (or library's) version, for `status`.
+    async fn server_version(&self) -> Result<String>;
+
+    /// Creates `id_alloc` and idgen's own tables if missing.
+    async fn ensure_schema(&self) -> Result<()>;
+
+    /// Moving apps between nodes, when this ledger routes apps to several
+    /// (MySQL does; the embedded store has one node and lacks it).
+    fn moves(&self) -> Option<&dyn RouteMoves> {
+        None
+    }
+}
+
+/// The apps a ledger knows: their rows, limits, step bounds and recorded
+/// dispenser, read and changed under the rows' locks.
+#[async_trait]
+pub trait AppCatalog: Send + Sync {
+    /// Seeds an app's 64 shards in one transaction: all or nothing.
+    async fn init_app(&self, spec: &AppSpec) -> Result<InitReport>;
+
+    /// One app, or `None` if it has no shard rows.
+    async fn app(&self, app: u8) -> Result<Option<AppRecord>>;
+
+    /// Every app with its shards.
+    async fn apps(&self) -> Result<Vec<AppRecord>>;
+
+    /// Rows of `id_alloc` with an app outside 0..=255 or a shard outside 0..=63,
+    /// which [`AppCatalog::apps`] leaves out, for `status` to report.
+    async fn foreign_rows(&self) -> Result<Vec<ForeignRow>>;
+
+    /// The dispenser recorded for `app` ([`DispenserKind::Queue`] when none is).
+    async fn dispenser(&self, app: u8) -> Result<DispenserKind>;
+
+    /// Changes an existing app under its row locks; returns it as changed.
+    /// [`AppChange::apply_to`] decides what is allowed.
+    async fn update_app(&self, app: u8, change: &AppChange) -> Result<AppRecord>;
+}
+
+/// The one source of indexes: segments taken under the shards' row locks,
+/// the refill history that sizes them, and the routes that say where they go.
+#[async_trait]
+pub trait SegmentSource: Send + Sync {
+    /// Takes segments for shards of one app in one transaction: reads the
+    /// shards locked, sizes each with the pure planner, advances their
+    /// `max_id` and records the refill marks. The returned indexes are never
+    /// returned again. One answer per requested shard, in request order; an
+    /// error for the whole request (the app unknown or sealed, the store down)
+    /// takes nothing.
+    async fn take_segments(&self, request: &SegmentRequest) -> Result<Vec<ShardTake>>;
+
+    /// The last refill of every shard that has had one, for the stock runway `status` shows.
+    async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>>;
+
+    /// Routes of the apps that have one; apps without a route use the default node.
+    async fn routes(&self) -> Result<BTreeMap<u8, Route>>;
+}
+
+/// Moving an app between Redis nodes: the durable route changes, made under
+/// the route row's lock. [`Route`]'s transitions decide what is allowed; the
+/// ledger only persists them.
+#[async_trait]
+pub trait RouteMoves: Send + Sync {
+    /// Starts (or resumes) moving `app` to node `to`: refills may stock `to` from
+    /// now on, and still the current node. Refuses a move to another node while
+    /// one is under way. Returns the route after the call.
+    async fn begin_move(&self, app: u8, to: &str) -> Result<Route>;
+
+    /// Makes `to` the app's node; the old one is only retired from now on.
+    async fn switch_route(&self, app: u8, to: &str) -> Result<Route>;
+
+    /// Ends the move once the old node's stock is gone.
+    async fn finish_move(&self, app: u8) -> Result<Route>;
+}
+
+/// The answer of [`Stock::take`].
+#[derive(Debug, Default)]
+pub struct Taken {
+    /// The indexes handed out, in order.
+    pub indexes: Vec<u64>,
+    /// Entries that were not valid indexes: dropped (a gap, never a repeat) and reported.
+    pub malformed: Option<Malformed>,
+    /// The route hint this node holds for the app, if any.
+    pub route_hint: Option<String>,
+    /// The shard's `max_limit_id` as recorded with the stock (0: no limit);
+    /// `None` when the dispenser does not know it.
+    pub max_limit_id: Option<u64>,
+    /// Set when the stock was retired before the take: see [`Rollback`].
+    pub rollback: Option<Rollback>,
+    /// The dispenser the shard's stock records it is served by; `None` when
+    /// it records none (never stocked, or stocked by another tool): the
+    /// ledger's record then decides.
+    pub kind: Option<DispenserKind>,
+}
+
+/// The answer of [`Restock::lock`] when the lock was taken.
+#[derive(Debug)]
+pub struct Locked {
+    pub token: LockToken,
+    /// The stock seen under the lock (`None`: missing).
+    pub stock: Option<u64>,
+    /// Set when stale stock was retired under the lock.
+    pub rollback: Option<Rollback>,
+}
+
+/// What happened to a pushed segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PushOutcome {
+    /// Stocked; the stock now holds this many indexes.
+    Stocked(u64),
+    /// Our lock expired or was taken over: the segment was dropped (a gap).
+    LockLost,
+    /// A range dispenser already holds a current and a pending segment: dropped (a gap).
+    Full,
+}
+
+/// One segment for [`Restock::push_many`].
+#[derive(Debug, Clone)]
+pub struct StockPush {
+    pub slot: Slot,
+    pub segment: Segment,
+    pub max_limit_id: u64,
+    pub token: LockToken,
+}
+
+/// The answer of [`Restock::push`].
+#[derive(Debug)]
+pub struct Pushed {
+    pub outcome: PushOutcome,
+    /// Set when stale stock was retired before the push.
+    pub rollback: Option<Rollback>,
+    /// Indexes retired unserved from the other dispenser, because the shard
+    /// was served by it before (the app's dispenser was changed).
+    pub switched: u64,
+}
+
+/// A fast store of ready indexes: a Redis node, or the embedded store.
+#[async_trait]
+pub trait Dispenser: Stock + Restock {
+    /// The node's name in the configuration.
+    fn node(&self) -> &str;
+
+    /// Where the node lives, redacted.
+    fn describe(&self) -> String;
+
+    /// Route hints, when this node keeps them (a Redis node does; the
+    /// embedded store has one node, so no app is ever elsewhere).
+    fn hints(&self) -> Option<&dyn RouteHints> {
+        None
+    }
+
+    /// The server's version, for `status`.
+    async fn server_version(&self) -> Result<String>;
+}
+
+/// Reading and taking a node's stock: what `next` and `status` need.
+#[async_trait]
+pub trait Stock: Send + Sync {
+    /// Takes up to `n` indexes from one shard's stock, in one round trip.
+    async fn take(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken>;
+
+    /// Stock of many shards (`None`: missing), in one round trip.
+    async fn stock(&self, kind: DispenserKind, slots: &[Slot]) -> Result<Vec<Option<u64>>>;
+
+    /// Every shard that has stock of this kind on the node (for pruning).
+    async fn stocked_slots(&self, kind: DispenserKind) -> Result<Vec<Slot>>;
+
+    /// Records the shard's `max_limit_id` beside its stock, after a take that
+    /// found it unknown (stock another tool pushed). A dispenser that always
+    /// knows the limit has nothing to record.
+    async fn note_limit(&self, _slot: Slot, _max_limit_id: u64) -> Result<()> {
+        Ok(())
+    }
+
+    /// The last dataset change this node detected (see [`Rollback`]), for
+    /// `status`. A dispenser that is its own ledger never goes back in time
+    /// alone, so it has none.
+    async fn last_rollback(&self) -> Result<Option<RollbackRecord>> {
+        Ok(None)
+    }
+}
+
+/// Refilling a node's stock under each shard's refill lock: what refills,
+/// moves and dispenser switches need.
+#[async_trait]
+pub trait Restock: Send + Sync {
+    /// Takes the shard's refill lock (`None` if someone holds it), reading the stock under it.
+    async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>>;
+
+    /// [`Restock::lock`] for many shards; one answer per slot, in order. A
+    /// node that can, does it in one round trip.
+    async fn lock_many(
+        &self,
+        kind: DispenserKind,
+        slots: &[Slot],
+        ttl: Duration,
+    ) -> Result<Vec<Result<Option<Locked>>>> {
+        let mut answers = Vec::with_capacity(slots.len());
+        for &slot in slots {
+            answers.push(self.lock(kind, slot, ttl).await);
+        }
+        Ok(answers)
+    }
+
+    /// Appends a segment to the stock, only while `token` still holds the lock,
+    /// and records the shard's `max_limit_id` beside it (0: no limit).
+    async fn push(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        segment: Segment,
+        max_limit_id: u64,
+        token: &LockToken,
+    ) -> Result<Pushed>;
+
+    /// [`Restock::push`] for many shards, each under its own lock; one
+    /// answer per push, in order. A node that can, does it in one round trip.
+    async fn push_many(
+        &self,
+        kind: DispenserKind,
+        pushes: &[StockPush],
+    ) -> Result<Vec<Result<Pushed>>> {
+        let mut answers = Vec::with_capacity(pushes.len());
+        for p in pushes {
+            answers.push(
+                self.push(kind, p.slot, p.segment, p.max_limit_id, &p.token)
+                    .await,
+            );
+        }
+        Ok(answers)
+    }
+
+    /// Releases the lock if `token` still holds it.
+    async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool>;
+
+    /// [`Restock::unlock`] for many shards; a lock no longer ours is left alone.
+    async fn unlock_many(&self, locks: &[(Slot, LockToken)]) -> Result<()> {
+        for (slot, token) in locks {
+            self.unlock(*slot, token).await?;
+        }
+        Ok(())
+    }
+
+    /// Deletes the shard's stock while `token` holds the lock; returns how many
+    /// indexes were dropped (`None`: the lock was lost, nothing deleted).
+    async fn retire(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        token: &LockToken,
+    ) -> Result<Option<u64>>;
+
+    /// Makes `kind` the shard's dispenser while `token` holds the lock: the
+    /// other dispenser's stock is retired unserved (a gap). Returns how many
+    /// indexes that dropped (`None`: the lock was lost, nothing changed).
+    async fn switch_kind(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        token: &LockToken,
+    ) -> Result<Option<u64>>;
+}
+
+/// Which node serves a moved app, kept on the default node so that `next`
+/// finds it in the same round trip as its take.
+#[async_trait]
+pub trait RouteHints: Send + Sync {
+    /// Records which node serves `app` (`None`: clear).
+    async fn set_route_hint(&self, app: u8, node: Option<&str>) -> Result<()>;
+
+    /// Every route hint the node holds.
+    async fn route_hints(&self) -> Result<BTreeMap<u8, String>>;
+}
+
+/// The route hints of `node`, which a move between Redis nodes needs.
+pub fn hints_of(node: &dyn Dispenser) -> Result<&dyn RouteHints> {
+    node.hints().ok_or_else(|| {
+        crate::error::Error::Internal(format!(
+            "node {} keeps no route hints, yet an app moved to or from it",
+            node.node()
+        ))
+    })
+}
