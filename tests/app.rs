@@ -1,7 +1,7 @@
 //! `idgen app list|show|set`: apps read and changed without SQL, through the
 //! same locks and rules as the other commands, on both backends.
 
-use crate::harness::{StoreKind, Test, TestEnv};
+use crate::harness::{StoreKind, Test, TestEnv, segment_id};
 use serde_json::Value;
 
 fn json(env: &TestEnv, args: &[&str]) -> Value {
@@ -12,9 +12,9 @@ fn json(env: &TestEnv, args: &[&str]) -> Value {
         .json()
 }
 
-fn limit_with_last_index(index: u64, app: u64) -> u64 {
+fn limit_with_last_index(index: u64, app: u8) -> u64 {
     // The last index every shard may issue, for shard 63 (the tightest).
-    (index << 14) | (63 << 8) | app
+    segment_id(index, 63, app)
 }
 
 fn app_list_and_show_give_exact_values(env: &TestEnv) {
@@ -57,7 +57,7 @@ fn max_limit_id_is_raised_never_lowered(env: &TestEnv) {
     let next = crate::status_states::exhaust_shard_0_of_app_9(env);
 
     // Lowering is refused and changes nothing.
-    let lower = (2u64 << 14 | 63 << 8 | 9).to_string();
+    let lower = limit_with_last_index(2, 9).to_string();
     Test::within(env)
         .args(["app", "set", "9", "--max-limit-id", &lower])
         .status(2)

@@ -7,7 +7,7 @@
 //! `scripts/chaos.sh` runs them with 1 000 000).
 
 use crate::harness::faults::{Persistence, RedisProcess, TcpProxy};
-use crate::harness::{Coprocess, Test, TestEnv, assert_unique, keys, parse_ids};
+use crate::harness::{Coprocess, Test, TestEnv, assert_unique, keys, parse_ids, segment_id};
 use redis::Commands;
 use std::sync::Mutex;
 
@@ -519,10 +519,10 @@ fn the_java_algorithm_cannot_pop_a_rollback_idgen_retired() {
         .status(0)
         .run();
     let mut conn = redis.conn();
-    for shard in 0..64u64 {
-        let popped: Option<String> = conn.lpop(keys::queue(7, shard as u8), None).unwrap();
+    for shard in 0..64 {
+        let popped: Option<String> = conn.lpop(keys::queue(7, shard), None).unwrap();
         let index: u64 = popped.expect("restocked").parse().unwrap();
-        ids.push(index << 14 | shard << 8 | 7);
+        ids.push(segment_id(index, shard, 7));
     }
     assert_unique(&ids);
 }

@@ -1,6 +1,8 @@
 //! Segment IDs end to end: `init-app`, `next`, `reload-segments` on real Redis and MySQL.
 
-use crate::harness::{StoreKind, Test, TestEnv, assert_unique, parse_ids, segment_parts};
+use crate::harness::{
+    StoreKind, Test, TestEnv, assert_unique, parse_ids, segment_id, segment_parts,
+};
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
 use std::sync::Barrier;
@@ -347,8 +349,8 @@ fn next_rejects_bad_input_with_a_usage_error(env: &TestEnv) {
 }
 
 fn max_limit_id_is_refused_never_wrapped(env: &TestEnv) {
-    // Shard 0 of app 9 may issue indexes 1..=3: 3 << 14 | 0 << 8 | 9.
-    let limit: u64 = 3 << 14 | 9;
+    // Shard 0 of app 9 may issue indexes 1..=3.
+    let limit = segment_id(3, 0, 9);
     init_limited_app_9(env, "small", limit);
     let gate = ["--gate-pass", "polygenelubricants"];
     let mut ids = Vec::new();
@@ -376,7 +378,7 @@ fn max_limit_id_is_refused_never_wrapped(env: &TestEnv) {
 }
 
 fn a_batch_that_reaches_max_limit_id_prints_what_it_got_then_fails(env: &TestEnv) {
-    let limit: u64 = 5 << 14 | 9;
+    let limit = segment_id(5, 0, 9);
     init_limited_app_9(env, "small", limit);
     let run = Test::within(env)
         .args(["next", "--app", "9", "--gate-pass", "polygenelubricants"])
@@ -640,7 +642,7 @@ fn reload_reports_orphaned_queues_and_prunes_them_only_when_asked(env: &TestEnv)
 }
 
 fn reload_reports_an_exhausted_app_once_not_as_a_failure(env: &TestEnv) {
-    let limit: u64 = 2 << 14 | 9;
+    let limit = segment_id(2, 0, 9);
     init_limited_app_9(env, "tiny", limit);
     env.ok(&[
         "next",
@@ -678,13 +680,14 @@ fn reload_prints_nothing_with_quiet_when_all_went_well(env: &TestEnv) {
 
 // ---- compatibility with the Java service ---------------------------------------
 
-/// The Java service's `getIdFromQueue`: LPOP, `isDigits`, then compose.
-fn java_pop(conn: &mut redis::Connection, app: u64, shard: u64) -> Option<u64> {
+/// The Java service's `getIdFromQueue`: LPOP, `isDigits`, then compose (the
+/// layout idgen shares with it).
+fn java_pop(conn: &mut redis::Connection, app: u8, shard: u8) -> Option<u64> {
     let next: Option<String> = conn
-        .lpop(crate::harness::keys::queue(app as u8, shard as u8), None)
+        .lpop(crate::harness::keys::queue(app, shard), None)
         .unwrap();
     let next = next.filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))?;
-    Some(next.parse::<u64>().unwrap() << 8 << 6 | shard << 8 | app)
+    Some(segment_id(next.parse().unwrap(), shard, app))
 }
 
 #[test]
@@ -782,7 +785,7 @@ fn stock_without_a_stamp_is_retired_unserved_and_reported() {
 fn an_index_past_max_limit_id_is_never_served_whoever_stocked_it() {
     let env = TestEnv::distributed();
     // Shard 48's largest index within the limit is 3.
-    let limit: u64 = 3 << 14 | 48 << 8 | 43;
+    let limit = segment_id(3, 48, 43);
     env.ok(&[
         "init-app",
         "--app",

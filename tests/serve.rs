@@ -337,8 +337,9 @@ fn snowflake_get_issues_under_the_namespace_lease() {
         "idgen_serve_lease_worker",
         "namespace=\"orders\"",
     ) as u64;
+    let snowflake = idgen::layout::Layout::named("snowflake").unwrap();
     for id in ids {
-        assert_eq!((id >> 12) & 0x3ff, worker);
+        assert_eq!(snowflake.parts(id).unwrap().worker, worker, "ID {id}");
     }
 }
 

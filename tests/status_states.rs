@@ -1,7 +1,7 @@
 //! `idgen status` is right about every state, each with its severity, on both
 //! backends where the state applies (issue 10).
 
-use crate::harness::{StoreKind, Test, TestEnv};
+use crate::harness::{StoreKind, Test, TestEnv, segment_id};
 use crate::status::{attention_kinds, status};
 use serde_json::Value;
 
@@ -36,7 +36,7 @@ fn now_s() -> u64 {
 /// Shard 0 of app 9 may issue indexes 1..=3; the gate pass lands on shard 0.
 /// Returns the `next` that now refuses.
 pub fn exhaust_shard_0_of_app_9(env: &TestEnv) -> [&'static str; 5] {
-    let limit = (3u64 << 14 | 9).to_string();
+    let limit = segment_id(3, 0, 9).to_string();
     env.ok(&[
         "init-app",
         "--app",
@@ -86,7 +86,7 @@ fn a_shard_at_its_limit_is_critical_and_called_exhausted(env: &TestEnv) {
 fn a_shard_near_its_limit_is_a_warning(env: &TestEnv) {
     // Index 10 is the last on every shard; reload takes all ten, so every shard
     // still has stock but can never be refilled.
-    let limit = ((10u64 << 14) | (63 << 8) | 1).to_string();
+    let limit = segment_id(10, 63, 1).to_string();
     env.ok(&[
         "init-app",
         "--app",

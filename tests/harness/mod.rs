@@ -28,6 +28,8 @@ use std::sync::mpsc;
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use idgen::shard::SegmentId;
+
 pub use coprocess::Coprocess;
 pub use servers::servers;
 pub use test::Test;
@@ -397,8 +399,16 @@ pub fn assert_unique(ids: &[u64]) {
 
 /// The fields of a segment ID: (index, shard, app), by the core's layout.
 pub fn segment_parts(id: u64) -> (u64, u8, u8) {
-    let parts = idgen::segment::SegmentId::decompose(id);
+    let parts = SegmentId::decompose(id);
     (parts.index, parts.shard, parts.app)
+}
+
+/// The segment ID of `index` on `shard` of `app`, by the core's layout; also how
+/// a test writes a `max_limit_id` (the ID of the last index a shard may issue).
+pub fn segment_id(index: u64, shard: u8, app: u8) -> u64 {
+    SegmentId { index, shard, app }
+        .compose()
+        .unwrap_or_else(|e| panic!("no segment ID for index {index} shard {shard} app {app}: {e}"))
 }
 
 /// Redis key names, as the core names them.
