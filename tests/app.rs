@@ -2,15 +2,6 @@
 //! same locks and rules as the other commands, on both backends.
 
 use crate::harness::{StoreKind, Test, TestEnv, segment_id};
-use serde_json::Value;
-
-fn json(env: &TestEnv, args: &[&str]) -> Value {
-    Test::within(env)
-        .args(args.iter().copied())
-        .status(0)
-        .run()
-        .json()
-}
 
 fn limit_with_last_index(index: u64, app: u8) -> u64 {
     // The last index every shard may issue, for shard 63 (the tightest).
@@ -40,14 +31,14 @@ fn app_list_and_show_give_exact_values(env: &TestEnv) {
         "init-app", "--app", "1", "--name", "orders", "--step", "100",
     ]);
     env.ok(&["next", "--app", "1", "-n", "5"]);
-    let apps = json(env, &["app", "list", "--json"]);
+    let apps = env.json(&["app", "list", "--json"]);
     let apps = apps.as_array().unwrap();
     assert_eq!(apps.len(), 2);
     assert_eq!(apps[0]["app"], 1);
     assert_eq!(apps[1]["max_limit_id"], limit, "a string: above 2^53");
     let human = env.ok(&["app", "list"]);
     assert!(human.contains("1,234,567"), "{human}");
-    let shown = json(env, &["app", "show", "1", "--json"]);
+    let shown = env.json(&["app", "show", "1", "--json"]);
     assert_eq!(shown["shard_rows"].as_array().unwrap().len(), 64);
     assert!(shown["shard_rows"][0]["max_id"].is_string());
     Test::within(env).args(["app", "show", "9"]).status(3).run();
@@ -68,7 +59,7 @@ fn max_limit_id_is_raised_never_lowered(env: &TestEnv) {
         .args(["app", "set", "9", "--max-limit-id", "0"])
         .status(0)
         .run();
-    let shown = json(env, &["app", "show", "9", "--json"]);
+    let shown = env.json(&["app", "show", "9", "--json"]);
     assert_eq!(shown["max_limit_id"], "0");
     // From no limit, any limit lowers it.
     Test::within(env)
@@ -101,7 +92,7 @@ fn a_limit_below_an_issued_index_is_refused(env: &TestEnv) {
         .status(2)
         .stderr("index 50 already issued on shard 5")
         .run();
-    let shown = json(env, &["app", "show", "1", "--json"]);
+    let shown = env.json(&["app", "show", "1", "--json"]);
     assert_eq!(shown["max_limit_id"], limit.to_string(), "unchanged");
 }
 
@@ -115,24 +106,21 @@ fn the_step_and_its_bounds_change_together(env: &TestEnv) {
         .status(2)
         .stderr("--max-step")
         .run();
-    let changed = json(
-        env,
-        &[
-            "app",
-            "set",
-            "1",
-            "--step",
-            "5000",
-            "--max-step",
-            "50000",
-            "--json",
-        ],
-    );
+    let changed = env.json(&[
+        "app",
+        "set",
+        "1",
+        "--step",
+        "5000",
+        "--max-step",
+        "50000",
+        "--json",
+    ]);
     assert_eq!(changed["step"], 5000);
     assert_eq!(changed["policy"]["max_step"], 50000);
     assert_eq!(changed["policy"]["min_step"], 100);
     // Every shard row carries the new step, and a refill uses it.
-    let rows = json(env, &["app", "show", "1", "--json"]);
+    let rows = env.json(&["app", "show", "1", "--json"]);
     assert!(
         rows["shard_rows"]
             .as_array()
@@ -155,10 +143,10 @@ fn a_rename_asks_first(env: &TestEnv) {
         .status(2)
         .stderr("--yes")
         .run();
-    assert_eq!(json(env, &["app", "show", "1", "--json"])["name"], "orders");
+    assert_eq!(env.json(&["app", "show", "1", "--json"])["name"], "orders");
     env.ok(&["app", "set", "1", "--name", "orders-v2", "--yes"]);
     assert_eq!(
-        json(env, &["app", "show", "1", "--json"])["name"],
+        env.json(&["app", "show", "1", "--json"])["name"],
         "orders-v2"
     );
     // init-app now knows it by the new name.

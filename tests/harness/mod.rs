@@ -196,6 +196,16 @@ impl TestEnv {
             .stdout
     }
 
+    /// A setup step whose answer a test reads: runs `idgen args…`, insists on
+    /// exit 0 and returns stdout as one JSON document.
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        Test::within(self)
+            .args(args.iter().copied())
+            .status(0)
+            .run()
+            .json()
+    }
+
     /// This test's database on the second Redis server, for a second node.
     pub fn redis2_url(&self) -> String {
         self.hot_url.clone()
@@ -312,6 +322,16 @@ impl Run {
         );
         lines[0]
     }
+}
+
+/// The worker ID of the `acquired` event a `lease --json` printed on stderr.
+pub fn acquired_worker(stderr: &str) -> u64 {
+    stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v["event"] == "acquired")
+        .and_then(|v| v["worker"].as_u64())
+        .unwrap_or_else(|| panic!("no acquired event in {stderr}"))
 }
 
 /// `lease --namespace NS --json EXTRA…`.
