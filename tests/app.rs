@@ -1,12 +1,7 @@
 //! `idgen app list|show|set`: apps read and changed without SQL, through the
 //! same locks and rules as the other commands, on both backends.
 
-use crate::harness::{StoreKind, Test, TestEnv, segment_id};
-
-fn limit_with_last_index(index: u64, app: u8) -> u64 {
-    // The last index every shard may issue, for shard 63 (the tightest).
-    segment_id(index, 63, app)
-}
+use crate::harness::{StoreKind, Test, TestEnv, limit_with_last_index};
 
 fn app_list_and_show_give_exact_values(env: &TestEnv) {
     let run = Test::within(env).args(["app", "list"]).run();

@@ -231,17 +231,7 @@ fn sigint_stops_a_move_between_shards_and_a_rerun_finishes_it() {
         &["migrate", "--app", "8", "--to", "hot", "--yes"],
         &[("IDGEN_FAILPOINTS", "migrate.retired_shard=stop")],
     );
-    crate::harness::wait_until(
-        std::time::Duration::from_secs(30),
-        "the move to pause",
-        || {
-            std::fs::read_to_string(format!("/proc/{}/stat", process.pid()))
-                .is_ok_and(|stat| stat.split_whitespace().nth(2) == Some("T"))
-        },
-    );
-    process.signal(libc::SIGINT);
-    process.signal(libc::SIGCONT);
-    let (status, _, stderr) = process.wait();
+    let (status, _, stderr) = process.interrupt_when_stopped("the move to pause");
     assert_eq!(status.code(), Some(130), "{stderr:?}");
     assert!(
         stderr.iter().any(|l| l.contains("hint: rerun")),

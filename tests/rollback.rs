@@ -423,11 +423,7 @@ fn a_count_holder_paused_through_a_flush_repeats_nothing() {
     let pid = child.id() as i32;
     // Read its output all along, so that a full pipe never blocks it.
     let run = std::thread::spawn(move || crate::harness::Run::wait(child));
-    crate::harness::wait_until(
-        std::time::Duration::from_secs(30),
-        "the holder to stop at its failpoint",
-        || process_state(pid) == Some('T'),
-    );
+    crate::harness::wait_until_stopped(pid, "the holder to stop at its failpoint");
     let _: () = redis::cmd("FLUSHALL").query(&mut redis.conn()).unwrap();
     let (mut ids, _) = lease_ids(&env, &redis.url(), "paused", chaos_ids() / 2);
     // SAFETY: kill(2) on our own child.
@@ -437,12 +433,6 @@ fn a_count_holder_paused_through_a_flush_repeats_nothing() {
     ids.extend(run.ids());
     assert_eq!(ids.len() as u64, paused_count + chaos_ids() / 2);
     assert_unique(&ids);
-}
-
-/// The state letter of `/proc/PID/stat` (`T`: stopped).
-fn process_state(pid: i32) -> Option<char> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit(')').next()?.trim().chars().next()
 }
 
 #[test]

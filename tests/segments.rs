@@ -964,17 +964,7 @@ fn an_interrupted_reload_finishes_the_refill_under_way_and_leaves_no_lock(env: &
         &["reload-segments", "--app", "35", "--jobs", "1"],
         &[("IDGEN_FAILPOINTS", "dispenser.before_push=stop")],
     );
-    crate::harness::wait_until(
-        Duration::from_secs(30),
-        "the reload to pause mid-refill",
-        || {
-            std::fs::read_to_string(format!("/proc/{}/stat", process.pid()))
-                .is_ok_and(|stat| stat.split_whitespace().nth(2) == Some("T"))
-        },
-    );
-    process.signal(libc::SIGINT);
-    process.signal(libc::SIGCONT);
-    let (status, _, stderr) = process.wait();
+    let (status, _, stderr) = process.interrupt_when_stopped("the reload to pause mid-refill");
     assert_eq!(status.code(), Some(130), "{stderr:?}");
     assert_eq!(
         env.held_refill_locks(35),

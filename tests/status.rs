@@ -1,7 +1,7 @@
 //! `idgen status` against the real servers: exit 0 when healthy, 8 with the reason
 //! in the report when something needs attention.
 
-use crate::harness::{Run, Test, TestEnv, segment_id};
+use crate::harness::{Run, Test, TestEnv, init_app_1_capped_at_index_10};
 use redis::Commands;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -166,17 +166,7 @@ fn shards_at_or_below_the_threshold_need_attention() {
 #[test]
 fn an_app_near_its_max_limit_id_needs_attention() {
     let env = TestEnv::distributed();
-    // Index 10 is the last one below the limit on every shard of app 1.
-    let limit = segment_id(10, 63, 1);
-    env.ok(&[
-        "init-app",
-        "--app",
-        "1",
-        "--name",
-        "capped",
-        "--max-limit-id",
-        &limit.to_string(),
-    ]);
+    let limit = init_app_1_capped_at_index_10(&env);
     env.ok(&["init-app", "--app", "2", "--name", "free"]);
     env.ok(&["reload-segments"]);
     let (run, report) = status(&env);
@@ -356,16 +346,7 @@ fn the_human_report_lists_apps_layouts_and_what_needs_attention() {
     // Everything below the stores table is the same on every machine and every day:
     // uid-generator's default epoch ran out at a fixed date, and no lease is taken.
     write_config(&env, "[snowflake]\nlayout = \"uid-generator\"\n");
-    let limit = segment_id(10, 63, 1);
-    env.ok(&[
-        "init-app",
-        "--app",
-        "1",
-        "--name",
-        "capped",
-        "--max-limit-id",
-        &limit.to_string(),
-    ]);
+    init_app_1_capped_at_index_10(&env);
     env.ok(&["reload-segments"]);
     env.ok(&["init-app", "--app", "2", "--name", "fresh", "--step", "500"]);
     let run = Test::within(&env).arg("status").status(8).run();

@@ -1,7 +1,7 @@
 //! `status --check` (the Nagios plugin convention) and `status --format
 //! prometheus`, parsed and checked here rather than by `promtool`.
 
-use crate::harness::{Test, TestEnv, segment_id};
+use crate::harness::{Test, TestEnv, limit_with_last_index};
 use std::collections::{BTreeMap, BTreeSet};
 
 fn write_config(env: &TestEnv, text: &str) {
@@ -246,7 +246,7 @@ fn value(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> f64 {
 #[test]
 fn prometheus_output_parses_and_covers_stock_limits_leases_layouts_and_backends() {
     let env = TestEnv::distributed();
-    let limit = segment_id(1000, 63, 1).to_string();
+    let limit = limit_with_last_index(1000, 1).to_string();
     env.ok(&[
         "init-app",
         "--app",

@@ -1,7 +1,9 @@
 //! `idgen status` is right about every state, each with its severity, on both
 //! backends where the state applies (issue 10).
 
-use crate::harness::{StoreKind, Test, TestEnv, segment_id};
+use crate::harness::{
+    StoreKind, Test, TestEnv, init_app_1_capped_at_index_10, segment_id, tiny_namespace_lease,
+};
 use crate::status::{attention_kinds, status};
 use serde_json::Value;
 
@@ -86,16 +88,7 @@ fn a_shard_at_its_limit_is_critical_and_called_exhausted(env: &TestEnv) {
 fn a_shard_near_its_limit_is_a_warning(env: &TestEnv) {
     // Index 10 is the last on every shard; reload takes all ten, so every shard
     // still has stock but can never be refilled.
-    let limit = segment_id(10, 63, 1).to_string();
-    env.ok(&[
-        "init-app",
-        "--app",
-        "1",
-        "--name",
-        "capped",
-        "--max-limit-id",
-        &limit,
-    ]);
+    init_app_1_capped_at_index_10(env);
     env.ok(&["reload-segments"]);
     let (run, report) = status(env);
     assert_eq!(attention_kinds(&report), ["near_limit"], "{run}");
@@ -104,16 +97,7 @@ fn a_shard_near_its_limit_is_a_warning(env: &TestEnv) {
 }
 
 fn every_worker_id_held_is_critical(env: &TestEnv) {
-    let tiny = [
-        "lease",
-        "--stdin",
-        "--namespace",
-        "tiny",
-        "--bits",
-        "time:41,worker:1,seq:21",
-        "--epoch",
-        "2024-01-01",
-    ];
+    let tiny = tiny_namespace_lease(&["--stdin"]);
     let mut holders: Vec<_> = (0..2)
         .map(|i| {
             let holder = format!("web-{i}");
@@ -131,17 +115,7 @@ fn every_worker_id_held_is_critical(env: &TestEnv) {
     assert_eq!(check_code(env), 2);
     // As reported: a new lease fails.
     Test::within(env)
-        .args([
-            "lease",
-            "--namespace",
-            "tiny",
-            "--bits",
-            "time:41,worker:1,seq:21",
-            "--epoch",
-            "2024-01-01",
-            "--count",
-            "1",
-        ])
+        .args(tiny_namespace_lease(&["--count", "1"]))
         .status(4)
         .run();
     for p in holders.drain(..) {

@@ -107,6 +107,15 @@ impl Coprocess {
         unsafe { libc::kill(self.pid(), signal) };
     }
 
+    /// Once the process has stopped at a `=stop` failpoint (`what`), sends it
+    /// SIGINT (a Ctrl-C), lets it go on and waits for the exit.
+    pub fn interrupt_when_stopped(self, what: &str) -> (ExitStatus, String, Vec<String>) {
+        super::wait_until_stopped(self.pid(), what);
+        self.signal(libc::SIGINT);
+        self.signal(libc::SIGCONT);
+        self.wait()
+    }
+
     /// Closes stdin (EOF) and waits for the exit; returns the status, the rest of
     /// stdout and every stderr line.
     pub fn finish(mut self) -> (ExitStatus, String, Vec<String>) {

@@ -431,6 +431,44 @@ pub fn segment_id(index: u64, shard: u8, app: u8) -> u64 {
         .unwrap_or_else(|e| panic!("no segment ID for index {index} shard {shard} app {app}: {e}"))
 }
 
+/// The `max_limit_id` under which the last index every shard of `app` may issue
+/// is `index`: the ID of index `index` on shard 63, the tightest.
+pub fn limit_with_last_index(index: u64, app: u8) -> u64 {
+    segment_id(index, 63, app)
+}
+
+/// App 1, `capped`, whose every shard may issue indexes 1..=10 and no more;
+/// returns its `max_limit_id`.
+pub fn init_app_1_capped_at_index_10(env: &TestEnv) -> u64 {
+    let limit = limit_with_last_index(10, 1);
+    env.ok(&[
+        "init-app",
+        "--app",
+        "1",
+        "--name",
+        "capped",
+        "--max-limit-id",
+        &limit.to_string(),
+    ]);
+    limit
+}
+
+/// `lease` in namespace `tiny`, which has room for two worker IDs
+/// (`time:41,worker:1,seq:21` from 2024-01-01), then `extra`.
+pub fn tiny_namespace_lease<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "lease",
+        "--namespace",
+        "tiny",
+        "--bits",
+        "time:41,worker:1,seq:21",
+        "--epoch",
+        "2024-01-01",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
 /// Redis key names, as the core names them.
 pub mod keys {
     use idgen::store::Slot;
@@ -471,6 +509,22 @@ impl Drop for StopOnDrop<'_> {
     fn drop(&mut self) {
         self.0.store(true, std::sync::atomic::Ordering::SeqCst);
     }
+}
+
+/// Waits until process `pid` is stopped (`T` in `/proc/PID/stat`), as a
+/// `=stop` failpoint leaves it; fails the test after 30 s.
+pub fn wait_until_stopped(pid: i32, what: &str) {
+    let stopped = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                // The command name, in parentheses, may hold spaces.
+                stat.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().starts_with('T'))
+            })
+            .unwrap_or(false)
+    };
+    wait_until(Duration::from_secs(30), what, stopped);
 }
 
 /// Waits until `check` holds, polling; fails the test after `limit`.
