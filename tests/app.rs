@@ -1,7 +1,9 @@
 //! `idgen app list|show|set`: apps read and changed without SQL, through the
 //! same locks and rules as the other commands, on both backends.
 
-use crate::harness::{StoreKind, Test, TestEnv, limit_with_last_index};
+use crate::harness::{
+    StoreKind, Test, TestEnv, init_app_1_capped_at_index_10, limit_with_last_index,
+};
 
 fn app_list_and_show_give_exact_values(env: &TestEnv) {
     let run = Test::within(env).args(["app", "list"]).run();
@@ -69,16 +71,7 @@ fn max_limit_id_is_raised_never_lowered(env: &TestEnv) {
 }
 
 fn a_limit_below_an_issued_index_is_refused(env: &TestEnv) {
-    let limit = limit_with_last_index(10, 1);
-    env.ok(&[
-        "init-app",
-        "--app",
-        "1",
-        "--name",
-        "orders",
-        "--max-limit-id",
-        &limit.to_string(),
-    ]);
+    let limit = init_app_1_capped_at_index_10(env);
     // Another writer (the Java service) took shard 5 past the limit.
     env.sql("UPDATE id_alloc SET max_id = 50 WHERE app_id = 1 AND shard_id = 5");
     Test::within(env)
