@@ -6,13 +6,12 @@
 //! that reshard or fail over start their own.
 
 use crate::harness::cluster::Cluster;
+use crate::harness::takers::take_during;
 use crate::harness::{Test, TestEnv, assert_unique, keys, wait_until};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-/// `next --app APP --count 300` in `takers` threads while `during` runs, then
-/// until each has had `after` more successful calls; every ID taken.
+/// `next --app APP --count 300` in `takers` threads: 5 takes before `during`
+/// runs, then until 10 more have begun after it; every ID taken.
 fn take_while(
     env: &TestEnv,
     url: &str,
@@ -20,47 +19,26 @@ fn take_while(
     takers: usize,
     during: impl FnOnce(),
 ) -> Vec<u64> {
-    let ids = Mutex::new(Vec::new());
-    let failures = Mutex::new(Vec::new());
-    let (stop, done) = (AtomicBool::new(false), AtomicBool::new(false));
-    let (taken, taken_after) = (AtomicU64::new(0), AtomicU64::new(0));
-    std::thread::scope(|scope| {
-        for _ in 0..takers {
-            scope.spawn(|| {
-                while !stop.load(Ordering::SeqCst) {
-                    let after = done.load(Ordering::SeqCst);
-                    let run = Test::within(env)
-                        .args(["next", "--app", app, "--count", "300"])
-                        .env("IDGEN_REDIS_URL", url)
-                        .run();
-                    if run.success() {
-                        ids.lock().unwrap().extend(run.ids());
-                        taken.fetch_add(1, Ordering::SeqCst);
-                        if after {
-                            taken_after.fetch_add(1, Ordering::SeqCst);
-                        }
-                    } else {
-                        failures.lock().unwrap().push(run.to_string());
-                    }
-                }
-            });
-        }
-        let _stop = crate::harness::StopOnDrop(&stop);
+    let next = || {
+        Test::within(env)
+            .args(["next", "--app", app, "--count", "300"])
+            .env("IDGEN_REDIS_URL", url)
+            .run()
+    };
+    let taken = take_during(takers, next, |takers| {
         wait_until(Duration::from_secs(60), "takes before", || {
-            taken.load(Ordering::SeqCst) >= 5
+            takers.taken() >= 5
         });
         during();
-        done.store(true, Ordering::SeqCst);
+        takers.mark_after();
         wait_until(Duration::from_secs(60), "takes after", || {
-            taken_after.load(Ordering::SeqCst) >= 10
+            takers.taken_after() >= 10
         });
-        stop.store(true, Ordering::SeqCst);
     });
-    let failures = failures.into_inner().unwrap();
-    for failure in failures {
+    for failure in taken.failures {
         assert!(!failure.contains("panicked"), "{failure}");
     }
-    ids.into_inner().unwrap()
+    taken.ids
 }
 
 fn init_app(env: &TestEnv, url: &str, app: &str) {

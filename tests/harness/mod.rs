@@ -18,6 +18,7 @@ pub mod faults;
 pub mod sentinel;
 pub mod servers;
 mod stores;
+pub mod takers;
 pub mod test;
 pub mod tls;
 
