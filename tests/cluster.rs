@@ -7,7 +7,9 @@
 
 use crate::harness::cluster::Cluster;
 use crate::harness::takers::take_during;
-use crate::harness::{Test, TestEnv, assert_unique, keys, wait_until};
+use crate::harness::{
+    Test, TestEnv, assert_unique, four_worker_lease, keys, wait_until, worker_of_four_worker_id,
+};
 use std::time::Duration;
 
 /// `next --app APP --count 300` in `takers` threads: 5 takes before `during`
@@ -100,20 +102,7 @@ fn leases_status_and_inspect_work_on_a_cluster() {
     let cluster = Cluster::shared();
     let url = cluster.url();
     let on_cluster = [("IDGEN_REDIS_URL", url.as_str())];
-    let lease = |how: &[&'static str]| -> Vec<&'static str> {
-        let mut args = vec![
-            "lease",
-            "--json",
-            "--namespace",
-            "cluster",
-            "--bits",
-            "time:41,worker:2,seq:20",
-            "--epoch",
-            "2024-01-01",
-        ];
-        args.extend(how);
-        args
-    };
+    let lease = |how: &[&'static str]| four_worker_lease("cluster", how);
     let mut holder = env.coprocess(&lease(&["--stdin"]), &on_cluster);
     let worker = holder.event("acquired")["worker"].as_u64().unwrap();
     let mut ids = holder.request(1000);
@@ -122,7 +111,12 @@ fn leases_status_and_inspect_work_on_a_cluster() {
         .env("IDGEN_REDIS_URL", &url)
         .status(0)
         .run();
-    assert!(second.ids().iter().all(|id| (id >> 20) & 0b11 != worker));
+    assert!(
+        second
+            .ids()
+            .iter()
+            .all(|&id| worker_of_four_worker_id(id) != worker)
+    );
     ids.extend(second.ids());
     ids.extend(holder.request(1000));
     let (status, _, stderr) = holder.finish();

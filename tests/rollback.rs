@@ -7,7 +7,10 @@
 //! `scripts/chaos.sh` runs them with 1 000 000).
 
 use crate::harness::faults::{Persistence, RedisProcess, TcpProxy};
-use crate::harness::{Coprocess, Test, TestEnv, assert_unique, keys, parse_ids, segment_id};
+use crate::harness::{
+    Coprocess, Test, TestEnv, assert_unique, four_worker_lease, keys, parse_ids, segment_id,
+    worker_of_four_worker_id,
+};
 use redis::Commands;
 use std::sync::Mutex;
 
@@ -285,19 +288,7 @@ fn a_failover_behind_a_proxy_that_keeps_connections_repeats_nothing() {
 /// A `lease --stdin` holder on `redis` that has acquired its worker.
 fn holder(env: &TestEnv, redis: &str, namespace: &str) -> (Coprocess, u64) {
     let mut holder = env.coprocess(
-        &[
-            "lease",
-            "--stdin",
-            "--json",
-            "--namespace",
-            namespace,
-            "--bits",
-            "time:41,worker:2,seq:20",
-            "--epoch",
-            "2024-01-01",
-            "--ttl",
-            "3s",
-        ],
+        &four_worker_lease(namespace, &["--stdin", "--ttl", "3s"]),
         &[("IDGEN_REDIS_URL", redis)],
     );
     let worker = holder.event("acquired")["worker"].as_u64().unwrap();
@@ -305,19 +296,9 @@ fn holder(env: &TestEnv, redis: &str, namespace: &str) -> (Coprocess, u64) {
 }
 
 fn lease_ids(env: &TestEnv, redis: &str, namespace: &str, count: u64) -> (Vec<u64>, String) {
+    let count = count.to_string();
     let run = Test::within(env)
-        .args([
-            "lease",
-            "--json",
-            "--namespace",
-            namespace,
-            "--bits",
-            "time:41,worker:2,seq:20",
-            "--epoch",
-            "2024-01-01",
-            "--count",
-            &count.to_string(),
-        ])
+        .args(four_worker_lease(namespace, &["--count", &count]))
         .env("IDGEN_REDIS_URL", redis)
         .status(0)
         .run();
@@ -334,10 +315,6 @@ fn request(holder: &mut Coprocess, count: u64) -> Vec<u64> {
     ids
 }
 
-fn worker_of(id: u64) -> u64 {
-    (id >> 20) & 0b11
-}
-
 #[test]
 fn flushall_under_a_live_lease_gives_the_next_holder_another_worker() {
     let env = TestEnv::distributed();
@@ -349,7 +326,11 @@ fn flushall_under_a_live_lease_gives_the_next_holder_another_worker() {
     // Started at once: Redis offers every worker again, the first one included.
     let (second, stderr) = lease_ids(&env, &redis.url(), "flushed", chaos_ids() / 4);
     assert!(stderr.contains("\"restored\":1"), "{stderr}");
-    assert!(second.iter().all(|&id| worker_of(id) != worker));
+    assert!(
+        second
+            .iter()
+            .all(|&id| worker_of_four_worker_id(id) != worker)
+    );
     ids.extend(second);
     ids.extend(request(&mut first, chaos_ids() / 2));
     let (status, rest, stderr) = first.finish();
@@ -401,18 +382,7 @@ fn a_count_holder_paused_through_a_flush_repeats_nothing() {
     let paused_count = (chaos_ids() / 2).max(150_000);
     let count = paused_count.to_string();
     let mut paused = Test::within(&env)
-        .args([
-            "lease",
-            "--json",
-            "--namespace",
-            "paused",
-            "--bits",
-            "time:41,worker:2,seq:20",
-            "--epoch",
-            "2024-01-01",
-            "--count",
-            &count,
-        ])
+        .args(four_worker_lease("paused", &["--count", &count]))
         .env("IDGEN_REDIS_URL", redis.url())
         .env("IDGEN_FAILPOINTS", "lease.between_batches=stop")
         .command();

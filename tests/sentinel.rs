@@ -7,7 +7,8 @@
 use crate::harness::sentinel::SentinelGroup;
 use crate::harness::takers::take_during;
 use crate::harness::{
-    Coprocess, Test, TestEnv, assert_unique, keys, parse_ids, status_of_hot_node, wait_until,
+    Coprocess, Test, TestEnv, assert_unique, four_worker_lease, keys, parse_ids,
+    status_of_hot_node, wait_until, worker_of_four_worker_id,
 };
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -16,29 +17,10 @@ use std::time::Duration;
 const APP: &str = "21";
 const TAKERS: usize = 3;
 const BATCH: &str = "300";
-/// `lease` in namespace `sentinel` with 4 worker IDs, then `how`.
-fn lease_args<'a>(how: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "lease",
-        "--json",
-        "--namespace",
-        "sentinel",
-        "--bits",
-        "time:41,worker:2,seq:20",
-        "--epoch",
-        "2024-01-01",
-    ];
-    args.extend(how);
-    args
-}
-
-fn worker_of(id: u64) -> u64 {
-    (id >> 20) & 0b11
-}
 
 fn lease_holder(env: &TestEnv, url: &str) -> (Coprocess, u64) {
     let mut holder = env.coprocess(
-        &lease_args(&["--stdin", "--ttl", "15s"]),
+        &four_worker_lease("sentinel", &["--stdin", "--ttl", "15s"]),
         &[("IDGEN_REDIS_URL", url)],
     );
     let worker = holder.event("acquired")["worker"].as_u64().unwrap();
@@ -123,12 +105,14 @@ fn through_a_failover(fault: impl FnOnce(&mut SentinelGroup, u16)) {
     // started meanwhile gets another one.
     lease_ids.extend(holder.request(1000));
     let second = on_sentinel()
-        .args(lease_args(&["--count", "1000"]))
+        .args(four_worker_lease("sentinel", &["--count", "1000"]))
         .status(0)
         .run()
         .ids();
     assert!(
-        second.iter().all(|&id| worker_of(id) != worker),
+        second
+            .iter()
+            .all(|&id| worker_of_four_worker_id(id) != worker),
         "a second holder got worker {worker}, held all along by the first"
     );
     lease_ids.extend(holder.request(1000));

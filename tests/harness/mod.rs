@@ -470,6 +470,39 @@ pub fn tiny_namespace_lease<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
+/// The fields of a namespace with room for four worker IDs.
+const FOUR_WORKERS: &str = "time:41,worker:2,seq:20";
+/// Its epoch.
+const FOUR_WORKERS_EPOCH: &str = "2024-01-01";
+
+/// `lease --json` in `namespace`, which has room for four worker IDs
+/// (`time:41,worker:2,seq:20` from 2024-01-01), then `how`.
+pub fn four_worker_lease<'a>(namespace: &'a str, how: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "lease",
+        "--json",
+        "--namespace",
+        namespace,
+        "--bits",
+        FOUR_WORKERS,
+        "--epoch",
+        FOUR_WORKERS_EPOCH,
+    ];
+    args.extend_from_slice(how);
+    args
+}
+
+/// The worker ID in an ID of a [`four_worker_lease`], by the core's layout.
+pub fn worker_of_four_worker_id(id: u64) -> u64 {
+    let epoch = idgen::layout::parse_epoch(FOUR_WORKERS_EPOCH).unwrap();
+    idgen::layout::Layout::custom(FOUR_WORKERS, None, Some(epoch))
+        .unwrap()
+        .decompose(id)
+        .unwrap()
+        .get(idgen::layout::FieldKind::Worker)
+        .unwrap()
+}
+
 /// Redis key names, as the core names them.
 pub mod keys {
     use idgen::store::Slot;
