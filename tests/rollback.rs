@@ -88,6 +88,17 @@ fn after_the_fault(env: &TestEnv, redis: &str, kind: &str, mut ids: Vec<u64>) {
     assert_unique(&ids);
 }
 
+/// A replica of `master` that has had every write the master has had so far.
+fn caught_up_replica_of(master: &RedisProcess) -> RedisProcess {
+    let replica = RedisProcess::replica_of(master);
+    let _: i64 = redis::cmd("WAIT")
+        .arg(1)
+        .arg(10_000)
+        .query(&mut master.conn())
+        .unwrap();
+    replica
+}
+
 /// A long-lived allocator in this process, on `redis` and the env's MySQL.
 fn allocator_on(env: &TestEnv, redis: &str) -> idgen::segment::SegmentAllocator {
     let mut settings = env.settings();
@@ -147,12 +158,7 @@ fn a_replica_promoted_after_lag_repeats_nothing(kind: &str) {
     let env = TestEnv::distributed();
     let mut master = RedisProcess::start(Persistence::None);
     stocked_app(&env, &master.url(), kind);
-    let mut replica = RedisProcess::replica_of(&master);
-    let _: i64 = redis::cmd("WAIT")
-        .arg(1)
-        .arg(10_000)
-        .query(&mut master.conn())
-        .unwrap();
+    let mut replica = caught_up_replica_of(&master);
     // The replica stops receiving writes; the master pops on without it.
     replica.pause();
     let ids = take(&env, &master.url(), kind, chaos_ids() / 2);
@@ -250,12 +256,7 @@ fn a_failover_behind_a_proxy_that_keeps_connections_repeats_nothing() {
     let proxy = TcpProxy::to(&format!("127.0.0.1:{}", master.port()));
     let through_proxy = format!("redis://127.0.0.1:{}/0", proxy.port());
     stocked_app(&env, &through_proxy, "queue");
-    let mut replica = RedisProcess::replica_of(&master);
-    let _: i64 = redis::cmd("WAIT")
-        .arg(1)
-        .arg(10_000)
-        .query(&mut master.conn())
-        .unwrap();
+    let mut replica = caught_up_replica_of(&master);
     replica.pause();
 
     // One long-lived client, one connection through the proxy, all along.

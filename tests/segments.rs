@@ -1,7 +1,7 @@
 //! Segment IDs end to end: `init-app`, `next`, `reload-segments` on real Redis and MySQL.
 
 use crate::harness::{
-    StoreKind, Test, TestEnv, assert_unique, parse_ids, segment_id, segment_parts,
+    StoreKind, Test, TestEnv, assert_unique, parse_ids, segment_id, segment_indexes, segment_parts,
 };
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
@@ -369,12 +369,7 @@ fn max_limit_id_is_refused_never_wrapped(env: &TestEnv) {
         .stderr("max_limit_id")
         .run();
     assert!(ids.iter().all(|&id| id <= limit), "{ids:?} passes {limit}");
-    assert_eq!(
-        ids.iter()
-            .map(|&id| segment_parts(id).0)
-            .collect::<Vec<_>>(),
-        [1, 2, 3]
-    );
+    assert_eq!(segment_indexes(&ids), [1, 2, 3]);
 }
 
 fn a_batch_that_reaches_max_limit_id_prints_what_it_got_then_fails(env: &TestEnv) {
@@ -388,13 +383,7 @@ fn a_batch_that_reaches_max_limit_id_prints_what_it_got_then_fails(env: &TestEnv
         // A warning before the limit.
         .stderr("90%")
         .run();
-    assert_eq!(
-        run.ids()
-            .iter()
-            .map(|&id| segment_parts(id).0)
-            .collect::<Vec<_>>(),
-        [1, 2, 3, 4, 5]
-    );
+    assert_eq!(segment_indexes(&run.ids()), [1, 2, 3, 4, 5]);
 }
 
 fn a_crash_between_the_ledger_update_and_the_dispenser_push_leaves_a_gap(env: &TestEnv) {
@@ -702,12 +691,7 @@ fn the_java_algorithm_consumes_a_queue_idgen_filled() {
         .filter_map(|_| java_pop(&mut conn, 40, 61))
         .collect();
     assert_eq!(java.len(), 20);
-    assert_eq!(
-        java.iter()
-            .map(|&id| segment_parts(id).0)
-            .collect::<Vec<_>>(),
-        (1..=20).collect::<Vec<_>>()
-    );
+    assert_eq!(segment_indexes(&java), (1..=20).collect::<Vec<_>>());
     let ours = Test::within(&env)
         .args(["next", "--app", "40", "--gate-pass", "alice@example.com"])
         .args(["--count", "100"])
@@ -812,7 +796,7 @@ fn an_index_past_max_limit_id_is_never_served_whoever_stocked_it() {
         .status(4)
         .stderr("max_limit_id")
         .run();
-    let served: Vec<u64> = run.ids().iter().map(|&id| segment_parts(id).0).collect();
+    let served = segment_indexes(&run.ids());
     assert_eq!(served, [2, 3], "{run}");
     assert!(run.ids().iter().all(|&id| id <= limit), "{run}");
 }
@@ -838,10 +822,7 @@ fn a_malformed_queue_entry_is_bad_data_naming_the_key_and_the_entry() {
             .status(13)
             .run();
         assert_eq!(
-            run.ids()
-                .iter()
-                .map(|&id| segment_parts(id).0)
-                .collect::<Vec<_>>(),
+            segment_indexes(&run.ids()),
             [7, 8],
             "the good entries are still served: {run}"
         );

@@ -240,15 +240,13 @@ fn an_unreachable_ledger_is_reported_and_the_nodes_still_checked() {
 fn a_lease_problem_needs_attention() {
     let env = TestEnv::distributed();
     healthy(&env);
-    let mut conn = env.redis();
-    let free: Vec<u64> = conn.lrange("idgen:{default}:free", 0, 0).unwrap();
-    let _: () = conn.rpush("idgen:{default}:free", free[0]).unwrap();
+    let repeated = env.tamper_free_repeat_first("default");
     let (run, report) = status(&env);
     assert_eq!(run.code(), 8);
     assert_eq!(attention_kinds(&report), ["lease_problem"], "{run}");
     let problems = report["namespaces"][0]["problems"].as_array().unwrap();
     assert_eq!(problems[0]["kind"], "duplicate_free", "{report}");
-    assert_eq!(problems[0]["worker"], free[0]);
+    assert_eq!(problems[0]["worker"], repeated);
 }
 
 #[test]

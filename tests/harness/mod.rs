@@ -424,6 +424,11 @@ pub fn segment_parts(id: u64) -> (u64, u8, u8) {
     (parts.index, parts.shard, parts.app)
 }
 
+/// The index fields of segment IDs, in order.
+pub fn segment_indexes(ids: &[u64]) -> Vec<u64> {
+    ids.iter().map(|&id| segment_parts(id).0).collect()
+}
+
 /// The segment ID of `index` on `shard` of `app`, by the core's layout; also how
 /// a test writes a `max_limit_id` (the ID of the last index a shard may issue).
 pub fn segment_id(index: u64, shard: u8, app: u8) -> u64 {
@@ -527,6 +532,12 @@ pub mod keys {
     /// A KEYS/SCAN pattern for every queue of `app`.
     pub fn queues_of(app: u8) -> String {
         format!("{}{app}_*", redis::QUEUE_PREFIX)
+    }
+
+    /// The free list of lease namespace `namespace` (the core keeps this name
+    /// private to its lease store).
+    pub fn free_list(namespace: &str) -> String {
+        format!("idgen:{{{namespace}}}:free")
     }
 
     /// A KEYS/SCAN pattern for every lock of `app` (tagged ones on a cluster too).
