@@ -7,12 +7,6 @@ use crate::harness::{
 use crate::status::{attention_kinds, status};
 use serde_json::Value;
 
-fn write_config(env: &TestEnv, text: &str) {
-    let path = env.home.path().join("config/idgen/config.toml");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, text).unwrap();
-}
-
 fn finding<'a>(report: &'a Value, kind: &str) -> &'a Value {
     report["attention"]
         .as_array()
@@ -163,19 +157,16 @@ fn layouts_warn_within_a_year_and_are_critical_within_30_days(env: &TestEnv) {
     env.ok(&["reload-segments"]);
     let epoch_ending_in = |days: u64| (now_s() - (1u64 << 28) + days * 86_400) * 1000;
     for (days, severity, code) in [(180, "warning", 1), (10, "critical", 2)] {
-        write_config(
-            env,
-            &format!(
-                "[snowflake]\nlayout = \"uid-generator\"\nepoch = {}\n",
-                epoch_ending_in(days)
-            ),
-        );
+        env.write_config(&format!(
+            "[snowflake]\nlayout = \"uid-generator\"\nepoch = {}\n",
+            epoch_ending_in(days)
+        ));
         let (run, report) = status(env);
         assert_eq!(attention_kinds(&report), ["layout_expiring"], "{run}");
         assert_eq!(report["severity"], severity, "{run}");
         assert_eq!(check_code(env), code);
     }
-    write_config(env, "[snowflake]\nlayout = \"uid-generator\"\n");
+    env.write_config("[snowflake]\nlayout = \"uid-generator\"\n");
     let (_, report) = status(env);
     assert_eq!(finding(&report, "layout_exhausted")["severity"], "critical");
 }
@@ -450,10 +441,9 @@ fn status_takes_about_one_timeout_whatever_is_down() {
     // A port that completes the handshake and then never answers: the worst kind of down.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = silent.local_addr().unwrap().port();
-    write_config(
-        &env,
-        &format!("[redis.nodes]\ncold = \"redis://127.0.0.1:{port}/0\"\n"),
-    );
+    env.write_config(&format!(
+        "[redis.nodes]\ncold = \"redis://127.0.0.1:{port}/0\"\n"
+    ));
     let mysql = format!("mysql://root@127.0.0.1:{port}/idgen");
     let started = std::time::Instant::now();
     let run = Test::within(&env)

@@ -188,6 +188,20 @@ impl TestEnv {
         Coprocess::spawn(cmd)
     }
 
+    /// Where idgen looks by default in this environment:
+    /// `$XDG_CONFIG_HOME/idgen/config.toml`.
+    pub fn config_path(&self) -> std::path::PathBuf {
+        self.home.path().join("config/idgen/config.toml")
+    }
+
+    /// Writes `text` as this environment's default config file; returns its path.
+    pub fn write_config(&self, text: &str) -> std::path::PathBuf {
+        let path = self.config_path();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
     /// A setup step: runs `idgen args…`, insists on exit 0 and returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         Test::within(self)
