@@ -104,7 +104,7 @@ fn leases_status_and_inspect_work_on_a_cluster() {
     let on_cluster = [("IDGEN_REDIS_URL", url.as_str())];
     let lease = |how: &[&'static str]| four_worker_lease("cluster", how);
     let mut holder = env.coprocess(&lease(&["--stdin"]), &on_cluster);
-    let worker = holder.event("acquired")["worker"].as_u64().unwrap();
+    let worker = holder.acquired_worker();
     let mut ids = holder.request(1000);
     let second = Test::within(&env)
         .args(lease(&["--count", "1000"]))

@@ -36,8 +36,7 @@ fn holder(
     let mut args = crate::harness::lease_args(namespace, &["--stdin"]);
     args.extend_from_slice(extra);
     let mut process = env.coprocess(&args, vars);
-    let acquired = process.event("acquired");
-    let worker = acquired["worker"].as_u64().unwrap();
+    let worker = process.acquired_worker();
     (process, worker)
 }
 

@@ -292,7 +292,7 @@ fn holder(env: &TestEnv, redis: &str, namespace: &str) -> (Coprocess, u64) {
         &four_worker_lease(namespace, &["--stdin", "--ttl", "3s"]),
         &[("IDGEN_REDIS_URL", redis)],
     );
-    let worker = holder.event("acquired")["worker"].as_u64().unwrap();
+    let worker = holder.acquired_worker();
     (holder, worker)
 }
 

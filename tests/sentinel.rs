@@ -23,7 +23,7 @@ fn lease_holder(env: &TestEnv, url: &str) -> (Coprocess, u64) {
         &four_worker_lease("sentinel", &["--stdin", "--ttl", "15s"]),
         &[("IDGEN_REDIS_URL", url)],
     );
-    let worker = holder.event("acquired")["worker"].as_u64().unwrap();
+    let worker = holder.acquired_worker();
     (holder, worker)
 }
 

@@ -95,6 +95,14 @@ impl Coprocess {
         }
     }
 
+    /// Waits for a `lease --json` holder's `acquired` event; returns its worker ID.
+    pub fn acquired_worker(&mut self) -> u64 {
+        let acquired = self.event("acquired");
+        acquired["worker"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("an acquired event without a worker: {acquired}"))
+    }
+
     fn drain_stderr(&mut self) -> Vec<String> {
         while let Ok(line) = self.stderr.try_recv() {
             self.stderr_seen.push(line);
