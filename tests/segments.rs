@@ -806,7 +806,8 @@ fn a_malformed_queue_entry_is_bad_data_naming_the_key_and_the_entry() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "44", "--name", "dirty", "--step", "3"]);
     env.ok(&["next", "--app", "44", "--gate-pass", "13800138000"]);
-    let too_wide = (1u64 << 49).to_string();
+    // An index one past the widest the layout holds.
+    let too_wide = (idgen::shard::MAX_INDEX + 1).to_string();
     for bad in ["12abc", too_wide.as_str()] {
         let _: () = env
             .redis()
