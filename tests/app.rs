@@ -1,21 +1,9 @@
 //! `idgen app list|show|set`: apps read and changed without SQL, through the
 //! same locks and rules as the other commands, on both backends.
 
-use crate::harness::{StoreKind, Test, TestEnv};
-use serde_json::Value;
-
-fn json(env: &TestEnv, args: &[&str]) -> Value {
-    Test::within(env)
-        .args(args.iter().copied())
-        .status(0)
-        .run()
-        .json()
-}
-
-fn limit_with_last_index(index: u64, app: u64) -> u64 {
-    // The last index every shard may issue, for shard 63 (the tightest).
-    (index << 14) | (63 << 8) | app
-}
+use crate::harness::{
+    StoreKind, Test, TestEnv, init_app_1_capped_at_index_10, limit_with_last_index,
+};
 
 fn app_list_and_show_give_exact_values(env: &TestEnv) {
     let run = Test::within(env).args(["app", "list"]).run();
@@ -40,14 +28,14 @@ fn app_list_and_show_give_exact_values(env: &TestEnv) {
         "init-app", "--app", "1", "--name", "orders", "--step", "100",
     ]);
     env.ok(&["next", "--app", "1", "-n", "5"]);
-    let apps = json(env, &["app", "list", "--json"]);
+    let apps = env.json(&["app", "list", "--json"]);
     let apps = apps.as_array().unwrap();
     assert_eq!(apps.len(), 2);
     assert_eq!(apps[0]["app"], 1);
     assert_eq!(apps[1]["max_limit_id"], limit, "a string: above 2^53");
     let human = env.ok(&["app", "list"]);
     assert!(human.contains("1,234,567"), "{human}");
-    let shown = json(env, &["app", "show", "1", "--json"]);
+    let shown = env.json(&["app", "show", "1", "--json"]);
     assert_eq!(shown["shard_rows"].as_array().unwrap().len(), 64);
     assert!(shown["shard_rows"][0]["max_id"].is_string());
     Test::within(env).args(["app", "show", "9"]).status(3).run();
@@ -57,7 +45,7 @@ fn max_limit_id_is_raised_never_lowered(env: &TestEnv) {
     let next = crate::status_states::exhaust_shard_0_of_app_9(env);
 
     // Lowering is refused and changes nothing.
-    let lower = (2u64 << 14 | 63 << 8 | 9).to_string();
+    let lower = limit_with_last_index(2, 9).to_string();
     Test::within(env)
         .args(["app", "set", "9", "--max-limit-id", &lower])
         .status(2)
@@ -68,7 +56,7 @@ fn max_limit_id_is_raised_never_lowered(env: &TestEnv) {
         .args(["app", "set", "9", "--max-limit-id", "0"])
         .status(0)
         .run();
-    let shown = json(env, &["app", "show", "9", "--json"]);
+    let shown = env.json(&["app", "show", "9", "--json"]);
     assert_eq!(shown["max_limit_id"], "0");
     // From no limit, any limit lowers it.
     Test::within(env)
@@ -83,16 +71,7 @@ fn max_limit_id_is_raised_never_lowered(env: &TestEnv) {
 }
 
 fn a_limit_below_an_issued_index_is_refused(env: &TestEnv) {
-    let limit = limit_with_last_index(10, 1);
-    env.ok(&[
-        "init-app",
-        "--app",
-        "1",
-        "--name",
-        "orders",
-        "--max-limit-id",
-        &limit.to_string(),
-    ]);
+    let limit = init_app_1_capped_at_index_10(env);
     // Another writer (the Java service) took shard 5 past the limit.
     env.sql("UPDATE id_alloc SET max_id = 50 WHERE app_id = 1 AND shard_id = 5");
     Test::within(env)
@@ -101,7 +80,7 @@ fn a_limit_below_an_issued_index_is_refused(env: &TestEnv) {
         .status(2)
         .stderr("index 50 already issued on shard 5")
         .run();
-    let shown = json(env, &["app", "show", "1", "--json"]);
+    let shown = env.json(&["app", "show", "1", "--json"]);
     assert_eq!(shown["max_limit_id"], limit.to_string(), "unchanged");
 }
 
@@ -115,24 +94,21 @@ fn the_step_and_its_bounds_change_together(env: &TestEnv) {
         .status(2)
         .stderr("--max-step")
         .run();
-    let changed = json(
-        env,
-        &[
-            "app",
-            "set",
-            "1",
-            "--step",
-            "5000",
-            "--max-step",
-            "50000",
-            "--json",
-        ],
-    );
+    let changed = env.json(&[
+        "app",
+        "set",
+        "1",
+        "--step",
+        "5000",
+        "--max-step",
+        "50000",
+        "--json",
+    ]);
     assert_eq!(changed["step"], 5000);
     assert_eq!(changed["policy"]["max_step"], 50000);
     assert_eq!(changed["policy"]["min_step"], 100);
     // Every shard row carries the new step, and a refill uses it.
-    let rows = json(env, &["app", "show", "1", "--json"]);
+    let rows = env.json(&["app", "show", "1", "--json"]);
     assert!(
         rows["shard_rows"]
             .as_array()
@@ -155,10 +131,10 @@ fn a_rename_asks_first(env: &TestEnv) {
         .status(2)
         .stderr("--yes")
         .run();
-    assert_eq!(json(env, &["app", "show", "1", "--json"])["name"], "orders");
+    assert_eq!(env.json(&["app", "show", "1", "--json"])["name"], "orders");
     env.ok(&["app", "set", "1", "--name", "orders-v2", "--yes"]);
     assert_eq!(
-        json(env, &["app", "show", "1", "--json"])["name"],
+        env.json(&["app", "show", "1", "--json"])["name"],
         "orders-v2"
     );
     // init-app now knows it by the new name.

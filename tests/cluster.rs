@@ -6,13 +6,14 @@
 //! that reshard or fail over start their own.
 
 use crate::harness::cluster::Cluster;
-use crate::harness::{Test, TestEnv, assert_unique, keys, wait_until};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use crate::harness::takers::take_during;
+use crate::harness::{
+    Test, TestEnv, assert_unique, four_worker_lease, keys, wait_until, worker_of_four_worker_id,
+};
 use std::time::Duration;
 
-/// `next --app APP --count 300` in `takers` threads while `during` runs, then
-/// until each has had `after` more successful calls; every ID taken.
+/// `next --app APP --count 300` in `takers` threads: 5 takes before `during`
+/// runs, then until 10 more have begun after it; every ID taken.
 fn take_while(
     env: &TestEnv,
     url: &str,
@@ -20,47 +21,26 @@ fn take_while(
     takers: usize,
     during: impl FnOnce(),
 ) -> Vec<u64> {
-    let ids = Mutex::new(Vec::new());
-    let failures = Mutex::new(Vec::new());
-    let (stop, done) = (AtomicBool::new(false), AtomicBool::new(false));
-    let (taken, taken_after) = (AtomicU64::new(0), AtomicU64::new(0));
-    std::thread::scope(|scope| {
-        for _ in 0..takers {
-            scope.spawn(|| {
-                while !stop.load(Ordering::SeqCst) {
-                    let after = done.load(Ordering::SeqCst);
-                    let run = Test::within(env)
-                        .args(["next", "--app", app, "--count", "300"])
-                        .env("IDGEN_REDIS_URL", url)
-                        .run();
-                    if run.success() {
-                        ids.lock().unwrap().extend(run.ids());
-                        taken.fetch_add(1, Ordering::SeqCst);
-                        if after {
-                            taken_after.fetch_add(1, Ordering::SeqCst);
-                        }
-                    } else {
-                        failures.lock().unwrap().push(run.to_string());
-                    }
-                }
-            });
-        }
-        let _stop = crate::harness::StopOnDrop(&stop);
+    let next = || {
+        Test::within(env)
+            .args(["next", "--app", app, "--count", "300"])
+            .env("IDGEN_REDIS_URL", url)
+            .run()
+    };
+    let taken = take_during(takers, next, |takers| {
         wait_until(Duration::from_secs(60), "takes before", || {
-            taken.load(Ordering::SeqCst) >= 5
+            takers.taken() >= 5
         });
         during();
-        done.store(true, Ordering::SeqCst);
+        takers.mark_after();
         wait_until(Duration::from_secs(60), "takes after", || {
-            taken_after.load(Ordering::SeqCst) >= 10
+            takers.taken_after() >= 10
         });
-        stop.store(true, Ordering::SeqCst);
     });
-    let failures = failures.into_inner().unwrap();
-    for failure in failures {
+    for failure in taken.failures {
         assert!(!failure.contains("panicked"), "{failure}");
     }
-    ids.into_inner().unwrap()
+    taken.ids
 }
 
 fn init_app(env: &TestEnv, url: &str, app: &str) {
@@ -122,29 +102,21 @@ fn leases_status_and_inspect_work_on_a_cluster() {
     let cluster = Cluster::shared();
     let url = cluster.url();
     let on_cluster = [("IDGEN_REDIS_URL", url.as_str())];
-    let lease = |how: &[&'static str]| -> Vec<&'static str> {
-        let mut args = vec![
-            "lease",
-            "--json",
-            "--namespace",
-            "cluster",
-            "--bits",
-            "time:41,worker:2,seq:20",
-            "--epoch",
-            "2024-01-01",
-        ];
-        args.extend(how);
-        args
-    };
+    let lease = |how: &[&'static str]| four_worker_lease("cluster", how);
     let mut holder = env.coprocess(&lease(&["--stdin"]), &on_cluster);
-    let worker = holder.event("acquired")["worker"].as_u64().unwrap();
+    let worker = holder.acquired_worker();
     let mut ids = holder.request(1000);
     let second = Test::within(&env)
         .args(lease(&["--count", "1000"]))
         .env("IDGEN_REDIS_URL", &url)
         .status(0)
         .run();
-    assert!(second.ids().iter().all(|id| (id >> 20) & 0b11 != worker));
+    assert!(
+        second
+            .ids()
+            .iter()
+            .all(|&id| worker_of_four_worker_id(id) != worker)
+    );
     ids.extend(second.ids());
     ids.extend(holder.request(1000));
     let (status, _, stderr) = holder.finish();

@@ -3,19 +3,6 @@
 
 use crate::harness::{Test, TestEnv};
 use serde_json::Value;
-use std::path::PathBuf;
-
-/// Where idgen looks by default in a test environment ($XDG_CONFIG_HOME/idgen/config.toml).
-fn default_config(env: &TestEnv) -> PathBuf {
-    env.home.path().join("config/idgen/config.toml")
-}
-
-fn write_config(env: &TestEnv, text: &str) -> PathBuf {
-    let path = default_config(env);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, text).unwrap();
-    path
-}
 
 fn node_location(report: &Value, name: &str) -> String {
     report["stores"]
@@ -35,7 +22,7 @@ fn redis_url_comes_from_the_flag_then_the_environment_then_the_file() {
     // Distinct database numbers tell the layers apart; only the location is compared.
     // (Redis has no database 40 or 41: those nodes are unreachable, which status reports.)
     let file_url = format!("{}40", env.redis_url.trim_end_matches(char::is_numeric));
-    write_config(&env, &format!("[redis.nodes]\nmain = \"{file_url}\"\n"));
+    env.write_config(&format!("[redis.nodes]\nmain = \"{file_url}\"\n"));
     let env_url = env.redis_url.clone();
     let flag_url = format!("{}41", env.redis_url.trim_end_matches(char::is_numeric));
 
@@ -66,7 +53,7 @@ fn redis_url_comes_from_the_flag_then_the_environment_then_the_file() {
     );
 
     // Without any of them there is no Redis: a MySQL URL alone is a configuration mistake.
-    std::fs::remove_file(default_config(&env)).unwrap();
+    std::fs::remove_file(env.config_path()).unwrap();
     Test::within(&env)
         .arg("status")
         .unset("IDGEN_REDIS_URL")
@@ -88,7 +75,7 @@ fn layout_comes_from_the_flag_then_the_environment_then_the_file_then_snowflake(
     };
     let id = "175928847299117063";
     assert_eq!(layout_of(&["decode", id], &[]), "snowflake");
-    write_config(&env, "[snowflake]\nlayout = \"sonyflake\"\n");
+    env.write_config("[snowflake]\nlayout = \"sonyflake\"\n");
     assert_eq!(layout_of(&["decode", id], &[]), "sonyflake");
     let with_env = [("IDGEN_LAYOUT", "uid-generator")];
     assert_eq!(layout_of(&["decode", id], &with_env), "uid-generator");
@@ -101,10 +88,7 @@ fn layout_comes_from_the_flag_then_the_environment_then_the_file_then_snowflake(
 #[test]
 fn the_configured_epoch_applies_to_the_configured_layout() {
     let env = TestEnv::distributed();
-    write_config(
-        &env,
-        "[snowflake]\nlayout = \"discord\"\nepoch = 2020-01-01T00:00:00Z\n",
-    );
+    env.write_config("[snowflake]\nlayout = \"discord\"\nepoch = 2020-01-01T00:00:00Z\n");
     // Time 0, worker 0, sequence 1: the epoch itself.
     let run = Test::within(&env)
         .args(["decode", "--json", "1"])
@@ -131,7 +115,7 @@ fn idle_comes_from_the_flag_then_the_environment_then_the_file_then_0_2() {
         (report["idle"].as_f64().unwrap(), low)
     };
     assert_eq!(status(&[], &[]), (0.2, 0));
-    write_config(&env, "[segments]\nidle = 1\n");
+    env.write_config("[segments]\nidle = 1\n");
     assert_eq!(status(&[], &[]), (1.0, 64));
     assert_eq!(status(&[("IDGEN_IDLE", "0.3")], &[]), (0.3, 0));
     assert_eq!(
@@ -152,10 +136,7 @@ fn idle_comes_from_the_flag_then_the_environment_then_the_file_then_0_2() {
 #[test]
 fn a_bad_value_in_the_file_is_reported_even_when_a_flag_overrides_it() {
     let env = TestEnv::distributed();
-    write_config(
-        &env,
-        "timeout = \"bogus-but-overridden\"\n[segments]\ndispenser = \"range\"\n",
-    );
+    env.write_config("timeout = \"bogus-but-overridden\"\n[segments]\ndispenser = \"range\"\n");
     // A bad value in the file is reported even when a flag would override it: the
     // file must be right on its own.
     Test::within(&env)
@@ -168,7 +149,7 @@ fn a_bad_value_in_the_file_is_reported_even_when_a_flag_overrides_it() {
 #[test]
 fn the_dispenser_setting_is_new_apps_default_and_the_recorded_one_is_served() {
     let env = TestEnv::distributed();
-    write_config(&env, "[segments]\ndispenser = \"range\"\n");
+    env.write_config("[segments]\ndispenser = \"range\"\n");
     env.ok(&["init-app", "--app", "1", "--name", "ranged"]);
     env.ok(&[
         "init-app",
@@ -193,14 +174,11 @@ fn the_dispenser_setting_is_new_apps_default_and_the_recorded_one_is_served() {
 #[test]
 fn named_nodes_in_the_file_are_all_configured() {
     let env = TestEnv::distributed();
-    write_config(
-        &env,
-        &format!(
-            "# two nodes\n[redis.nodes]\nmain = \"{}\"\nhot = \"{}\"\n",
-            env.redis_url,
-            env.redis2_url()
-        ),
-    );
+    env.write_config(&format!(
+        "# two nodes\n[redis.nodes]\nmain = \"{}\"\nhot = \"{}\"\n",
+        env.redis_url,
+        env.redis2_url()
+    ));
     let both = Test::within(&env)
         .args(["status", "--json"])
         .unset("IDGEN_REDIS_URL")
@@ -218,7 +196,7 @@ fn named_nodes_in_the_file_are_all_configured() {
     assert_eq!(reachable, [true, true, true], "{both}");
     assert_eq!(
         report["config_file"].as_str(),
-        Some(default_config(&env).to_str().unwrap())
+        Some(env.config_path().to_str().unwrap())
     );
 
     // --redis replaces main only; hot stays.
@@ -256,7 +234,7 @@ fn a_file_named_by_flag_or_environment_is_used_and_must_exist() {
         .run();
 
     // A missing default file is fine.
-    assert!(!default_config(&env).exists());
+    assert!(!env.config_path().exists());
     Test::within(&env).args(["decode", "1"]).status(0).run();
 }
 
@@ -327,9 +305,9 @@ fn every_kind_of_mistake_names_the_file_line_and_key() {
         ),
         ("wrong type", "store = 5\n", ":1: key store: invalid type"),
     ];
-    let path = default_config(&env);
+    let path = env.config_path();
     for (_case, text, expected) in cases {
-        write_config(&env, text);
+        env.write_config(text);
         let at = format!("{}{expected}", path.display());
         Test::within(&env)
             .args(["decode", "1"])
@@ -350,13 +328,10 @@ fn passwords_in_the_file_are_never_printed() {
     }
 
     // Reported by status, in both forms, and in the errors of commands that fail.
-    write_config(
-        &env,
-        &format!(
-            "mysql = \"{mysql}\"\n[redis.nodes]\nmain = \"{}\"\nhot = \"{unreachable}\"\n",
-            env.redis_url
-        ),
-    );
+    env.write_config(&format!(
+        "mysql = \"{mysql}\"\n[redis.nodes]\nmain = \"{}\"\nhot = \"{unreachable}\"\n",
+        env.redis_url
+    ));
     let unset = ["IDGEN_REDIS_URL", "IDGEN_MYSQL_URL"];
     for args in [
         &["status", "--json"][..],
@@ -381,7 +356,7 @@ fn passwords_in_the_file_are_never_printed() {
         format!("[segments]\nidle = \"{mysql}\"\n"),
         format!("mysql = \"mysql://root:{SECRET}@[::1\"\n"),
     ] {
-        write_config(&env, &text);
+        env.write_config(&text);
         secret_kept(Test::within(&env).args(["decode", "1"]))
             .status(2)
             .one_line_error("")
@@ -489,13 +464,10 @@ fn a_store_given_together_with_servers_is_a_usage_error_naming_each_source() {
     assert!(!store.exists());
 
     // The servers from the config file, the store from a flag.
-    let path = write_config(
-        &env,
-        &format!(
-            "mysql = \"{}\"\n[redis.nodes]\nmain = \"{}\"\n",
-            env.mysql_url, env.redis_url
-        ),
-    );
+    let path = env.write_config(&format!(
+        "mysql = \"{}\"\n[redis.nodes]\nmain = \"{}\"\n",
+        env.mysql_url, env.redis_url
+    ));
     let second = Test::within(&env)
         .args(["--store", store.to_str().unwrap(), "status"])
         .unset("IDGEN_REDIS_URL")
@@ -516,10 +488,10 @@ fn a_node_name_is_accepted_alike_in_the_file_the_flag_and_the_environment() {
     let env = TestEnv::distributed();
     let url = env.redis2_url();
     let named = |report: &Value| node_location(report, "eu.1");
-    write_config(&env, &format!("[redis.nodes]\n\"eu.1\" = \"{url}\"\n"));
+    env.write_config(&format!("[redis.nodes]\n\"eu.1\" = \"{url}\"\n"));
     let from_file = Test::within(&env).args(["status", "--json"]).run().json();
     assert_eq!(named(&from_file), url);
-    std::fs::remove_file(default_config(&env)).unwrap();
+    std::fs::remove_file(env.config_path()).unwrap();
     let from_flag = Test::within(&env)
         .args(["status", "--json", "--redis-node", &format!("eu.1={url}")])
         .run()
@@ -542,7 +514,7 @@ fn a_node_name_is_accepted_alike_in_the_file_the_flag_and_the_environment() {
             .one_line_error("letters, digits, '-', '_' or '.'")
             .run();
     }
-    write_config(&env, &format!("[redis.nodes]\n\"eu/1\" = \"{url}\"\n"));
+    env.write_config(&format!("[redis.nodes]\n\"eu/1\" = \"{url}\"\n"));
     Test::within(&env)
         .arg("status")
         .status(2)

@@ -28,13 +28,9 @@ fn row<'a>(report: &'a Value, key: &str) -> &'a Value {
 #[test]
 fn every_setting_names_its_source_and_no_password_is_shown() {
     let env = TestEnv::embedded();
-    let path = env.home.path().join("config/idgen/config.toml");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(
-        &path,
+    let path = env.write_config(
         "timeout = \"3s\"\n\n[segments]\nidle = 0.3\n\n[snowflake]\nlease_ttl = \"40s\"\n",
-    )
-    .unwrap();
+    );
     let (report, human) = settings(&env, &["--dispenser", "range"], &[("IDGEN_IDLE", "0.4")]);
     let file = path.display().to_string();
     assert_eq!(report["config_file"], file);

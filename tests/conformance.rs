@@ -2,7 +2,7 @@
 //! backend: Redis + MySQL and the embedded SQLite store run the same cases,
 //! as tikv's `engine_traits_tests` do for its engines.
 
-use crate::harness::TestEnv;
+use crate::harness::{TestEnv, limit_with_last_index};
 use idgen::backend::Backend;
 use idgen::layout::Layout;
 use idgen::lease::{Assigner, LeaseStore, NamespaceSpec, Renewal, WorkerNodeAssigner};
@@ -204,7 +204,7 @@ fn consecutive_takes_follow_each_other_and_a_take_of_none_takes_nothing(env: &Te
 fn a_take_stops_at_max_limit_id(env: &TestEnv) {
     let stores = Stores::of(env);
     // Index 10 of shard 63 is the last one app 1 may issue; shard 5 allows index 10 too.
-    let limit = (10u64 << 14) | (63 << 8) | 1;
+    let limit = limit_with_last_index(10, 1);
     stores.init_app(1, 100, limit);
     let segment = stores.take(SLOT, 100).expect("up to the limit");
     assert_eq!((segment.first, segment.last), (1, 10));

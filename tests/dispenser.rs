@@ -5,14 +5,6 @@
 use crate::harness::{Test, TestEnv, assert_unique};
 use serde_json::Value;
 
-fn json(env: &TestEnv, args: &[&str]) -> Value {
-    Test::within(env)
-        .args(args.iter().copied())
-        .status(0)
-        .run()
-        .json()
-}
-
 /// The IDs of `idgen next ARGS`, which must succeed.
 fn next(env: &TestEnv, args: &[&str]) -> Vec<u64> {
     Test::within(env)
@@ -24,7 +16,7 @@ fn next(env: &TestEnv, args: &[&str]) -> Vec<u64> {
 }
 
 fn dispenser_of(env: &TestEnv, app: u8) -> Value {
-    json(env, &["app", "show", &app.to_string(), "--json"])["dispenser"].clone()
+    env.json(&["app", "show", &app.to_string(), "--json"])["dispenser"].clone()
 }
 
 fn status_of_app(env: &TestEnv, vars: &[(&str, &str)]) -> Value {
@@ -127,7 +119,7 @@ fn switching_retires_the_old_stock_and_never_repeats(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "orders", "--step", "50"]);
     env.ok(&["reload-segments"]);
     let mut ids = next(env, &["--app", "1", "-n", "500"]);
-    let switched = json(env, &["app", "set", "1", "--dispenser", "range", "--json"]);
+    let switched = env.json(&["app", "set", "1", "--dispenser", "range", "--json"]);
     assert_eq!(switched["dispenser"], "range");
     assert_eq!(switched["dispenser_switch"]["from"], "queue");
     assert_eq!(switched["dispenser_switch"]["to"], "range");

@@ -1,7 +1,7 @@
 //! What every command owes an operator: examples in `--help`, `--json` where it
 //! reports, one-line errors with a hint, colour and prompts only on a terminal.
 
-use crate::harness::{Test, TestEnv, wait_until};
+use crate::harness::{Test, TestEnv, keys, wait_until};
 use redis::Commands;
 use std::io::{Read, Write};
 use std::process::Stdio;
@@ -236,21 +236,20 @@ fn answer_repair_prompt(env: &TestEnv, key: &str) -> (i32, String) {
 fn the_repair_prompt_repairs_on_yes_and_changes_nothing_on_no() {
     let env = TestEnv::distributed();
     env.ok(&["lease", "--count", "1"]);
-    let key = "idgen:{default}:free";
+    let first = env.tamper_free_repeat_first("default");
+    let key = keys::free_list("default");
     let mut conn = env.redis();
-    let first: u64 = conn.lindex(key, 0).unwrap();
-    let _: () = conn.rpush(key, first).unwrap();
-    let tampered: Vec<u64> = conn.lrange(key, 0, -1).unwrap();
+    let tampered: Vec<u64> = conn.lrange(&key, 0, -1).unwrap();
 
     let (code, screen) = answer_repair_prompt(&env, "n");
     assert_eq!(code, 11, "{screen}");
     assert!(screen.contains("nothing changed"), "{screen}");
-    let after_no: Vec<u64> = conn.lrange(key, 0, -1).unwrap();
+    let after_no: Vec<u64> = conn.lrange(&key, 0, -1).unwrap();
     assert_eq!(after_no, tampered);
 
     let (code, screen) = answer_repair_prompt(&env, "y");
     assert_eq!(code, 0, "{screen}");
-    let repaired: Vec<u64> = conn.lrange(key, 0, -1).unwrap();
+    let repaired: Vec<u64> = conn.lrange(&key, 0, -1).unwrap();
     assert_eq!(
         repaired.iter().filter(|&&w| w == first).count(),
         1,
@@ -263,10 +262,7 @@ fn the_repair_prompt_repairs_on_yes_and_changes_nothing_on_no() {
 fn without_a_terminal_repair_refuses_instead_of_prompting() {
     let env = TestEnv::distributed();
     env.ok(&["lease", "--count", "1"]);
-    let key = "idgen:{default}:free";
-    let mut conn = env.redis();
-    let first: u64 = conn.lindex(key, 0).unwrap();
-    let _: () = conn.rpush(key, first).unwrap();
+    env.tamper_free_repeat_first("default");
     Test::within(&env)
         .args(["inspect-freelist", "--repair"])
         .status(2)

@@ -16,7 +16,7 @@ fn hold(env: &TestEnv, namespace: &str) -> (Coprocess, u64) {
         ],
         &[],
     );
-    let worker = process.event("acquired")["worker"].as_u64().unwrap();
+    let worker = process.acquired_worker();
     process.request(5);
     (process, worker)
 }

@@ -1,6 +1,6 @@
 //! `idgen lease`: worker IDs leased from Redis, and the IDs issued under them.
 
-use crate::harness::{Coprocess, Test, TestEnv, assert_unique, wait_until};
+use crate::harness::{Coprocess, Test, TestEnv, acquired_worker, assert_unique, wait_until};
 use idgen::layout::{FieldKind, Layout};
 use redis::Commands;
 use std::collections::BTreeSet;
@@ -36,18 +36,8 @@ fn holder(
     let mut args = crate::harness::lease_args(namespace, &["--stdin"]);
     args.extend_from_slice(extra);
     let mut process = env.coprocess(&args, vars);
-    let acquired = process.event("acquired");
-    let worker = acquired["worker"].as_u64().unwrap();
+    let worker = process.acquired_worker();
     (process, worker)
-}
-
-fn acquired_worker(stderr: &str) -> u64 {
-    stderr
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find(|v| v["event"] == "acquired")
-        .and_then(|v| v["worker"].as_u64())
-        .unwrap_or_else(|| panic!("no acquired event in {stderr}"))
 }
 
 fn four_concurrent_holders_get_distinct_workers_and_issue_no_duplicate(env: &TestEnv) {
@@ -217,13 +207,12 @@ fn a_lease_that_cannot_issue_leaves_no_trace_in_the_namespace(env: &TestEnv) {
         .run();
 }
 
-fn the_worker_node_assigner_burns_no_worker_id_when_the_layout_cannot_issue(env: &TestEnv) {
-    let args = |epoch: &'static str| {
-        [
-            "lease",
-            "--namespace",
-            "uid",
-            "--json",
+/// `lease` of `count` IDs in namespace `uid`: the uid-generator layout from
+/// `epoch`, its worker IDs from the worker-node assigner.
+fn uid_generator_lease<'a>(epoch: &'a str, count: &'a str) -> Vec<&'a str> {
+    crate::harness::lease_args(
+        "uid",
+        &[
             "--layout",
             "uid-generator",
             "--epoch",
@@ -231,11 +220,20 @@ fn the_worker_node_assigner_burns_no_worker_id_when_the_layout_cannot_issue(env:
             "--assigner",
             "worker-node",
             "--count",
-            "1",
-        ]
-    };
-    Test::within(env).args(args("2090-01-01")).status(2).run();
-    let run = Test::within(env).args(args("2025-01-01")).status(0).run();
+            count,
+        ],
+    )
+}
+
+fn the_worker_node_assigner_burns_no_worker_id_when_the_layout_cannot_issue(env: &TestEnv) {
+    Test::within(env)
+        .args(uid_generator_lease("2090-01-01", "1"))
+        .status(2)
+        .run();
+    let run = Test::within(env)
+        .args(uid_generator_lease("2025-01-01", "1"))
+        .status(0)
+        .run();
     assert_eq!(
         acquired_worker(&run.stderr),
         1,
@@ -375,23 +373,10 @@ fn lease_keys_share_the_namespace_hash_tag() {
 }
 
 fn the_worker_node_assigner_never_reuses_a_worker(env: &TestEnv) {
-    let args = [
-        "lease",
-        "--namespace",
-        "uid",
-        "--json",
-        "--layout",
-        "uid-generator",
-        "--epoch",
-        "2025-01-01",
-        "--assigner",
-        "worker-node",
-        "--count",
-        "3",
-    ];
+    let args = uid_generator_lease("2025-01-01", "3");
     let workers: Vec<u64> = (0..3)
         .map(|_| {
-            let run = Test::within(env).args(args).status(0).run();
+            let run = Test::within(env).args(&args).status(0).run();
             acquired_worker(&run.stderr)
         })
         .collect();

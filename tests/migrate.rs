@@ -3,6 +3,7 @@
 use crate::harness::{Test, TestEnv, assert_unique, keys};
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 fn queue_keys(conn: &mut redis::Connection, app: u8) -> Vec<String> {
@@ -231,17 +232,7 @@ fn sigint_stops_a_move_between_shards_and_a_rerun_finishes_it() {
         &["migrate", "--app", "8", "--to", "hot", "--yes"],
         &[("IDGEN_FAILPOINTS", "migrate.retired_shard=stop")],
     );
-    crate::harness::wait_until(
-        std::time::Duration::from_secs(30),
-        "the move to pause",
-        || {
-            std::fs::read_to_string(format!("/proc/{}/stat", process.pid()))
-                .is_ok_and(|stat| stat.split_whitespace().nth(2) == Some("T"))
-        },
-    );
-    process.signal(libc::SIGINT);
-    process.signal(libc::SIGCONT);
-    let (status, _, stderr) = process.wait();
+    let (status, _, stderr) = process.interrupt_when_stopped("the move to pause");
     assert_eq!(status.code(), Some(130), "{stderr:?}");
     assert!(
         stderr.iter().any(|l| l.contains("hint: rerun")),
@@ -322,19 +313,34 @@ fn an_app_moved_back_and_forth_never_repeats_an_id() {
 
 // ---- from an embedded store (a laptop) into Redis + MySQL ---------------------
 
+/// `migrate --app 1 --from-store STORE`, run within `env`: app 1 moved out of
+/// the embedded store file `store`.
+fn migrate_app_1_from_store<'e>(env: &'e TestEnv, store: &Path) -> Test<'e> {
+    Test::within(env).args([
+        "migrate",
+        "--app",
+        "1",
+        "--from-store",
+        store.to_str().unwrap(),
+    ])
+}
+
+/// 20 IDs of app 1 from the shard the gate pass `alice@example.com` lands on.
+fn ids_from_alices_shard(env: &TestEnv) -> Vec<u64> {
+    Test::within(env)
+        .args(["next", "--app", "1", "--gate-pass", "alice@example.com"])
+        .args(["--count", "20"])
+        .run()
+        .ids()
+}
+
 fn laptop_with_ids(laptop: &TestEnv) -> Vec<u64> {
     laptop.ok(&["init-app", "--app", "1", "--name", "demo", "--step", "50"]);
     let mut ids = Test::within(laptop)
         .args(["next", "--app", "1", "--count", "400"])
         .run()
         .ids();
-    ids.extend(
-        Test::within(laptop)
-            .args(["next", "--app", "1", "--gate-pass", "alice@example.com"])
-            .args(["--count", "20"])
-            .run()
-            .ids(),
-    );
+    ids.extend(ids_from_alices_shard(laptop));
     laptop.ok(&["reload-segments", "--quiet"]);
     ids
 }
@@ -345,14 +351,7 @@ fn an_app_moves_from_the_embedded_store_into_redis_and_mysql_without_repeats() {
     let production = TestEnv::distributed();
     let before = laptop_with_ids(&laptop);
     let store = laptop.store_path();
-    let report = Test::within(&production)
-        .args([
-            "migrate",
-            "--app",
-            "1",
-            "--from-store",
-            store.to_str().unwrap(),
-        ])
+    let report = migrate_app_1_from_store(&production, &store)
         .args(["--yes", "--json"])
         .status(0)
         .run()
@@ -380,13 +379,7 @@ fn an_app_moves_from_the_embedded_store_into_redis_and_mysql_without_repeats() {
                 .ids(),
         );
     }
-    after.extend(
-        Test::within(&production)
-            .args(["next", "--app", "1", "--gate-pass", "alice@example.com"])
-            .args(["--count", "20"])
-            .run()
-            .ids(),
-    );
+    after.extend(ids_from_alices_shard(&production));
     let all: Vec<u64> = before.iter().chain(&after).copied().collect();
     assert_unique(&all);
 
@@ -404,31 +397,21 @@ fn a_move_out_of_the_store_killed_midway_is_finished_by_running_it_again() {
     let production = TestEnv::distributed();
     let before = laptop_with_ids(&laptop);
     let store = laptop.store_path();
-    let args = [
-        "migrate",
-        "--app",
-        "1",
-        "--from-store",
-        store.to_str().unwrap(),
-        "--yes",
-    ];
+    let move_out = || migrate_app_1_from_store(&production, &store).arg("--yes");
     for failpoint in [
         "store_exit.after_seal",
         "adopt.before_commit",
         "store_exit.after_adopt",
     ] {
-        let run = Test::within(&production)
-            .args(args)
-            .env("IDGEN_FAILPOINTS", failpoint)
-            .run();
+        let run = move_out().env("IDGEN_FAILPOINTS", failpoint).run();
         assert_eq!(
             run.status.signal(),
             Some(libc::SIGKILL),
             "{failpoint}: {run}"
         );
     }
-    production.ok(&args);
-    production.ok(&args);
+    move_out().status(0).run();
+    move_out().status(0).run();
     let after = Test::within(&production)
         .args(["next", "--app", "1", "--count", "300"])
         .run()
@@ -461,14 +444,7 @@ fn laptop_clients_running_during_the_move_never_collide_with_production() {
                 })
             })
             .collect();
-        let run = Test::within(&production)
-            .args([
-                "migrate",
-                "--app",
-                "1",
-                "--from-store",
-                store.to_str().unwrap(),
-            ])
+        let run = migrate_app_1_from_store(&production, &store)
             .arg("--yes")
             .run();
         moved.store(true, Ordering::Release);
@@ -496,14 +472,7 @@ fn an_app_that_already_issued_ids_in_the_destination_is_not_merged() {
     production.ok(&["init-app", "--app", "1", "--name", "demo"]);
     production.ok(&["next", "--app", "1"]);
     let store = laptop.store_path();
-    Test::within(&production)
-        .args([
-            "migrate",
-            "--app",
-            "1",
-            "--from-store",
-            store.to_str().unwrap(),
-        ])
+    migrate_app_1_from_store(&production, &store)
         .arg("--yes")
         .status(7)
         .stderr("unused app ID")
@@ -516,38 +485,17 @@ fn moving_out_of_a_store_needs_an_existing_store_and_a_distributed_destination()
     let production = TestEnv::distributed();
     laptop_with_ids(&laptop);
     let missing = laptop.home.path().join("nope.db");
-    Test::within(&production)
-        .args([
-            "migrate",
-            "--app",
-            "1",
-            "--from-store",
-            missing.to_str().unwrap(),
-        ])
+    migrate_app_1_from_store(&production, &missing)
         .arg("--yes")
         .status(10)
         .run();
     let store = laptop.store_path();
-    Test::within(&laptop)
-        .args([
-            "migrate",
-            "--app",
-            "1",
-            "--from-store",
-            store.to_str().unwrap(),
-        ])
+    migrate_app_1_from_store(&laptop, &store)
         .arg("--yes")
         .status(2)
         .stderr("--redis")
         .run();
-    let dry = Test::within(&production)
-        .args([
-            "migrate",
-            "--app",
-            "1",
-            "--from-store",
-            store.to_str().unwrap(),
-        ])
+    let dry = migrate_app_1_from_store(&production, &store)
         .args(["--dry-run", "--json"])
         .status(0)
         .run()

@@ -1,20 +1,10 @@
 //! `idgen namespace list|show` on both backends.
 
-use crate::harness::{Test, TestEnv};
+use crate::harness::{Test, TestEnv, tiny_namespace_lease};
 
 fn namespaces_are_listed_and_shown_with_their_holders(env: &TestEnv) {
     env.ok(&["lease", "--count", "1"]);
-    env.ok(&[
-        "lease",
-        "--namespace",
-        "tiny",
-        "--bits",
-        "time:41,worker:1,seq:21",
-        "--epoch",
-        "2024-01-01",
-        "--count",
-        "1",
-    ]);
+    env.ok(&tiny_namespace_lease(&["--count", "1"]));
     let mut holder = env.coprocess(&["lease", "--stdin", "--holder", "web-1"], &[]);
     holder.request(1);
 

@@ -2,7 +2,7 @@
 //! ledger in one transaction and pushed together, with every guarantee of a
 //! single refill.
 
-use crate::harness::{StoreKind, Test, TestEnv, assert_unique, segment_parts};
+use crate::harness::{StoreKind, Test, TestEnv, assert_unique, segment_id, segment_parts};
 use std::os::unix::process::ExitStatusExt;
 
 /// The failpoint inside the ledger transaction that takes a batch's segments.
@@ -171,7 +171,7 @@ fn a_reload_killed_between_the_ledger_commit_and_the_push_leaves_gaps(env: &Test
 
 fn the_limit_reached_inside_a_batch_exhausts_those_shards_and_refills_the_rest(env: &TestEnv) {
     // Shards 0..=20 of app 57 may reach index 3, the others index 2.
-    let limit: u64 = 3 << 14 | 20 << 8 | 57;
+    let limit = segment_id(3, 20, 57);
     let limit_text = limit.to_string();
     env.ok(&[
         "init-app",

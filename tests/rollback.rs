@@ -7,7 +7,10 @@
 //! `scripts/chaos.sh` runs them with 1 000 000).
 
 use crate::harness::faults::{Persistence, RedisProcess, TcpProxy};
-use crate::harness::{Coprocess, Test, TestEnv, assert_unique, keys, parse_ids};
+use crate::harness::{
+    Coprocess, Test, TestEnv, assert_unique, four_worker_lease, keys, parse_ids, segment_id,
+    worker_of_four_worker_id,
+};
 use redis::Commands;
 use std::sync::Mutex;
 
@@ -85,6 +88,17 @@ fn after_the_fault(env: &TestEnv, redis: &str, kind: &str, mut ids: Vec<u64>) {
     assert_unique(&ids);
 }
 
+/// A replica of `master` that has had every write the master has had so far.
+fn caught_up_replica_of(master: &RedisProcess) -> RedisProcess {
+    let replica = RedisProcess::replica_of(master);
+    let _: i64 = redis::cmd("WAIT")
+        .arg(1)
+        .arg(10_000)
+        .query(&mut master.conn())
+        .unwrap();
+    replica
+}
+
 /// A long-lived allocator in this process, on `redis` and the env's MySQL.
 fn allocator_on(env: &TestEnv, redis: &str) -> idgen::segment::SegmentAllocator {
     let mut settings = env.settings();
@@ -144,12 +158,7 @@ fn a_replica_promoted_after_lag_repeats_nothing(kind: &str) {
     let env = TestEnv::distributed();
     let mut master = RedisProcess::start(Persistence::None);
     stocked_app(&env, &master.url(), kind);
-    let mut replica = RedisProcess::replica_of(&master);
-    let _: i64 = redis::cmd("WAIT")
-        .arg(1)
-        .arg(10_000)
-        .query(&mut master.conn())
-        .unwrap();
+    let mut replica = caught_up_replica_of(&master);
     // The replica stops receiving writes; the master pops on without it.
     replica.pause();
     let ids = take(&env, &master.url(), kind, chaos_ids() / 2);
@@ -247,12 +256,7 @@ fn a_failover_behind_a_proxy_that_keeps_connections_repeats_nothing() {
     let proxy = TcpProxy::to(&format!("127.0.0.1:{}", master.port()));
     let through_proxy = format!("redis://127.0.0.1:{}/0", proxy.port());
     stocked_app(&env, &through_proxy, "queue");
-    let mut replica = RedisProcess::replica_of(&master);
-    let _: i64 = redis::cmd("WAIT")
-        .arg(1)
-        .arg(10_000)
-        .query(&mut master.conn())
-        .unwrap();
+    let mut replica = caught_up_replica_of(&master);
     replica.pause();
 
     // One long-lived client, one connection through the proxy, all along.
@@ -285,39 +289,17 @@ fn a_failover_behind_a_proxy_that_keeps_connections_repeats_nothing() {
 /// A `lease --stdin` holder on `redis` that has acquired its worker.
 fn holder(env: &TestEnv, redis: &str, namespace: &str) -> (Coprocess, u64) {
     let mut holder = env.coprocess(
-        &[
-            "lease",
-            "--stdin",
-            "--json",
-            "--namespace",
-            namespace,
-            "--bits",
-            "time:41,worker:2,seq:20",
-            "--epoch",
-            "2024-01-01",
-            "--ttl",
-            "3s",
-        ],
+        &four_worker_lease(namespace, &["--stdin", "--ttl", "3s"]),
         &[("IDGEN_REDIS_URL", redis)],
     );
-    let worker = holder.event("acquired")["worker"].as_u64().unwrap();
+    let worker = holder.acquired_worker();
     (holder, worker)
 }
 
 fn lease_ids(env: &TestEnv, redis: &str, namespace: &str, count: u64) -> (Vec<u64>, String) {
+    let count = count.to_string();
     let run = Test::within(env)
-        .args([
-            "lease",
-            "--json",
-            "--namespace",
-            namespace,
-            "--bits",
-            "time:41,worker:2,seq:20",
-            "--epoch",
-            "2024-01-01",
-            "--count",
-            &count.to_string(),
-        ])
+        .args(four_worker_lease(namespace, &["--count", &count]))
         .env("IDGEN_REDIS_URL", redis)
         .status(0)
         .run();
@@ -334,10 +316,6 @@ fn request(holder: &mut Coprocess, count: u64) -> Vec<u64> {
     ids
 }
 
-fn worker_of(id: u64) -> u64 {
-    (id >> 20) & 0b11
-}
-
 #[test]
 fn flushall_under_a_live_lease_gives_the_next_holder_another_worker() {
     let env = TestEnv::distributed();
@@ -349,7 +327,11 @@ fn flushall_under_a_live_lease_gives_the_next_holder_another_worker() {
     // Started at once: Redis offers every worker again, the first one included.
     let (second, stderr) = lease_ids(&env, &redis.url(), "flushed", chaos_ids() / 4);
     assert!(stderr.contains("\"restored\":1"), "{stderr}");
-    assert!(second.iter().all(|&id| worker_of(id) != worker));
+    assert!(
+        second
+            .iter()
+            .all(|&id| worker_of_four_worker_id(id) != worker)
+    );
     ids.extend(second);
     ids.extend(request(&mut first, chaos_ids() / 2));
     let (status, rest, stderr) = first.finish();
@@ -401,18 +383,7 @@ fn a_count_holder_paused_through_a_flush_repeats_nothing() {
     let paused_count = (chaos_ids() / 2).max(150_000);
     let count = paused_count.to_string();
     let mut paused = Test::within(&env)
-        .args([
-            "lease",
-            "--json",
-            "--namespace",
-            "paused",
-            "--bits",
-            "time:41,worker:2,seq:20",
-            "--epoch",
-            "2024-01-01",
-            "--count",
-            &count,
-        ])
+        .args(four_worker_lease("paused", &["--count", &count]))
         .env("IDGEN_REDIS_URL", redis.url())
         .env("IDGEN_FAILPOINTS", "lease.between_batches=stop")
         .command();
@@ -423,11 +394,7 @@ fn a_count_holder_paused_through_a_flush_repeats_nothing() {
     let pid = child.id() as i32;
     // Read its output all along, so that a full pipe never blocks it.
     let run = std::thread::spawn(move || crate::harness::Run::wait(child));
-    crate::harness::wait_until(
-        std::time::Duration::from_secs(30),
-        "the holder to stop at its failpoint",
-        || process_state(pid) == Some('T'),
-    );
+    crate::harness::wait_until_stopped(pid, "the holder to stop at its failpoint");
     let _: () = redis::cmd("FLUSHALL").query(&mut redis.conn()).unwrap();
     let (mut ids, _) = lease_ids(&env, &redis.url(), "paused", chaos_ids() / 2);
     // SAFETY: kill(2) on our own child.
@@ -437,12 +404,6 @@ fn a_count_holder_paused_through_a_flush_repeats_nothing() {
     ids.extend(run.ids());
     assert_eq!(ids.len() as u64, paused_count + chaos_ids() / 2);
     assert_unique(&ids);
-}
-
-/// The state letter of `/proc/PID/stat` (`T`: stopped).
-fn process_state(pid: i32) -> Option<char> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit(')').next()?.trim().chars().next()
 }
 
 #[test]
@@ -519,10 +480,10 @@ fn the_java_algorithm_cannot_pop_a_rollback_idgen_retired() {
         .status(0)
         .run();
     let mut conn = redis.conn();
-    for shard in 0..64u64 {
-        let popped: Option<String> = conn.lpop(keys::queue(7, shard as u8), None).unwrap();
+    for shard in 0..64 {
+        let popped: Option<String> = conn.lpop(keys::queue(7, shard), None).unwrap();
         let index: u64 = popped.expect("restocked").parse().unwrap();
-        ids.push(index << 14 | shard << 8 | 7);
+        ids.push(segment_id(index, shard, 7));
     }
     assert_unique(&ids);
 }

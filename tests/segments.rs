@@ -1,6 +1,8 @@
 //! Segment IDs end to end: `init-app`, `next`, `reload-segments` on real Redis and MySQL.
 
-use crate::harness::{StoreKind, Test, TestEnv, assert_unique, parse_ids, segment_parts};
+use crate::harness::{
+    StoreKind, Test, TestEnv, assert_unique, parse_ids, segment_id, segment_indexes, segment_parts,
+};
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
 use std::sync::Barrier;
@@ -347,8 +349,8 @@ fn next_rejects_bad_input_with_a_usage_error(env: &TestEnv) {
 }
 
 fn max_limit_id_is_refused_never_wrapped(env: &TestEnv) {
-    // Shard 0 of app 9 may issue indexes 1..=3: 3 << 14 | 0 << 8 | 9.
-    let limit: u64 = 3 << 14 | 9;
+    // Shard 0 of app 9 may issue indexes 1..=3.
+    let limit = segment_id(3, 0, 9);
     init_limited_app_9(env, "small", limit);
     let gate = ["--gate-pass", "polygenelubricants"];
     let mut ids = Vec::new();
@@ -367,16 +369,11 @@ fn max_limit_id_is_refused_never_wrapped(env: &TestEnv) {
         .stderr("max_limit_id")
         .run();
     assert!(ids.iter().all(|&id| id <= limit), "{ids:?} passes {limit}");
-    assert_eq!(
-        ids.iter()
-            .map(|&id| segment_parts(id).0)
-            .collect::<Vec<_>>(),
-        [1, 2, 3]
-    );
+    assert_eq!(segment_indexes(&ids), [1, 2, 3]);
 }
 
 fn a_batch_that_reaches_max_limit_id_prints_what_it_got_then_fails(env: &TestEnv) {
-    let limit: u64 = 5 << 14 | 9;
+    let limit = segment_id(5, 0, 9);
     init_limited_app_9(env, "small", limit);
     let run = Test::within(env)
         .args(["next", "--app", "9", "--gate-pass", "polygenelubricants"])
@@ -386,13 +383,7 @@ fn a_batch_that_reaches_max_limit_id_prints_what_it_got_then_fails(env: &TestEnv
         // A warning before the limit.
         .stderr("90%")
         .run();
-    assert_eq!(
-        run.ids()
-            .iter()
-            .map(|&id| segment_parts(id).0)
-            .collect::<Vec<_>>(),
-        [1, 2, 3, 4, 5]
-    );
+    assert_eq!(segment_indexes(&run.ids()), [1, 2, 3, 4, 5]);
 }
 
 fn a_crash_between_the_ledger_update_and_the_dispenser_push_leaves_a_gap(env: &TestEnv) {
@@ -640,7 +631,7 @@ fn reload_reports_orphaned_queues_and_prunes_them_only_when_asked(env: &TestEnv)
 }
 
 fn reload_reports_an_exhausted_app_once_not_as_a_failure(env: &TestEnv) {
-    let limit: u64 = 2 << 14 | 9;
+    let limit = segment_id(2, 0, 9);
     init_limited_app_9(env, "tiny", limit);
     env.ok(&[
         "next",
@@ -678,13 +669,14 @@ fn reload_prints_nothing_with_quiet_when_all_went_well(env: &TestEnv) {
 
 // ---- compatibility with the Java service ---------------------------------------
 
-/// The Java service's `getIdFromQueue`: LPOP, `isDigits`, then compose.
-fn java_pop(conn: &mut redis::Connection, app: u64, shard: u64) -> Option<u64> {
+/// The Java service's `getIdFromQueue`: LPOP, `isDigits`, then compose (the
+/// layout idgen shares with it).
+fn java_pop(conn: &mut redis::Connection, app: u8, shard: u8) -> Option<u64> {
     let next: Option<String> = conn
-        .lpop(crate::harness::keys::queue(app as u8, shard as u8), None)
+        .lpop(crate::harness::keys::queue(app, shard), None)
         .unwrap();
     let next = next.filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))?;
-    Some(next.parse::<u64>().unwrap() << 8 << 6 | shard << 8 | app)
+    Some(segment_id(next.parse().unwrap(), shard, app))
 }
 
 #[test]
@@ -699,12 +691,7 @@ fn the_java_algorithm_consumes_a_queue_idgen_filled() {
         .filter_map(|_| java_pop(&mut conn, 40, 61))
         .collect();
     assert_eq!(java.len(), 20);
-    assert_eq!(
-        java.iter()
-            .map(|&id| segment_parts(id).0)
-            .collect::<Vec<_>>(),
-        (1..=20).collect::<Vec<_>>()
-    );
+    assert_eq!(segment_indexes(&java), (1..=20).collect::<Vec<_>>());
     let ours = Test::within(&env)
         .args(["next", "--app", "40", "--gate-pass", "alice@example.com"])
         .args(["--count", "100"])
@@ -782,7 +769,7 @@ fn stock_without_a_stamp_is_retired_unserved_and_reported() {
 fn an_index_past_max_limit_id_is_never_served_whoever_stocked_it() {
     let env = TestEnv::distributed();
     // Shard 48's largest index within the limit is 3.
-    let limit: u64 = 3 << 14 | 48 << 8 | 43;
+    let limit = segment_id(3, 48, 43);
     env.ok(&[
         "init-app",
         "--app",
@@ -809,7 +796,7 @@ fn an_index_past_max_limit_id_is_never_served_whoever_stocked_it() {
         .status(4)
         .stderr("max_limit_id")
         .run();
-    let served: Vec<u64> = run.ids().iter().map(|&id| segment_parts(id).0).collect();
+    let served = segment_indexes(&run.ids());
     assert_eq!(served, [2, 3], "{run}");
     assert!(run.ids().iter().all(|&id| id <= limit), "{run}");
 }
@@ -819,7 +806,8 @@ fn a_malformed_queue_entry_is_bad_data_naming_the_key_and_the_entry() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "44", "--name", "dirty", "--step", "3"]);
     env.ok(&["next", "--app", "44", "--gate-pass", "13800138000"]);
-    let too_wide = (1u64 << 49).to_string();
+    // An index one past the widest the layout holds.
+    let too_wide = (idgen::shard::MAX_INDEX + 1).to_string();
     for bad in ["12abc", too_wide.as_str()] {
         let _: () = env
             .redis()
@@ -835,10 +823,7 @@ fn a_malformed_queue_entry_is_bad_data_naming_the_key_and_the_entry() {
             .status(13)
             .run();
         assert_eq!(
-            run.ids()
-                .iter()
-                .map(|&id| segment_parts(id).0)
-                .collect::<Vec<_>>(),
+            segment_indexes(&run.ids()),
             [7, 8],
             "the good entries are still served: {run}"
         );
@@ -961,17 +946,7 @@ fn an_interrupted_reload_finishes_the_refill_under_way_and_leaves_no_lock(env: &
         &["reload-segments", "--app", "35", "--jobs", "1"],
         &[("IDGEN_FAILPOINTS", "dispenser.before_push=stop")],
     );
-    crate::harness::wait_until(
-        Duration::from_secs(30),
-        "the reload to pause mid-refill",
-        || {
-            std::fs::read_to_string(format!("/proc/{}/stat", process.pid()))
-                .is_ok_and(|stat| stat.split_whitespace().nth(2) == Some("T"))
-        },
-    );
-    process.signal(libc::SIGINT);
-    process.signal(libc::SIGCONT);
-    let (status, _, stderr) = process.wait();
+    let (status, _, stderr) = process.interrupt_when_stopped("the reload to pause mid-refill");
     assert_eq!(status.code(), Some(130), "{stderr:?}");
     assert_eq!(
         env.held_refill_locks(35),

@@ -5,8 +5,10 @@
 //! settings, and no ID repeats.
 
 use crate::harness::sentinel::SentinelGroup;
+use crate::harness::takers::take_during;
 use crate::harness::{
-    Coprocess, Test, TestEnv, assert_unique, keys, parse_ids, status_of_hot_node, wait_until,
+    Coprocess, Test, TestEnv, assert_unique, four_worker_lease, keys, parse_ids,
+    status_of_hot_node, wait_until, worker_of_four_worker_id,
 };
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -15,32 +17,13 @@ use std::time::Duration;
 const APP: &str = "21";
 const TAKERS: usize = 3;
 const BATCH: &str = "300";
-/// `lease` in namespace `sentinel` with 4 worker IDs, then `how`.
-fn lease_args<'a>(how: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "lease",
-        "--json",
-        "--namespace",
-        "sentinel",
-        "--bits",
-        "time:41,worker:2,seq:20",
-        "--epoch",
-        "2024-01-01",
-    ];
-    args.extend(how);
-    args
-}
-
-fn worker_of(id: u64) -> u64 {
-    (id >> 20) & 0b11
-}
 
 fn lease_holder(env: &TestEnv, url: &str) -> (Coprocess, u64) {
     let mut holder = env.coprocess(
-        &lease_args(&["--stdin", "--ttl", "15s"]),
+        &four_worker_lease("sentinel", &["--stdin", "--ttl", "15s"]),
         &[("IDGEN_REDIS_URL", url)],
     );
-    let worker = holder.event("acquired")["worker"].as_u64().unwrap();
+    let worker = holder.acquired_worker();
     (holder, worker)
 }
 
@@ -65,10 +48,7 @@ fn through_a_failover(fault: impl FnOnce(&mut SentinelGroup, u16)) {
     let (mut holder, worker) = lease_holder(&env, &url);
     let mut lease_ids = holder.request(1000);
 
-    let ids = Mutex::new(Vec::new());
-    let failures = Mutex::new(Vec::new());
     let (stop, switched) = (AtomicBool::new(false), AtomicBool::new(false));
-    let (taken, taken_after) = (AtomicU64::new(0), AtomicU64::new(0));
     let old = group.master_port().expect("the sentinels name a master");
     // A long-lived client as well: its connection outlives the master's role.
     let mut settings = env.settings();
@@ -79,15 +59,16 @@ fn through_a_failover(fault: impl FnOnce(&mut SentinelGroup, u16)) {
     let allocator = idgen::backend::Backend::open(&settings)
         .unwrap()
         .allocator(&settings);
+    let long_ids = Mutex::new(Vec::new());
     let (long_taken_after, long_errors) = (AtomicU64::new(0), Mutex::new(Vec::new()));
-    let new = std::thread::scope(|scope| {
+    let taken = std::thread::scope(|scope| {
         scope.spawn(|| {
             let runtime = tokio::runtime::Runtime::new().unwrap();
             while !stop.load(Ordering::SeqCst) {
                 let after = switched.load(Ordering::SeqCst);
                 match runtime.block_on(allocator.next(APP.parse().unwrap(), None, 300)) {
                     Ok(issued) => {
-                        ids.lock().unwrap().extend(issued.ids);
+                        long_ids.lock().unwrap().extend(issued.ids);
                         if after {
                             long_taken_after.fetch_add(1, Ordering::SeqCst);
                         }
@@ -96,55 +77,42 @@ fn through_a_failover(fault: impl FnOnce(&mut SentinelGroup, u16)) {
                 }
             }
         });
-        for _ in 0..TAKERS {
-            scope.spawn(|| {
-                while !stop.load(Ordering::SeqCst) {
-                    // Counted as after the switch only if started after it.
-                    let after = switched.load(Ordering::SeqCst);
-                    let run = on_sentinel()
-                        .args(["next", "--app", APP, "--count", BATCH])
-                        .run();
-                    if run.success() {
-                        ids.lock().unwrap().extend(run.ids());
-                        taken.fetch_add(1, Ordering::SeqCst);
-                        if after {
-                            taken_after.fetch_add(1, Ordering::SeqCst);
-                        }
-                    } else {
-                        failures.lock().unwrap().push(run.to_string());
-                    }
-                }
-            });
-        }
         let _stop = crate::harness::StopOnDrop(&stop);
-        wait_until(Duration::from_secs(60), "takes before the fault", || {
-            taken.load(Ordering::SeqCst) >= 10
-        });
-        fault(&mut group, old);
-        let new = group.wait_for_new_master(old);
-        switched.store(true, Ordering::SeqCst);
-        wait_until(
-            Duration::from_secs(60),
-            "takes at the new master with the same URL",
-            || {
-                taken_after.load(Ordering::SeqCst) >= 10
-                    && long_taken_after.load(Ordering::SeqCst) >= 10
-            },
-        );
-        stop.store(true, Ordering::SeqCst);
-        new
+        let next = || {
+            on_sentinel()
+                .args(["next", "--app", APP, "--count", BATCH])
+                .run()
+        };
+        take_during(TAKERS, next, |takers| {
+            wait_until(Duration::from_secs(60), "takes before the fault", || {
+                takers.taken() >= 10
+            });
+            fault(&mut group, old);
+            let new = group.wait_for_new_master(old);
+            switched.store(true, Ordering::SeqCst);
+            takers.mark_after();
+            wait_until(
+                Duration::from_secs(60),
+                "takes at the new master with the same URL",
+                || takers.taken_after() >= 10 && long_taken_after.load(Ordering::SeqCst) >= 10,
+            );
+            new
+        })
     });
+    let new = taken.outcome;
 
     // The holder rides through and still holds its worker; a second holder
     // started meanwhile gets another one.
     lease_ids.extend(holder.request(1000));
     let second = on_sentinel()
-        .args(lease_args(&["--count", "1000"]))
+        .args(four_worker_lease("sentinel", &["--count", "1000"]))
         .status(0)
         .run()
         .ids();
     assert!(
-        second.iter().all(|&id| worker_of(id) != worker),
+        second
+            .iter()
+            .all(|&id| worker_of_four_worker_id(id) != worker),
         "a second holder got worker {worker}, held all along by the first"
     );
     lease_ids.extend(holder.request(1000));
@@ -155,7 +123,9 @@ fn through_a_failover(fault: impl FnOnce(&mut SentinelGroup, u16)) {
     lease_ids.extend(second);
     assert_unique(&lease_ids);
 
-    let ids = ids.into_inner().unwrap();
+    // Takers and the long-lived client alike.
+    let mut ids = long_ids.into_inner().unwrap();
+    ids.extend(taken.ids);
     assert_unique(&ids);
     // idgen stocks the new master under its own run_id: it followed it.
     let master = group.server(new);
@@ -180,7 +150,7 @@ fn through_a_failover(fault: impl FnOnce(&mut SentinelGroup, u16)) {
         long_errors.len() < 5,
         "the long-lived client failed: {long_errors:?}"
     );
-    for failure in failures.into_inner().unwrap() {
+    for failure in taken.failures {
         assert!(
             !failure.contains("panicked") && !failure.contains("issued twice"),
             "{failure}"

@@ -2,7 +2,9 @@
 //! and the embedded store.
 
 use crate::harness::servers::free_port;
-use crate::harness::{Test, TestEnv, assert_unique, parse_ids, segment_parts, wait_until};
+use crate::harness::{
+    Test, TestEnv, assert_unique, parse_ids, segment_parts, wait_until, wait_until_stopped,
+};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::os::unix::process::ExitStatusExt;
@@ -337,8 +339,9 @@ fn snowflake_get_issues_under_the_namespace_lease() {
         "idgen_serve_lease_worker",
         "namespace=\"orders\"",
     ) as u64;
+    let snowflake = idgen::layout::Layout::named("snowflake").unwrap();
     for id in ids {
-        assert_eq!((id >> 12) & 0x3ff, worker);
+        assert_eq!(snowflake.parts(id).unwrap().worker, worker, "ID {id}");
     }
 }
 
@@ -599,17 +602,6 @@ fn a_non_loopback_address_needs_allow_remote() {
 
 // ---- shutdown and crashes -------------------------------------------------------------
 
-/// Whether the process is stopped (SIGSTOP by a failpoint).
-fn stopped(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            stat.rsplit_once(')')
-                .map(|(_, rest)| rest.trim_start().starts_with('T'))
-        })
-        .unwrap_or(false)
-}
-
 #[test]
 fn sigterm_finishes_the_requests_in_flight_then_stops_and_releases_leases() {
     let env = TestEnv::embedded();
@@ -622,11 +614,9 @@ fn sigterm_finishes_the_requests_in_flight_then_stops_and_releases_leases() {
     );
     let port = served.port;
     let in_flight = std::thread::spawn(move || try_get(port, "/api/segment/list/orders/100", &[]));
-    let pid = served.child.id();
-    wait_until(
-        Duration::from_secs(30),
+    wait_until_stopped(
+        served.child.id() as i32,
         "the request to reach the failpoint",
-        || stopped(pid),
     );
     served.signal(libc::SIGTERM);
     served.signal(libc::SIGCONT);

@@ -1,17 +1,9 @@
 //! `idgen status` against the real servers: exit 0 when healthy, 8 with the reason
 //! in the report when something needs attention.
 
-use crate::harness::{Run, Test, TestEnv};
+use crate::harness::{Run, Test, TestEnv, init_app_1_capped_at_index_10};
 use redis::Commands;
 use serde_json::Value;
-use std::path::PathBuf;
-
-fn write_config(env: &TestEnv, text: &str) -> PathBuf {
-    let path = env.home.path().join("config/idgen/config.toml");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, text).unwrap();
-    path
-}
 
 /// Runs `idgen status --json`, checks every finding has a severity, the report's
 /// is the worst of them and the exit code follows it; returns the report.
@@ -166,17 +158,7 @@ fn shards_at_or_below_the_threshold_need_attention() {
 #[test]
 fn an_app_near_its_max_limit_id_needs_attention() {
     let env = TestEnv::distributed();
-    // Index 10 is the last one below the limit on every shard of app 1.
-    let limit = (10u64 << 14) | (63 << 8) | 1;
-    env.ok(&[
-        "init-app",
-        "--app",
-        "1",
-        "--name",
-        "capped",
-        "--max-limit-id",
-        &limit.to_string(),
-    ]);
+    let limit = init_app_1_capped_at_index_10(&env);
     env.ok(&["init-app", "--app", "2", "--name", "free"]);
     env.ok(&["reload-segments"]);
     let (run, report) = status(&env);
@@ -197,7 +179,7 @@ fn an_app_near_its_max_limit_id_needs_attention() {
 fn an_unreachable_node_is_reported_and_the_rest_still_shown() {
     let env = TestEnv::distributed();
     healthy(&env);
-    write_config(&env, "[redis.nodes]\ncold = \"redis://127.0.0.1:1/0\"\n");
+    env.write_config("[redis.nodes]\ncold = \"redis://127.0.0.1:1/0\"\n");
     let (run, report) = status(&env);
     assert_eq!(run.code(), 8);
     assert_eq!(attention_kinds(&report), ["unreachable"], "{run}");
@@ -250,25 +232,20 @@ fn an_unreachable_ledger_is_reported_and_the_nodes_still_checked() {
 fn a_lease_problem_needs_attention() {
     let env = TestEnv::distributed();
     healthy(&env);
-    let mut conn = env.redis();
-    let free: Vec<u64> = conn.lrange("idgen:{default}:free", 0, 0).unwrap();
-    let _: () = conn.rpush("idgen:{default}:free", free[0]).unwrap();
+    let repeated = env.tamper_free_repeat_first("default");
     let (run, report) = status(&env);
     assert_eq!(run.code(), 8);
     assert_eq!(attention_kinds(&report), ["lease_problem"], "{run}");
     let problems = report["namespaces"][0]["problems"].as_array().unwrap();
     assert_eq!(problems[0]["kind"], "duplicate_free", "{report}");
-    assert_eq!(problems[0]["worker"], free[0]);
+    assert_eq!(problems[0]["worker"], repeated);
 }
 
 #[test]
 fn an_app_in_the_middle_of_a_move_needs_attention() {
     let env = TestEnv::distributed();
     healthy(&env);
-    write_config(
-        &env,
-        &format!("[redis.nodes]\nhot = \"{}\"\n", env.redis2_url()),
-    );
+    env.write_config(&format!("[redis.nodes]\nhot = \"{}\"\n", env.redis2_url()));
     env.sql(
         "INSERT INTO idgen_route (app_id, node, target_node, phase) VALUES (1, 'main', 'hot', 'stocking')",
     );
@@ -297,7 +274,7 @@ fn layouts_that_ran_out_or_run_out_soon_need_attention() {
     let env = TestEnv::distributed();
     healthy(&env);
     // uid-generator's default epoch ran out in 2024.
-    write_config(&env, "[snowflake]\nlayout = \"uid-generator\"\n");
+    env.write_config("[snowflake]\nlayout = \"uid-generator\"\n");
     let (run, report) = status(&env);
     assert_eq!(attention_kinds(&report), ["layout_exhausted"], "{run}");
     assert_eq!(report["layouts"][0]["state"], "exhausted");
@@ -308,17 +285,16 @@ fn layouts_that_ran_out_or_run_out_soon_need_attention() {
         .unwrap()
         .as_secs();
     let epoch_ms = (now_s - (1u64 << 28) + 180 * 86_400) * 1000;
-    write_config(
-        &env,
-        &format!("[snowflake]\nlayout = \"uid-generator\"\nepoch = {epoch_ms}\n"),
-    );
+    env.write_config(&format!(
+        "[snowflake]\nlayout = \"uid-generator\"\nepoch = {epoch_ms}\n"
+    ));
     let (run, report) = status(&env);
     assert_eq!(attention_kinds(&report), ["layout_expiring"], "{run}");
     let days = report["layouts"][0]["days_left"].as_i64().unwrap();
     assert!((178..=180).contains(&days), "{days}");
 
     // A namespace's recorded layout is checked too, whatever the default.
-    std::fs::remove_file(env.home.path().join("config/idgen/config.toml")).unwrap();
+    std::fs::remove_file(env.config_path()).unwrap();
     let epoch = epoch_ms.to_string();
     env.ok(&[
         "lease",
@@ -355,17 +331,8 @@ fn the_human_report_lists_apps_layouts_and_what_needs_attention() {
     let env = TestEnv::distributed();
     // Everything below the stores table is the same on every machine and every day:
     // uid-generator's default epoch ran out at a fixed date, and no lease is taken.
-    write_config(&env, "[snowflake]\nlayout = \"uid-generator\"\n");
-    let limit = (10u64 << 14) | (63 << 8) | 1;
-    env.ok(&[
-        "init-app",
-        "--app",
-        "1",
-        "--name",
-        "capped",
-        "--max-limit-id",
-        &limit.to_string(),
-    ]);
+    env.write_config("[snowflake]\nlayout = \"uid-generator\"\n");
+    init_app_1_capped_at_index_10(&env);
     env.ok(&["reload-segments"]);
     env.ok(&["init-app", "--app", "2", "--name", "fresh", "--step", "500"]);
     let run = Test::within(&env).arg("status").status(8).run();

@@ -1,14 +1,8 @@
 //! `status --check` (the Nagios plugin convention) and `status --format
 //! prometheus`, parsed and checked here rather than by `promtool`.
 
-use crate::harness::{Test, TestEnv};
+use crate::harness::{Test, TestEnv, limit_with_last_index};
 use std::collections::{BTreeMap, BTreeSet};
-
-fn write_config(env: &TestEnv, text: &str) {
-    let path = env.home.path().join("config/idgen/config.toml");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, text).unwrap();
-}
 
 /// One `status --check` line: its state word, the text and the perfdata.
 fn check(env: &TestEnv, args: &[&str]) -> (i32, String, String, String) {
@@ -73,7 +67,7 @@ fn check_exits_by_the_nagios_convention_for_every_severity() {
     assert_perfdata(&perf);
 
     // Critical outranks the warning, and is named first.
-    write_config(&env, "[snowflake]\nlayout = \"uid-generator\"\n");
+    env.write_config("[snowflake]\nlayout = \"uid-generator\"\n");
     let (code, state, summary, _) = check(&env, &[]);
     assert_eq!((code, state.as_str()), (2, "CRITICAL"), "{summary}");
     assert!(
@@ -85,7 +79,7 @@ fn check_exits_by_the_nagios_convention_for_every_severity() {
     let (code, state, summary, _) = check(&env, &["--idle", "1.5"]);
     assert_eq!((code, state.as_str()), (3, "UNKNOWN"), "{summary}");
     assert!(summary.contains("outside 0..=1"), "{summary}");
-    write_config(&env, "this is = = not toml\n");
+    env.write_config("this is = = not toml\n");
     let (code, state, _, _) = check(&env, &[]);
     assert_eq!((code, state.as_str()), (3, "UNKNOWN"));
 }
@@ -246,7 +240,7 @@ fn value(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> f64 {
 #[test]
 fn prometheus_output_parses_and_covers_stock_limits_leases_layouts_and_backends() {
     let env = TestEnv::distributed();
-    let limit = ((1000u64 << 14) | (63 << 8) | 1).to_string();
+    let limit = limit_with_last_index(1000, 1).to_string();
     env.ok(&[
         "init-app",
         "--app",
@@ -323,7 +317,7 @@ fn prometheus_output_parses_and_covers_stock_limits_leases_layouts_and_backends(
     assert!(holder.finish().0.success());
 
     // A backend down is 0, and the severity is the Nagios code.
-    write_config(&env, "[redis.nodes]\ncold = \"redis://127.0.0.1:1/0\"\n");
+    env.write_config("[redis.nodes]\ncold = \"redis://127.0.0.1:1/0\"\n");
     let run = Test::within(&env)
         .args(["status", "--format", "prometheus"])
         .status(8)

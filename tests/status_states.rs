@@ -1,15 +1,11 @@
 //! `idgen status` is right about every state, each with its severity, on both
 //! backends where the state applies (issue 10).
 
-use crate::harness::{StoreKind, Test, TestEnv};
+use crate::harness::{
+    StoreKind, Test, TestEnv, init_app_1_capped_at_index_10, segment_id, tiny_namespace_lease,
+};
 use crate::status::{attention_kinds, status};
 use serde_json::Value;
-
-fn write_config(env: &TestEnv, text: &str) {
-    let path = env.home.path().join("config/idgen/config.toml");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, text).unwrap();
-}
 
 fn finding<'a>(report: &'a Value, kind: &str) -> &'a Value {
     report["attention"]
@@ -36,7 +32,7 @@ fn now_s() -> u64 {
 /// Shard 0 of app 9 may issue indexes 1..=3; the gate pass lands on shard 0.
 /// Returns the `next` that now refuses.
 pub fn exhaust_shard_0_of_app_9(env: &TestEnv) -> [&'static str; 5] {
-    let limit = (3u64 << 14 | 9).to_string();
+    let limit = segment_id(3, 0, 9).to_string();
     env.ok(&[
         "init-app",
         "--app",
@@ -86,16 +82,7 @@ fn a_shard_at_its_limit_is_critical_and_called_exhausted(env: &TestEnv) {
 fn a_shard_near_its_limit_is_a_warning(env: &TestEnv) {
     // Index 10 is the last on every shard; reload takes all ten, so every shard
     // still has stock but can never be refilled.
-    let limit = ((10u64 << 14) | (63 << 8) | 1).to_string();
-    env.ok(&[
-        "init-app",
-        "--app",
-        "1",
-        "--name",
-        "capped",
-        "--max-limit-id",
-        &limit,
-    ]);
+    init_app_1_capped_at_index_10(env);
     env.ok(&["reload-segments"]);
     let (run, report) = status(env);
     assert_eq!(attention_kinds(&report), ["near_limit"], "{run}");
@@ -104,16 +91,7 @@ fn a_shard_near_its_limit_is_a_warning(env: &TestEnv) {
 }
 
 fn every_worker_id_held_is_critical(env: &TestEnv) {
-    let tiny = [
-        "lease",
-        "--stdin",
-        "--namespace",
-        "tiny",
-        "--bits",
-        "time:41,worker:1,seq:21",
-        "--epoch",
-        "2024-01-01",
-    ];
+    let tiny = tiny_namespace_lease(&["--stdin"]);
     let mut holders: Vec<_> = (0..2)
         .map(|i| {
             let holder = format!("web-{i}");
@@ -131,17 +109,7 @@ fn every_worker_id_held_is_critical(env: &TestEnv) {
     assert_eq!(check_code(env), 2);
     // As reported: a new lease fails.
     Test::within(env)
-        .args([
-            "lease",
-            "--namespace",
-            "tiny",
-            "--bits",
-            "time:41,worker:1,seq:21",
-            "--epoch",
-            "2024-01-01",
-            "--count",
-            "1",
-        ])
+        .args(tiny_namespace_lease(&["--count", "1"]))
         .status(4)
         .run();
     for p in holders.drain(..) {
@@ -189,19 +157,16 @@ fn layouts_warn_within_a_year_and_are_critical_within_30_days(env: &TestEnv) {
     env.ok(&["reload-segments"]);
     let epoch_ending_in = |days: u64| (now_s() - (1u64 << 28) + days * 86_400) * 1000;
     for (days, severity, code) in [(180, "warning", 1), (10, "critical", 2)] {
-        write_config(
-            env,
-            &format!(
-                "[snowflake]\nlayout = \"uid-generator\"\nepoch = {}\n",
-                epoch_ending_in(days)
-            ),
-        );
+        env.write_config(&format!(
+            "[snowflake]\nlayout = \"uid-generator\"\nepoch = {}\n",
+            epoch_ending_in(days)
+        ));
         let (run, report) = status(env);
         assert_eq!(attention_kinds(&report), ["layout_expiring"], "{run}");
         assert_eq!(report["severity"], severity, "{run}");
         assert_eq!(check_code(env), code);
     }
-    write_config(env, "[snowflake]\nlayout = \"uid-generator\"\n");
+    env.write_config("[snowflake]\nlayout = \"uid-generator\"\n");
     let (_, report) = status(env);
     assert_eq!(finding(&report, "layout_exhausted")["severity"], "critical");
 }
@@ -476,10 +441,9 @@ fn status_takes_about_one_timeout_whatever_is_down() {
     // A port that completes the handshake and then never answers: the worst kind of down.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = silent.local_addr().unwrap().port();
-    write_config(
-        &env,
-        &format!("[redis.nodes]\ncold = \"redis://127.0.0.1:{port}/0\"\n"),
-    );
+    env.write_config(&format!(
+        "[redis.nodes]\ncold = \"redis://127.0.0.1:{port}/0\"\n"
+    ));
     let mysql = format!("mysql://root@127.0.0.1:{port}/idgen");
     let started = std::time::Instant::now();
     let run = Test::within(&env)

@@ -95,6 +95,14 @@ impl Coprocess {
         }
     }
 
+    /// Waits for a `lease --json` holder's `acquired` event; returns its worker ID.
+    pub fn acquired_worker(&mut self) -> u64 {
+        let acquired = self.event("acquired");
+        acquired["worker"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("an acquired event without a worker: {acquired}"))
+    }
+
     fn drain_stderr(&mut self) -> Vec<String> {
         while let Ok(line) = self.stderr.try_recv() {
             self.stderr_seen.push(line);
@@ -105,6 +113,15 @@ impl Coprocess {
     pub fn signal(&self, signal: i32) {
         // SAFETY: kill(2) on our own child.
         unsafe { libc::kill(self.pid(), signal) };
+    }
+
+    /// Once the process has stopped at a `=stop` failpoint (`what`), sends it
+    /// SIGINT (a Ctrl-C), lets it go on and waits for the exit.
+    pub fn interrupt_when_stopped(self, what: &str) -> (ExitStatus, String, Vec<String>) {
+        super::wait_until_stopped(self.pid(), what);
+        self.signal(libc::SIGINT);
+        self.signal(libc::SIGCONT);
+        self.wait()
     }
 
     /// Closes stdin (EOF) and waits for the exit; returns the status, the rest of

@@ -18,6 +18,7 @@ pub mod faults;
 pub mod sentinel;
 pub mod servers;
 mod stores;
+pub mod takers;
 pub mod test;
 pub mod tls;
 
@@ -27,6 +28,8 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+use idgen::shard::SegmentId;
 
 pub use coprocess::Coprocess;
 pub use servers::servers;
@@ -185,6 +188,20 @@ impl TestEnv {
         Coprocess::spawn(cmd)
     }
 
+    /// Where idgen looks by default in this environment:
+    /// `$XDG_CONFIG_HOME/idgen/config.toml`.
+    pub fn config_path(&self) -> std::path::PathBuf {
+        self.home.path().join("config/idgen/config.toml")
+    }
+
+    /// Writes `text` as this environment's default config file; returns its path.
+    pub fn write_config(&self, text: &str) -> std::path::PathBuf {
+        let path = self.config_path();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
     /// A setup step: runs `idgen args…`, insists on exit 0 and returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         Test::within(self)
@@ -192,6 +209,16 @@ impl TestEnv {
             .status(0)
             .run()
             .stdout
+    }
+
+    /// A setup step whose answer a test reads: runs `idgen args…`, insists on
+    /// exit 0 and returns stdout as one JSON document.
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        Test::within(self)
+            .args(args.iter().copied())
+            .status(0)
+            .run()
+            .json()
     }
 
     /// This test's database on the second Redis server, for a second node.
@@ -312,6 +339,16 @@ impl Run {
     }
 }
 
+/// The worker ID of the `acquired` event a `lease --json` printed on stderr.
+pub fn acquired_worker(stderr: &str) -> u64 {
+    stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v["event"] == "acquired")
+        .and_then(|v| v["worker"].as_u64())
+        .unwrap_or_else(|| panic!("no acquired event in {stderr}"))
+}
+
 /// `lease --namespace NS --json EXTRA…`.
 pub fn lease_args<'a>(namespace: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec!["lease", "--namespace", namespace, "--json"];
@@ -397,8 +434,92 @@ pub fn assert_unique(ids: &[u64]) {
 
 /// The fields of a segment ID: (index, shard, app), by the core's layout.
 pub fn segment_parts(id: u64) -> (u64, u8, u8) {
-    let parts = idgen::segment::SegmentId::decompose(id);
+    let parts = SegmentId::decompose(id);
     (parts.index, parts.shard, parts.app)
+}
+
+/// The index fields of segment IDs, in order.
+pub fn segment_indexes(ids: &[u64]) -> Vec<u64> {
+    ids.iter().map(|&id| segment_parts(id).0).collect()
+}
+
+/// The segment ID of `index` on `shard` of `app`, by the core's layout; also how
+/// a test writes a `max_limit_id` (the ID of the last index a shard may issue).
+pub fn segment_id(index: u64, shard: u8, app: u8) -> u64 {
+    SegmentId { index, shard, app }
+        .compose()
+        .unwrap_or_else(|e| panic!("no segment ID for index {index} shard {shard} app {app}: {e}"))
+}
+
+/// The `max_limit_id` under which the last index every shard of `app` may issue
+/// is `index`: the ID of index `index` on shard 63, the tightest.
+pub fn limit_with_last_index(index: u64, app: u8) -> u64 {
+    segment_id(index, 63, app)
+}
+
+/// App 1, `capped`, whose every shard may issue indexes 1..=10 and no more;
+/// returns its `max_limit_id`.
+pub fn init_app_1_capped_at_index_10(env: &TestEnv) -> u64 {
+    let limit = limit_with_last_index(10, 1);
+    env.ok(&[
+        "init-app",
+        "--app",
+        "1",
+        "--name",
+        "capped",
+        "--max-limit-id",
+        &limit.to_string(),
+    ]);
+    limit
+}
+
+/// `lease` in namespace `tiny`, which has room for two worker IDs
+/// (`time:41,worker:1,seq:21` from 2024-01-01), then `extra`.
+pub fn tiny_namespace_lease<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "lease",
+        "--namespace",
+        "tiny",
+        "--bits",
+        "time:41,worker:1,seq:21",
+        "--epoch",
+        "2024-01-01",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// The fields of a namespace with room for four worker IDs.
+const FOUR_WORKERS: &str = "time:41,worker:2,seq:20";
+/// Its epoch.
+const FOUR_WORKERS_EPOCH: &str = "2024-01-01";
+
+/// `lease --json` in `namespace`, which has room for four worker IDs
+/// (`time:41,worker:2,seq:20` from 2024-01-01), then `how`.
+pub fn four_worker_lease<'a>(namespace: &'a str, how: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "lease",
+        "--json",
+        "--namespace",
+        namespace,
+        "--bits",
+        FOUR_WORKERS,
+        "--epoch",
+        FOUR_WORKERS_EPOCH,
+    ];
+    args.extend_from_slice(how);
+    args
+}
+
+/// The worker ID in an ID of a [`four_worker_lease`], by the core's layout.
+pub fn worker_of_four_worker_id(id: u64) -> u64 {
+    let epoch = idgen::layout::parse_epoch(FOUR_WORKERS_EPOCH).unwrap();
+    idgen::layout::Layout::custom(FOUR_WORKERS, None, Some(epoch))
+        .unwrap()
+        .decompose(id)
+        .unwrap()
+        .get(idgen::layout::FieldKind::Worker)
+        .unwrap()
 }
 
 /// Redis key names, as the core names them.
@@ -427,6 +548,12 @@ pub mod keys {
         format!("{}{app}_*", redis::QUEUE_PREFIX)
     }
 
+    /// The free list of lease namespace `namespace` (the core keeps this name
+    /// private to its lease store).
+    pub fn free_list(namespace: &str) -> String {
+        format!("idgen:{{{namespace}}}:free")
+    }
+
     /// A KEYS/SCAN pattern for every lock of `app` (tagged ones on a cluster too).
     pub fn locks_of(app: u8) -> String {
         format!("{}{app}_*", redis::LOCK_PREFIX)
@@ -441,6 +568,22 @@ impl Drop for StopOnDrop<'_> {
     fn drop(&mut self) {
         self.0.store(true, std::sync::atomic::Ordering::SeqCst);
     }
+}
+
+/// Waits until process `pid` is stopped (`T` in `/proc/PID/stat`), as a
+/// `=stop` failpoint leaves it; fails the test after 30 s.
+pub fn wait_until_stopped(pid: i32, what: &str) {
+    let stopped = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                // The command name, in parentheses, may hold spaces.
+                stat.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().starts_with('T'))
+            })
+            .unwrap_or(false)
+    };
+    wait_until(Duration::from_secs(30), what, stopped);
 }
 
 /// Waits until `check` holds, polling; fails the test after `limit`.

@@ -210,7 +210,7 @@ impl TestEnv {
             StoreKind::Distributed => {
                 let _: () = self
                     .redis()
-                    .rpush(format!("idgen:{{{namespace}}}:free"), worker)
+                    .rpush(super::keys::free_list(namespace), worker)
                     .unwrap();
             }
             StoreKind::Embedded => self.sql(&format!(
@@ -221,13 +221,25 @@ impl TestEnv {
         }
     }
 
+    /// Lists the first free worker of `namespace` a second time, as a buggy
+    /// client might; returns that worker.
+    pub fn tamper_free_repeat_first(&self, namespace: &str) -> u64 {
+        let first = *self
+            .lease_snapshot(namespace)
+            .free
+            .first()
+            .expect("a free worker to list twice");
+        self.tamper_free_push(namespace, first);
+        first
+    }
+
     /// Removes `worker` from the free list without holding it: it leaks.
     pub fn tamper_free_remove(&self, namespace: &str, worker: u64) {
         match self.backend {
             StoreKind::Distributed => {
                 let _: () = self
                     .redis()
-                    .lrem(format!("idgen:{{{namespace}}}:free"), 1, worker)
+                    .lrem(super::keys::free_list(namespace), 1, worker)
                     .unwrap();
             }
             StoreKind::Embedded => self.sql(&format!(
