@@ -367,9 +367,9 @@ fn a_sealed_app_serves_only_its_stock_and_its_max_ids_are_final() {
     let sealed = runtime
         .block_on(store.seal_app(5, "redis+mysql at db.example"))
         .unwrap();
-    assert_eq!(sealed.app, 5);
-    assert_eq!(sealed.name, "demo");
-    assert_eq!(sealed.step, 100);
+    assert_eq!(sealed.spec.app, 5);
+    assert_eq!(sealed.spec.name, "demo");
+    assert_eq!(sealed.spec.step, 100);
     assert_eq!(sealed.shards.len(), 64);
     assert!(sealed.shards.iter().all(|s| s.max_id == 100), "{sealed:?}");
     let json = serde_json::to_value(&sealed).unwrap();

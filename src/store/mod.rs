@@ -142,7 +142,7 @@ pub struct TakenSegment {
 pub type ShardTake = (u8, Result<TakenSegment>);
 
 /// A new app as `init-app` describes it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AppSpec {
     pub app: u8,
     pub name: String,
@@ -424,13 +424,9 @@ pub struct InitReport {
 /// Everything needed to recreate a sealed app in another deployment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SealedApp {
-    pub app: u8,
-    pub name: String,
-    pub description: Option<String>,
-    pub step: u64,
-    pub max_limit_id: u64,
-    pub policy: AppPolicy,
-    pub dispenser: DispenserKind,
+    /// The app as the store recorded it, to be created alike in the other one.
+    #[serde(flatten)]
+    pub spec: AppSpec,
     /// Per shard, the final `max_id`: this store will never take an index above it.
     pub shards: Vec<SealedShard>,
     /// The destination recorded by the first seal.

@@ -416,7 +416,7 @@ impl MysqlLedger {
     /// Returns `false` when this source was adopted before.
     pub async fn adopt(&self, sealed: &SealedApp, source: &str) -> Result<bool> {
         self.ensure_schema().await?;
-        let app = sealed.app;
+        let app = sealed.spec.app;
         let mut conn = self.conn().await?;
         let mut tx = self
             .bounded(conn.start_transaction(Self::tx_opts()))
@@ -454,11 +454,11 @@ impl MysqlLedger {
                 (app,),
             ))
             .await?;
-        if let Some((name, _)) = existing.iter().find(|(name, _)| *name != sealed.name) {
+        if let Some((name, _)) = existing.iter().find(|(name, _)| *name != sealed.spec.name) {
             return Err(Error::AppNameConflict {
                 app,
                 existing: name.clone(),
-                requested: sealed.name.clone(),
+                requested: sealed.spec.name.clone(),
             });
         }
         if existing.iter().any(|(_, max_id)| *max_id > 0) {
@@ -475,12 +475,12 @@ impl MysqlLedger {
                  ON DUPLICATE KEY UPDATE max_id = GREATEST(max_id, VALUES(max_id))",
                 (
                     app,
-                    &sealed.name,
+                    &sealed.spec.name,
                     shard.max_id,
                     shard.shard,
-                    sealed.step,
-                    sealed.description.as_deref(),
-                    sealed.max_limit_id,
+                    sealed.spec.step,
+                    sealed.spec.description.as_deref(),
+                    sealed.spec.max_limit_id,
                 ),
             ))
             .await?;
@@ -490,15 +490,15 @@ impl MysqlLedger {
              ON DUPLICATE KEY UPDATE app_id = app_id",
             (
                 app,
-                sealed.policy.min_step,
-                sealed.policy.max_step,
-                sealed.policy.target.as_secs(),
+                sealed.spec.policy.min_step,
+                sealed.spec.policy.max_step,
+                sealed.spec.policy.target.as_secs(),
             ),
         ))
         .await?;
         self.bounded(tx.exec_drop(
             "INSERT INTO idgen_dispenser (app_id, kind) VALUES (?, ?) ON DUPLICATE KEY UPDATE app_id = app_id",
-            (app, sealed.dispenser.as_str()),
+            (app, sealed.spec.dispenser.as_str()),
         ))
         .await?;
         self.bounded(tx.exec_drop(

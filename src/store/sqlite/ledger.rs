@@ -295,9 +295,15 @@ pub(super) fn seal(conn: &Connection, app: u8, destination: &str) -> DbResult<Se
         }
     };
     Ok(SealedApp {
-        app,
-        step: record.step(),
-        max_limit_id: record.max_limit_id(),
+        spec: AppSpec {
+            app,
+            step: record.step(),
+            max_limit_id: record.max_limit_id(),
+            name: record.name.clone(),
+            description: record.description.clone(),
+            policy: record.policy,
+            dispenser: record.dispenser,
+        },
         shards: record
             .shards
             .iter()
@@ -306,10 +312,6 @@ pub(super) fn seal(conn: &Connection, app: u8, destination: &str) -> DbResult<Se
                 max_id: s.max_id,
             })
             .collect(),
-        name: record.name,
-        description: record.description,
-        policy: record.policy,
-        dispenser: record.dispenser,
         moved_to,
         sealed_at_ms,
     })

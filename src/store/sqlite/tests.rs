@@ -105,8 +105,8 @@ fn a_sealed_app_takes_no_segment_and_its_max_ids_are_final() {
             max_id: 40
         }
     );
-    assert_eq!(sealed.step, 100);
-    assert_eq!(sealed.name, "test");
+    assert_eq!(sealed.spec.step, 100);
+    assert_eq!(sealed.spec.name, "test");
     match f.take_segment(SLOT, 1) {
         Err(Error::AppMovedOut { app: 1, to }) => assert_eq!(to, "mysql://db/idgen"),
         other => panic!("{other:?}"),
