@@ -125,9 +125,10 @@ impl NamespaceSnapshot {
                 last_unix_ms: fences.get(&worker).copied(),
             })
             .collect();
+        let held_ids: std::collections::BTreeSet<u64> = held.iter().map(|h| h.worker).collect();
         let fences = fences
             .into_iter()
-            .filter(|(worker, _)| !held.iter().any(|h| h.worker == *worker))
+            .filter(|(worker, _)| !held_ids.contains(worker))
             .collect();
         NamespaceSnapshot {
             signature,
@@ -375,6 +376,25 @@ mod tests {
             ttl_ms,
             last_unix_ms: None,
         }
+    }
+
+    #[test]
+    fn a_snapshot_gives_held_workers_their_fences_and_lists_only_the_others() {
+        let fences = [(1, 100), (2, 200)].into_iter().collect();
+        let snapshot = NamespaceSnapshot::assemble(
+            Some("sig".into()),
+            4,
+            [
+                (2, "host".to_string(), Some(5)),
+                (3, "other".to_string(), None),
+            ],
+            vec![0],
+            fences,
+        );
+        assert_eq!(snapshot.held[0].last_unix_ms, Some(200));
+        assert_eq!(snapshot.held[1].last_unix_ms, None);
+        assert_eq!(snapshot.fences, [(1, 100)]);
+        assert_eq!((snapshot.capacity, snapshot.free), (4, vec![0]));
     }
 
     #[test]
