@@ -413,8 +413,9 @@ fn segments_and_status_work_over_tls_to_a_redis_cluster() {
     assert!(run.success(), "{run}");
     assert_eq!(run.ids().len(), 300, "{run}");
     crate::harness::assert_unique(&run.ids());
+    // Exit code 8 may flag the app's stock, low after the takes; the node is what counts.
     let run = tls.test(&["status", "--json"], &[]).run();
-    assert!(run.success(), "{run}");
+    assert!([0, 8].contains(&run.code()), "{run}");
     let report = run.json();
     let main = report["stores"]
         .as_array()
@@ -423,6 +424,7 @@ fn segments_and_status_work_over_tls_to_a_redis_cluster() {
         .find(|s| s["name"] == "main")
         .unwrap_or_else(|| panic!("no node main: {report}"));
     assert_eq!(main["reachable"], true, "{report}");
+    assert_eq!(main["state"], "ok", "{report}");
 }
 
 #[test]
@@ -477,10 +479,12 @@ fn ids_come_through_tls_sentinels_from_a_tls_master() {
     assert!(run.success(), "{run}");
     assert_eq!(run.ids().len(), 200, "{run}");
     crate::harness::assert_unique(&run.ids());
+    // Exit code 8 may flag the app's stock, low after the takes; the stores are what counts.
     let run = tls.test(&["status", "--json"], &[]).run();
-    assert!(run.success(), "{run}");
+    assert!([0, 8].contains(&run.code()), "{run}");
     for store in run.json()["stores"].as_array().unwrap() {
         assert_eq!(store["state"], "ok", "{run}");
+        assert_eq!(store["reachable"], true, "{run}");
     }
 }
 
