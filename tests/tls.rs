@@ -445,6 +445,7 @@ fn a_tls_cluster_refuses_another_ca_and_a_missing_client_certificate_with_the_tl
         )
         .run();
     assert_eq!(run.code(), TLS, "{run}");
+    assert!(run.stderr.contains("UnknownIssuer"), "{run}");
     assert!(run.stderr.contains("--redis-ca"), "{run}");
     assert!(!run.stderr.contains("Zq7SecretTls"), "{run}");
     assert_eq!(run.stderr.lines().count(), 1, "{run}");
@@ -496,6 +497,7 @@ fn tls_sentinels_refuse_another_ca_with_the_tls_exit_code() {
         .test(&["next", "--app", "1"], &[("IDGEN_REDIS_CA", &other)])
         .run();
     assert_eq!(run.code(), TLS, "{run}");
+    assert!(run.stderr.contains("UnknownIssuer"), "{run}");
     assert!(run.stderr.contains("--redis-ca"), "{run}");
     assert_eq!(run.stderr.lines().count(), 1, "{run}");
 }
