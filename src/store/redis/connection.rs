@@ -246,9 +246,9 @@ impl RedisNode {
                     // failure: a TLS one is found again, cause intact, on a
                     // seed by itself.
                     if connect::wants_tls(&self.url)
-                        && let Some(tls) = self.seed_tls_failure(&live[0]).await
+                        && let Some(failure) = self.seed_tls_failure(&live[0]).await
                     {
-                        return Err(tls);
+                        return Err(failure);
                     }
                     return Err(connect_error(&self.url, &e));
                 }
