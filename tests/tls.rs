@@ -1,7 +1,11 @@
 //! TLS to Redis and MySQL on real servers that accept nothing else: success,
 //! a certificate that cannot be verified, a missing client certificate,
-//! plain text against a TLS port and the reverse, JDBC-style parameters.
+//! plain text against a TLS port and the reverse, JDBC-style parameters. And
+//! TLS to a Redis Cluster (`rediss-cluster://`) and through Sentinel
+//! (`rediss-sentinel://`), whose servers also speak only TLS.
 
+use crate::harness::cluster::Cluster;
+use crate::harness::sentinel::TlsSentinels;
 use crate::harness::tls::{TlsEnv, certs, tls_servers};
 use crate::harness::{Test, TestEnv};
 use std::time::{Duration, Instant};
@@ -372,4 +376,128 @@ fn a_mysql_user_that_requires_a_client_certificate_gets_it_from_the_settings() {
         )
         .run();
     assert_eq!(run.code(), ACCESS, "{run}");
+}
+
+/// The TLS environment with its Redis URL on the shared TLS cluster.
+fn on_tls_cluster() -> TlsEnv {
+    let mut tls = TlsEnv::new();
+    tls.env.redis_url = Cluster::shared_tls().url();
+    tls
+}
+
+/// The TLS environment with its Redis URL through the shared TLS sentinels,
+/// on the test's own database of their master.
+fn through_tls_sentinels() -> TlsEnv {
+    let mut tls = TlsEnv::new();
+    tls.env.redis_url = TlsSentinels::shared().url(tls.db);
+    tls
+}
+
+#[test]
+fn segments_and_status_work_over_tls_to_a_redis_cluster() {
+    let tls = on_tls_cluster();
+    assert!(tls.env.redis_url.starts_with("rediss-cluster://"));
+    // The cluster is shared: this test keeps to its own app.
+    let run = tls
+        .test(
+            &["init-app", "--app", "41", "--name", "tls", "--step", "50"],
+            &[],
+        )
+        .run();
+    assert!(run.success(), "{run}");
+    let run = tls.test(&["reload-segments", "--app", "41"], &[]).run();
+    assert!(run.success(), "{run}");
+    let run = tls
+        .test(&["next", "--app", "41", "--count", "300"], &[])
+        .run();
+    assert!(run.success(), "{run}");
+    assert_eq!(run.ids().len(), 300, "{run}");
+    crate::harness::assert_unique(&run.ids());
+    // Exit code 8 may flag the app's stock, low after the takes; the node is what counts.
+    let run = tls.test(&["status", "--json"], &[]).run();
+    assert!([0, 8].contains(&run.code()), "{run}");
+    let report = run.json();
+    let main = report["stores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "main")
+        .unwrap_or_else(|| panic!("no node main: {report}"));
+    assert_eq!(main["reachable"], true, "{report}");
+    assert_eq!(main["state"], "ok", "{report}");
+}
+
+#[test]
+fn a_tls_cluster_refuses_another_ca_and_a_missing_client_certificate_with_the_tls_exit_code() {
+    let tls = on_tls_cluster();
+    let other = path(certs().other_ca());
+    let with_password = tls
+        .env
+        .redis_url
+        .replace("rediss-cluster://", "rediss-cluster://:Zq7SecretTls@");
+    let run = tls
+        .test(
+            &["next", "--app", "1"],
+            &[
+                ("IDGEN_REDIS_CA", &other),
+                ("IDGEN_REDIS_URL", &with_password),
+            ],
+        )
+        .run();
+    assert_eq!(run.code(), TLS, "{run}");
+    assert!(run.stderr.contains("UnknownIssuer"), "{run}");
+    assert!(run.stderr.contains("--redis-ca"), "{run}");
+    assert!(!run.stderr.contains("Zq7SecretTls"), "{run}");
+    assert_eq!(run.stderr.lines().count(), 1, "{run}");
+
+    let run = tls
+        .test(
+            &["next", "--app", "1"],
+            &[("IDGEN_REDIS_CERT", ""), ("IDGEN_REDIS_KEY", "")],
+        )
+        .run();
+    assert_eq!(run.code(), TLS, "{run}");
+    assert!(run.stderr.contains("--redis-cert"), "{run}");
+    assert_eq!(run.stderr.lines().count(), 1, "{run}");
+}
+
+#[test]
+fn ids_come_through_tls_sentinels_from_a_tls_master() {
+    let tls = through_tls_sentinels();
+    assert!(tls.env.redis_url.starts_with("rediss-sentinel://"));
+    let run = tls
+        .test(
+            &["init-app", "--app", "1", "--name", "tls", "--step", "50"],
+            &[],
+        )
+        .run();
+    assert!(run.success(), "{run}");
+    let run = tls.test(&["reload-segments"], &[]).run();
+    assert!(run.success(), "{run}");
+    let run = tls
+        .test(&["next", "--app", "1", "--count", "200"], &[])
+        .run();
+    assert!(run.success(), "{run}");
+    assert_eq!(run.ids().len(), 200, "{run}");
+    crate::harness::assert_unique(&run.ids());
+    // Exit code 8 may flag the app's stock, low after the takes; the stores are what counts.
+    let run = tls.test(&["status", "--json"], &[]).run();
+    assert!([0, 8].contains(&run.code()), "{run}");
+    for store in run.json()["stores"].as_array().unwrap() {
+        assert_eq!(store["state"], "ok", "{run}");
+        assert_eq!(store["reachable"], true, "{run}");
+    }
+}
+
+#[test]
+fn tls_sentinels_refuse_another_ca_with_the_tls_exit_code() {
+    let tls = through_tls_sentinels();
+    let other = path(certs().other_ca());
+    let run = tls
+        .test(&["next", "--app", "1"], &[("IDGEN_REDIS_CA", &other)])
+        .run();
+    assert_eq!(run.code(), TLS, "{run}");
+    assert!(run.stderr.contains("UnknownIssuer"), "{run}");
+    assert!(run.stderr.contains("--redis-ca"), "{run}");
+    assert_eq!(run.stderr.lines().count(), 1, "{run}");
 }

@@ -1,6 +1,8 @@
 //! A Redis Cluster of a test's own: six `redis-server --cluster-enabled yes`
 //! on free loopback ports in temp dirs, joined by `redis-cli --cluster create
-//! … --cluster-replicas 1` (three masters, three replicas).
+//! … --cluster-replicas 1` (three masters, three replicas). Or, for the TLS
+//! tests, three masters that speak only TLS, on the cluster bus as well
+//! (`--tls-cluster yes`), with the certificates of [`super::tls::certs`].
 
 use super::servers::{free_port, log_file, scratch_root, spawn_tied_to_process, wait_for};
 use std::process::{Child, Command, Stdio};
@@ -9,7 +11,10 @@ use std::time::Duration;
 
 pub struct ClusterNode {
     dir: tempfile::TempDir,
+    /// The node's one port: its TLS port on a TLS cluster.
     pub port: u16,
+    /// Speaks only TLS.
+    tls: bool,
     child: Option<Child>,
 }
 
@@ -17,7 +22,7 @@ impl ClusterNode {
     /// A node on a port whose cluster bus port (port + 10000) is free too;
     /// one that exits before it answers (a port taken meanwhile) is started
     /// again on another.
-    fn start() -> Self {
+    fn start(tls: bool) -> Self {
         std::fs::create_dir_all(scratch_root()).expect("scratch root");
         for _ in 0..5 {
             let dir = tempfile::Builder::new()
@@ -26,8 +31,15 @@ impl ClusterNode {
                 .expect("cluster node dir");
             let port = cluster_port();
             let mut cmd = Command::new("redis-server");
-            cmd.args(["--port", &port.to_string()])
-                .args(["--bind", "127.0.0.1"])
+            if tls {
+                cmd.args(["--port", "0"])
+                    .args(["--tls-port", &port.to_string()])
+                    .args(["--tls-cluster", "yes", "--tls-replication", "yes"])
+                    .args(super::tls::certs().redis_server_args());
+            } else {
+                cmd.args(["--port", &port.to_string()]);
+            }
+            cmd.args(["--bind", "127.0.0.1"])
                 .args(["--save", ""])
                 .args(["--appendonly", "no"])
                 .args(["--cluster-enabled", "yes"])
@@ -40,6 +52,7 @@ impl ClusterNode {
                 .stderr(log_file(&dir.path().join("redis.err")));
             let mut node = ClusterNode {
                 port,
+                tls,
                 child: Some(spawn_tied_to_process(cmd)),
                 dir,
             };
@@ -67,7 +80,15 @@ impl ClusterNode {
     }
 
     fn try_conn(&self) -> Option<redis::Connection> {
-        redis::Client::open(format!("redis://127.0.0.1:{}", self.port).as_str())
+        let client = if self.tls {
+            Ok(super::tls::redis_client(&format!(
+                "rediss://127.0.0.1:{}",
+                self.port
+            )))
+        } else {
+            redis::Client::open(format!("redis://127.0.0.1:{}", self.port).as_str())
+        };
+        client
             .and_then(|c| c.get_connection_with_timeout(Duration::from_secs(2)))
             .ok()
     }
@@ -124,18 +145,30 @@ fn cluster_port() -> u16 {
 
 pub struct Cluster {
     pub nodes: Vec<ClusterNode>,
+    /// Speaks only TLS.
+    tls: bool,
 }
 
 impl Cluster {
     /// Six nodes joined into three masters with a replica each, `cluster_state:ok`.
     pub fn start() -> Self {
-        let nodes: Vec<ClusterNode> = (0..6).map(|_| ClusterNode::start()).collect();
-        let mut create = Command::new("redis-cli");
+        Self::start_with(6, 1, false)
+    }
+
+    /// Three masters without replicas that speak only TLS, `cluster_state:ok`.
+    pub fn start_tls() -> Self {
+        Self::start_with(3, 0, true)
+    }
+
+    fn start_with(nodes: usize, replicas: u8, tls: bool) -> Self {
+        let nodes: Vec<ClusterNode> = (0..nodes).map(|_| ClusterNode::start(tls)).collect();
+        let cluster = Cluster { nodes, tls };
+        let mut create = cluster.redis_cli();
         create.arg("--cluster").arg("create");
-        for node in &nodes {
+        for node in &cluster.nodes {
             create.arg(node.addr());
         }
-        create.args(["--cluster-replicas", "1", "--cluster-yes"]);
+        create.args(["--cluster-replicas", &replicas.to_string(), "--cluster-yes"]);
         let out = create
             .output()
             .unwrap_or_else(|e| panic!("redis-cli is needed to create the test cluster: {e}"));
@@ -145,7 +178,6 @@ impl Cluster {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        let cluster = Cluster { nodes };
         cluster.wait_ok();
         super::wait_until(Duration::from_secs(60), "the replicas to sync", || {
             cluster.nodes.iter().filter(|n| !n.is_master()).all(|n| {
@@ -165,6 +197,21 @@ impl Cluster {
         SHARED.get_or_init(Cluster::start)
     }
 
+    /// One TLS cluster ([`Self::start_tls`]) for the TLS tests; they keep to their own apps.
+    pub fn shared_tls() -> &'static Cluster {
+        static SHARED: OnceLock<Cluster> = OnceLock::new();
+        SHARED.get_or_init(Cluster::start_tls)
+    }
+
+    /// `redis-cli`, speaking TLS to a TLS cluster.
+    fn redis_cli(&self) -> Command {
+        let mut cli = Command::new("redis-cli");
+        if self.tls {
+            cli.args(super::tls::certs().redis_cli_args());
+        }
+        cli
+    }
+
     /// Every live node says `cluster_state:ok`.
     pub fn wait_ok(&self) {
         super::wait_until(Duration::from_secs(60), "cluster_state:ok", || {
@@ -181,10 +228,15 @@ impl Cluster {
         });
     }
 
-    /// `redis-cluster://` URL naming two seed nodes.
+    /// `redis-cluster://` (`rediss-cluster://` on a TLS cluster) URL naming two seed nodes.
     pub fn url(&self) -> String {
         format!(
-            "redis-cluster://{},{}",
+            "{}://{},{}",
+            if self.tls {
+                "rediss-cluster"
+            } else {
+                "redis-cluster"
+            },
             self.nodes[0].addr(),
             self.nodes[1].addr()
         )
@@ -256,7 +308,8 @@ impl Cluster {
 
     /// Moves `count` slots from `from` to `to` with `redis-cli --cluster reshard`.
     pub fn reshard(&self, from: &ClusterNode, to: &ClusterNode, count: u32) {
-        let out = Command::new("redis-cli")
+        let out = self
+            .redis_cli()
             .arg("--cluster")
             .arg("reshard")
             .arg(from.addr())

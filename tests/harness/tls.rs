@@ -45,6 +45,40 @@ impl Certs {
     fn server_key(&self) -> PathBuf {
         self.dir.join("server.key")
     }
+
+    /// A redis-server's TLS settings, `(name, file)`: its certificate, the CA
+    /// it checks clients against, and the client certificate it presents on
+    /// its own TLS connections (replication, the cluster bus, a sentinel's).
+    pub fn redis_server_settings(&self) -> Vec<(&'static str, PathBuf)> {
+        vec![
+            ("tls-cert-file", self.server_cert()),
+            ("tls-key-file", self.server_key()),
+            ("tls-ca-cert-file", self.ca()),
+            ("tls-client-cert-file", self.client_cert()),
+            ("tls-client-key-file", self.client_key()),
+        ]
+    }
+
+    /// [`Self::redis_server_settings`] as redis-server arguments.
+    pub fn redis_server_args(&self) -> Vec<std::ffi::OsString> {
+        self.redis_server_settings()
+            .into_iter()
+            .flat_map(|(name, file)| [format!("--{name}").into(), file.into_os_string()])
+            .collect()
+    }
+
+    /// The arguments that make `redis-cli` speak TLS with the test CA and client certificate.
+    pub fn redis_cli_args(&self) -> Vec<std::ffi::OsString> {
+        vec![
+            "--tls".into(),
+            "--cacert".into(),
+            self.ca().into(),
+            "--cert".into(),
+            self.client_cert().into(),
+            "--key".into(),
+            self.client_key().into(),
+        ]
+    }
 }
 
 /// The certificates, made on first use.
@@ -160,7 +194,7 @@ pub fn tls_servers() -> &'static TlsServers {
         idgen::store::tls::install_crypto_provider();
         let certs = certs();
         let root = scratch_root().join(format!("run-{}", std::process::id()));
-        let redis_port = start_redis(&root.join("redis-tls"), certs);
+        let redis_port = start_redis(&root.join("redis-tls"));
         // With grants checked: --skip-grant-tables also skips the transport check.
         let mysql = start_mariadb_with(
             &root.join("mariadb-tls"),
@@ -199,18 +233,15 @@ fn harness_ssl() -> mysql_async::SslOpts {
         .with_disable_built_in_roots(true)
 }
 
-fn start_redis(dir: &Path, certs: &Certs) -> u16 {
+/// A redis-server in `dir` that speaks only TLS (with the test certificates),
+/// kept for the life of the test process; its TLS port.
+pub fn start_redis(dir: &Path) -> u16 {
     std::fs::create_dir_all(dir).expect("redis dir");
     let port = free_port();
     let mut cmd = Command::new("redis-server");
     cmd.args(["--port", "0"])
         .args(["--tls-port", &port.to_string()])
-        .arg("--tls-cert-file")
-        .arg(certs.server_cert())
-        .arg("--tls-key-file")
-        .arg(certs.server_key())
-        .arg("--tls-ca-cert-file")
-        .arg(certs.ca())
+        .args(certs().redis_server_args())
         .args(["--bind", "127.0.0.1"])
         .args(["--save", ""])
         .args(["--appendonly", "no"])
@@ -254,6 +285,8 @@ pub fn redis_client(url: &str) -> redis::Client {
 pub struct TlsEnv {
     pub env: TestEnv,
     pub vars: Vec<(&'static str, String)>,
+    /// The test's own Redis database (on every TLS server with databases).
+    pub db: usize,
 }
 
 impl TlsEnv {
@@ -279,6 +312,7 @@ impl TlsEnv {
                 ("IDGEN_REDIS_KEY", path(certs.client_key())),
                 ("IDGEN_MYSQL_CA", path(certs.ca())),
             ],
+            db: n,
         }
     }
 

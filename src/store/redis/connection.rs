@@ -4,6 +4,7 @@
 //! answer means.
 
 use super::*;
+use crate::store::tls;
 use topology::SentinelSpec;
 
 /// One connection, and what is known about the server process at its end.
@@ -240,7 +241,17 @@ impl RedisNode {
             match tokio::time::timeout(self.timeout, cluster.get_async_connection()).await {
                 Ok(Ok(conn)) => conn,
                 Ok(Err(e)) if e.is_timeout() => return Err(self.timed_out()),
-                Ok(Err(e)) => return Err(connect_error(&self.url, &e)),
+                Ok(Err(e)) => {
+                    // The cluster client keeps only the text of a seed's
+                    // failure: a TLS one is found again, cause intact, on a
+                    // seed by itself.
+                    if connect::wants_tls(&self.url)
+                        && let Some(failure) = self.seed_tls_failure(&live[0]).await
+                    {
+                        return Err(failure);
+                    }
+                    return Err(connect_error(&self.url, &e));
+                }
                 Err(_) => return Err(self.timed_out()),
             };
         let info = self
@@ -254,6 +265,25 @@ impl RedisNode {
             direct_run_id: None,
             lpop_count: true,
         })
+    }
+
+    /// Why a TLS connection to the cluster node `seed` alone fails, if TLS is why.
+    async fn seed_tls_failure(&self, seed: &SecretUrl) -> Option<Error> {
+        let client = connect::client(seed, &self.tls).ok()?;
+        let config = AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(self.timeout))
+            .set_response_timeout(Some(self.timeout));
+        let attempt = async {
+            let mut conn = client
+                .get_multiplexed_async_connection_with_config(&config)
+                .await?;
+            redis::cmd("PING").query_async::<()>(&mut conn).await
+        };
+        let e = tokio::time::timeout(self.timeout, attempt)
+            .await
+            .ok()?
+            .err()?;
+        connect::tls_failure(&self.url, &e)
     }
 
     /// The masters of the cluster, as `(host, port)`, from `CLUSTER NODES`.
@@ -354,14 +384,19 @@ impl RedisNode {
                 hint: "name a master the sentinels monitor after # (SENTINEL MASTERS lists them)"
                     .into(),
             }),
-            Err((false, e)) => Err(Error::Unreachable {
-                backend: "Redis",
-                url: self.url.to_string(),
-                detail: format!(
-                    "no sentinel named a master ({})",
-                    self.url.describe_error(&e)
-                ),
-            }),
+            // A certificate not verified or a refused handshake is a TLS failure, not an absence.
+            Err((false, e)) => {
+                Err(
+                    tls::failure(tls::REDIS, &self.url, &e).unwrap_or_else(|| Error::Unreachable {
+                        backend: "Redis",
+                        url: self.url.to_string(),
+                        detail: format!(
+                            "no sentinel named a master ({})",
+                            self.url.describe_error(&e)
+                        ),
+                    }),
+                )
+            }
         }
     }
 
