@@ -1,6 +1,6 @@
 //! Redis Cluster: three masters with a replica each on loopback. Concurrent
 //! takers and reloaders, a resharding and a failover under takers, a move from
-//! a standalone node, leases and status. No ID repeats.
+//! a standalone node and between two clusters, leases and status. No ID repeats.
 //!
 //! The calm tests share one cluster (each its own app or namespace); the ones
 //! that reshard or fail over start their own.
@@ -281,4 +281,110 @@ fn a_resharding_and_a_failover_under_takers_repeat_nothing() {
     }));
     assert_ne!(cluster.master_of(key).port, victim);
     assert_unique(&ids);
+}
+
+#[test]
+fn an_app_moves_between_two_clusters_under_takers_without_repeats() {
+    let env = TestEnv::distributed();
+    // A: the shared cluster (app 35 is this test's alone); B: a cluster of its own.
+    let a = Cluster::shared();
+    let b = Cluster::start();
+    let nodes = format!("a={} b={}", a.url(), b.url());
+    let with_nodes = || Test::within(&env).env("IDGEN_REDIS_NODES", &nodes);
+    with_nodes()
+        .args([
+            "init-app", "--app", "35", "--name", "moving", "--step", "2000",
+        ])
+        .status(0)
+        .run();
+    // New apps are served by `main`: route this one to A before it has stock.
+    with_nodes()
+        .args(["migrate", "--app", "35", "--to", "a", "--yes"])
+        .status(0)
+        .run();
+    with_nodes()
+        .args(["reload-segments", "--app", "35", "--quiet"])
+        .status(0)
+        .run();
+    assert!(!masters_stocked(a, 35).is_empty());
+    assert!(masters_stocked(&b, 35).is_empty());
+    let take = || {
+        with_nodes()
+            .args(["next", "--app", "35", "--count", "300"])
+            .run()
+    };
+    let take_ok = || {
+        with_nodes()
+            .args(["next", "--app", "35", "--count", "300"])
+            .status(0)
+            .run()
+            .ids()
+    };
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        ids.extend(take_ok());
+    }
+
+    let taken = take_during(3, take, |takers| {
+        wait_until(Duration::from_secs(60), "takes before", || {
+            takers.taken() >= 5
+        });
+        let report = with_nodes()
+            .args(["migrate", "--app", "35", "--to", "b", "--yes", "--json"])
+            .status(0)
+            .run()
+            .json();
+        takers.mark_after();
+        wait_until(Duration::from_secs(60), "takes after", || {
+            takers.taken_after() >= 10
+        });
+        report
+    });
+    assert!(taken.failures.is_empty(), "{:?}", taken.failures);
+    ids.extend(taken.ids);
+    let report = taken.outcome;
+    assert_eq!(report["plan"]["from"], "a", "{report}");
+    assert_eq!(report["result"]["shards_retired"], 64, "{report}");
+    // A's stock was dropped, not copied: a gap.
+    assert!(
+        report["result"]["ids_retired"].as_u64().unwrap() > 0,
+        "{report}"
+    );
+    assert!(masters_stocked(a, 35).is_empty(), "stock left on A");
+    assert!(!masters_stocked(&b, 35).is_empty(), "B has no stock");
+    // Clients that look on the default node or still read A are sent to B.
+    let route = keys::route(35);
+    let hint_on_main: Option<String> = redis::cmd("GET")
+        .arg(&route)
+        .query(&mut env.redis())
+        .unwrap();
+    let hint_on_a: Option<String> = redis::cmd("GET")
+        .arg(&route)
+        .query(&mut a.master_of(&route).conn())
+        .unwrap();
+    assert_eq!(hint_on_main.as_deref(), Some("b"));
+    assert_eq!(hint_on_a.as_deref(), Some("b"));
+
+    for _ in 0..3 {
+        ids.extend(take_ok());
+    }
+    with_nodes()
+        .args(["reload-segments", "--quiet"])
+        .status(0)
+        .run();
+    assert!(masters_stocked(a, 35).is_empty(), "something refilled A");
+    assert_unique(&ids);
+    assert!(ids.len() >= (3 + 10 + 3) * 300, "{} IDs", ids.len());
+
+    let status = with_nodes().args(["status", "--json"]).run().json();
+    let app = status["apps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|app| app["app"] == 35)
+        .unwrap_or_else(|| panic!("{status}"));
+    assert_eq!(app["node"], "b", "{status}");
+    assert_eq!(app["route"]["node"], "b", "{status}");
+    assert_eq!(app["moving"], false, "{status}");
+    assert!(app["min_stock"].as_u64().unwrap() > 0, "{status}");
 }
