@@ -51,30 +51,73 @@ fn path(p: std::path::PathBuf) -> String {
     p.display().to_string()
 }
 
+/// A Redis URL (`rediss://`, `rediss-cluster://`, `rediss-sentinel://`) with a
+/// password in it, checked against another CA: exit 15, one line naming
+/// `--redis-ca`, and no password.
+fn another_ca_is_refused_without_showing_the_password(tls: &TlsEnv) {
+    let other = path(certs().other_ca());
+    let (scheme, rest) = tls.env.redis_url.split_once("://").unwrap();
+    let with_password = format!("{scheme}://:Zq7SecretTls@{rest}");
+    tls.test(
+        &["next", "--app", "1"],
+        &[
+            ("IDGEN_REDIS_CA", &other),
+            ("IDGEN_REDIS_URL", &with_password),
+        ],
+    )
+    .status(TLS)
+    .one_line_error("UnknownIssuer")
+    .stderr("--redis-ca")
+    .stderr_lacks("Zq7SecretTls")
+    .run();
+}
+
+/// Redis refuses the handshake without a client certificate: exit 15, one
+/// line naming `--redis-cert`.
+fn a_missing_client_certificate_is_refused(tls: &TlsEnv) {
+    tls.test(
+        &["next", "--app", "1"],
+        &[("IDGEN_REDIS_CERT", ""), ("IDGEN_REDIS_KEY", "")],
+    )
+    .status(TLS)
+    .one_line_error("--redis-cert")
+    .run();
+}
+
+/// `init-app`, `reload-segments` and `next --count N` for `app`, with unique
+/// IDs; then every store `status` reports is reachable and ok (exit 8 may flag
+/// the app's stock, low after the takes).
+fn serves_unique_ids_and_every_store_is_ok(tls: &TlsEnv, app: &str, count: usize) {
+    tls.test(
+        &["init-app", "--app", app, "--name", "tls", "--step", "50"],
+        &[],
+    )
+    .status(0)
+    .run();
+    tls.test(&["reload-segments", "--app", app], &[])
+        .status(0)
+        .run();
+    let count_arg = count.to_string();
+    let ids = tls
+        .test(&["next", "--app", app, "--count", &count_arg], &[])
+        .status(0)
+        .run()
+        .ids();
+    assert_eq!(ids.len(), count);
+    crate::harness::assert_unique(&ids);
+    let run = tls.test(&["status", "--json"], &[]).run();
+    assert!([0, 8].contains(&run.code()), "{run}");
+    for store in run.json()["stores"].as_array().unwrap() {
+        assert_eq!(store["state"], "ok", "{run}");
+        assert_eq!(store["reachable"], true, "{run}");
+    }
+}
+
 #[test]
 fn a_server_certificate_from_another_ca_is_refused_with_the_tls_exit_code() {
     let tls = TlsEnv::new();
+    another_ca_is_refused_without_showing_the_password(&tls);
     let other = path(certs().other_ca());
-    // The password rides in the URL: no message may show it.
-    let with_password = tls
-        .env
-        .redis_url
-        .replace("rediss://", "rediss://idgen:Zq7SecretTls@");
-    let run = tls
-        .test(
-            &["next", "--app", "1"],
-            &[
-                ("IDGEN_REDIS_CA", &other),
-                ("IDGEN_REDIS_URL", &with_password),
-            ],
-        )
-        .run();
-    assert_eq!(run.code(), TLS, "{run}");
-    assert!(run.stderr.contains("UnknownIssuer"), "{run}");
-    assert!(run.stderr.contains("--redis-ca"), "{run}");
-    assert!(!run.stderr.contains("Zq7SecretTls"), "{run}");
-    assert_eq!(run.stderr.lines().count(), 1, "{run}");
-
     let run = tls
         .test(
             &["init-app", "--app", "1", "--name", "one"],
@@ -94,16 +137,7 @@ fn a_server_certificate_from_another_ca_is_refused_with_the_tls_exit_code() {
 
 #[test]
 fn without_a_client_certificate_redis_refuses_the_handshake_with_the_tls_exit_code() {
-    let tls = TlsEnv::new();
-    let run = tls
-        .test(
-            &["next", "--app", "1"],
-            &[("IDGEN_REDIS_CERT", ""), ("IDGEN_REDIS_KEY", "")],
-        )
-        .run();
-    assert_eq!(run.code(), TLS, "{run}");
-    assert!(run.stderr.contains("--redis-cert"), "{run}");
-    assert!(!run.stderr.contains("panicked"), "{run}");
+    a_missing_client_certificate_is_refused(&TlsEnv::new());
 }
 
 #[test]
@@ -398,106 +432,24 @@ fn segments_and_status_work_over_tls_to_a_redis_cluster() {
     let tls = on_tls_cluster();
     assert!(tls.env.redis_url.starts_with("rediss-cluster://"));
     // The cluster is shared: this test keeps to its own app.
-    let run = tls
-        .test(
-            &["init-app", "--app", "41", "--name", "tls", "--step", "50"],
-            &[],
-        )
-        .run();
-    assert!(run.success(), "{run}");
-    let run = tls.test(&["reload-segments", "--app", "41"], &[]).run();
-    assert!(run.success(), "{run}");
-    let run = tls
-        .test(&["next", "--app", "41", "--count", "300"], &[])
-        .run();
-    assert!(run.success(), "{run}");
-    assert_eq!(run.ids().len(), 300, "{run}");
-    crate::harness::assert_unique(&run.ids());
-    // Exit code 8 may flag the app's stock, low after the takes; the node is what counts.
-    let run = tls.test(&["status", "--json"], &[]).run();
-    assert!([0, 8].contains(&run.code()), "{run}");
-    let report = run.json();
-    let main = report["stores"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "main")
-        .unwrap_or_else(|| panic!("no node main: {report}"));
-    assert_eq!(main["reachable"], true, "{report}");
-    assert_eq!(main["state"], "ok", "{report}");
+    serves_unique_ids_and_every_store_is_ok(&tls, "41", 300);
 }
 
 #[test]
 fn a_tls_cluster_refuses_another_ca_and_a_missing_client_certificate_with_the_tls_exit_code() {
     let tls = on_tls_cluster();
-    let other = path(certs().other_ca());
-    let with_password = tls
-        .env
-        .redis_url
-        .replace("rediss-cluster://", "rediss-cluster://:Zq7SecretTls@");
-    let run = tls
-        .test(
-            &["next", "--app", "1"],
-            &[
-                ("IDGEN_REDIS_CA", &other),
-                ("IDGEN_REDIS_URL", &with_password),
-            ],
-        )
-        .run();
-    assert_eq!(run.code(), TLS, "{run}");
-    assert!(run.stderr.contains("UnknownIssuer"), "{run}");
-    assert!(run.stderr.contains("--redis-ca"), "{run}");
-    assert!(!run.stderr.contains("Zq7SecretTls"), "{run}");
-    assert_eq!(run.stderr.lines().count(), 1, "{run}");
-
-    let run = tls
-        .test(
-            &["next", "--app", "1"],
-            &[("IDGEN_REDIS_CERT", ""), ("IDGEN_REDIS_KEY", "")],
-        )
-        .run();
-    assert_eq!(run.code(), TLS, "{run}");
-    assert!(run.stderr.contains("--redis-cert"), "{run}");
-    assert_eq!(run.stderr.lines().count(), 1, "{run}");
+    another_ca_is_refused_without_showing_the_password(&tls);
+    a_missing_client_certificate_is_refused(&tls);
 }
 
 #[test]
 fn ids_come_through_tls_sentinels_from_a_tls_master() {
     let tls = through_tls_sentinels();
     assert!(tls.env.redis_url.starts_with("rediss-sentinel://"));
-    let run = tls
-        .test(
-            &["init-app", "--app", "1", "--name", "tls", "--step", "50"],
-            &[],
-        )
-        .run();
-    assert!(run.success(), "{run}");
-    let run = tls.test(&["reload-segments"], &[]).run();
-    assert!(run.success(), "{run}");
-    let run = tls
-        .test(&["next", "--app", "1", "--count", "200"], &[])
-        .run();
-    assert!(run.success(), "{run}");
-    assert_eq!(run.ids().len(), 200, "{run}");
-    crate::harness::assert_unique(&run.ids());
-    // Exit code 8 may flag the app's stock, low after the takes; the stores are what counts.
-    let run = tls.test(&["status", "--json"], &[]).run();
-    assert!([0, 8].contains(&run.code()), "{run}");
-    for store in run.json()["stores"].as_array().unwrap() {
-        assert_eq!(store["state"], "ok", "{run}");
-        assert_eq!(store["reachable"], true, "{run}");
-    }
+    serves_unique_ids_and_every_store_is_ok(&tls, "1", 200);
 }
 
 #[test]
 fn tls_sentinels_refuse_another_ca_with_the_tls_exit_code() {
-    let tls = through_tls_sentinels();
-    let other = path(certs().other_ca());
-    let run = tls
-        .test(&["next", "--app", "1"], &[("IDGEN_REDIS_CA", &other)])
-        .run();
-    assert_eq!(run.code(), TLS, "{run}");
-    assert!(run.stderr.contains("UnknownIssuer"), "{run}");
-    assert!(run.stderr.contains("--redis-ca"), "{run}");
-    assert_eq!(run.stderr.lines().count(), 1, "{run}");
+    another_ca_is_refused_without_showing_the_password(&through_tls_sentinels());
 }

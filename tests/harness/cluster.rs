@@ -80,17 +80,7 @@ impl ClusterNode {
     }
 
     fn try_conn(&self) -> Option<redis::Connection> {
-        let client = if self.tls {
-            Ok(super::tls::redis_client(&format!(
-                "rediss://127.0.0.1:{}",
-                self.port
-            )))
-        } else {
-            redis::Client::open(format!("redis://127.0.0.1:{}", self.port).as_str())
-        };
-        client
-            .and_then(|c| c.get_connection_with_timeout(Duration::from_secs(2)))
-            .ok()
+        super::tls::loopback_conn(self.port, self.tls)
     }
 
     pub fn conn(&self) -> redis::Connection {

@@ -262,6 +262,19 @@ pub fn start_redis(dir: &Path) -> u16 {
     port
 }
 
+/// A connection to a harness server on loopback `port`, over TLS (the test
+/// CA and client certificate) or not; `None` while it does not answer.
+pub fn loopback_conn(port: u16, tls: bool) -> Option<redis::Connection> {
+    let client = if tls {
+        Ok(redis_client(&format!("rediss://127.0.0.1:{port}")))
+    } else {
+        redis::Client::open(format!("redis://127.0.0.1:{port}").as_str())
+    };
+    client
+        .and_then(|c| c.get_connection_with_timeout(std::time::Duration::from_secs(2)))
+        .ok()
+}
+
 /// A client of the TLS redis-server with the test CA and client certificate.
 pub fn redis_client(url: &str) -> redis::Client {
     let read = |p: PathBuf| std::fs::read(p).expect("test certificate");
