@@ -185,8 +185,14 @@ fn shown(entry: &[u8]) -> String {
     shown
 }
 
-/// A shard's stamp hash: the stocking server's `run_id` and the `max_limit_id`.
-type StampFields = (Option<String>, Option<String>, Option<String>);
+/// A shard's stamp hash: the stocking server's `run_id`, the `max_limit_id`,
+/// the dispenser kind and the stocking server's `master_replid`.
+type StampFields = (
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
 
 /// Adds queue entries to `taken`, setting malformed ones aside.
 fn parse_entries(taken: &mut Taken, key: &str, entries: &[Value]) {
@@ -211,10 +217,13 @@ fn reject(taken: &mut Taken, key: &str, entry: &[u8]) {
 }
 
 impl RedisNode {
-    /// The warm path on a direct connection: the stamp, the pop and the route
-    /// hint in one round trip, no script. The connection ends at the server
-    /// process whose `run_id` is `run_id`, so stock stamped with it is that
-    /// process's own; anything else is retired before it is served.
+    /// The warm path on a direct connection: the stamp, the pop, the route
+    /// hint and the server's replication ID in one round trip, no script. The
+    /// connection ends at the server process whose `run_id` is `run_id`; its
+    /// `master_replid`, which a demotion and promotion change under a live
+    /// connection, is read with the pop. Stock stamped with both is that
+    /// process's own, in this replication history; anything else is retired
+    /// before it is served.
     async fn take_queue_direct(
         &self,
         mut conn: Conn,
@@ -229,15 +238,17 @@ impl RedisNode {
             .arg("run_id")
             .arg("limit")
             .arg("kind")
+            .arg("replid")
             .cmd("LPOP")
             .arg(&key);
         if n > 1 {
             pipe.arg(n);
         }
         pipe.cmd("GET").arg(route_key(slot.app));
-        let answer: redis::RedisResult<(StampFields, Value, Option<String>)> =
+        pipe.cmd("INFO").arg("replication");
+        let answer: redis::RedisResult<(StampFields, Value, Option<String>, String)> =
             self.bounded_raw(pipe.query_async(&mut conn)).await?;
-        let ((stamped, limit, recorded), popped, hint) =
+        let ((stamped, limit, recorded, stamped_replid), popped, hint, replication) =
             answer.map_err(|e| self.script_error(&e, &key))?;
         let entries = match popped {
             Value::Array(entries) => entries,
@@ -252,7 +263,8 @@ impl RedisNode {
                 .and_then(|k| DispenserKind::parse(k).ok()),
             ..Taken::default()
         };
-        if stamped.as_deref() == Some(run_id) {
+        let replid = info_field(&replication, "master_replid");
+        if stamped.as_deref() == Some(run_id) && stamped_replid.as_deref() == Some(&replid) {
             parse_entries(&mut taken, &key, &entries);
             return Ok(taken);
         }
@@ -441,8 +453,12 @@ impl RedisNode {
                     "pending_last",
                 ]),
             };
-            pipe.cmd("HGET").arg(self.keys.stamp(slot)).arg("run_id");
+            pipe.cmd("HMGET")
+                .arg(self.keys.stamp(slot))
+                .arg("run_id")
+                .arg("replid");
         }
+        pipe.cmd("INFO").arg("replication");
         if run_id.is_none() {
             pipe.cmd("INFO").arg("server");
         }
@@ -451,16 +467,20 @@ impl RedisNode {
             Some(run_id) => run_id.to_string(),
             None => info_field(&text_of(answers.pop().as_ref()), "run_id"),
         };
+        let replid = info_field(&text_of(answers.pop().as_ref()), "master_replid");
         Ok(answers
             .chunks(2)
             .map(|pair| {
-                let stamped = text_of(pair.get(1));
+                let stamped = match pair.get(1) {
+                    Some(Value::Array(fields)) => (text_of(fields.first()), text_of(fields.get(1))),
+                    _ => Default::default(),
+                };
                 let stock = match (kind, pair.first()) {
                     (DispenserKind::Queue, Some(Value::Int(n))) => Some((*n).max(0) as u64),
                     (DispenserKind::Range, Some(Value::Array(fields))) => range_stock(fields),
                     _ => None,
                 };
-                stock.filter(|&n| n == 0 || stamped == run_id)
+                stock.filter(|&n| n == 0 || stamped == (run_id.clone(), replid.clone()))
             })
             .collect())
     }

@@ -20,10 +20,20 @@ local function server_run_id()
   return string.match(info, 'run_id:(%x+)')
 end
 
--- Serves stock only to the server process that stocked it. A dataset that went
--- back in time (an older RDB or AOF, a restored backup, a lagging replica
--- promoted) holds indexes that were already popped, under an old stamp: both
--- stocks of the shard are retired before anything is served.
+-- This server's replication history: every promotion gets a new master_replid,
+-- a former master promoted back from a replica too, which keeps its run_id
+-- but holds the data it copied meanwhile. It can change under a live
+-- connection, so it is always read afresh.
+local function server_replid()
+  local info = redis.call('INFO', 'replication')
+  return string.match(info, 'master_replid:(%x+)') or ''
+end
+
+-- Serves stock only to the server process, in the replication history, that
+-- stocked it. A dataset that went back in time (an older RDB or AOF, a restored
+-- backup, a lagging replica promoted, a former master promoted back) holds
+-- indexes that were already popped, under an old stamp: both stocks of the
+-- shard are retired before anything is served.
 -- `expected` is this server's run_id when the caller knows it for certain (a
 -- direct connection, which cannot outlive the server process); '' or nil asks.
 -- Returns '' when the stock is this server's, else '<stamp found or -> <run_id>',
@@ -31,13 +41,16 @@ end
 local function verify(queue, range, stamp, expected)
   local run_id = expected
   if not run_id or run_id == '' then run_id = server_run_id() end
-  local stamped = redis.call('HGET', stamp, 'run_id')
-  if stamped == run_id then return '', 0 end
+  local replid = server_replid()
+  local stamped = redis.call('HMGET', stamp, 'run_id', 'replid')
+  if stamped[1] == run_id and stamped[2] == replid then return '', 0 end
   local retired = math.max(stock_of(queue, 'queue'), 0) + math.max(stock_of(range, 'range'), 0)
   redis.call('DEL', queue, range, stamp)
-  redis.call('HSET', stamp, 'run_id', run_id)
-  if (not stamped) and retired == 0 then return '', 0 end
-  return (stamped or '-') .. ' ' .. run_id, retired
+  redis.call('HSET', stamp, 'run_id', run_id, 'replid', replid)
+  if (not stamped[1]) and retired == 0 then return '', 0 end
+  -- A stamp from before replids were recorded: retired once, not a rollback.
+  if stamped[1] == run_id and not stamped[2] then return '', retired end
+  return (stamped[1] or '-') .. ' ' .. run_id, retired
 end
 
 -- Makes `kind` the dispenser that serves the shard, recorded in the stamp. Stock
