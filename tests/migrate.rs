@@ -392,6 +392,27 @@ fn an_app_moves_from_the_embedded_store_into_redis_and_mysql_without_repeats() {
 }
 
 #[test]
+fn a_second_store_file_at_the_same_path_is_not_taken_for_a_rerun_of_the_first() {
+    let laptop = TestEnv::embedded();
+    let production = TestEnv::distributed();
+    laptop_with_ids(&laptop);
+    let store = laptop.store_path();
+    migrate_app_1_from_store(&production, &store)
+        .arg("--yes")
+        .status(0)
+        .run();
+    // Another laptop's store, at the same path, issued IDs of app 1 too: its
+    // move would overlap the first one's, so it is refused, not skipped as done.
+    std::fs::remove_file(&store).unwrap();
+    laptop_with_ids(&laptop);
+    migrate_app_1_from_store(&production, &store)
+        .arg("--yes")
+        .status(7)
+        .one_line_error("another store file at the same path")
+        .run();
+}
+
+#[test]
 fn a_move_out_of_the_store_killed_midway_is_finished_by_running_it_again() {
     let laptop = TestEnv::embedded();
     let production = TestEnv::distributed();

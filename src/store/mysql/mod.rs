@@ -428,23 +428,32 @@ impl MysqlLedger {
             (app,),
         ))
         .await?;
-        let marker: Option<String> = self
+        let marker: Option<(String, i64)> = self
             .bounded(tx.exec_first(
-                "SELECT source FROM idgen_adopted WHERE app_id = ? FOR UPDATE",
+                "SELECT source, sealed_at_ms FROM idgen_adopted WHERE app_id = ? FOR UPDATE",
                 (app,),
             ))
             .await?;
-        match marker.as_deref() {
-            Some(done) if done == source => {
+        match marker.as_ref().map(|(done, at)| (done.as_str(), *at)) {
+            // The same store file sealed at the same moment: a rerun. Another
+            // store at the same path (a second laptop's default) was sealed
+            // at another moment, and its IDs may overlap the first one's.
+            Some((done, at)) if done == source && at == sealed.sealed_at_ms => {
                 self.bounded(tx.rollback()).await?;
                 return Ok(false);
             }
-            Some("") | None => {}
-            Some(other) => {
+            Some(("", _)) | None => {}
+            Some((other, _)) => {
                 return Err(Error::MigrationConflict {
                     app,
                     target: source.to_string(),
-                    detail: format!("the app was already taken over from {other}"),
+                    detail: if other == source {
+                        format!(
+                            "the app was already taken over from another store file at the same path ({other}), sealed at another time"
+                        )
+                    } else {
+                        format!("the app was already taken over from {other}")
+                    },
                 });
             }
         }
