@@ -13,6 +13,7 @@ use crate::harness::{
 };
 use redis::Commands;
 use std::sync::Mutex;
+use std::time::Duration;
 
 /// How many IDs a case issues in all, half before the fault and half after.
 fn chaos_ids() -> u64 {
@@ -177,6 +178,139 @@ fn a_replica_promoted_after_lag_repeats_nothing_from_a_queue() {
 #[test]
 fn a_replica_promoted_after_lag_repeats_nothing_from_a_range() {
     a_replica_promoted_after_lag_repeats_nothing("range");
+}
+
+// ---- a master demoted and promoted again -----------------------------------------
+
+/// IDs per shard in the demotion case: stock is 50 a shard, small enough to drain.
+const STEP: &str = "50";
+
+/// The `id.gen.*` keys of `redis`, sorted, each with its `DUMP` payload.
+fn idgen_dataset(redis: &RedisProcess) -> Vec<(String, Vec<u8>)> {
+    let mut conn = redis.conn();
+    let mut names: Vec<String> = conn
+        .scan_match::<_, String>("id.gen.*")
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    names.sort();
+    names
+        .into_iter()
+        .map(|key| {
+            let dump: Vec<u8> = redis::cmd("DUMP").arg(&key).query(&mut conn).unwrap();
+            (key, dump)
+        })
+        .collect()
+}
+
+/// Copies every `id.gen.*` key of `from` onto `to` (`RESTORE … REPLACE`):
+/// `to` holds `from`'s stock under `from`'s stamps.
+fn copy_idgen_keys(from: &RedisProcess, to: &RedisProcess) {
+    let mut source = from.conn();
+    let mut target = to.conn();
+    for (key, dump) in idgen_dataset(from) {
+        let pttl: i64 = source.pttl(&key).unwrap();
+        let _: () = redis::cmd("RESTORE")
+            .arg(&key)
+            .arg(pttl.max(0))
+            .arg(dump)
+            .arg("REPLACE")
+            .query(&mut target)
+            .unwrap();
+    }
+}
+
+/// `per_shard` IDs from each of the app's 64 shards (a gate pass per shard,
+/// as takers pick shards at random), one `next` per shard.
+fn take_from_every_shard(env: &TestEnv, redis: &str, kind: &str, per_shard: u64) -> Vec<u64> {
+    let mut ids = Vec::new();
+    for shard in 0..64 {
+        let pass = (0..)
+            .map(|i| format!("k{i}"))
+            .find(|pass| idgen::segment::shard_for_gate_pass(pass) == shard)
+            .unwrap();
+        let run = Test::within(env)
+            .args(["next", "--app", APP, "--count", &per_shard.to_string()])
+            .args(["--gate-pass", &pass])
+            .env("IDGEN_REDIS_URL", redis)
+            .env("IDGEN_DISPENSER", kind)
+            .status(0)
+            .run();
+        ids.extend(run.ids());
+    }
+    ids
+}
+
+/// A master (A) demoted to a replica of B and promoted again keeps its
+/// process, so its `run_id`; B holds a stale copy of A's stock, stamped by A.
+/// After the round trip A must not serve that copy again.
+fn a_master_demoted_and_promoted_again_repeats_nothing(kind: &str) {
+    let env = TestEnv::distributed();
+    let mut a = RedisProcess::start(Persistence::None);
+    let b = RedisProcess::start(Persistence::None);
+    env.ok(&[
+        "init-app",
+        "--app",
+        APP,
+        "--name",
+        "failback",
+        "--step",
+        STEP,
+        "--max-step",
+        STEP,
+    ]);
+    Test::within(&env)
+        .args(["reload-segments", "--app", APP, "--quiet"])
+        .env("IDGEN_REDIS_URL", a.url())
+        .env("IDGEN_DISPENSER", kind)
+        .status(0)
+        .run();
+    copy_idgen_keys(&a, &b);
+    assert_eq!(idgen_dataset(&a), idgen_dataset(&b));
+    let mut conn = b.conn();
+    let stamp: std::collections::HashMap<String, String> = conn.hgetall(keys::stamp(7, 0)).unwrap();
+    assert!(
+        stamp.values().any(|v| v.contains(&a.run_id())),
+        "B holds A's stamp: {stamp:?}"
+    );
+
+    let mut ids = take_from_every_shard(&env, &a.url(), kind, 20);
+    let run_id = a.run_id();
+    let replid = a.info_field("replication", "master_replid");
+
+    a.demote_to_replica_of(&b);
+    crate::harness::wait_until(Duration::from_secs(30), "A to hold B's data", || {
+        idgen_dataset(&a) == idgen_dataset(&b)
+    });
+    a.promote();
+    assert_eq!(a.run_id(), run_id, "the same process, the same run_id");
+    assert_ne!(
+        a.info_field("replication", "master_replid"),
+        replid,
+        "a promotion starts a new replication history"
+    );
+
+    // Drain what is there, stock anew, and take again.
+    ids.extend(take_from_every_shard(&env, &a.url(), kind, 20));
+    ids.extend(take_from_every_shard(&env, &a.url(), kind, 50));
+    Test::within(&env)
+        .args(["reload-segments", "--app", APP, "--quiet"])
+        .env("IDGEN_REDIS_URL", a.url())
+        .env("IDGEN_DISPENSER", kind)
+        .status(0)
+        .run();
+    ids.extend(take_from_every_shard(&env, &a.url(), kind, 20));
+    assert_unique(&ids);
+}
+
+#[test]
+fn a_master_demoted_and_promoted_again_repeats_nothing_from_a_queue() {
+    a_master_demoted_and_promoted_again_repeats_nothing("queue");
+}
+
+#[test]
+fn a_master_demoted_and_promoted_again_repeats_nothing_from_a_range() {
+    a_master_demoted_and_promoted_again_repeats_nothing("range");
 }
 
 #[test]

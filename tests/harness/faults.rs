@@ -124,13 +124,18 @@ impl RedisProcess {
     }
 
     pub fn run_id(&self) -> String {
+        self.info_field("server", "run_id")
+    }
+
+    /// One field of `INFO section`, such as `master_replid` of `replication`.
+    pub fn info_field(&self, section: &str, field: &str) -> String {
         let info: String = redis::cmd("INFO")
-            .arg("server")
+            .arg(section)
             .query(&mut self.conn())
             .unwrap();
         info.lines()
-            .find_map(|l| l.strip_prefix("run_id:"))
-            .unwrap()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .unwrap_or_else(|| panic!("INFO {section} lacks {field}: {info}"))
             .trim()
             .to_string()
     }
@@ -205,6 +210,29 @@ impl RedisProcess {
         let pid = self.child.as_ref().expect("running").id() as i32;
         // SAFETY: kill(2) on our own child.
         unsafe { libc::kill(pid, signal) };
+    }
+
+    /// `REPLICAOF master`: a master demoted to a replica of another, with the
+    /// link up (its dataset replaced by the master's) before this returns. The
+    /// process, and so its `run_id`, stays the same.
+    pub fn demote_to_replica_of(&mut self, master: &RedisProcess) {
+        let _: () = redis::cmd("REPLICAOF")
+            .arg("127.0.0.1")
+            .arg(master.port)
+            .query(&mut self.conn())
+            .unwrap();
+        self.replica_of = Some(master.port);
+        super::wait_until(
+            Duration::from_secs(30),
+            "the demoted master to sync",
+            || {
+                let info: String = redis::cmd("INFO")
+                    .arg("replication")
+                    .query(&mut self.conn())
+                    .unwrap();
+                info.contains("master_link_status:up")
+            },
+        );
     }
 
     /// `REPLICAOF NO ONE`: the replica becomes a master with what it has.
