@@ -829,3 +829,29 @@ crate::on_both_backends!(
     the_namespace_lock_is_exclusive_until_its_holder_releases_it,
     the_worker_node_assigner_never_reuses_an_id,
 );
+
+/// Redis only: a cluster client sends a script again when its answer was lost,
+/// so a push must be safe to repeat. (The embedded store pushes in a local
+/// transaction, which is never sent twice.)
+#[test]
+fn a_redis_push_sent_again_stocks_its_segment_once() {
+    let env = TestEnv::distributed();
+    let stores = Stores::of(&env);
+    stores.init_app(1, 100, 0);
+    for (kind, slot) in [(Queue, SLOT), (Range, Slot { app: 1, shard: 3 })] {
+        let token = stores
+            .block(stores.dispenser.lock(kind, slot, TTL))
+            .unwrap()
+            .expect("the lock is free")
+            .token;
+        let segment = Segment { first: 1, last: 3 };
+        let first = stores.push_to(kind, slot, segment, &token).outcome;
+        let again = stores.push_to(kind, slot, segment, &token).outcome;
+        assert_eq!(
+            (first, again),
+            (PushOutcome::Stocked(3), PushOutcome::Stocked(3))
+        );
+        let taken = stores.block(stores.dispenser.take(kind, slot, 10)).unwrap();
+        assert_eq!(taken.indexes, [1, 2, 3], "{kind:?}");
+    }
+}

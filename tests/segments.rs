@@ -317,10 +317,12 @@ fn warm_next_is_one_verified_pop_and_one_route_read() {
         .collect();
     // Once per connection: what the server is (INFO) and that the connection
     // ends at it (CLIENT INFO, filtered out above). Then one round trip: the
-    // shard's stamp and limit, the pop and the route hint; no script.
+    // shard's stamp and limit, the pop, the route hint and the server's
+    // replication ID (INFO replication, which a demotion and promotion change
+    // under a live connection); no script.
     assert_eq!(
         data,
-        ["INFO", "HMGET", "LPOP", "GET"],
+        ["INFO", "HMGET", "LPOP", "GET", "INFO"],
         "all commands: {commands:?}"
     );
 }

@@ -4,9 +4,20 @@
 -- this server's run_id if known ('': ask), then (queue) the index strings.
 -- Returns {stock, rollback, retired, switched}; stock is -1 when the lock is not
 -- ours, -2 when a range already holds a current and a pending segment;
--- switched counts the other dispenser's indexes retired.
+-- switched counts the other dispenser's indexes retired. A segment at or below
+-- the last one pushed to the shard is not stocked again.
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1, '', 0, 0} end
 local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[6])
+-- A shard's segments only ever rise (the ledger hands them out in order), so a
+-- segment at or below the last one pushed is this push sent again (a cluster
+-- client retrying after a lost answer): answered, never stocked twice.
+local pushed = tonumber(redis.call('HGET', KEYS[4], 'pushed') or '-1')
+if tonumber(ARGV[2]) <= pushed then
+  local stock = KEYS[2]
+  if ARGV[4] == 'range' then stock = KEYS[3] end
+  return {math.max(stock_of(stock, ARGV[4]), 0), rollback, retired, 0}
+end
+redis.call('HSET', KEYS[4], 'pushed', ARGV[3])
 redis.call('HSET', KEYS[4], 'limit', ARGV[5])
 local switched = switch_to(KEYS[2], KEYS[3], KEYS[4], ARGV[4])
 if ARGV[4] == 'queue' then
