@@ -40,6 +40,9 @@ pub enum ErrorKind {
     Internal,
 }
 
+// Every kind is in ALL: the enum's variants count up from 0, Internal last.
+const _: () = assert!(ErrorKind::ALL.len() == ErrorKind::Internal as usize + 1);
+
 impl ErrorKind {
     /// Every kind, for tables and their tests.
     pub const ALL: [ErrorKind; 12] = [
@@ -343,7 +346,7 @@ impl Error {
             }
             Backend { .. } => "check the server's log; the operation is safe to retry".into(),
             TransactionAborted { .. } => {
-                "nothing was committed, and idgen already retried it: the operation is safe to retry".into()
+                "nothing was committed: the operation is safe to retry".into()
             }
             ServerTooOld {
                 backend, minimum, ..

@@ -32,7 +32,6 @@ use super::{
     Dispenser, LockToken, Locked, Malformed, Pushed, Rollback, RollbackRecord, RouteHints, Segment,
     Slot, StockPush, Taken, version_at_least,
 };
-use crate::clock::Clock;
 use crate::config::TlsFiles;
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
@@ -503,7 +502,7 @@ impl RedisNode {
                 &self.scripts.note_rollback,
                 &[ROLLBACK_KEY],
                 &[
-                    crate::clock::SystemClock.now_ms().to_string(),
+                    crate::clock::process_now_ms().to_string(),
                     self.name.clone(),
                     stamped.to_string(),
                     serving.to_string(),

@@ -130,7 +130,7 @@ pub async fn run(args: MigrateArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
     let plan = allocator.plan_move(args.app, &to).await?;
     if plan.phase == MovePhase::Done {
         if args.json {
-            show::<()>(ctx, true, &plan, None, &[], Vec::new())?;
+            render_plan(ctx, &plan, true)?;
         } else {
             ctx.out.print_line(&format!(
                 "app {} is already served by node {}; nothing to do",
