@@ -82,6 +82,7 @@ impl Bench {
                 node: None,
                 now_ms: 0,
                 shards: vec![(SHARD, idgen::segment::sizing::Want::Direct { wanted: n })],
+                floors: Default::default(),
             };
             let takes = self.backend.ledger.take_segments(&request).await.unwrap();
             let segment: Segment = takes[0].1.as_ref().unwrap().segment.unwrap();

@@ -117,6 +117,16 @@ pub enum Error {
     #[error("app {app} shard {shard} has no stock after a refill attempt")]
     StockEmpty { app: u8, shard: u8 },
 
+    #[error(
+        "app {app} shard {shard}: the ledger kept handing out indexes at or below {witness}, the end of a segment it handed out before, as recorded on Redis node {node:?}"
+    )]
+    WitnessAhead {
+        app: u8,
+        shard: u8,
+        node: String,
+        witness: u64,
+    },
+
     #[error("Redis node {node:?} is not configured")]
     UnknownNode { node: String },
 
@@ -292,7 +302,8 @@ impl Error {
             | Timeout { .. }
             | Backend { .. }
             | TransactionAborted { .. }
-            | StockEmpty { .. } => ErrorKind::Unavailable,
+            | StockEmpty { .. }
+            | WitnessAhead { .. } => ErrorKind::Unavailable,
             AppNameConflict { .. }
             | NamespaceBusy { .. }
             | NamespaceInUse { .. }
@@ -333,6 +344,9 @@ impl Error {
             ),
             StockEmpty { .. } => {
                 "another process holds the refill lock; retry, and check `idgen status`".into()
+            }
+            WitnessAhead { .. } => {
+                "retry: each attempt moves the ledger past the witness; if it persists, check that every idgen points at the same MySQL primary".into()
             }
             UnknownNode { .. } | RouteToUnknownNode { .. } => {
                 "name the node under [redis.nodes] in the config file".into()

@@ -100,6 +100,7 @@ impl Stores {
             node: node.map(str::to_string),
             now_ms: 0,
             shards: vec![(slot.shard, want)],
+            floors: Default::default(),
         };
         let mut takes = self.block(self.ledger.take_segments(&request))?;
         assert_eq!(takes.len(), 1);
@@ -316,14 +317,14 @@ fn a_queue_serves_pushed_segments_in_order_once(env: &TestEnv) {
         PushOutcome::Stocked(3)
     );
     assert_eq!(
-        stores.push(Queue, Segment { first: 7, last: 8 }, &token),
+        stores.push(Queue, Segment { first: 4, last: 5 }, &token),
         PushOutcome::Stocked(5)
     );
     let taken = stores.block(stores.dispenser.take(Queue, SLOT, 4)).unwrap();
-    assert_eq!(taken.indexes, [1, 2, 3, 7]);
+    assert_eq!(taken.indexes, [1, 2, 3, 4]);
     assert_eq!(taken.kind, Some(Queue));
     assert_eq!(stores.stock(Queue), Some(1));
-    assert_eq!(stores.take_stock(Queue, 4), [8]);
+    assert_eq!(stores.take_stock(Queue, 4), [5]);
     assert!(stores.take_stock(Queue, 4).is_empty());
 }
 
@@ -351,30 +352,16 @@ fn a_range_holds_a_current_and_a_pending_segment(env: &TestEnv) {
         PushOutcome::Stocked(3)
     );
     assert_eq!(
-        stores.push(
-            Range,
-            Segment {
-                first: 10,
-                last: 11
-            },
-            &token
-        ),
+        stores.push(Range, Segment { first: 4, last: 5 }, &token),
         PushOutcome::Stocked(5)
     );
     assert_eq!(
-        stores.push(
-            Range,
-            Segment {
-                first: 20,
-                last: 29
-            },
-            &token
-        ),
+        stores.push(Range, Segment { first: 6, last: 15 }, &token),
         PushOutcome::Full
     );
     // A guess of the other kind still gets the range's indexes.
     let taken = stores.block(stores.dispenser.take(Queue, SLOT, 4)).unwrap();
-    assert_eq!(taken.indexes, [1, 2, 3, 10]);
+    assert_eq!(taken.indexes, [1, 2, 3, 4]);
     assert_eq!(taken.kind, Some(Range));
     assert_eq!(stores.stock(Range), Some(1));
 }
@@ -386,17 +373,10 @@ fn a_take_runs_through_a_ranges_current_segment_into_its_pending_one(env: &TestE
     let token = stores.lock(Range, SLOT);
     stores.push(Range, Segment { first: 1, last: 3 }, &token);
     assert_eq!(
-        stores.push(
-            Range,
-            Segment {
-                first: 20,
-                last: 29
-            },
-            &token
-        ),
+        stores.push(Range, Segment { first: 4, last: 13 }, &token),
         PushOutcome::Stocked(13)
     );
-    let expected: Vec<u64> = (1..=3).chain(20..=29).collect();
+    let expected: Vec<u64> = (1..=13).collect();
     assert_eq!(stores.take_stock(Range, 100), expected);
     assert_eq!(
         stores.stock(Range),
@@ -411,13 +391,13 @@ fn a_push_onto_a_used_up_range_promotes_its_pending_segment(env: &TestEnv) {
     stores.serve_by(Range);
     let token = stores.lock(Range, SLOT);
     stores.push(Range, Segment { first: 1, last: 2 }, &token);
-    stores.push(Range, Segment { first: 5, last: 6 }, &token);
+    stores.push(Range, Segment { first: 3, last: 4 }, &token);
     assert_eq!(stores.take_stock(Range, 2), [1, 2]);
     assert_eq!(
-        stores.push(Range, Segment { first: 9, last: 9 }, &token),
+        stores.push(Range, Segment { first: 5, last: 5 }, &token),
         PushOutcome::Stocked(3)
     );
-    assert_eq!(stores.take_stock(Range, 10), [5, 6, 9]);
+    assert_eq!(stores.take_stock(Range, 10), [3, 4, 5]);
 }
 
 fn a_push_of_the_other_kind_retires_the_stock_the_shard_left(env: &TestEnv) {
@@ -540,14 +520,7 @@ fn retire_and_switch_drop_stock_under_the_lock(env: &TestEnv) {
     stores.init_app(1, 100, 0);
     let token = stores.lock(Queue, SLOT);
     stores.push(Queue, Segment { first: 1, last: 7 }, &token);
-    stores.push(
-        Queue,
-        Segment {
-            first: 20,
-            last: 22,
-        },
-        &token,
-    );
+    stores.push(Queue, Segment { first: 8, last: 10 }, &token);
     assert_eq!(
         stores
             .block(stores.dispenser.retire(Queue, SLOT, &token))
@@ -828,7 +801,144 @@ crate::on_both_backends!(
     a_namespace_keeps_the_signature_it_was_first_used_with,
     the_namespace_lock_is_exclusive_until_its_holder_releases_it,
     the_worker_node_assigner_never_reuses_an_id,
+    a_ledger_below_its_floor_is_moved_past_it_and_says_so,
 );
+
+fn a_ledger_below_its_floor_is_moved_past_it_and_says_so(env: &TestEnv) {
+    let stores = Stores::of(env);
+    stores.init_app(1, 10, 0);
+    let request = SegmentRequest {
+        app: SLOT.app,
+        node: None,
+        now_ms: 0,
+        shards: vec![
+            (SLOT.shard, Want::Direct { wanted: 5 }),
+            (BESIDE.shard, Want::Direct { wanted: 5 }),
+        ],
+        floors: [(SLOT.shard, 40)].into(),
+    };
+    let takes = stores.block(stores.ledger.take_segments(&request)).unwrap();
+    let below = takes[0].1.as_ref().unwrap();
+    assert_eq!(below.behind, Some(0));
+    assert_eq!(
+        below.segment,
+        Some(Segment {
+            first: 41,
+            last: 45
+        })
+    );
+    let beside = takes[1].1.as_ref().unwrap();
+    assert_eq!(
+        (beside.behind, beside.segment),
+        (None, Some(Segment { first: 1, last: 5 }))
+    );
+    // The move past the floor is durable: the next take follows it.
+    assert_eq!(
+        stores.take(SLOT, 1),
+        Some(Segment {
+            first: 46,
+            last: 46
+        })
+    );
+}
+
+/// The witness: the end of the highest segment a shard's ledger handed out,
+/// kept on its Redis node (the embedded store is its own ledger and keeps none).
+fn witness(env: &TestEnv, slot: Slot) -> Option<u64> {
+    let key = idgen::store::redis::witness_key(slot);
+    redis::cmd("HGET")
+        .arg(key)
+        .arg("last")
+        .query(&mut env.redis())
+        .unwrap()
+}
+
+#[test]
+fn a_redis_push_at_or_below_the_witness_is_refused_and_stocks_nothing() {
+    let env = TestEnv::distributed();
+    let stores = Stores::of(&env);
+    stores.init_app(1, 100, 0);
+    let token = stores.lock(Queue, SLOT);
+    stores.push(Queue, Segment { first: 1, last: 3 }, &token);
+    assert_eq!(witness(&env, SLOT), Some(3));
+    // Another refill whose ledger handed out 2..=5 again (it went back in time).
+    let again = stores.push(Queue, Segment { first: 2, last: 5 }, &token);
+    assert_eq!(again, PushOutcome::Behind(3));
+    assert_eq!(stores.take_stock(Queue, 10), [1, 2, 3]);
+    assert_eq!(witness(&env, SLOT), Some(3));
+}
+
+#[test]
+fn a_redis_push_past_an_unrecorded_segment_retires_the_older_stock() {
+    let env = TestEnv::distributed();
+    let stores = Stores::of(&env);
+    stores.init_app(1, 100, 0);
+    let token = stores.lock(Queue, SLOT);
+    stores.push(Queue, Segment { first: 1, last: 3 }, &token);
+    // 4..=6 was handed out and never recorded: the stock may be older than the ledger.
+    let pushed = stores.push_to(Queue, SLOT, Segment { first: 7, last: 8 }, &token);
+    assert_eq!(pushed.outcome, PushOutcome::Stocked(2));
+    assert_eq!(pushed.settled.stale, 3);
+    assert_eq!(stores.take_stock(Queue, 10), [7, 8]);
+    assert_eq!(witness(&env, SLOT), Some(8));
+}
+
+#[test]
+fn a_redis_direct_take_is_witnessed_and_one_below_the_witness_is_refused() {
+    let env = TestEnv::distributed();
+    let stores = Stores::of(&env);
+    stores.init_app(1, 100, 0);
+    let direct = |segment| {
+        stores
+            .block(stores.dispenser.witness(SLOT, segment))
+            .unwrap()
+    };
+    assert_eq!(direct(Segment { first: 1, last: 5 }), None);
+    assert_eq!(witness(&env, SLOT), Some(5));
+    assert_eq!(direct(Segment { first: 5, last: 9 }), Some(5));
+    assert_eq!(witness(&env, SLOT), Some(5), "a refusal records nothing");
+    assert_eq!(direct(Segment { first: 6, last: 9 }), None);
+}
+
+#[test]
+fn a_redis_push_resent_after_its_stock_was_retired_is_not_stocked_again() {
+    let env = TestEnv::distributed();
+    let stores = Stores::of(&env);
+    stores.init_app(1, 100, 0);
+    let token = stores.lock(Queue, SLOT);
+    let segment = Segment { first: 1, last: 3 };
+    stores.push(Queue, segment, &token);
+    assert_eq!(stores.take_stock(Queue, 1), [1]);
+    // The push reached a master whose stock was then retired (a replica
+    // promoted with a new replication ID, before the client's resend).
+    let stamp = idgen::store::redis::stamp_key(SLOT);
+    let _: () = redis::cmd("HSET")
+        .arg(stamp)
+        .arg("replid")
+        .arg("0000")
+        .query(&mut env.redis())
+        .unwrap();
+    let again = stores.push(Queue, segment, &token);
+    assert_eq!(again, PushOutcome::Stocked(0));
+    assert!(stores.take_stock(Queue, 10).is_empty());
+}
+
+#[test]
+fn a_redis_settle_retires_stock_above_a_lowered_limit_and_records_it() {
+    let env = TestEnv::distributed();
+    let stores = Stores::of(&env);
+    stores.init_app(1, 100, 0);
+    let token = stores.lock(Queue, SLOT);
+    stores.push(Queue, Segment { first: 1, last: 10 }, &token);
+    let limit = limit_with_last_index(6, SLOT.app);
+    let settled = stores
+        .block(stores.dispenser.settle(SLOT, &token, 10, limit))
+        .unwrap()
+        .expect("the lock is ours");
+    assert_eq!((settled.stale, settled.over_limit), (0, 10));
+    let taken = stores.block(stores.dispenser.take(Queue, SLOT, 1)).unwrap();
+    assert_eq!(taken.max_limit_id, Some(limit));
+}
 
 /// Redis only: a cluster client sends a script again when its answer was lost,
 /// so a push must be safe to repeat. (The embedded store pushes in a local

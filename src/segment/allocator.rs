@@ -26,8 +26,8 @@ use super::sizing::near_limit;
 pub use super::sizing::{Trigger, Want};
 use crate::error::{Error, Result};
 use crate::store::{
-    Dispenser, Ledger, LockToken, NodeSet, PushOutcome, Rollback, Segment, SegmentRequest, Slot,
-    StockPush, Taken,
+    Dispenser, Ledger, LedgerRollback, LockToken, NodeSet, PushOutcome, Rollback, Segment,
+    SegmentRequest, Settled, ShardMarks, Slot, StockPush, Taken, TakenSegment,
 };
 use serde::Serialize;
 use std::sync::Arc;
@@ -41,6 +41,11 @@ const INLINE_REFILLS: u32 = 3;
 
 /// How many route hints `next` follows before giving up (a loop is a misconfiguration).
 const MAX_HOPS: u32 = 3;
+
+/// How many times a shard's segment is taken again after the node's witness
+/// refused it. The retake is floored at the witness, so only a witness raised
+/// again meanwhile (a concurrent direct take) refuses it a second time.
+const WITNESS_ROUNDS: u32 = 4;
 
 /// Tunables of the allocator.
 #[derive(Debug, Clone)]
@@ -74,12 +79,59 @@ pub struct Notes {
     pub warnings: Vec<String>,
     /// Stale stock found and retired on a node that went back in time.
     pub rollbacks: Vec<Rollback>,
+    /// Shards whose ledger was found behind the node's witness, and moved past it.
+    pub ledger_rollbacks: Vec<LedgerRollback>,
 }
 
 impl Notes {
     fn rollback(&mut self, rollback: Option<Rollback>) {
         self.rollbacks.extend(rollback);
     }
+
+    /// Every note as a line for an operator: dataset changes first, then the
+    /// ledger found behind, then the warnings. `ledger` describes the ledger.
+    pub fn lines(&self, ledger: &str) -> Vec<String> {
+        let mut lines = Rollback::summarize(&self.rollbacks);
+        lines.extend(LedgerRollback::summarize(ledger, &self.ledger_rollbacks));
+        lines.extend(self.warnings.iter().cloned());
+        lines
+    }
+
+    /// Reports what bringing a shard in line with its ledger retired.
+    fn settled(&mut self, node: &str, slot: Slot, max_limit_id: u64, settled: Settled) {
+        if settled.stale > 0 {
+            self.warnings.push(format!(
+                "app {} shard {} on node {node}: retired {} indexes unserved (a gap): the stock was older than the ledger (its dataset was replaced inside the server, by SWAPDB, a COPY or MOVE back or DEBUG RELOAD, or a segment taken meanwhile was never recorded)",
+                slot.app, slot.shard, settled.stale
+            ));
+        }
+        if settled.over_limit > 0 {
+            self.warnings.push(format!(
+                "app {} shard {} on node {node}: retired {} indexes above max_limit_id {max_limit_id} unserved (a gap): the limit was lowered",
+                slot.app, slot.shard, settled.over_limit
+            ));
+        }
+    }
+}
+
+/// A shard whose refill lock the caller holds, with what its refill wants.
+pub(crate) struct LockedShard {
+    pub slot: Slot,
+    pub token: LockToken,
+    pub want: Want,
+    /// What the node records about the ledger beside the stock (the witness
+    /// floors the ledger take); `None` when it records nothing.
+    pub marks: Option<ShardMarks>,
+}
+
+/// Whether a shard that a refill takes no segment for must still be brought
+/// in line with its ledger: the stock may be older than the ledger (its
+/// witness is behind `max_id`), or obey another `max_limit_id`.
+fn out_of_line(marks: Option<ShardMarks>, taken: &TakenSegment) -> bool {
+    marks.is_some_and(|marks| {
+        marks.witness.is_none_or(|w| w < taken.state.max_id)
+            || marks.max_limit_id != Some(taken.state.max_limit_id)
+    })
 }
 
 /// IDs handed out by one `next` call.
@@ -303,7 +355,7 @@ impl SegmentAllocator {
     ) -> Result<Refilled> {
         if *refills >= INLINE_REFILLS {
             return self
-                .take_direct(slot, remaining, issued)
+                .take_direct(node, slot, remaining, issued)
                 .await
                 .map(Refilled::Direct);
         }
@@ -322,9 +374,14 @@ impl SegmentAllocator {
                     stock,
                     direct_for: Some(remaining),
                 };
-                let batch = [(slot, locked.token, want)];
+                let batch = [LockedShard {
+                    slot,
+                    token: locked.token,
+                    want,
+                    marks: locked.marks,
+                }];
                 let outcome = self.refill_locked(node, &batch, &mut issued.notes).await;
-                node.unlock(slot, &batch[0].1).await?;
+                node.unlock(slot, &batch[0].token).await?;
                 match outcome.and_then(only_one).and_then(|(_, outcome)| outcome) {
                     Ok((_, Some(direct))) => Ok(Refilled::Direct(direct)),
                     Ok((_, None)) => Ok(Refilled::Stocked),
@@ -342,43 +399,95 @@ impl SegmentAllocator {
                         return Ok(Refilled::Stocked);
                     }
                 }
-                self.take_direct(slot, remaining, issued)
+                self.take_direct(node, slot, remaining, issued)
                     .await
                     .map(Refilled::Direct)
             }
         }
     }
 
-    /// Takes a segment for the caller alone; no dispenser involved, so no lock.
-    async fn take_direct(&self, slot: Slot, wanted: u64, issued: &mut Issued) -> Result<Segment> {
-        let request = SegmentRequest {
-            app: slot.app,
-            node: None,
-            now_ms: crate::clock::process_now_ms(),
-            shards: vec![(slot.shard, Want::Direct { wanted })],
-        };
-        let (_, taken) = only_one(self.ledger.take_segments(&request).await?)?;
-        let taken = taken?;
-        let segment = taken.segment.ok_or(Error::StockEmpty {
-            app: slot.app,
-            shard: slot.shard,
-        })?;
-        warn_near_limit(
-            &mut issued.notes.warnings,
-            taken.state.max_limit_id,
-            slot,
-            segment.last,
-        );
-        Ok(segment)
+    /// Takes a segment for the caller alone: no stock, so no lock. It is
+    /// recorded in the node's witness before it is served; one the witness
+    /// refuses (the ledger went back, or another process recorded a later
+    /// segment first) is a gap, and the ledger is asked again above it.
+    async fn take_direct(
+        &self,
+        node: &dyn Dispenser,
+        slot: Slot,
+        wanted: u64,
+        issued: &mut Issued,
+    ) -> Result<Segment> {
+        let mut floor = None;
+        for _ in 0..WITNESS_ROUNDS {
+            let request = SegmentRequest {
+                app: slot.app,
+                node: None,
+                now_ms: crate::clock::process_now_ms(),
+                shards: vec![(slot.shard, Want::Direct { wanted })],
+                floors: floor.map(|f| (slot.shard, f)).into_iter().collect(),
+            };
+            let (_, taken) = only_one(self.ledger.take_segments(&request).await?)?;
+            let taken = taken?;
+            self.note_behind(node, &[(slot, &taken)], &mut issued.notes)
+                .await;
+            let segment = taken.segment.ok_or(Error::StockEmpty {
+                app: slot.app,
+                shard: slot.shard,
+            })?;
+            match node.witness(slot, segment).await? {
+                None => {
+                    warn_near_limit(
+                        &mut issued.notes.warnings,
+                        taken.state.max_limit_id,
+                        slot,
+                        segment.last,
+                    );
+                    return Ok(segment);
+                }
+                Some(witness) => floor = Some(witness),
+            }
+        }
+        Err(witness_ahead(node, slot, floor))
+    }
+
+    /// Reports the shards a ledger take found behind their floors, and
+    /// records them on the node for `status` (losing that record must not
+    /// fail the take).
+    async fn note_behind(
+        &self,
+        node: &dyn Dispenser,
+        takes: &[(Slot, &TakenSegment)],
+        notes: &mut Notes,
+    ) {
+        let found: Vec<LedgerRollback> = takes
+            .iter()
+            .filter_map(|(slot, taken)| {
+                Some(LedgerRollback {
+                    app: slot.app,
+                    shard: slot.shard,
+                    ledger_max_id: taken.behind?,
+                    witness: taken.state.max_id,
+                })
+            })
+            .collect();
+        if found.is_empty() {
+            return;
+        }
+        let _: Result<()> = node.note_ledger_rollback(&found).await;
+        notes.ledger_rollbacks.extend(found);
     }
 
     /// The common refill of shards of one app on one node, each already
     /// locked by the caller with its token: their segments come from one
-    /// ledger transaction (which checks the route and sizes each from its
-    /// want), then go to the node in one batch, each pushed only while its
-    /// token holds. A segment sized for the caller (`direct`) is returned
-    /// instead of pushed. An error for the whole batch (the ledger or the node
-    /// down) leaves every segment already taken a gap.
+    /// ledger transaction (which checks the route, moves a shard that went
+    /// back in time past the node's witness, and sizes each from its want),
+    /// then go to the node in one batch, each pushed only while its token
+    /// holds. A segment sized for the caller (`direct`) is recorded in the
+    /// witness and returned instead of pushed. A shard that takes no segment
+    /// is still brought in line with the ledger (its limit, stock older than
+    /// it). A segment the witness refuses is a gap, taken again above it. An
+    /// error for the whole batch (the ledger or the node down) leaves every
+    /// segment already taken a gap.
     ///
     /// The pushes go to the dispenser the ledger records for the app, read
     /// while the tokens hold the locks: `app set --dispenser` switches a shard
@@ -386,80 +495,153 @@ impl SegmentAllocator {
     pub(crate) async fn refill_locked(
         &self,
         node: &dyn Dispenser,
-        locked: &[(Slot, LockToken, Want)],
+        locked: &[LockedShard],
         notes: &mut Notes,
     ) -> Result<Vec<(Slot, Result<(RefillOutcome, Option<Segment>)>)>> {
-        let Some(&(first, ..)) = locked.first() else {
+        type Answer = Result<(RefillOutcome, Option<Segment>)>;
+        let Some(first) = locked.first() else {
             return Ok(Vec::new());
         };
-        let request = SegmentRequest {
-            app: first.app,
-            node: Some(node.node().to_string()),
-            now_ms: crate::clock::process_now_ms(),
-            shards: locked.iter().map(|(s, _, want)| (s.shard, *want)).collect(),
-        };
-        let takes = self.ledger.take_segments(&request).await?;
-        let mut results = Vec::with_capacity(locked.len());
-        let (mut pushes, mut pushed_at) = (Vec::new(), Vec::new());
-        // The app's recorded dispenser, read in the segments' transaction.
-        let mut kind = None;
-        for ((slot, token, _), (_, taken)) in locked.iter().zip(takes) {
-            let outcome = taken.and_then(|taken| {
-                kind = Some(taken.state.dispenser);
-                let Some(segment) = taken.segment else {
-                    return Ok((RefillOutcome::NotNeeded, None));
+        let mut answers: Vec<Option<Answer>> = locked.iter().map(|_| None).collect();
+        // The shards still to take (by position in `locked`), each with its floor.
+        let mut pending: Vec<(usize, Option<u64>)> = locked
+            .iter()
+            .enumerate()
+            .map(|(i, shard)| (i, shard.marks.and_then(|m| m.witness)))
+            .collect();
+        for _ in 0..WITNESS_ROUNDS {
+            if pending.is_empty() {
+                break;
+            }
+            let request = SegmentRequest {
+                app: first.slot.app,
+                node: Some(node.node().to_string()),
+                now_ms: crate::clock::process_now_ms(),
+                shards: pending
+                    .iter()
+                    .map(|&(i, _)| (locked[i].slot.shard, locked[i].want))
+                    .collect(),
+                floors: pending
+                    .iter()
+                    .filter_map(|&(i, floor)| Some((locked[i].slot.shard, floor?)))
+                    .collect(),
+            };
+            let takes = self.ledger.take_segments(&request).await?;
+            let taken_ok: Vec<(Slot, &TakenSegment)> = pending
+                .iter()
+                .zip(&takes)
+                .filter_map(|(&(i, _), (_, taken))| Some((locked[i].slot, taken.as_ref().ok()?)))
+                .collect();
+            self.note_behind(node, &taken_ok, notes).await;
+            let mut retake = Vec::new();
+            let (mut pushes, mut pushed_at) = (Vec::new(), Vec::new());
+            // The app's recorded dispenser, read in the segments' transaction.
+            let mut kind = None;
+            for (&(i, _), (_, taken)) in pending.iter().zip(takes) {
+                let shard = &locked[i];
+                let taken = match taken {
+                    Ok(taken) => taken,
+                    Err(e) => {
+                        answers[i] = Some(Err(e));
+                        continue;
+                    }
                 };
+                kind = Some(taken.state.dispenser);
                 let limit = taken.state.max_limit_id;
-                warn_near_limit(&mut notes.warnings, limit, *slot, segment.last);
+                let Some(segment) = taken.segment else {
+                    if !out_of_line(shard.marks, &taken) {
+                        answers[i] = Some(Ok((RefillOutcome::NotNeeded, None)));
+                        continue;
+                    }
+                    let settled = node
+                        .settle(shard.slot, &shard.token, taken.state.max_id, limit)
+                        .await;
+                    answers[i] = Some(settled.map(|settled| match settled {
+                        Some(settled) => {
+                            notes.settled(node.node(), shard.slot, limit, settled);
+                            (RefillOutcome::NotNeeded, None)
+                        }
+                        None => (RefillOutcome::LockLost, None),
+                    }));
+                    continue;
+                };
+                warn_near_limit(&mut notes.warnings, limit, shard.slot, segment.last);
                 if taken.direct {
-                    return Ok((RefillOutcome::NotNeeded, Some(segment)));
+                    // Served by the caller: witnessed first, like a direct take.
+                    match node.witness(shard.slot, segment).await {
+                        Ok(None) => {
+                            answers[i] = Some(Ok((RefillOutcome::NotNeeded, Some(segment))))
+                        }
+                        Ok(Some(witness)) => retake.push((i, Some(witness))),
+                        Err(e) => answers[i] = Some(Err(e)),
+                    }
+                    continue;
                 }
-                pushed_at.push(results.len());
+                pushed_at.push(i);
                 pushes.push(StockPush {
-                    slot: *slot,
+                    slot: shard.slot,
                     segment,
                     max_limit_id: limit,
-                    token: token.clone(),
+                    token: shard.token.clone(),
                 });
-                // Replaced by the push's answer below.
-                Err(Error::Internal(format!(
-                    "the dispenser gave no answer for the push of app {} shard {}",
-                    slot.app, slot.shard
-                )))
-            });
-            results.push((*slot, outcome));
-        }
-        let Some(kind) = kind.filter(|_| !pushes.is_empty()) else {
-            return Ok(results);
-        };
-        // A crash from here until the push leaves gaps: the ledger has moved on.
-        crate::failpoint::hit("segment.after_take")?;
-        let pushed = node.push_many(kind, &pushes).await?;
-        for ((push, pushed), at) in pushes.iter().zip(pushed).zip(pushed_at) {
-            let outcome = pushed.map(|pushed| {
-                notes.rollback(pushed.rollback);
-                if pushed.switched > 0 {
-                    notes.warnings.push(format!(
-                        "app {} shard {} on node {}: retired {} indexes left in the {} dispenser unserved (a gap): the app is served by the {} dispenser",
-                        push.slot.app,
-                        push.slot.shard,
-                        node.node(),
-                        pushed.switched,
-                        kind.other().as_str(),
-                        kind.as_str()
-                    ));
+            }
+            if let Some(kind) = kind.filter(|_| !pushes.is_empty()) {
+                // A crash from here until the push leaves gaps: the ledger has moved on.
+                crate::failpoint::hit("segment.after_take")?;
+                let pushed = node.push_many(kind, &pushes).await?;
+                for ((push, pushed), i) in pushes.iter().zip(pushed).zip(pushed_at) {
+                    let pushed = match pushed {
+                        Ok(pushed) => pushed,
+                        Err(e) => {
+                            answers[i] = Some(Err(e));
+                            continue;
+                        }
+                    };
+                    notes.rollback(pushed.rollback);
+                    notes.settled(node.node(), push.slot, push.max_limit_id, pushed.settled);
+                    if pushed.switched > 0 {
+                        notes.warnings.push(format!(
+                            "app {} shard {} on node {}: retired {} indexes left in the {} dispenser unserved (a gap): the app is served by the {} dispenser",
+                            push.slot.app,
+                            push.slot.shard,
+                            node.node(),
+                            pushed.switched,
+                            kind.other().as_str(),
+                            kind.as_str()
+                        ));
+                    }
+                    let outcome = match pushed.outcome {
+                        PushOutcome::Stocked(_) => RefillOutcome::Refilled {
+                            added: push.segment.count(),
+                        },
+                        PushOutcome::LockLost => RefillOutcome::LockLost,
+                        PushOutcome::Full => RefillOutcome::Full,
+                        PushOutcome::Behind(witness) => {
+                            retake.push((i, Some(witness)));
+                            continue;
+                        }
+                    };
+                    answers[i] = Some(Ok((outcome, None)));
                 }
-                match pushed.outcome {
-                    PushOutcome::Stocked(_) => RefillOutcome::Refilled {
-                        added: push.segment.count(),
-                    },
-                    PushOutcome::LockLost => RefillOutcome::LockLost,
-                    PushOutcome::Full => RefillOutcome::Full,
-                }
-            });
-            results[at].1 = outcome.map(|outcome| (outcome, None));
+            }
+            pending = retake;
         }
-        Ok(results)
+        for (i, floor) in pending {
+            answers[i] = Some(Err(witness_ahead(node, locked[i].slot, floor)));
+        }
+        Ok(locked
+            .iter()
+            .zip(answers)
+            .map(|(shard, answer)| {
+                let answer = answer.unwrap_or_else(|| {
+                    Err(Error::Internal(format!(
+                        "the refill of app {} shard {} gave no answer",
+                        shard.slot.app, shard.slot.shard
+                    )))
+                });
+                (shard.slot, answer)
+            })
+            .collect())
     }
 
     /// Refills shards of one app on one node where the trigger's threshold
@@ -485,7 +667,12 @@ impl SegmentAllocator {
                         stock: lock.stock.unwrap_or(0),
                         direct_for: None,
                     };
-                    locked.push((slot, lock.token, want));
+                    locked.push(LockedShard {
+                        slot,
+                        token: lock.token,
+                        want,
+                        marks: lock.marks,
+                    });
                 }
                 Ok(None) => results.push((slot, Ok(RefillOutcome::Busy))),
                 Err(e) => results.push((slot, Err(e))),
@@ -494,7 +681,7 @@ impl SegmentAllocator {
         let refilled = self.refill_locked(node, &locked, notes).await;
         let tokens: Vec<(Slot, LockToken)> = locked
             .into_iter()
-            .map(|(slot, token, _)| (slot, token))
+            .map(|shard| (shard.slot, shard.token))
             .collect();
         let unlocked = node.unlock_many(&tokens).await;
         results.extend(
@@ -519,6 +706,16 @@ impl SegmentAllocator {
             .refill_shards(node, kind, &[slot], trigger, notes)
             .await?;
         only_one(results)?.1
+    }
+}
+
+/// The error for a shard whose segments the witness kept refusing.
+fn witness_ahead(node: &dyn Dispenser, slot: Slot, witness: Option<u64>) -> Error {
+    Error::WitnessAhead {
+        app: slot.app,
+        shard: slot.shard,
+        node: node.node().to_string(),
+        witness: witness.unwrap_or(0),
     }
 }
 

@@ -123,6 +123,10 @@ impl BufferedAllocator {
         let pending = std::mem::take(&mut *self.pending.lock().expect("not poisoned"));
         issued.notes.warnings.extend(pending.warnings);
         issued.notes.rollbacks.extend(pending.rollbacks);
+        issued
+            .notes
+            .ledger_rollbacks
+            .extend(pending.ledger_rollbacks);
         Ok(issued)
     }
 
@@ -161,6 +165,9 @@ impl BufferedAllocator {
                     let mut pending = this.pending.lock().expect("not poisoned");
                     pending.warnings.extend(issued.notes.warnings);
                     pending.rollbacks.extend(issued.notes.rollbacks);
+                    pending
+                        .ledger_rollbacks
+                        .extend(issued.notes.ledger_rollbacks);
                     this.refills.fetch_add(1, Ordering::Relaxed);
                 }
                 // A foreground request meets the same failure and reports it.

@@ -48,6 +48,8 @@ pub struct MoveReport {
     pub warnings: Vec<String>,
     /// Stale stock found and retired on a node that went back in time.
     pub rollbacks: Vec<Rollback>,
+    /// Shards whose ledger was found behind a node's witness, and moved past it.
+    pub ledger_rollbacks: Vec<crate::store::LedgerRollback>,
 }
 
 /// Progress of a move, for a progress bar in the binary.
@@ -200,6 +202,7 @@ impl SegmentAllocator {
         }
         report.warnings.extend(notes.warnings);
         report.rollbacks.extend(notes.rollbacks);
+        report.ledger_rollbacks.extend(notes.ledger_rollbacks);
         Ok(())
     }
 
@@ -314,6 +317,8 @@ pub struct StoreExitReport {
     pub warnings: Vec<String>,
     /// Stale stock found and retired on a node that went back in time.
     pub rollbacks: Vec<Rollback>,
+    /// Shards whose ledger was found behind a node's witness, and moved past it.
+    pub ledger_rollbacks: Vec<crate::store::LedgerRollback>,
 }
 
 /// Moving an app from an embedded store (a laptop's) into a Redis + MySQL deployment.
@@ -424,6 +429,7 @@ impl StoreExit<'_> {
         }
         report.warnings.extend(notes.warnings);
         report.rollbacks.extend(notes.rollbacks);
+        report.ledger_rollbacks.extend(notes.ledger_rollbacks);
         Ok(report)
     }
 }

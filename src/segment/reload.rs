@@ -12,7 +12,7 @@
 use super::DispenserKind;
 use super::allocator::{Notes, RefillOutcome, SegmentAllocator, Trigger};
 use crate::error::{Error, Result};
-use crate::store::{Dispenser, Rollback, Route, Slot};
+use crate::store::{Dispenser, LedgerRollback, Rollback, Route, Slot};
 use futures::StreamExt;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -108,6 +108,8 @@ pub struct ReloadReport {
     pub warnings: Vec<String>,
     /// Stale stock found and retired on a node that went back in time.
     pub rollbacks: Vec<Rollback>,
+    /// Shards whose ledger was found behind a node's witness, and moved past it.
+    pub ledger_rollbacks: Vec<LedgerRollback>,
     /// Stopped early by `cancel`: these shards were not refilled.
     pub shards_skipped: u64,
 }
@@ -236,7 +238,10 @@ impl SegmentAllocator {
         let default = self.nodes().default_node().to_string();
 
         // Group shards by the node and dispenser that serve them.
-        let mut groups: BTreeMap<(String, DispenserKind), Vec<(Slot, u64)>> = BTreeMap::new();
+        // Each shard with its refill reference size and the ledger's view of
+        // it (max_id, max_limit_id), to find shards out of line with it.
+        type Shard = (Slot, u64, (u64, u64));
+        let mut groups: BTreeMap<(String, DispenserKind), Vec<Shard>> = BTreeMap::new();
         for app in &apps {
             let node = routes
                 .get(&app.app)
@@ -250,6 +255,7 @@ impl SegmentAllocator {
                         shard: row.shard,
                     },
                     reference,
+                    (row.max_id, row.max_limit_id),
                 ));
             }
         }
@@ -263,8 +269,11 @@ impl SegmentAllocator {
             report.shards_checked += slots.len() as u64;
             let stocks = match self.nodes().get(node_name).await {
                 Ok(node) => {
-                    let only: Vec<Slot> = slots.iter().map(|(s, _)| *s).collect();
-                    node.stock(*kind, &only).await
+                    let only: Vec<Slot> = slots.iter().map(|(s, ..)| *s).collect();
+                    match node.stock(*kind, &only).await {
+                        Ok(stocks) => node.marks(&only).await.map(|marks| (stocks, marks)),
+                        Err(e) => Err(e),
+                    }
                 }
                 Err(e) => Err(e),
             };
@@ -276,7 +285,7 @@ impl SegmentAllocator {
                 Err(e) => {
                     report
                         .failures
-                        .extend(slots.iter().map(|(slot, _)| ShardFailure {
+                        .extend(slots.iter().map(|(slot, ..)| ShardFailure {
                             app: slot.app,
                             shard: slot.shard,
                             node: node_name.clone(),
@@ -290,13 +299,30 @@ impl SegmentAllocator {
                     continue;
                 }
             };
-            for ((slot, reference), stock) in slots.iter().zip(stocks) {
+            let (stocks, marks) = stocks;
+            let marks = marks.map_or_else(
+                || vec![None; slots.len()],
+                |m| m.into_iter().map(Some).collect(),
+            );
+            for (((slot, reference, (max_id, max_limit_id)), stock), marks) in
+                slots.iter().zip(stocks).zip(marks)
+            {
                 let stock = stock.unwrap_or(0);
-                if super::sizing::needs_refill(
-                    Trigger::Threshold { idle: options.idle },
-                    stock,
-                    *reference,
-                ) {
+                // A shard whose stock may be older than the ledger (its witness
+                // is behind max_id: replaced inside the server, SWAPDB) or that
+                // obeys another limit (changed by SQL) is brought in line with
+                // the ledger under its lock, however much stock it holds.
+                let out_of_line = marks.is_some_and(|marks| {
+                    marks.witness.is_none_or(|w| w < *max_id)
+                        || marks.max_limit_id.is_some_and(|l| l != *max_limit_id)
+                });
+                if out_of_line
+                    || super::sizing::needs_refill(
+                        Trigger::Threshold { idle: options.idle },
+                        stock,
+                        *reference,
+                    )
+                {
                     work.push((node_name.clone(), *kind, *slot));
                 }
             }
@@ -374,6 +400,7 @@ impl SegmentAllocator {
         for (node, slots, outcome, notes) in results {
             report.warnings.extend(notes.warnings);
             report.rollbacks.extend(notes.rollbacks);
+            report.ledger_rollbacks.extend(notes.ledger_rollbacks);
             match outcome {
                 Ok(shards) => {
                     for (slot, outcome) in shards {

@@ -10,7 +10,7 @@ use crate::config::Settings;
 use crate::layout::Layout;
 use crate::lease::{Assigner, HeldWorker, Problem};
 use crate::segment::DispenserKind;
-use crate::store::{AppRecord, ForeignRow, RollbackRecord, Route, Slot};
+use crate::store::{AppRecord, ForeignRow, LedgerRollbackRecord, RollbackRecord, Route, Slot};
 use crate::{Error, ErrorKind};
 use serde::Serialize;
 
@@ -92,6 +92,9 @@ pub struct StatusReport {
     /// The last time each Redis node was found to have gone back in time (its
     /// stale stock was retired unserved).
     pub redis_rollbacks: Vec<RollbackRecord>,
+    /// The last time each Redis node's witness found the ledger behind (it had
+    /// gone back in time and was moved past the witness).
+    pub ledger_rollbacks: Vec<LedgerRollbackRecord>,
     /// Rows of `id_alloc` idgen cannot serve (app outside 0..=255, shard outside 0..=63).
     pub foreign_rows: Vec<ForeignRow>,
     /// Every finding, each with its severity; informational ones are `ok`.
@@ -356,6 +359,7 @@ struct Part {
     namespaces: Vec<NamespaceStatus>,
     layouts: Vec<LayoutStatus>,
     redis_rollbacks: Vec<RollbackRecord>,
+    ledger_rollbacks: Vec<LedgerRollbackRecord>,
     attention: Vec<Attention>,
 }
 
@@ -375,6 +379,7 @@ impl Part {
         report.namespaces.extend(self.namespaces);
         report.layouts.extend(self.layouts);
         report.redis_rollbacks.extend(self.redis_rollbacks);
+        report.ledger_rollbacks.extend(self.ledger_rollbacks);
         report.attention.extend(self.attention);
     }
 }
@@ -409,6 +414,7 @@ pub async fn gather(
         namespaces: Vec::new(),
         layouts: Vec::new(),
         redis_rollbacks: Vec::new(),
+        ledger_rollbacks: Vec::new(),
         foreign_rows: Vec::new(),
         attention: Vec::new(),
     };

@@ -56,25 +56,27 @@ pub(super) async fn check_nodes(backend: &Backend) -> (Part, BTreeSet<String>) {
                 Ok(node) => node.describe(),
                 Err(_) => name.clone(),
             });
-        let mut rollback = None;
+        let (mut rollback, mut ledger_rollback) = (None, None);
         let version = match node {
             Ok(node) => {
                 let version = node.server_version().await;
-                if version.is_ok()
-                    && let Ok(Some(found)) = node.last_rollback().await
-                {
-                    rollback = Some(found);
+                if version.is_ok() {
+                    rollback = node.last_rollback().await.ok().flatten();
+                    ledger_rollback = node.last_ledger_rollback().await.ok().flatten();
                 }
                 version
             }
             Err(e) => Err(e),
         };
-        (name, location, version, rollback)
+        (name, location, version, (rollback, ledger_rollback))
     });
     let mut part = Part::default();
     let mut unreachable = BTreeSet::new();
-    for (name, location, version, rollback) in futures::future::join_all(checks).await {
+    for (name, location, version, (rollback, ledger_rollback)) in
+        futures::future::join_all(checks).await
+    {
         part.redis_rollbacks.extend(rollback);
+        part.ledger_rollbacks.extend(ledger_rollback);
         let state = match &version {
             Ok(_) => StoreState::Ok,
             Err(e) => {

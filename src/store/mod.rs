@@ -19,7 +19,7 @@ pub use nodes::NodeSet;
 pub use route::{MovePhase, Route};
 pub use traits::{
     AppCatalog, Dispenser, Ledger, Locked, PushOutcome, Pushed, Restock, RouteHints, RouteMoves,
-    SegmentSource, Stock, StockPush, Taken, hints_of,
+    SegmentSource, Settled, Stock, StockPush, Taken, hints_of,
 };
 
 use crate::error::Result;
@@ -123,6 +123,11 @@ pub struct SegmentRequest {
     pub now_ms: i64,
     /// Distinct shards, each with what is wanted from it.
     pub shards: Vec<(u8, crate::store::sizing::Want)>,
+    /// Per shard, the end of the highest segment a witness outside the ledger
+    /// saw it hand out. A shard whose `max_id` is below its floor went back in
+    /// time: the ledger moves it past the floor before taking, and says so
+    /// ([`TakenSegment::behind`]).
+    pub floors: BTreeMap<u8, u64>,
 }
 
 /// What one shard of a [`SegmentRequest`] gave.
@@ -132,8 +137,12 @@ pub struct TakenSegment {
     pub segment: Option<Segment>,
     /// The segment is for the caller, not for a dispenser.
     pub direct: bool,
-    /// The shard as read under its lock, before the take.
+    /// The shard as read under its lock, before the take (and after being
+    /// moved past its floor).
     pub state: ShardState,
+    /// The shard's `max_id` as found, when it was below the request's floor:
+    /// the ledger had gone back in time and was moved past the floor.
+    pub behind: Option<u64>,
 }
 
 /// One shard's answer to a [`SegmentRequest`]: an error here (the limit
@@ -533,6 +542,66 @@ impl Rollback {
             })
             .collect()
     }
+}
+
+/// A ledger found behind the witness of what it had handed out: its `max_id`
+/// for a shard was below the end of a segment it handed out before (an async
+/// replica promoted after lag, a restored backup, a crash that lost committed
+/// transactions). It was moved past the witness before any index was taken,
+/// so the indexes in between are a gap, never a repeat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LedgerRollback {
+    pub app: u8,
+    pub shard: u8,
+    /// The `max_id` the ledger had (a string in JSON: it may exceed 2^53).
+    #[serde(serialize_with = "crate::status::u64_as_string")]
+    pub ledger_max_id: u64,
+    /// The witness it was moved past.
+    #[serde(serialize_with = "crate::status::u64_as_string")]
+    pub witness: u64,
+}
+
+impl LedgerRollback {
+    /// One line per app for an operator: the shards found behind, added up.
+    pub fn summarize(ledger: &str, rollbacks: &[LedgerRollback]) -> Vec<String> {
+        let mut apps: BTreeMap<u8, (Vec<u8>, u64)> = BTreeMap::new();
+        for r in rollbacks {
+            let app = apps.entry(r.app).or_default();
+            app.0.push(r.shard);
+            app.1 += r.witness.saturating_sub(r.ledger_max_id);
+        }
+        apps.into_iter()
+            .map(|(app, (mut shards, skipped))| {
+                shards.sort_unstable();
+                shards.dedup();
+                format!(
+                    "the ledger ({ledger}) went back in time: app {app} shard{} {} had handed out indexes it no longer records (a promoted replica that lagged, a restored backup); moved past the witness in Redis, skipping {skipped} indexes, a gap and never a repeat",
+                    if shards.len() == 1 { "" } else { "s" },
+                    crate::segment::reload::shard_list(&shards),
+                )
+            })
+            .collect()
+    }
+}
+
+/// The last time a node's witness found the ledger behind, as `status` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LedgerRollbackRecord {
+    pub node: String,
+    /// Unix ms of the first and the last detection since the record was made.
+    pub first_ms: i64,
+    pub last_ms: i64,
+    /// Shards found behind, and indexes skipped, added up.
+    pub shards: u64,
+    pub skipped: u64,
+}
+
+/// What a node records beside each shard's stock about the ledger: the
+/// witness of its highest segment, and the `max_limit_id` the stock obeys.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ShardMarks {
+    pub witness: Option<u64>,
+    pub max_limit_id: Option<u64>,
 }
 
 /// The first 8 characters of a 40-character server `run_id`.

@@ -229,7 +229,7 @@ pub(crate) fn apply_request(
 
 fn apply_one(
     request: &SegmentRequest,
-    state: ShardState,
+    mut state: ShardState,
     want: Want,
 ) -> Result<(TakenSegment, Option<ShardWrite>)> {
     let (app, shard) = (state.app, state.shard);
@@ -241,15 +241,41 @@ fn apply_one(
             node: state.route.node.clone(),
         });
     }
+    // A witness outside the ledger saw it hand out indexes up to the floor: a
+    // `max_id` below it went back in time, and taking from it would hand them
+    // out again. Move past the floor first; the indexes between are a gap.
+    let behind = match request.floors.get(&shard) {
+        Some(&floor) if state.max_id < floor => {
+            let found = state.max_id;
+            state.max_id = floor;
+            Some(found)
+        }
+        _ => None,
+    };
+    let moved = |max_id: u64| -> Result<ShardWrite> {
+        Ok(ShardWrite {
+            shard,
+            max_id: i64::try_from(max_id).map_err(|_| {
+                Error::Internal(format!(
+                    "max_id {max_id} of app {app} shard {shard} does not fit a signed 64-bit integer"
+                ))
+            })?,
+            mark: None,
+        })
+    };
+    // An error (the limit reached past the floor) writes nothing: every later
+    // take is checked against the same witness, so none can serve below it.
     let planned = crate::store::sizing::plan(&state, want, request.now_ms)?;
     if planned.count == 0 {
+        let write = behind.map(|_| moved(state.max_id)).transpose()?;
         return Ok((
             TakenSegment {
                 segment: None,
                 direct: planned.direct,
                 state,
+                behind,
             },
-            None,
+            write,
         ));
     }
     let limit = max_index_within(state.max_limit_id, app, shard).unwrap_or(0);
@@ -260,11 +286,8 @@ fn apply_one(
         )));
     }
     let new_max = state.max_id + planned.count;
-    let max_id = i64::try_from(new_max).map_err(|_| {
-        Error::Internal(format!(
-            "max_id {new_max} of app {app} shard {shard} does not fit a signed 64-bit integer"
-        ))
-    })?;
+    let mut write = moved(new_max)?;
+    write.mark = planned.mark;
     let segment = Segment {
         first: state.max_id + 1,
         last: new_max,
@@ -274,12 +297,9 @@ fn apply_one(
             segment: Some(segment),
             direct: planned.direct,
             state,
+            behind,
         },
-        Some(ShardWrite {
-            shard,
-            max_id,
-            mark: planned.mark,
-        }),
+        Some(write),
     ))
 }
 

@@ -3,8 +3,9 @@
 //! answers their calls return.
 
 use super::{
-    AppChange, AppRecord, AppSpec, ForeignRow, InitReport, LockToken, Malformed, RefillMark,
-    Rollback, RollbackRecord, Route, Segment, SegmentRequest, ShardTake, Slot,
+    AppChange, AppRecord, AppSpec, ForeignRow, InitReport, LedgerRollback, LedgerRollbackRecord,
+    LockToken, Malformed, RefillMark, Rollback, RollbackRecord, Route, Segment, SegmentRequest,
+    ShardMarks, ShardTake, Slot,
 };
 use crate::error::Result;
 use crate::shard::DispenserKind;
@@ -120,6 +121,10 @@ pub struct Locked {
     pub stock: Option<u64>,
     /// Set when stale stock was retired under the lock.
     pub rollback: Option<Rollback>,
+    /// What the node records about the ledger beside the stock (the witness
+    /// is the floor of the refill's ledger take); `None` for a dispenser that
+    /// is its own ledger and records nothing.
+    pub marks: Option<ShardMarks>,
 }
 
 /// What happened to a pushed segment.
@@ -131,6 +136,11 @@ pub enum PushOutcome {
     LockLost,
     /// A range dispenser already holds a current and a pending segment: dropped (a gap).
     Full,
+    /// The segment is at or below the shard's witness (the end of the
+    /// highest segment ever taken from the ledger): the ledger handed out
+    /// those indexes before, or another process recorded a later segment
+    /// first. Nothing was stocked; take again above the witness.
+    Behind(u64),
 }
 
 /// One segment for [`Restock::push_many`].
@@ -151,6 +161,20 @@ pub struct Pushed {
     /// Indexes retired unserved from the other dispenser, because the shard
     /// was served by it before (the app's dispenser was changed).
     pub switched: u64,
+    /// Indexes retired unserved before the push (see [`Settled`]).
+    pub settled: Settled,
+}
+
+/// What bringing a shard in line with its ledger retired, unserved (a gap).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Settled {
+    /// Stock older than the ledger: the shard's witness was behind the
+    /// ledger's `max_id` (the dataset was replaced inside the server process,
+    /// or a segment taken meanwhile was never recorded). Not counted the
+    /// first time a shard gets a witness.
+    pub stale: u64,
+    /// Stock above the shard's `max_limit_id` (lowered since it was stocked).
+    pub over_limit: u64,
 }
 
 /// A fast store of ready indexes: a Redis node, or the embedded store.
@@ -195,6 +219,23 @@ pub trait Stock: Send + Sync {
     /// `status`. A dispenser that is its own ledger never goes back in time
     /// alone, so it has none.
     async fn last_rollback(&self) -> Result<Option<RollbackRecord>> {
+        Ok(None)
+    }
+
+    /// What the node records about the ledger beside each shard's stock, in
+    /// one round trip, so that `reload-segments` can find shards to bring in
+    /// line with it. A dispenser that is its own ledger records nothing: `None`.
+    async fn marks(&self, _slots: &[Slot]) -> Result<Option<Vec<ShardMarks>>> {
+        Ok(None)
+    }
+
+    /// Records that the ledger was found behind this node's witnesses, for `status`.
+    async fn note_ledger_rollback(&self, _rollbacks: &[LedgerRollback]) -> Result<()> {
+        Ok(())
+    }
+
+    /// The last time the ledger was found behind this node's witnesses.
+    async fn last_ledger_rollback(&self) -> Result<Option<LedgerRollbackRecord>> {
         Ok(None)
     }
 }
@@ -247,6 +288,29 @@ pub trait Restock: Send + Sync {
             );
         }
         Ok(answers)
+    }
+
+    /// Records a segment taken from the ledger for one caller (no stock, no
+    /// lock) in the shard's witness before any index of it is served. Returns
+    /// `Some(witness)`, recording nothing, when the segment is at or below it.
+    /// A dispenser that is its own ledger cannot see it go back: `None`.
+    async fn witness(&self, _slot: Slot, _segment: Segment) -> Result<Option<u64>> {
+        Ok(None)
+    }
+
+    /// Brings a shard that a refill took no segment for in line with the
+    /// ledger, while `token` holds its lock: records `max_limit_id`, and
+    /// retires stock older than the ledger's `max_id` or above the limit.
+    /// `None`: the lock was lost, nothing changed. A dispenser that is its own
+    /// ledger is always in line.
+    async fn settle(
+        &self,
+        _slot: Slot,
+        _token: &LockToken,
+        _ledger_max_id: u64,
+        _max_limit_id: u64,
+    ) -> Result<Option<Settled>> {
+        Ok(Some(Settled::default()))
     }
 
     /// Releases the lock if `token` still holds it.

@@ -10,7 +10,9 @@ use super::keys::KeyNames;
 use super::{Link, RedisNode, int_of, text_of};
 use crate::error::{Error, Result};
 use crate::shard::DispenserKind;
-use crate::store::{LockToken, Locked, PushOutcome, Pushed, Segment, Slot, StockPush};
+use crate::store::{
+    LockToken, Locked, PushOutcome, Pushed, Segment, Settled, ShardMarks, Slot, StockPush,
+};
 use redis::{Script, Value};
 use std::time::Duration;
 
@@ -154,6 +156,10 @@ impl RedisNode {
                             token,
                             stock: u64::try_from(int_of(answer.get(1))).ok(),
                             rollback,
+                            marks: Some(ShardMarks {
+                                witness: text_of(answer.get(4)).parse().ok(),
+                                max_limit_id: text_of(answer.get(5)).parse().ok(),
+                            }),
                         }))
                     }
                 }
@@ -181,6 +187,7 @@ impl RedisNode {
                     kind.as_str().to_string(),
                     p.max_limit_id.to_string(),
                     run_id.clone(),
+                    ceiling(p.slot, p.max_limit_id).to_string(),
                 ];
                 Call {
                     keys: self.keys.shard(p.slot).to_vec(),
@@ -202,18 +209,64 @@ impl RedisNode {
                     let outcome = match int_of(answer.first()) {
                         -1 => PushOutcome::LockLost,
                         -2 => PushOutcome::Full,
+                        -3 => PushOutcome::Behind(
+                            text_of(answer.get(6)).parse().unwrap_or(push.segment.last),
+                        ),
                         n => PushOutcome::Stocked(n.max(0) as u64),
                     };
                     Ok(Pushed {
                         outcome,
                         rollback,
                         switched: u64::try_from(int_of(answer.get(3))).unwrap_or(0),
+                        settled: Settled {
+                            stale: u64::try_from(int_of(answer.get(4))).unwrap_or(0),
+                            over_limit: u64::try_from(int_of(answer.get(5))).unwrap_or(0),
+                        },
                     })
                 }
                 Err(e) => Err(e),
             });
         }
         Ok(pushed)
+    }
+
+    /// Brings one locked shard in line with the ledger (see `settle` in
+    /// `lua/stock.lua`); `None` when the lock is no longer ours.
+    pub(super) async fn settle_one(
+        &self,
+        slot: Slot,
+        token: &LockToken,
+        ledger_max_id: u64,
+        max_limit_id: u64,
+    ) -> Result<Option<Settled>> {
+        let (link, run_id) = self.link_and_run_id().await?;
+        let call = Call {
+            keys: self.keys.shard(slot).to_vec(),
+            args: vec![
+                token.0.clone(),
+                ledger_max_id.to_string(),
+                max_limit_id.to_string(),
+                ceiling(slot, max_limit_id).to_string(),
+                run_id,
+            ],
+            indexes: None,
+        };
+        let answer = super::one(self.eval_each(link, &self.scripts.settle, &[call]).await?)??;
+        let answer = fields(answer);
+        if int_of(answer.first()) < 0 {
+            return Ok(None);
+        }
+        self.rollback_of(slot, &text_of(answer.get(3)), int_of(answer.get(4)))
+            .await;
+        let witnessed = int_of(answer.get(2)) == 1;
+        Ok(Some(Settled {
+            stale: if witnessed {
+                u64::try_from(int_of(answer.first())).unwrap_or(0)
+            } else {
+                0
+            },
+            over_limit: u64::try_from(int_of(answer.get(1))).unwrap_or(0),
+        }))
     }
 
     /// Releases each lock that its token still holds; whether it did, per lock.
@@ -233,6 +286,11 @@ impl RedisNode {
             .map(|answer| answer.map(|deleted| int_of(Some(&deleted)) == 1))
             .collect()
     }
+}
+
+/// The highest index within `max_limit_id` for the shard (0 when none is).
+fn ceiling(slot: Slot, max_limit_id: u64) -> u64 {
+    crate::shard::max_index_within(max_limit_id, slot.app, slot.shard).unwrap_or(0)
 }
 
 /// The elements of a script's array answer.

@@ -4,10 +4,10 @@
 //! In a Redis Cluster a script's keys must share a hash slot, and the Java queue
 //! name `id.gen.idList_{app}_{shard}` carries no hash tag: it hashes whole. The
 //! queue keeps its Java name there too, and idgen's companion keys of the shard
-//! (lock, range, stamp) get a hash tag chosen so that they hash to the queue
+//! (lock, range, stamp, witness) get a hash tag chosen so that they hash to the queue
 //! key's slot: `id.gen.lock_7_5{1432}` sits in the slot of `id.gen.idList_7_5`.
 
-use super::{lock_key, queue_key, range_key, stamp_key};
+use super::{lock_key, queue_key, range_key, stamp_key, witness_key};
 use crate::shard::DispenserKind;
 use crate::store::Slot;
 use std::sync::OnceLock;
@@ -40,6 +40,10 @@ impl KeyNames {
         self.companion(stamp_key(slot), slot)
     }
 
+    pub fn witness(self, slot: Slot) -> String {
+        self.companion(witness_key(slot), slot)
+    }
+
     pub fn stock(self, kind: DispenserKind, slot: Slot) -> String {
         match kind {
             DispenserKind::Queue => self.queue(slot),
@@ -47,13 +51,14 @@ impl KeyNames {
         }
     }
 
-    /// The keys every stock script takes: lock, queue, range, stamp.
-    pub fn shard(self, slot: Slot) -> [String; 4] {
+    /// The keys every stock script takes: lock, queue, range, stamp, witness.
+    pub fn shard(self, slot: Slot) -> [String; 5] {
         [
             self.lock(slot),
             self.queue(slot),
             self.range(slot),
             self.stamp(slot),
+            self.witness(slot),
         ]
     }
 
@@ -164,7 +169,8 @@ mod tests {
                 "id.gen.lock_7_5",
                 "id.gen.idList_7_5",
                 "id.gen.range_7_5",
-                "id.gen.stamp_7_5"
+                "id.gen.stamp_7_5",
+                "id.gen.witness_7_5"
             ]
         );
     }

@@ -29,8 +29,9 @@ pub mod topology;
 pub mod worker_nodes;
 
 use super::{
-    Dispenser, LockToken, Locked, Malformed, Pushed, Rollback, RollbackRecord, RouteHints, Segment,
-    Slot, StockPush, Taken, version_at_least,
+    Dispenser, LedgerRollback, LedgerRollbackRecord, LockToken, Locked, Malformed, Pushed,
+    Rollback, RollbackRecord, RouteHints, Segment, Settled, ShardMarks, Slot, StockPush, Taken,
+    version_at_least,
 };
 use crate::config::TlsFiles;
 use crate::error::{Error, Result};
@@ -54,6 +55,7 @@ pub const RANGE_PREFIX: &str = "id.gen.range_";
 pub const LOCK_PREFIX: &str = "id.gen.lock_";
 pub const ROUTE_PREFIX: &str = "id.gen.route_";
 pub const STAMP_PREFIX: &str = "id.gen.stamp_";
+pub const WITNESS_PREFIX: &str = "id.gen.witness_";
 
 pub fn queue_key(slot: Slot) -> String {
     format!("{QUEUE_PREFIX}{}_{}", slot.app, slot.shard)
@@ -76,6 +78,15 @@ pub fn stamp_key(slot: Slot) -> String {
     format!("{STAMP_PREFIX}{}_{}", slot.app, slot.shard)
 }
 
+/// The end of the highest segment ever taken from the ledger for a shard: a
+/// witness, kept outside the ledger, of what the ledger handed out.
+pub fn witness_key(slot: Slot) -> String {
+    format!("{WITNESS_PREFIX}{}_{}", slot.app, slot.shard)
+}
+
+/// The last time a ledger was found behind a witness on this node, for `status`.
+pub const LEDGER_ROLLBACK_KEY: &str = "id.gen.ledger_rollback";
+
 /// The last dataset change the scripts detected on this node, for `status`.
 pub const ROLLBACK_KEY: &str = "id.gen.rollback";
 
@@ -92,6 +103,8 @@ struct Scripts {
     retire: Script,
     verify: Script,
     switch: Script,
+    settle: Script,
+    witness: Script,
     unlock: Script,
     note_rollback: Script,
 }
@@ -106,6 +119,8 @@ impl Scripts {
             retire: with_prelude(include_str!("lua/retire.lua")),
             verify: with_prelude(include_str!("lua/verify.lua")),
             switch: with_prelude(include_str!("lua/switch.lua")),
+            settle: with_prelude(include_str!("lua/settle.lua")),
+            witness: acl::script(include_str!("lua/witness.lua")),
             unlock: acl::script(include_str!("lua/unlock.lua")),
             note_rollback: acl::script(include_str!("lua/note_rollback.lua")),
         }
@@ -670,6 +685,102 @@ impl super::Stock for RedisNode {
             retired: number("retired"),
         }))
     }
+    async fn marks(&self, slots: &[Slot]) -> Result<Option<Vec<ShardMarks>>> {
+        if slots.is_empty() {
+            return Ok(Some(Vec::new()));
+        }
+        let conn = self.conn().await?;
+        let round = |slots: &[Slot]| {
+            let mut pipe = redis::pipe();
+            for &slot in slots {
+                pipe.cmd("HGET").arg(self.keys.witness(slot)).arg("last");
+                pipe.cmd("HGET").arg(self.keys.stamp(slot)).arg("limit");
+            }
+            let mut conn = conn.clone();
+            async move {
+                let answers: Vec<Option<String>> =
+                    self.bounded(pipe.query_async(&mut conn)).await?;
+                Ok::<_, Error>(
+                    answers
+                        .chunks(2)
+                        .map(|pair| ShardMarks {
+                            witness: pair[0].as_deref().and_then(|w| w.parse().ok()),
+                            max_limit_id: pair
+                                .get(1)
+                                .and_then(|l| l.as_deref())
+                                .and_then(|l| l.parse().ok()),
+                        })
+                        .collect::<Vec<_>>(),
+                )
+            }
+        };
+        if self.keys == KeyNames::Cluster {
+            // A pipeline stays in one slot: one per shard, all at once.
+            let rounds = slots.iter().map(|slot| round(std::slice::from_ref(slot)));
+            let marks = futures::future::try_join_all(rounds).await?;
+            return Ok(Some(marks.into_iter().flatten().collect()));
+        }
+        round(slots).await.map(Some)
+    }
+    async fn note_ledger_rollback(&self, rollbacks: &[LedgerRollback]) -> Result<()> {
+        if rollbacks.is_empty() {
+            return Ok(());
+        }
+        let skipped: u64 = rollbacks
+            .iter()
+            .map(|r| r.witness.saturating_sub(r.ledger_max_id))
+            .sum();
+        let now = crate::clock::process_now_ms();
+        let mut conn = self.conn().await?;
+        let mut pipe = redis::pipe();
+        pipe.cmd("HSETNX")
+            .arg(LEDGER_ROLLBACK_KEY)
+            .arg("first_ms")
+            .arg(now)
+            .ignore()
+            .cmd("HSET")
+            .arg(LEDGER_ROLLBACK_KEY)
+            .arg("last_ms")
+            .arg(now)
+            .arg("node")
+            .arg(&self.name)
+            .ignore()
+            .cmd("HINCRBY")
+            .arg(LEDGER_ROLLBACK_KEY)
+            .arg("shards")
+            .arg(rollbacks.len())
+            .ignore()
+            .cmd("HINCRBY")
+            .arg(LEDGER_ROLLBACK_KEY)
+            .arg("skipped")
+            .arg(skipped)
+            .ignore();
+        self.bounded(pipe.query_async::<()>(&mut conn)).await
+    }
+    async fn last_ledger_rollback(&self) -> Result<Option<LedgerRollbackRecord>> {
+        let mut conn = self.conn().await?;
+        let fields: BTreeMap<String, String> = self
+            .bounded(
+                redis::cmd("HGETALL")
+                    .arg(LEDGER_ROLLBACK_KEY)
+                    .query_async(&mut conn),
+            )
+            .await?;
+        if fields.is_empty() {
+            return Ok(None);
+        }
+        let number = |name: &str| fields.get(name).and_then(|v| v.parse().ok()).unwrap_or(0);
+        Ok(Some(LedgerRollbackRecord {
+            node: fields
+                .get("node")
+                .cloned()
+                .unwrap_or_else(|| self.name.clone()),
+            first_ms: number("first_ms") as i64,
+            last_ms: number("last_ms") as i64,
+            shards: number("shards"),
+            skipped: number("skipped"),
+        }))
+    }
 }
 
 #[async_trait]
@@ -707,6 +818,27 @@ impl super::Restock for RedisNode {
         pushes: &[StockPush],
     ) -> Result<Vec<Result<Pushed>>> {
         self.push_batch(kind, pushes).await
+    }
+    async fn witness(&self, slot: Slot, segment: Segment) -> Result<Option<u64>> {
+        let key = self.keys.witness(slot);
+        let seen: String = self
+            .invoke(
+                &self.scripts.witness,
+                &[key.as_str()],
+                &[segment.first.to_string(), segment.last.to_string()],
+            )
+            .await?;
+        Ok(seen.parse().ok())
+    }
+    async fn settle(
+        &self,
+        slot: Slot,
+        token: &LockToken,
+        ledger_max_id: u64,
+        max_limit_id: u64,
+    ) -> Result<Option<Settled>> {
+        self.settle_one(slot, token, ledger_max_id, max_limit_id)
+            .await
     }
     async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool> {
         one(self.unlock_batch(&[(slot, token.clone())]).await?)

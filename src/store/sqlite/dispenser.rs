@@ -415,6 +415,8 @@ impl crate::store::Restock for SqliteStore {
                 token,
                 stock: stock_of(tx, kind, slot)?,
                 rollback: None,
+                // The store is its own ledger: no witness to keep.
+                marks: None,
             }))
         })
         .await
@@ -444,6 +446,7 @@ impl crate::store::Restock for SqliteStore {
             outcome,
             rollback: None,
             switched,
+            settled: Default::default(),
         })
     }
     async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool> {

@@ -54,6 +54,7 @@ impl Fixture {
             node: None,
             now_ms: 0,
             shards: vec![(slot.shard, Want::Direct { wanted: count })],
+            floors: Default::default(),
         };
         let mut takes = self.block(self.store.take_segments(&request))?;
         assert_eq!(takes.len(), 1);

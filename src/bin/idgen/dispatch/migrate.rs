@@ -89,12 +89,20 @@ fn agreed(ctx: &Context<'_>, action: &str, yes: bool) -> anyhow::Result<bool> {
     }
 }
 
-fn warn_all(ctx: &Context<'_>, warnings: &[String], rollbacks: &[idgen::store::Rollback]) {
-    for warning in idgen::store::Rollback::summarize(rollbacks)
-        .iter()
-        .chain(warnings)
-    {
-        ctx.out.warn(warning);
+fn warn_all(
+    ctx: &Context<'_>,
+    ledger: &str,
+    warnings: &[String],
+    rollbacks: &[idgen::store::Rollback],
+    ledger_rollbacks: &[idgen::store::LedgerRollback],
+) {
+    let notes = idgen::segment::allocator::Notes {
+        warnings: warnings.to_vec(),
+        rollbacks: rollbacks.to_vec(),
+        ledger_rollbacks: ledger_rollbacks.to_vec(),
+    };
+    for line in notes.lines(ledger) {
+        ctx.out.warn(&line);
     }
 }
 
@@ -155,7 +163,13 @@ pub async fn run(args: MigrateArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
     }
     let (bar, cancel) = Bar::start(ctx);
     let report = bar.finish(allocator.run_move(&plan, &bar, &cancel).await)?;
-    warn_all(ctx, &report.warnings, &report.rollbacks);
+    warn_all(
+        ctx,
+        &allocator.ledger().describe(),
+        &report.warnings,
+        &report.rollbacks,
+        &report.ledger_rollbacks,
+    );
     render_report(ctx, &plan, &report, args.json)?;
     Ok(Outcome::Success)
 }
@@ -301,7 +315,13 @@ async fn leave_store(
     }
     let (bar, cancel) = Bar::start(ctx);
     let report = bar.finish(exit.run(&plan, &bar, &cancel).await)?;
-    warn_all(ctx, &report.warnings, &report.rollbacks);
+    warn_all(
+        ctx,
+        &backend.describe(),
+        &report.warnings,
+        &report.rollbacks,
+        &report.ledger_rollbacks,
+    );
     show(
         ctx,
         args.json,

@@ -34,11 +34,8 @@ pub async fn run(args: NextArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let issued = allocator
         .next(args.app, args.gate_pass.as_deref(), args.count)
         .await?;
-    for warning in idgen::store::Rollback::summarize(&issued.notes.rollbacks)
-        .iter()
-        .chain(&issued.notes.warnings)
-    {
-        ctx.out.warn(warning);
+    for line in issued.notes.lines(&allocator.ledger().describe()) {
+        ctx.out.warn(&line);
     }
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut line = itoa::Buffer::new();

@@ -70,8 +70,13 @@ pub async fn run(args: ReloadArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome>
     let report = allocator.reload(&options, &bar).await?;
     bar.0.finish_and_clear();
 
+    let ledger = allocator.ledger().describe();
     for warning in idgen::store::Rollback::summarize(&report.rollbacks)
         .iter()
+        .chain(&idgen::store::LedgerRollback::summarize(
+            &ledger,
+            &report.ledger_rollbacks,
+        ))
         .chain(&report.warnings)
     {
         ctx.out.warn(warning);

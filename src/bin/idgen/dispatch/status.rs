@@ -432,6 +432,20 @@ fn prometheus(report: &StatusReport) -> String {
             rollback.last_ms as f64 / 1000.0,
         );
     }
+
+    let name = "idgen_ledger_last_rollback_timestamp_seconds";
+    let mut family = Family::start(
+        t,
+        name,
+        "When the ledger was last found behind a node's witness (MySQL went back in time); it was moved past the witness, a gap.",
+    );
+    for rollback in &report.ledger_rollbacks {
+        family.sample(
+            name,
+            &[("node", &rollback.node)],
+            rollback.last_ms as f64 / 1000.0,
+        );
+    }
     text
 }
 
@@ -601,6 +615,15 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
             idgen::store::short_id(&rollback.serving),
             rollback.retired,
             rollback.shards
+        ))?;
+    }
+    for rollback in &report.ledger_rollbacks {
+        out.print_line(&format!(
+            "the ledger went back in time (found by node {}'s witness, last {}): {} shards were moved past indexes it had handed out, skipping {} indexes, gaps only",
+            rollback.node,
+            format_timestamp(rollback.last_ms),
+            rollback.shards,
+            rollback.skipped
         ))?;
     }
     let notes: Vec<_> = report

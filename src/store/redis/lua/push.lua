@@ -1,30 +1,39 @@
 -- Appends a segment to a shard's stock while the token holds the refill lock,
 -- and records the shard's max_limit_id and dispenser (the ledger's) beside it.
--- KEYS: lock, queue, range, stamp. ARGV: token, first, last, kind, max_limit_id,
--- this server's run_id if known ('': ask), then (queue) the index strings.
--- Returns {stock, rollback, retired, switched}; stock is -1 when the lock is not
--- ours, -2 when a range already holds a current and a pending segment;
--- switched counts the other dispenser's indexes retired. A segment at or below
--- the last one pushed to the shard is not stocked again.
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1, '', 0, 0} end
+-- KEYS: lock, queue, range, stamp, witness. ARGV: token, first, last, kind,
+-- max_limit_id, this server's run_id if known ('': ask), the highest index
+-- within max_limit_id, then (queue) the index strings.
+-- Returns {stock, rollback, retired, switched, stale, over, witnessed}; stock
+-- is -1 when the lock is not ours, -2 when a range already holds a current and
+-- a pending segment, -3 when the segment is at or below the shard's witness
+-- (then `witnessed` is the witness: the ledger handed out indexes it had handed
+-- out before, so none is stocked). stale and over count indexes retired by
+-- `settle` (stock older than the ledger, stock above the limit).
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1, '', 0, 0, 0, 0, ''} end
 local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[6])
--- A shard's segments only ever rise (the ledger hands them out in order), so a
--- segment at or below the last one pushed is this push sent again (a cluster
--- client retrying after a lost answer): answered, never stocked twice.
-local pushed = tonumber(redis.call('HGET', KEYS[4], 'pushed') or '-1')
-if tonumber(ARGV[2]) <= pushed then
-  local stock = KEYS[2]
-  if ARGV[4] == 'range' then stock = KEYS[3] end
-  return {math.max(stock_of(stock, ARGV[4]), 0), rollback, retired, 0}
+local first, last = tonumber(ARGV[2]), tonumber(ARGV[3])
+local seen = redis.call('HMGET', KEYS[5], 'last', 'token')
+if seen[1] and first <= tonumber(seen[1]) then
+  -- The witness survives retirement, so a push sent again (a cluster client
+  -- retrying after a lost answer, maybe on another master after a failover)
+  -- finds its own segment recorded under its own token: answered, never
+  -- stocked twice.
+  if seen[2] == ARGV[1] and last == tonumber(seen[1]) then
+    local stock = KEYS[2]
+    if ARGV[4] == 'range' then stock = KEYS[3] end
+    return {math.max(stock_of(stock, ARGV[4]), 0), rollback, retired, 0, 0, 0, ''}
+  end
+  return {-3, rollback, retired, 0, 0, 0, seen[1]}
 end
-redis.call('HSET', KEYS[4], 'pushed', ARGV[3])
-redis.call('HSET', KEYS[4], 'limit', ARGV[5])
+local stale, over = settle(KEYS[2], KEYS[3], KEYS[4], KEYS[5], first - 1, ARGV[5], tonumber(ARGV[7]))
+-- Recorded before a single index of the segment can be served.
+redis.call('HSET', KEYS[5], 'last', ARGV[3], 'token', ARGV[1])
 local switched = switch_to(KEYS[2], KEYS[3], KEYS[4], ARGV[4])
 if ARGV[4] == 'queue' then
-  for i = 7, #ARGV, 1000 do
+  for i = 8, #ARGV, 1000 do
     redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
   end
-  return {redis.call('LLEN', KEYS[2]), rollback, retired, switched}
+  return {redis.call('LLEN', KEYS[2]), rollback, retired, switched, stale, over, ''}
 end
 local f = redis.call('HMGET', KEYS[3], 'next', 'last', 'pending_first', 'pending_last')
 local current_empty = (not f[1]) or tonumber(f[1]) > tonumber(f[2])
@@ -35,6 +44,6 @@ elseif current_empty then
 elseif not f[3] then
   redis.call('HSET', KEYS[3], 'pending_first', ARGV[2], 'pending_last', ARGV[3])
 else
-  return {-2, rollback, retired, switched}
+  return {-2, rollback, retired, switched, stale, over, ''}
 end
-return {stock_of(KEYS[3], 'range'), rollback, retired, switched}
+return {stock_of(KEYS[3], 'range'), rollback, retired, switched, stale, over, ''}

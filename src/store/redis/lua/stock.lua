@@ -65,3 +65,43 @@ local function switch_to(queue, range, stamp, kind)
   redis.call('HSET', stamp, 'kind', kind)
   return n
 end
+
+-- Brings a shard in line with its ledger, under the shard's refill lock.
+-- `witness` holds the end of the highest segment ever taken from the ledger
+-- for the shard ('last'), recorded before any index of it is served and never
+-- lowered, not even when stock is retired. `ledger_max` is the ledger's
+-- max_id as the refill read it: every index up to it was handed out. A
+-- witness behind it means the stock may be older than the ledger (the
+-- dataset was replaced inside this server process: SWAPDB, a COPY or MOVE
+-- back, DEBUG RELOAD, a VM snapshot), or only that a segment taken meanwhile
+-- was never recorded (a crash, a direct take in flight): either way the stock
+-- is retired unserved (a gap) and the witness moves up to the ledger.
+-- `limit` is the ledger's max_limit_id, recorded for takes to check; stock
+-- above `ceiling` (the highest index within it) is retired too.
+-- Returns the indexes retired as older than the ledger (0 when the shard had
+-- no witness yet: retired once, as after an upgrade, not a warning), those
+-- retired above the limit, and whether a witness existed.
+local function settle(queue, range, stamp, witness, ledger_max, limit, ceiling)
+  redis.call('HSET', stamp, 'limit', limit)
+  local seen = redis.call('HGET', witness, 'last')
+  local stale = 0
+  if not seen or tonumber(seen) < ledger_max then
+    stale = math.max(stock_of(queue, 'queue'), 0) + math.max(stock_of(range, 'range'), 0)
+    redis.call('DEL', queue, range)
+    redis.call('HSET', witness, 'last', string.format('%.0f', ledger_max))
+  end
+  local over = 0
+  -- Pushes append rising segments, so the queue's last entry is its highest.
+  local top = tonumber(redis.call('LINDEX', queue, -1) or '-1') or -1
+  if top > ceiling then
+    over = over + math.max(stock_of(queue, 'queue'), 0)
+    redis.call('DEL', queue)
+  end
+  local f = redis.call('HMGET', range, 'last', 'pending_last')
+  if (f[1] and tonumber(f[1]) > ceiling) or (f[2] and tonumber(f[2]) > ceiling) then
+    over = over + math.max(stock_of(range, 'range'), 0)
+    redis.call('DEL', range)
+  end
+  if not seen then return 0, over, 0 end
+  return stale, over, 1
+end

@@ -81,6 +81,7 @@ pub struct Metrics {
     errors: Mutex<BTreeMap<&'static str, u64>>,
     latency: [Histogram; Endpoint::ALL.len()],
     rollbacks: AtomicU64,
+    ledger_rollbacks: AtomicU64,
     leases: Mutex<BTreeMap<String, LeaseGauge>>,
 }
 
@@ -114,6 +115,11 @@ impl Metrics {
     /// Stale stock retired on a Redis node that went back in time.
     pub fn rollbacks(&self, count: u64) {
         self.rollbacks.fetch_add(count, Ordering::Relaxed);
+    }
+
+    /// Shards whose ledger was found behind the witness and moved past it.
+    pub fn ledger_rollbacks(&self, count: u64) {
+        self.ledger_rollbacks.fetch_add(count, Ordering::Relaxed);
     }
 
     pub fn lease(&self, namespace: &str, change: impl FnOnce(&mut LeaseGauge)) {
@@ -190,6 +196,13 @@ impl Metrics {
              # TYPE idgen_serve_redis_rollbacks_total counter\n\
              idgen_serve_redis_rollbacks_total {}",
             self.rollbacks.load(Ordering::Relaxed)
+        );
+        let _ = writeln!(
+            text,
+            "# HELP idgen_serve_ledger_rollbacks_total Shards whose ledger was found behind the witness in Redis (MySQL went back in time) and moved past it.\n\
+             # TYPE idgen_serve_ledger_rollbacks_total counter\n\
+             idgen_serve_ledger_rollbacks_total {}",
+            self.ledger_rollbacks.load(Ordering::Relaxed)
         );
         text.push_str("# HELP idgen_serve_lease_held 1 while the namespace's worker lease is provably valid.\n# TYPE idgen_serve_lease_held gauge\n");
         let leases = self.leases.lock().expect("not poisoned");

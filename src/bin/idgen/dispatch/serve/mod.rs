@@ -489,6 +489,14 @@ impl Server {
                 self.out.warn(&line);
             }
         }
+        if !issued.notes.ledger_rollbacks.is_empty() {
+            let rollbacks = &issued.notes.ledger_rollbacks;
+            self.metrics.ledger_rollbacks(rollbacks.len() as u64);
+            let ledger = self.segments.allocator().ledger().describe();
+            for line in idgen::store::LedgerRollback::summarize(&ledger, rollbacks) {
+                self.out.warn(&line);
+            }
+        }
         for warning in &issued.notes.warnings {
             self.out.info(warning);
         }

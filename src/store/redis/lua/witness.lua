@@ -1,0 +1,14 @@
+-- Records a segment taken straight from the ledger for one caller (no stock,
+-- no lock) in the shard's witness, before any index of it is served.
+-- KEYS: witness. ARGV: first, last.
+-- Returns '' when recorded, or the witness when the segment is at or below it
+-- (the ledger handed those indexes out before, or another process recorded a
+-- later segment first): then nothing is recorded and the segment is not served.
+local role = string.match(redis.call('INFO', 'replication'), 'role:(%a+)') or '?'
+if role ~= 'master' then
+  return redis.error_reply('READONLY idgen: this server is not the master (role:' .. role .. ')')
+end
+local seen = redis.call('HGET', KEYS[1], 'last')
+if seen and tonumber(ARGV[1]) <= tonumber(seen) then return seen end
+redis.call('HSET', KEYS[1], 'last', ARGV[2], 'token', 'direct')
+return ''
