@@ -127,6 +127,11 @@ pub enum Error {
         witness: u64,
     },
 
+    #[error(
+        "app {app}: shard {shard} on node {node:?} stayed locked by a refill past a lock's lifetime; the limit was not changed"
+    )]
+    ShardBusy { app: u8, shard: u8, node: String },
+
     #[error("Redis node {node:?} is not configured")]
     UnknownNode { node: String },
 
@@ -303,7 +308,8 @@ impl Error {
             | Backend { .. }
             | TransactionAborted { .. }
             | StockEmpty { .. }
-            | WitnessAhead { .. } => ErrorKind::Unavailable,
+            | WitnessAhead { .. }
+            | ShardBusy { .. } => ErrorKind::Unavailable,
             AppNameConflict { .. }
             | NamespaceBusy { .. }
             | NamespaceInUse { .. }
@@ -344,6 +350,9 @@ impl Error {
             ),
             StockEmpty { .. } => {
                 "another process holds the refill lock; retry, and check `idgen status`".into()
+            }
+            ShardBusy { .. } => {
+                "run the command again; `idgen status` shows refills that keep failing".into()
             }
             WitnessAhead { .. } => {
                 "retry: each attempt moves the ledger past the witness; if it persists, check that every idgen points at the same MySQL primary".into()

@@ -1,9 +1,7 @@
 //! `idgen app list|show|set`: apps read and changed without SQL, through the
 //! same locks and rules as the other commands, on both backends.
 
-use crate::harness::{
-    StoreKind, Test, TestEnv, init_app_1_capped_at_index_10, limit_with_last_index,
-};
+use crate::harness::{StoreKind, Test, TestEnv, limit_with_last_index};
 
 fn app_list_and_show_give_exact_values(env: &TestEnv) {
     let run = Test::within(env).args(["app", "list"]).run();
@@ -41,47 +39,62 @@ fn app_list_and_show_give_exact_values(env: &TestEnv) {
     Test::within(env).args(["app", "show", "9"]).status(3).run();
 }
 
-fn max_limit_id_is_raised_never_lowered(env: &TestEnv) {
+fn max_limit_id_is_lowered_only_when_agreed_and_raised_freely(env: &TestEnv) {
     let next = crate::status_states::exhaust_shard_0_of_app_9(env);
 
-    // Lowering is refused and changes nothing.
+    // Lowering without --yes and without a terminal to ask on changes nothing.
     let lower = limit_with_last_index(2, 9).to_string();
     Test::within(env)
         .args(["app", "set", "9", "--max-limit-id", &lower])
         .status(2)
-        .stderr("can only be raised")
+        .one_line_error("pass --yes to lower max_limit_id")
         .run();
-    // No limit is the highest.
+    let shown = env.json(&["app", "show", "9", "--json"]);
+    assert_ne!(shown["max_limit_id"], lower.as_str(), "unchanged");
+    // No limit is the highest: raising needs no answer.
     Test::within(env)
         .args(["app", "set", "9", "--max-limit-id", "0"])
         .status(0)
         .run();
     let shown = env.json(&["app", "show", "9", "--json"]);
     assert_eq!(shown["max_limit_id"], "0");
-    // From no limit, any limit lowers it.
-    Test::within(env)
-        .args(["app", "set", "9", "--max-limit-id"])
-        .arg(limit_with_last_index(100, 9).to_string())
-        .status(2)
-        .run();
 
     // Raised, the exhausted shard issues again, above every index it issued.
     let ids = Test::within(env).args(next).run().ids();
     assert_eq!(crate::harness::segment_parts(ids[0]).0, 4, "{ids:?}");
 }
 
-fn a_limit_below_an_issued_index_is_refused(env: &TestEnv) {
-    let limit = init_app_1_capped_at_index_10(env);
-    // Another writer (the Java service) took shard 5 past the limit.
-    env.sql("UPDATE id_alloc SET max_id = 50 WHERE app_id = 1 AND shard_id = 5");
-    Test::within(env)
-        .args(["app", "set", "1", "--max-limit-id"])
-        .arg(limit_with_last_index(20, 1).to_string())
-        .status(2)
-        .stderr("index 50 already issued on shard 5")
+fn a_limit_lowered_with_yes_retires_the_stock_above_it_on_every_shard(env: &TestEnv) {
+    env.ok(&[
+        "init-app", "--app", "1", "--name", "orders", "--step", "100",
+    ]);
+    env.ok(&["reload-segments"]);
+    env.ok(&["next", "--app", "1", "-n", "20"]);
+    // Every shard holds indexes up to 100; 30 and below may still be issued.
+    let limit = limit_with_last_index(30, 1);
+    let changed = Test::within(env)
+        .args(["app", "set", "1", "--yes", "--json", "--max-limit-id"])
+        .arg(limit.to_string())
+        .status(0)
+        .run()
+        .json();
+    assert_eq!(changed["max_limit_id"], limit.to_string());
+    if env.backend == StoreKind::Distributed {
+        // Redis stock is retired; the embedded store reads the limit on every take.
+        let retired: u64 = changed["ids_retired_over_limit"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(retired > 0, "{changed}");
+    }
+    // Every shard had handed out index 100: what is left under the new
+    // limit runs out, and nothing above it is issued.
+    let taken = Test::within(env)
+        .args(["next", "--app", "1", "-n", "200"])
+        .status(4)
         .run();
-    let shown = env.json(&["app", "show", "1", "--json"]);
-    assert_eq!(shown["max_limit_id"], limit.to_string(), "unchanged");
+    assert!(taken.ids().iter().all(|&id| id <= limit), "{taken}");
 }
 
 fn the_step_and_its_bounds_change_together(env: &TestEnv) {
@@ -147,8 +160,8 @@ fn a_rename_asks_first(env: &TestEnv) {
 
 crate::on_both_backends!(
     app_list_and_show_give_exact_values,
-    max_limit_id_is_raised_never_lowered,
-    a_limit_below_an_issued_index_is_refused,
+    max_limit_id_is_lowered_only_when_agreed_and_raised_freely,
+    a_limit_lowered_with_yes_retires_the_stock_above_it_on_every_shard,
     the_step_and_its_bounds_change_together,
     a_rename_asks_first,
 );

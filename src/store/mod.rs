@@ -274,18 +274,33 @@ pub struct AppChange {
     pub max_step: Option<u64>,
     pub max_limit_id: Option<u64>,
     pub dispenser: Option<DispenserKind>,
+    /// The operator agreed to lower `max_limit_id`: stock above the new limit
+    /// is retired unserved on every shard (see `SegmentAllocator::update_app`).
+    pub lower_limit: bool,
 }
 
 impl AppChange {
     pub fn is_empty(&self) -> bool {
-        *self == AppChange::default()
+        AppChange {
+            lower_limit: false,
+            ..self.clone()
+        } == AppChange::default()
+    }
+
+    /// Whether the change lowers the app's `max_limit_id` (0 is no limit: the highest of all).
+    pub fn lowers_limit(&self, record: &AppRecord) -> bool {
+        let current = record.max_limit_id();
+        self.max_limit_id
+            .is_some_and(|new| new != 0 && (current == 0 || new < current))
     }
 
     /// The app as it will be, checked against the app as stored, which the
     /// ledger reads under the app's row locks (the locks a refill takes), so
     /// no index is issued between the check and the change. `max_limit_id` is
-    /// only ever raised: an ID issued under the old limit could otherwise fall
-    /// outside the new one, or a lowered limit be raised again over it.
+    /// lowered only when the operator agreed ([`AppChange::lower_limit`]):
+    /// `max_id` never goes back, so neither a lowered limit nor one raised
+    /// again can hand out an index twice; what a lowering costs is the stock
+    /// above it, retired unserved.
     pub fn apply_to(&self, record: &AppRecord) -> Result<AppSpec> {
         use crate::error::Error;
         let step = self.step.unwrap_or(record.step());
@@ -314,37 +329,21 @@ impl AppChange {
                 "give --min-step and --max-step that include the step",
             ));
         }
-        if let Some(new) = self.max_limit_id {
-            // 0 is no limit: the highest of all.
-            let lowers = new != 0 && (current == 0 || new < current);
-            if lowers {
-                return Err(Error::invalid(
-                    "--max-limit-id",
-                    format!(
-                        "{new} would lower app {}'s max_limit_id {}",
-                        record.app,
-                        if current == 0 {
-                            "(no limit)".to_string()
-                        } else {
-                            current.to_string()
-                        }
-                    ),
-                    "max_limit_id can only be raised (0: no limit); use a new app for a smaller range",
-                ));
-            }
-            for row in &record.shards {
-                let allowed = crate::shard::max_index_within(new, record.app, row.shard);
-                if allowed.is_none_or(|max| row.max_id > max) {
-                    return Err(Error::invalid(
-                        "--max-limit-id",
-                        format!(
-                            "{new} is below index {} already issued on shard {} of app {}",
-                            row.max_id, row.shard, record.app
-                        ),
-                        "raise it above every issued ID",
-                    ));
-                }
-            }
+        if self.lowers_limit(record) && !self.lower_limit {
+            return Err(Error::invalid(
+                "--max-limit-id",
+                format!(
+                    "{} would lower app {}'s max_limit_id {}",
+                    self.max_limit_id.unwrap_or_default(),
+                    record.app,
+                    if current == 0 {
+                        "(no limit)".to_string()
+                    } else {
+                        current.to_string()
+                    }
+                ),
+                "pass --yes to lower it: stock above the new limit is retired unserved (a gap) on every shard",
+            ));
         }
         Ok(spec)
     }

@@ -27,7 +27,7 @@ pub enum AppCommand {
     Show(ShowArgs),
     /// Change an app: raise max_limit_id, change the step and its bounds, rename
     #[command(after_help = "Examples:
-  idgen app set 1 --max-limit-id 9000000000      # raise only; never below an issued index
+  idgen app set 1 --max-limit-id 9000000000      # raise; lowering asks first (or --yes)
   idgen app set 1 --step 5000 --max-step 50000
   idgen app set 1 --name orders-v2 --yes         # a rename asks first, or takes --yes
   idgen app set 1 --dispenser range              # every host follows; old stock is retired
@@ -88,11 +88,12 @@ pub struct SetArgs {
     #[arg(long, value_name = "N")]
     pub max_step: Option<u64>,
 
-    /// New max_limit_id: only ever raised (0: no limit)
+    /// New max_limit_id (0: no limit); lowering it asks first (or takes --yes)
+    /// and retires stock above it
     #[arg(long, value_name = "N")]
     pub max_limit_id: Option<u64>,
 
-    /// Do not ask before a rename
+    /// Do not ask before a rename or a lowered max_limit_id
     #[arg(long, short = 'y')]
     pub yes: bool,
 
@@ -135,7 +136,7 @@ async fn find(backend: &Backend, app: u8) -> anyhow::Result<AppRecord> {
 }
 
 async fn set(ctx: &Context<'_>, backend: &Backend, args: SetArgs) -> anyhow::Result<Outcome> {
-    let change = AppChange {
+    let mut change = AppChange {
         name: args.name,
         step: args.step,
         min_step: args.min_step,
@@ -150,6 +151,7 @@ async fn set(ctx: &Context<'_>, backend: &Backend, args: SetArgs) -> anyhow::Res
             .map(String::as_str)
             == Some("--dispenser"))
         .then_some(ctx.settings.dispenser),
+        lower_limit: false,
     };
     if change.is_empty() {
         return Err(idgen::Error::invalid(
@@ -161,7 +163,12 @@ async fn set(ctx: &Context<'_>, backend: &Backend, args: SetArgs) -> anyhow::Res
     }
     let before = find(backend, args.app).await?;
     // Checked now for a clear answer before any prompt; checked again under the locks.
-    change.apply_to(&before)?;
+    // A lowered limit is asked about below, so it passes here.
+    AppChange {
+        lower_limit: true,
+        ..change.clone()
+    }
+    .apply_to(&before)?;
     if let Some(name) = change.name.as_ref().filter(|n| **n != before.name) {
         let action = format!(
             "rename app {} from {:?} to {name:?} (the Java service's config names it too)",
@@ -177,8 +184,32 @@ async fn set(ctx: &Context<'_>, backend: &Backend, args: SetArgs) -> anyhow::Res
             return Ok(Outcome::Declined);
         }
     }
+    if change.lowers_limit(&before) {
+        let action = format!(
+            "lower app {}'s max_limit_id from {} to {}: stock above it is retired unserved (a gap) on every shard",
+            before.app,
+            limit_text(before.max_limit_id()),
+            change.max_limit_id.unwrap_or_default()
+        );
+        if let Answer::No = ask(
+            ctx.out,
+            &action,
+            args.yes,
+            "pass --yes to lower max_limit_id without asking",
+        )? {
+            ctx.out.print_line("nothing changed")?;
+            return Ok(Outcome::Declined);
+        }
+        change.lower_limit = true;
+    }
     let allocator = backend.allocator(&ctx.settings);
     let (after, switch) = allocator.update_app(args.app, &change).await?;
+    if switch.ids_over_limit > 0 {
+        ctx.out.warn(&format!(
+            "retired {} indexes above the new max_limit_id unserved (a gap)",
+            grouped(switch.ids_over_limit)
+        ));
+    }
     for (node, shards) in &switch.pending {
         ctx.out.warn(&format!(
             "node {node}: shard(s) {} stayed locked by a refill and still record the old dispenser; their next refill switches them, or run this command again",
@@ -187,6 +218,9 @@ async fn set(ctx: &Context<'_>, backend: &Backend, args: SetArgs) -> anyhow::Res
     }
     if args.json {
         let mut value = detail(&after);
+        if change.lower_limit {
+            value["ids_retired_over_limit"] = json!(switch.ids_over_limit.to_string());
+        }
         if switch.to.is_some() {
             value["dispenser_switch"] = json!({
                 "from": switch.from,
