@@ -18,8 +18,17 @@ pub fn hit(_name: &str) -> crate::error::Result<()> {
     Ok(())
 }
 
+/// Whether the failpoint `name` is armed, after [`hit`] it: for a point that
+/// stands for something the network did (an answer lost, so the request is
+/// sent again). Always false without `test-hooks`.
+#[cfg(not(feature = "test-hooks"))]
+#[inline(always)]
+pub fn hit_and_armed(_name: &str) -> crate::error::Result<bool> {
+    Ok(false)
+}
+
 #[cfg(feature = "test-hooks")]
-pub use armed::hit;
+pub use armed::{hit, hit_and_armed};
 
 #[cfg(feature = "test-hooks")]
 mod armed {
@@ -53,6 +62,12 @@ mod armed {
                 })
                 .collect()
         })
+    }
+
+    /// [`hit`], then whether `name` is armed.
+    pub fn hit_and_armed(name: &str) -> Result<bool> {
+        hit(name)?;
+        Ok(armed().iter().any(|(armed, _)| armed == name))
     }
 
     /// Passes through unless the failpoint `name` is armed.

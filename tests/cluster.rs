@@ -388,3 +388,61 @@ fn an_app_moves_between_two_clusters_under_takers_without_repeats() {
     assert_eq!(app["moving"], false, "{status}");
     assert!(app["min_stock"].as_u64().unwrap() > 0, "{status}");
 }
+
+/// A cluster client sends a script again when its answer was lost, and after
+/// a failover the resend reaches the promoted replica, which retires the
+/// shard's stock (a new replication ID) before the push runs: the witness,
+/// which survives retirement, must answer it without stocking the segment a
+/// second time, or the indexes already served from the old master come back.
+#[test]
+fn a_push_resent_to_a_promoted_replica_after_its_answer_was_lost_is_stocked_once() {
+    let env = TestEnv::distributed();
+    let cluster = Cluster::start();
+    let url = cluster.url();
+    init_app(&env, &url, "35");
+    let pass = "resend";
+    let shard = idgen::segment::shard_for_gate_pass(pass);
+    let key = keys::queue(35, shard);
+    let next = |count: &str| {
+        Test::within(&env)
+            .args(["next", "--app", "35", "--gate-pass", pass, "--count", count])
+            .env("IDGEN_REDIS_URL", &url)
+    };
+
+    // An empty shard: `next` refills it inline and stops right after its push.
+    let resender = env.coprocess(
+        &["next", "--app", "35", "--gate-pass", pass, "--count", "10"],
+        &[
+            ("IDGEN_REDIS_URL", url.as_str()),
+            ("IDGEN_FAILPOINTS", "dispenser.push_answer_lost=stop"),
+        ],
+    );
+    crate::harness::wait_until_stopped(resender.pid(), "the push to run");
+    // Its segment is served meanwhile from the old master.
+    let mut ids = next("50").status(0).run().ids();
+
+    // The shard's replica takes over, with every write the master had.
+    let master = cluster.master_of(&key).port;
+    let replica = {
+        let master = cluster.nodes.iter().find(|n| n.port == master).unwrap();
+        cluster.replica_of(master).port
+    };
+    let node = cluster.nodes.iter().find(|n| n.port == replica).unwrap();
+    let _: () = redis::cmd("CLUSTER")
+        .arg("FAILOVER")
+        .query(&mut node.conn())
+        .unwrap();
+    wait_until(Duration::from_secs(60), "the replica to take over", || {
+        node.is_master() && cluster.master_of(&key).port == replica
+    });
+    cluster.wait_ok();
+
+    // The push is sent again, now to the promoted replica.
+    resender.signal(libc::SIGCONT);
+    let (status, stdout, stderr) = resender.wait();
+    assert!(status.success(), "{stderr:?}");
+    ids.extend(stdout.lines().map(|l| l.parse::<u64>().unwrap()));
+    ids.extend(next("100").status(0).run().ids());
+    assert_eq!(ids.len(), 160);
+    assert_unique(&ids);
+}

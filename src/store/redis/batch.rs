@@ -197,7 +197,13 @@ impl RedisNode {
                 }
             })
             .collect();
-        let answers = self.eval_each(link, &self.scripts.push, &calls).await?;
+        let mut answers = self.eval_each(link, &self.scripts.push, &calls).await?;
+        // The answers were lost and the pushes are sent again, as a cluster
+        // client does after a failover: the second answers stand.
+        if crate::failpoint::hit_and_armed("dispenser.push_answer_lost")? {
+            let (link, _) = self.link_and_run_id().await?;
+            answers = self.eval_each(link, &self.scripts.push, &calls).await?;
+        }
         let mut pushed = Vec::with_capacity(pushes.len());
         for (push, answer) in pushes.iter().zip(answers) {
             pushed.push(match answer {
