@@ -373,7 +373,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l step -d 'New step: indexes per refill when there is no consumption history' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l min-step -d 'New smallest step the consumption-based sizing may choose' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l max-step -d 'New largest step the consumption-based sizing may choose' -r
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l max-limit-id -d 'New max_limit_id: only ever raised (0: no limit)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l max-limit-id -d 'New max_limit_id (0: no limit); lowering it asks first (or takes --yes) and retires stock above it' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
@@ -390,7 +390,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s y -l yes -d 'Do not ask before a rename'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s y -l yes -d 'Do not ask before a rename or a lowered max_limit_id'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l json -d 'Print the changed app as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help'
