@@ -107,6 +107,7 @@ struct Scripts {
     witness: Script,
     unlock: Script,
     note_rollback: Script,
+    note_ledger_rollback: Script,
 }
 
 impl Scripts {
@@ -123,6 +124,7 @@ impl Scripts {
             witness: acl::script(include_str!("lua/witness.lua")),
             unlock: acl::script(include_str!("lua/unlock.lua")),
             note_rollback: acl::script(include_str!("lua/note_rollback.lua")),
+            note_ledger_rollback: acl::script(include_str!("lua/note_ledger_rollback.lua")),
         }
     }
 }
@@ -730,32 +732,18 @@ impl super::Stock for RedisNode {
             .iter()
             .map(|r| r.witness.saturating_sub(r.ledger_max_id))
             .sum();
-        let now = crate::clock::process_now_ms();
-        let mut conn = self.conn().await?;
-        let mut pipe = redis::pipe();
-        pipe.cmd("HSETNX")
-            .arg(LEDGER_ROLLBACK_KEY)
-            .arg("first_ms")
-            .arg(now)
-            .ignore()
-            .cmd("HSET")
-            .arg(LEDGER_ROLLBACK_KEY)
-            .arg("last_ms")
-            .arg(now)
-            .arg("node")
-            .arg(&self.name)
-            .ignore()
-            .cmd("HINCRBY")
-            .arg(LEDGER_ROLLBACK_KEY)
-            .arg("shards")
-            .arg(rollbacks.len())
-            .ignore()
-            .cmd("HINCRBY")
-            .arg(LEDGER_ROLLBACK_KEY)
-            .arg("skipped")
-            .arg(skipped)
-            .ignore();
-        self.bounded(pipe.query_async::<()>(&mut conn)).await
+        self.invoke::<i64>(
+            &self.scripts.note_ledger_rollback,
+            &[LEDGER_ROLLBACK_KEY],
+            &[
+                crate::clock::process_now_ms().to_string(),
+                self.name.clone(),
+                rollbacks.len().to_string(),
+                skipped.to_string(),
+            ],
+        )
+        .await
+        .map(drop)
     }
     async fn last_ledger_rollback(&self) -> Result<Option<LedgerRollbackRecord>> {
         let mut conn = self.conn().await?;

@@ -92,7 +92,7 @@ local function settle(queue, range, stamp, witness, ledger_max, limit, ceiling)
   end
   local over = 0
   -- Pushes append rising segments, so the queue's last entry is its highest.
-  local top = tonumber(redis.call('LINDEX', queue, -1) or '-1') or -1
+  local top = tonumber(redis.call('LRANGE', queue, -1, -1)[1] or '-1') or -1
   if top > ceiling then
     over = over + math.max(stock_of(queue, 'queue'), 0)
     redis.call('DEL', queue)
