@@ -15,6 +15,7 @@ mod first_impression;
 mod harness;
 mod inspect;
 mod layouts;
+mod ledger_rollback;
 mod lease;
 mod migrate;
 mod namespace;
