@@ -31,7 +31,9 @@ enum Role {
 /// A `mariadbd` of one test's own; `--skip-grant-tables`, so its root needs no
 /// password (and a replica logs in to its primary as root).
 pub struct MariadbProcess {
-    dir: tempfile::TempDir,
+    /// Its data and logs; kept when the test fails, for a look at the logs
+    /// (the next run deletes it with the rest of this run's scratch).
+    dir: PathBuf,
     /// `mysql://root@127.0.0.1:PORT`, no database.
     url: String,
     port: u16,
@@ -50,12 +52,14 @@ impl MariadbProcess {
     fn launch(role: Role) -> Self {
         require_tool("mariadbd");
         require_tool("mariadb-install-db");
-        std::fs::create_dir_all(scratch_root()).expect("harness scratch dir");
+        let run = scratch_root().join(format!("run-{}", std::process::id()));
+        std::fs::create_dir_all(&run).expect("harness scratch dir");
         let dir = tempfile::Builder::new()
             .prefix("mariadb-")
-            .tempdir_in(scratch_root())
-            .expect("mariadb test dir");
-        let path = dir.path();
+            .tempdir_in(&run)
+            .expect("mariadb test dir")
+            .keep();
+        let path = dir.as_path();
         let extra: Vec<String> = match role {
             Role::Standalone => vec![],
             // Row events: what the replica applies is exactly what the
@@ -163,7 +167,7 @@ impl MariadbProcess {
     /// --single-transaction` while writers may be running: the backup an
     /// operator would restore.
     pub fn dump(&self, name: &str) -> PathBuf {
-        let file = self.dir.path().join(format!("{name}.sql"));
+        let file = self.dir.join(format!("{name}.sql"));
         let out = std::fs::File::create(&file).expect("create the dump file");
         let run = self
             .client("mariadb-dump")
@@ -259,6 +263,9 @@ impl MariadbProcess {
 impl Drop for MariadbProcess {
     fn drop(&mut self) {
         self.kill();
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
