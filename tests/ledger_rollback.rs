@@ -146,7 +146,11 @@ impl Record {
         let mut round = self.round.lock().unwrap();
         round.ids.extend(ids);
         round.notices.extend(Self::notices_of(run));
-        if !run.status.code().is_some_and(|code| expected.contains(&code)) {
+        if !run
+            .status
+            .code()
+            .is_some_and(|code| expected.contains(&code))
+        {
             round.failures.push(run.to_string());
         }
     }
@@ -286,7 +290,11 @@ fn assert_every_shard_went_back(
     segments: u64,
 ) {
     assert_eq!(before.len(), after.len());
-    let back: u64 = before.iter().zip(after).map(|(b, a)| b.2.saturating_sub(a.2)).sum();
+    let back: u64 = before
+        .iter()
+        .zip(after)
+        .map(|(b, a)| b.2.saturating_sub(a.2))
+        .sum();
     eprintln!(
         "the fault moved {} shards back {back} indexes in all",
         before.len()
@@ -455,7 +463,12 @@ fn after_a_lowered_limit_no_id_is_above_it(lower: impl Fn(&TestEnv, u8, u64)) {
 
     let limits: Vec<(u8, u64)> = APPS
         .iter()
-        .map(|&(app, _)| (app, limit_with_last_index(lowered_last_index(&env, app), app)))
+        .map(|&(app, _)| {
+            (
+                app,
+                limit_with_last_index(lowered_last_index(&env, app), app),
+            )
+        })
         .collect();
     for &(app, limit) in &limits {
         lower(&env, app, limit);

@@ -340,11 +340,12 @@ impl MariadbPair {
     /// Waits, on the replica (`MASTER_GTID_WAIT`), until it has applied
     /// `position`.
     pub fn wait_applied(&self, position: &str) {
-        let waited = self.replica.value(&format!(
-            "SELECT MASTER_GTID_WAIT('{position}', 60)"
-        ));
+        let waited = self
+            .replica
+            .value(&format!("SELECT MASTER_GTID_WAIT('{position}', 60)"));
         assert_eq!(
-            waited, "0",
+            waited,
+            "0",
             "the replica did not apply {position} within 60s (it is at {})",
             self.replica_applied()
         );
