@@ -268,12 +268,12 @@ fn assert_no_failure(what: &str, failures: &[String]) {
     );
 }
 
-/// `max_id` of every shard of both apps, as `(app, shard, max_id)`.
-fn ledger_positions(server: &MariadbProcess) -> Vec<(u8, u8, u64)> {
+/// `max_id` of every shard of both apps, as `(app, shard, max_id)`, from
+/// `max_ids(app)` (by shard).
+fn positions(max_ids: impl Fn(u8) -> Vec<u64>) -> Vec<(u8, u8, u64)> {
     APPS.iter()
         .flat_map(|&(app, _)| {
-            server
-                .max_ids(app)
+            max_ids(app)
                 .into_iter()
                 .enumerate()
                 .map(move |(shard, max_id)| (app, shard as u8, max_id))
@@ -281,33 +281,43 @@ fn ledger_positions(server: &MariadbProcess) -> Vec<(u8, u8, u64)> {
         .collect()
 }
 
-/// The precondition of a fault that moves the ledger back: every shard of
-/// both apps is at least `segments` segments of `step` behind where it was.
-fn assert_every_shard_went_back(
-    before: &[(u8, u8, u64)],
-    after: &[(u8, u8, u64)],
+/// [`positions`] on a test's own MariaDB.
+fn ledger_positions(server: &MariadbProcess) -> Vec<(u8, u8, u64)> {
+    positions(|app| server.max_ids(app))
+}
+
+/// [`positions`] on the environment's ledger.
+fn env_positions(env: &TestEnv) -> Vec<(u8, u8, u64)> {
+    positions(|app| (0..64).map(|shard| env.max_id(app, shard)).collect())
+}
+
+/// A precondition of a fault: every shard of both apps is at least
+/// `segments` segments of `step` further in `ahead` than in `behind`.
+fn assert_every_shard_ahead(
+    what: &str,
+    ahead: &[(u8, u8, u64)],
+    behind: &[(u8, u8, u64)],
     step: u64,
     segments: u64,
 ) {
-    assert_eq!(before.len(), after.len());
-    let back: u64 = before
+    assert_eq!(ahead.len(), behind.len());
+    let apart: u64 = ahead
         .iter()
-        .zip(after)
-        .map(|(b, a)| b.2.saturating_sub(a.2))
+        .zip(behind)
+        .map(|(a, b)| a.2.saturating_sub(b.2))
         .sum();
-    eprintln!(
-        "the fault moved {} shards back {back} indexes in all",
-        before.len()
-    );
-    let short: Vec<String> = before
+    eprintln!("{what}: {apart} indexes in all over {} shards", ahead.len());
+    let short: Vec<String> = ahead
         .iter()
-        .zip(after)
-        .filter(|((_, _, was), (_, _, is))| is + segments * step > *was)
-        .map(|((app, shard, was), (_, _, is))| format!("app {app} shard {shard}: {was} → {is}"))
+        .zip(behind)
+        .filter(|((_, _, ahead), (_, _, behind))| behind + segments * step > *ahead)
+        .map(|((app, shard, ahead), (_, _, behind))| {
+            format!("app {app} shard {shard}: {ahead} against {behind}")
+        })
         .collect();
     assert!(
         short.is_empty(),
-        "the fault did not move every shard back {segments} segments: {short:?}"
+        "precondition: {what}, by {segments} segments of {step} on every shard, but not on {short:?}"
     );
 }
 
@@ -339,7 +349,8 @@ fn a_lagging_replica_promoted_as_the_ledger_repeats_nothing_and_is_reported() {
     let on_the_primary = ledger_positions(&pair.primary);
     pair.kill_primary();
     pair.promote_replica();
-    assert_every_shard_went_back(
+    assert_every_shard_ahead(
+        "the promoted replica's ledger is behind the primary's",
         &on_the_primary,
         &ledger_positions(&pair.replica),
         SMALL_STEP,
@@ -380,7 +391,13 @@ fn a_ledger_restored_from_an_older_dump_repeats_nothing() {
     assert_no_failure("before the restore", &before.failures);
     let on_the_ledger = ledger_positions(&mysql);
     mysql.restore(&dump.into_inner().unwrap().expect("the dump was taken"));
-    assert_every_shard_went_back(&on_the_ledger, &ledger_positions(&mysql), SMALL_STEP, 3);
+    assert_every_shard_ahead(
+        "the restored ledger is behind the one it replaced",
+        &on_the_ledger,
+        &ledger_positions(&mysql),
+        SMALL_STEP,
+        3,
+    );
 
     let after = round(&env, &at, Shards::InTurn, chaos_ids() / 2, || {});
     let mut ids = before.ids;
@@ -525,8 +542,12 @@ fn a_limit_lowered_by_app_set_is_never_exceeded() {
 
 // ---- SWAPDB ------------------------------------------------------------------------
 
-/// Segments for the SWAPDB case: the copy holds a whole segment per shard.
-const SWAP_STEP: u64 = 1000;
+/// Segments for the SWAPDB case: the copy holds up to a segment per shard
+/// (two in a range), and each shard takes several more before the swap, so
+/// the ledger has moved on from the copy: idgen can tell the copy is older
+/// only by that. (A copy swapped back before any shard took a segment since
+/// is indistinguishable from the live dataset, to idgen as to the ledger.)
+const SWAP_STEP: u64 = 100;
 /// The database the older copy is kept in, on the test's own Redis.
 const COPY_DB: u8 = 9;
 
@@ -558,9 +579,17 @@ fn a_dataset_swapped_back_to_an_older_copy_repeats_nothing_after_a_reload() {
     };
     init_apps(&env, &at, SWAP_STEP);
     assert!(copy_every_key(&redis) > 0, "the stocked dataset has keys");
+    let at_the_copy = env_positions(&env);
 
     let before = round(&env, &at, Shards::InTurn, chaos_ids() / 2, || {});
     assert_no_failure("before the swap", &before.failures);
+    assert_every_shard_ahead(
+        "the ledger moved on from the copy",
+        &env_positions(&env),
+        &at_the_copy,
+        SWAP_STEP,
+        2,
+    );
     // The same server process, so the same run_id and replication ID.
     let run_id = redis.run_id();
     let _: () = redis::cmd("SWAPDB")
