@@ -16,6 +16,7 @@ mod harness;
 mod inspect;
 mod layouts;
 mod lease;
+mod ledger_rollback;
 mod migrate;
 mod namespace;
 mod reload;
