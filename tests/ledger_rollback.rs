@@ -371,6 +371,22 @@ fn a_lagging_replica_promoted_as_the_ledger_repeats_nothing_and_is_reported() {
         !after.ledger_rollbacks.is_empty() || !after.notices.is_empty(),
         "the ledger behind what was taken from it was not reported: no `ledger_rollbacks` in any `reload-segments --json`, no stderr line naming the ledger behind"
     );
+    // `status` shows the last time the witness found the ledger behind.
+    let status = on_replica
+        .test(&env)
+        .args(["status", "--json"])
+        .run()
+        .json();
+    let found = status["ledger_rollbacks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        found
+            .first()
+            .is_some_and(|r| r["shards"].as_u64() > Some(0)),
+        "{status}"
+    );
 }
 
 #[test]

@@ -542,6 +542,19 @@ impl SegmentAllocator {
                 let taken = match taken {
                     Ok(taken) => taken,
                     Err(e) => {
+                        // A shard at its limit takes nothing, but its stock
+                        // must still obey the limit (lowered by SQL, say).
+                        if let (Error::LimitReached { max_limit_id, .. }, Some(marks)) =
+                            (&e, shard.marks)
+                        {
+                            let at = marks.witness.unwrap_or(0);
+                            if let Ok(Some(settled)) = node
+                                .settle(shard.slot, &shard.token, at, *max_limit_id)
+                                .await
+                            {
+                                notes.settled(node.node(), shard.slot, *max_limit_id, settled);
+                            }
+                        }
                         answers[i] = Some(Err(e));
                         continue;
                     }
