@@ -7,7 +7,8 @@
 # Then every case of tests/ledger_rollback.rs (issue 19: the ledger going back
 # in time through a lagging MariaDB replica promoted or a dump restored,
 # max_limit_id lowered by SQL and by `app set`, SWAPDB to an older copy), on
-# their own mariadbd and redis-server, the same way.
+# their own mariadbd and redis-server, the same way, and a Cluster push resent
+# to a promoted replica after its answer was lost.
 #
 #   scripts/chaos.sh                     # 1,000,000 IDs per case
 #   IDGEN_CHAOS_IDS=5000000 scripts/chaos.sh
@@ -22,3 +23,4 @@ echo "chaos: ${IDGEN_CHAOS_IDS} IDs per case"
 # The filter is a substring: `rollback::` alone would run the ledger cases too.
 cargo test --release --test main rollback:: -- --test-threads 2 --skip ledger_rollback::
 cargo test --release --test main ledger_rollback:: -- --test-threads 2
+cargo test --release --test main cluster::a_push_resent -- --test-threads 2
