@@ -346,3 +346,34 @@ fn a_mysql_password_variable_is_used_and_never_shown() {
         .status(12)
         .run();
 }
+
+/// Bytes that are not UTF-8 anywhere in an argument or an `IDGEN_*` variable:
+/// a usage error naming where, never the bytes (and so never a password among
+/// them), and no panic.
+#[test]
+fn an_argument_that_is_not_utf8_is_named_by_position_never_shown() {
+    use std::os::unix::ffi::OsStringExt;
+    let url = std::ffi::OsString::from_vec(b"mysql://idgen:Secret\xff@db/idgen".to_vec());
+    Test::new()
+        .arg("--mysql")
+        .arg(url.clone())
+        .args(["next", "--app", "1"])
+        .status(2)
+        .one_line_error("argument 2 is not valid UTF-8")
+        .stderr_lacks("Secret")
+        .stderr_lacks("panicked")
+        .run();
+    Test::new()
+        .args(["decode"])
+        .arg(std::ffi::OsString::from_vec(vec![0xff]))
+        .status(2)
+        .one_line_error("argument 2 is not valid UTF-8")
+        .run();
+    Test::new()
+        .env("IDGEN_MYSQL_URL", url)
+        .args(["next", "--app", "1"])
+        .status(2)
+        .one_line_error("IDGEN_MYSQL_URL is not valid UTF-8")
+        .stderr_lacks("Secret")
+        .run();
+}

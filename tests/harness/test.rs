@@ -14,8 +14,8 @@ use std::process::{Command, Stdio};
 /// A run of `idgen` being described, then run and checked.
 pub struct Test<'e> {
     env: Option<&'e TestEnv>,
-    args: Vec<String>,
-    vars: Vec<(String, String)>,
+    args: Vec<std::ffi::OsString>,
+    vars: Vec<(String, std::ffi::OsString)>,
     unset: Vec<String>,
     stdin: Option<String>,
     terminal: bool,
@@ -62,19 +62,19 @@ impl<'e> Test<'e> {
         }
     }
 
-    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+    pub fn arg(mut self, arg: impl Into<std::ffi::OsString>) -> Self {
         self.args.push(arg.into());
         self
     }
 
-    pub fn args<S: AsRef<str>>(mut self, args: impl IntoIterator<Item = S>) -> Self {
+    pub fn args<S: AsRef<std::ffi::OsStr>>(mut self, args: impl IntoIterator<Item = S>) -> Self {
         self.args
-            .extend(args.into_iter().map(|arg| arg.as_ref().to_string()));
+            .extend(args.into_iter().map(|arg| arg.as_ref().to_os_string()));
         self
     }
 
     /// Sets an environment variable for this run.
-    pub fn env(mut self, name: &str, value: impl Into<String>) -> Self {
+    pub fn env(mut self, name: &str, value: impl Into<std::ffi::OsString>) -> Self {
         self.vars.push((name.to_string(), value.into()));
         self
     }

@@ -13,6 +13,17 @@ use clap::FromArgMatches;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Before anything reads the arguments or variables as text (a panic there
+    // would print the raw bytes, a password with them): name what is not
+    // UTF-8 by its position or name, never by its bytes.
+    if let Some(problem) = not_utf8() {
+        let out = output::Output::detect(false, Vec::new());
+        out.error(
+            &problem,
+            Some("pass text: arguments, URLs and passwords must be valid UTF-8"),
+        );
+        return exit::exit(exit::usage());
+    }
     settings::forget_empty_environment();
     let parsed = cli::command()
         .try_get_matches()
@@ -124,6 +135,22 @@ fn one_line(err: &anyhow::Error) -> String {
 /// (every other one reaches it inside a core error).
 fn write_failure(err: &anyhow::Error) -> Option<&std::io::Error> {
     err.chain().find_map(|e| e.downcast_ref::<std::io::Error>())
+}
+
+/// The first argument (by position) or `IDGEN_*` variable (by name) that is
+/// not valid UTF-8, described without its bytes.
+fn not_utf8() -> Option<String> {
+    if let Some(position) = std::env::args_os()
+        .skip(1)
+        .position(|arg| arg.to_str().is_none())
+    {
+        return Some(format!("argument {} is not valid UTF-8", position + 1));
+    }
+    std::env::vars_os()
+        .find(|(name, value)| {
+            name.to_str().is_some_and(|name| name.starts_with("IDGEN_")) && value.to_str().is_none()
+        })
+        .map(|(name, _)| format!("{} is not valid UTF-8", name.to_string_lossy()))
 }
 
 /// Secrets in the raw URL options, for a usage error clap reports before any
