@@ -130,14 +130,17 @@ pub fn redact_url(raw: &str) -> String {
 }
 
 /// Every piece of a raw setting that may be a secret, as written and
-/// percent-decoded: the userinfo (whole, and what follows each `:`), the value of
+/// percent-decoded: a userinfo with a password (whole, and what follows each
+/// `:`; a user name alone is not secret), the value of
 /// every `pass` / `password` parameter, and a value that is no URL at all.
 pub fn secrets_in(raw: &str) -> Vec<String> {
     let raw = raw.trim();
     let mut found = Vec::new();
     let rest = split_scheme(raw).map_or(raw, |(_, rest)| rest);
     match rest.rfind('@') {
-        Some(at) => {
+        // A user name alone (`idgen@host`, `default@host`) is no secret, and
+        // searching output for it would rewrite ordinary words.
+        Some(at) if rest[..at].contains(':') => {
             let userinfo = &rest[..at];
             found.push(userinfo.to_string());
             if let Some((_, password)) = userinfo.split_once(':') {
@@ -147,6 +150,7 @@ pub fn secrets_in(raw: &str) -> Vec<String> {
                 found.push(last.to_string());
             }
         }
+        Some(_) => {}
         // A bare value: a password pasted into the wrong variable looks like this.
         None if split_scheme(raw).is_none() => found.push(raw.to_string()),
         None => {}
@@ -315,7 +319,6 @@ mod tests {
             "redis://host/0?password=PW9x",
             "redis://host/0?PASSWORD=PW9x&db=1",
             "redis://:a,PW9x@host",
-            "redis://PW9x@host",
             "redis://host/0?password=PW9x@b",
             "redis://:PW9x?x@host",
             "mysql://u:hunter2PW9x@bad host/db",
@@ -331,6 +334,25 @@ mod tests {
             assert!(!shown.contains("PW9x"), "{raw:?} shown as {shown:?}");
             assert!(
                 secrets_in(raw).iter().any(|s| s.contains("PW9x")),
+                "{raw:?}: {:?}",
+                secrets_in(raw)
+            );
+        }
+    }
+
+    /// A user name alone sits where a careless URL puts a password: the URL
+    /// shows neither, but output is never searched for it (it is an ordinary
+    /// word such as `idgen`, `default` or `status`).
+    #[test]
+    fn a_user_name_alone_is_hidden_in_its_url_but_is_no_secret() {
+        for (raw, user) in [
+            ("redis://PW9x@host", "PW9x"),
+            ("redis://default@host:6379/0", "default"),
+            ("mysql://idgen@db/orders", "idgen"),
+        ] {
+            assert!(!redact_url(raw).contains(user), "{raw:?}");
+            assert!(
+                !secrets_in(raw).iter().any(|s| s.contains(user)),
                 "{raw:?}: {:?}",
                 secrets_in(raw)
             );

@@ -377,3 +377,60 @@ fn an_argument_that_is_not_utf8_is_named_by_position_never_shown() {
         .stderr_lacks("Secret")
         .run();
 }
+
+/// Only passwords are secrets: a user name is an ordinary word (`idgen`,
+/// `status`), and searching output for it would rewrite metric names and
+/// hints. With the passwords outside the URLs, as the README advises, output
+/// keeps every such word and still shows no password.
+#[test]
+fn user_names_that_are_ordinary_words_are_never_redacted() {
+    let env = TestEnv::distributed();
+    let password = format!("a/b,{SECRET}");
+    redis::cmd("ACL")
+        .arg("SETUSER")
+        .arg("status")
+        .arg("reset")
+        .arg("on")
+        .arg(format!(">{password}"))
+        .arg("~*")
+        .arg("&*")
+        .arg("+@all")
+        .exec(&mut env.redis())
+        .expect("ACL SETUSER");
+    let redis = redis_url_for(&env, "status");
+    let mysql = env.mysql_url.replacen("mysql://root@", "mysql://idgen@", 1);
+    let test = || {
+        Test::within(&env)
+            .env("IDGEN_REDIS_URL", &redis)
+            .env("IDGEN_REDIS_PASSWORD", &password)
+            .env("IDGEN_MYSQL_URL", &mysql)
+            .env("IDGEN_MYSQL_PASSWORD", SECRET)
+    };
+    test()
+        .args(["init-app", "--app", "1", "--name", "one"])
+        .status(0)
+        .stderr_lacks(SECRET)
+        .run();
+    let metrics = test()
+        .args(["status", "--format", "prometheus"])
+        .stdout("# TYPE idgen_")
+        .stdout_lacks("***")
+        .stdout_lacks(SECRET)
+        .run();
+    assert!(
+        metrics.stdout.contains("idgen_app_shards_below_threshold")
+            || metrics
+                .stdout
+                .lines()
+                .filter(|l| l.starts_with("idgen_"))
+                .count()
+                > 3,
+        "{metrics}"
+    );
+    test()
+        .args(["next", "--app", "9"])
+        .status(3)
+        .stderr("`idgen init-app")
+        .stderr_lacks("***")
+        .run();
+}

@@ -401,7 +401,20 @@ pub fn passwords_in(text: &str) -> Vec<String> {
     let mut passwords: Vec<String> = strings
         .iter()
         .filter(|(path, s)| {
-            matches!(path.first().map(String::as_str), Some("mysql" | "redis"))
+            // Under [mysql] and [redis], a key that holds a password or a URL
+            // (a bare value there may be a password pasted in the wrong
+            // place); elsewhere only what looks like a URL. Other values
+            // (`dispenser = "queue"`) are ordinary words, never searched for.
+            let under_a_server =
+                matches!(path.first().map(String::as_str), Some("mysql" | "redis"));
+            let secret_key = path.iter().skip(1).any(|key| {
+                let key = key.to_ascii_lowercase();
+                ["pass", "url", "secret", "token", "node"]
+                    .iter()
+                    .any(|word| key.contains(word))
+            });
+            // `mysql = "…"` and `redis = "…"` are the URLs themselves.
+            (under_a_server && (path.len() == 1 || secret_key))
                 || s.contains("://")
                 || s.contains('@')
         })
@@ -841,5 +854,8 @@ ca = "/pki/mysql-ca.pem"
         // A bare password under a URL key is a secret; a path elsewhere is not.
         let found = passwords_in("mysql = \"hunter2\"\nstore = \"/var/idgen.db\"\n");
         assert_eq!(found, ["hunter2"]);
+        // Ordinary values under a server's table are no secrets.
+        let found = passwords_in("[redis]\ndispenser = \"queue\"\nuser = \"default\"\n");
+        assert!(found.is_empty(), "{found:?}");
     }
 }
