@@ -417,16 +417,8 @@ fn user_names_that_are_ordinary_words_are_never_redacted() {
         .stdout_lacks("***")
         .stdout_lacks(SECRET)
         .run();
-    assert!(
-        metrics.stdout.contains("idgen_app_shards_below_threshold")
-            || metrics
-                .stdout
-                .lines()
-                .filter(|l| l.starts_with("idgen_"))
-                .count()
-                > 3,
-        "{metrics}"
-    );
+    let samples = metrics.stdout.lines().filter(|l| l.starts_with("idgen_"));
+    assert!(samples.count() > 3, "{metrics}");
     test()
         .args(["next", "--app", "9"])
         .status(3)
