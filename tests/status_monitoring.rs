@@ -34,11 +34,16 @@ fn assert_perfdata(perf: &str) {
         assert!(fields.len() <= 5, "{item:?}");
         let value = fields[0].trim_end_matches(['%', 's']);
         assert!(value.parse::<f64>().is_ok(), "{item:?}");
-        for threshold in &fields[1..] {
+        for threshold in &fields[1..3.min(fields.len())] {
+            // A range: `N` alerts above N, `N:` below it (the plugin guidelines).
+            let bound = threshold.strip_suffix(':').unwrap_or(threshold);
             assert!(
-                threshold.is_empty() || threshold.parse::<f64>().is_ok(),
+                threshold.is_empty() || bound.parse::<f64>().is_ok(),
                 "{item:?}"
             );
+        }
+        for limit in fields.iter().skip(3) {
+            assert!(limit.is_empty() || limit.parse::<f64>().is_ok(), "{item:?}");
         }
     }
 }
@@ -55,8 +60,13 @@ fn check_exits_by_the_nagios_convention_for_every_severity() {
     let (code, state, summary, perf) = check(&env, &[]);
     assert_eq!((code, state.as_str()), (0, "OK"), "{summary}");
     assert!(perf.contains("'app_1_min_stock'=100;"), "{perf}");
-    assert!(perf.contains("ledger_up=1;"), "{perf}");
-    assert!(perf.contains("'ns_default_workers_free'=1024;"), "{perf}");
+    // Low is bad for these: their thresholds are ranges that alert below.
+    assert!(perf.contains("ledger_up=1;;1:;0;1"), "{perf}");
+    assert!(perf.contains("nodes_up=1;1:;1:;0;1"), "{perf}");
+    assert!(
+        perf.contains("'ns_default_workers_free'=1024;103:;1:;0;1024"),
+        "{perf}"
+    );
     assert_perfdata(&perf);
 
     // Warning: one app never stocked.
@@ -82,6 +92,21 @@ fn check_exits_by_the_nagios_convention_for_every_severity() {
     env.write_config("this is = = not toml\n");
     let (code, state, _, _) = check(&env, &[]);
     assert_eq!((code, state.as_str()), (3, "UNKNOWN"));
+}
+
+/// A check that cannot even parse its arguments is UNKNOWN (3), not a usage
+/// error (2), which Nagios would read as CRITICAL.
+#[test]
+fn a_usage_error_under_check_is_unknown() {
+    let env = TestEnv::distributed();
+    for bad in [&["--warn-stock", "abc"][..], &["--no-such-flag"]] {
+        let run = Test::within(&env)
+            .args(["status", "--check"])
+            .args(bad)
+            .status(3)
+            .run();
+        assert!(run.stdout.starts_with("IDGEN UNKNOWN - "), "{run}");
+    }
 }
 
 #[test]

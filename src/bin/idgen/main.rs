@@ -45,6 +45,12 @@ fn main() -> ExitCode {
         Err(err) => {
             let out = output::Output::detect(false, raw_secrets());
             let (problem, hint) = usage_error_line(&err);
+            // A Nagios check that cannot start is UNKNOWN, whatever went wrong.
+            if is_nagios_check() {
+                let state = exit::nagios(idgen::status::Severity::Unknown);
+                let _ = out.print_line(&format!("IDGEN {} - {problem}", state.label));
+                return exit::exit(state.code);
+            }
             out.error(&problem, Some(&hint));
             return exit::exit(exit::usage());
         }
@@ -135,6 +141,14 @@ fn one_line(err: &anyhow::Error) -> String {
 /// (every other one reaches it inside a core error).
 fn write_failure(err: &anyhow::Error) -> Option<&std::io::Error> {
     err.chain().find_map(|e| e.downcast_ref::<std::io::Error>())
+}
+
+/// Whether the raw arguments ask for `status --check`, for an error clap
+/// reports before anything is parsed.
+fn is_nagios_check() -> bool {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let status = args.iter().position(|a| a == "status");
+    status.is_some_and(|at| args[at..].iter().any(|a| a == "--check"))
 }
 
 /// The first argument (by position) or `IDGEN_*` variable (by name) that is

@@ -167,17 +167,17 @@ fn check_line(report: &StatusReport) -> String {
 fn perfdata(report: &StatusReport) -> String {
     let mut data = Vec::new();
     let label = |text: String| format!("'{}'", text.replace(['\'', '='], "_"));
+    // Ranges as the plugin guidelines write them: `N:` alerts below N, so a
+    // value where low is bad carries `N:`, and one where high is bad plain `N`.
     let up = |role: StoreRole| {
-        report
-            .stores
-            .iter()
-            .filter(|s| s.role == role)
-            .map(|s| u8::from(s.reachable))
-            .min()
-            .unwrap_or(0)
+        let stores = report.stores.iter().filter(|s| s.role == role);
+        let total = stores.clone().count();
+        (stores.filter(|s| s.reachable).count(), total)
     };
-    data.push(format!("ledger_up={};;1;0;1", up(StoreRole::Ledger)));
-    data.push(format!("nodes_up={};;1;0;1", up(StoreRole::Node)));
+    let (ledgers, total) = up(StoreRole::Ledger);
+    data.push(format!("ledger_up={ledgers};;{total}:;0;{total}"));
+    let (nodes, total) = up(StoreRole::Node);
+    data.push(format!("nodes_up={nodes};{total}:;1:;0;{total}"));
     for app in &report.apps {
         if let Some(min) = app.min_stock {
             data.push(format!(
@@ -194,7 +194,7 @@ fn perfdata(report: &StatusReport) -> String {
     }
     for ns in &report.namespaces {
         data.push(format!(
-            "{}={};{};0;0;{}",
+            "{}={};{}:;1:;0;{}",
             label(format!("ns_{}_workers_free", ns.name)),
             ns.available,
             (ns.capacity as f64 * idgen::status::WORKERS_FREE_WARNING).ceil() as u64,
@@ -204,7 +204,7 @@ fn perfdata(report: &StatusReport) -> String {
     for layout in &report.layouts {
         if let Some(days) = layout.days_left {
             data.push(format!(
-                "{}={days};{};{};0;",
+                "{}={days};{}:;{}:;0;",
                 label(format!(
                     "layout_{}_days_left",
                     layout.used_by.replace(' ', "_")
