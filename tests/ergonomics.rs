@@ -561,3 +561,52 @@ fn a_failed_write_to_stdout_exits_non_zero_and_says_so() {
     assert_eq!(out.status.code(), Some(14), "{stderr}");
     assert!(stderr.contains("closed the pipe"), "{stderr}");
 }
+
+/// Runs `test` with its stdout closed before it writes a byte: every write
+/// meets a closed pipe. Returns the exit code and stderr.
+fn with_stdout_closed(test: Test<'_>) -> (Option<i32>, String) {
+    let mut child = test
+        .command()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (child.wait().unwrap().code(), stderr)
+}
+
+/// `idgen status | head -1` and the like: a command that hands out no IDs
+/// ends quietly when its reader has had enough, as rg and fd do.
+#[test]
+fn a_read_only_command_ends_quietly_on_a_closed_pipe() {
+    let env = TestEnv::embedded();
+    env.ok(&["init-app", "--app", "1", "--name", "orders"]);
+    for args in [
+        &["status"][..],
+        &["app", "show", "1"],
+        &["completions", "bash"],
+        &["config"],
+    ] {
+        let (code, stderr) = with_stdout_closed(Test::within(&env).args(args));
+        assert_eq!((code, stderr.as_str()), (Some(0), ""), "{args:?}");
+    }
+}
+
+/// IDs written to a reader that left are lost: `next` says so, and fails.
+#[test]
+fn next_reports_a_closed_pipe_since_the_ids_it_wrote_are_lost() {
+    let env = TestEnv::embedded();
+    env.ok(&["init-app", "--app", "1", "--name", "orders"]);
+    let (code, stderr) =
+        with_stdout_closed(Test::within(&env).args(["next", "--app", "1", "-n", "1000"]));
+    assert_eq!(code, Some(14), "{stderr}");
+    assert!(stderr.contains("Broken pipe"), "{stderr}");
+}

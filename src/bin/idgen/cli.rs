@@ -271,6 +271,16 @@ impl Command {
         !matches!(self, Command::Completions(_) | Command::Man)
     }
 
+    /// Does the command hand out IDs on stdout? Only such a command must report
+    /// a reader that closed the pipe early: the IDs it did not read are lost.
+    /// Any other ends quietly, as `head` expects (`idgen status | head -1`).
+    pub fn issues_ids(&self) -> bool {
+        matches!(
+            self,
+            Command::Next(_) | Command::Lease(_) | Command::Serve(_)
+        )
+    }
+
     /// Is this `status --check`, which exits by the Nagios convention even on errors?
     pub fn is_nagios_check(&self) -> bool {
         matches!(self, Command::Status(args) if args.check)

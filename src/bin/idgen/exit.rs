@@ -103,7 +103,7 @@ pub const EXIT_CODES: &[ExitDoc] = &[
     ExitDoc {
         code: 14,
         name: "output",
-        meaning: "stdout could not be written (full disk, closed pipe); IDs issued meanwhile are a gap, never repeated",
+        meaning: "stdout could not be written (a full disk; a closed pipe only where IDs were issued: next, lease, serve); IDs issued meanwhile are a gap, never repeated",
     },
     ExitDoc {
         code: 15,

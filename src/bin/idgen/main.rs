@@ -87,11 +87,20 @@ fn main() -> ExitCode {
             return exit::exit(exit::for_kind(idgen::ErrorKind::Internal));
         }
     };
+    let issues_ids = cli.command.issues_ids();
     let result = runtime.block_on(dispatch::run(cli.command, settings, origins, &out));
     // Do not wait for background connection tasks on the way out.
     runtime.shutdown_background();
     match result {
         Ok(outcome) => exit::exit(exit::for_outcome(outcome)),
+        Err(err)
+            if !issues_ids
+                && write_failure(&err)
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            // The reader had what it wanted (`idgen status | head -1`).
+            exit::exit(0)
+        }
         Err(err) => report(&out, &err),
     }
 }
