@@ -16,6 +16,18 @@ fn bare_idgen_prints_short_help_and_exits_2() {
         .run();
 }
 
+/// With an `IDGEN_*` variable set (as on a deployed host), still the help.
+#[test]
+fn bare_idgen_prints_the_help_whatever_the_environment() {
+    Test::new()
+        .env("IDGEN_TIMEOUT", "5s")
+        .status(2)
+        .stderr("Usage: idgen")
+        .stderr_lacks("error:")
+        .stderr_lacks("man,")
+        .run();
+}
+
 #[test]
 fn version_names_the_commit_and_the_features() {
     let run = Test::new().arg("--version").status(0).run();

@@ -43,7 +43,7 @@ pub const VERSION: &str = concat!(
 #[command(
     name = "idgen",
     version = VERSION,
-    about = "Distributed 64-bit ID generator: MySQL-backed segments served from Redis, and snowflake IDs under a leased worker ID",
+    about = "64-bit IDs that are never issued twice: segment IDs and snowflake IDs under a leased worker ID, from one local store file by default, or from MySQL + Redis (--mysql, --redis)",
     long_about = None,
     after_help = EXAMPLES,
     after_long_help = long_help(),

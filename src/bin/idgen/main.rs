@@ -31,8 +31,13 @@ fn main() -> ExitCode {
     let (cli, matches) = match parsed {
         Ok(parsed) => parsed,
         // Bare `idgen`: the short help, on stderr since nothing ran, and exit 2.
+        // (Also with an IDGEN_* variable set, where clap calls it a missing subcommand.)
         Err(err)
-            if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+            if matches!(
+                err.kind(),
+                clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                    | clap::error::ErrorKind::MissingSubcommand
+            ) =>
         {
             eprint!("{}", cli::command().render_help());
             return exit::exit(exit::usage());
