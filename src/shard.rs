@@ -37,7 +37,7 @@ impl SegmentId {
         }
         if self.shard >= SHARDS {
             return Err(Error::Internal(format!(
-                "shard {} is not 0..=63",
+                "shard {} is not between 0 and 63",
                 self.shard
             )));
         }

@@ -271,7 +271,7 @@ fn every_kind_of_mistake_names_the_file_line_and_key() {
         (
             "idle range",
             "[segments]\nidle = 1.5\n",
-            ":2: key segments.idle: 1.5 is outside 0..=1",
+            ":2: key segments.idle: 1.5 is not between 0 and 1",
         ),
         (
             "idle type",

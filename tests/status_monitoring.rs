@@ -88,7 +88,7 @@ fn check_exits_by_the_nagios_convention_for_every_severity() {
     // Unknown: the check could not run at all.
     let (code, state, summary, _) = check(&env, &["--idle", "1.5"]);
     assert_eq!((code, state.as_str()), (3, "UNKNOWN"), "{summary}");
-    assert!(summary.contains("outside 0..=1"), "{summary}");
+    assert!(summary.contains("not between 0 and 1"), "{summary}");
     env.write_config("this is = = not toml\n");
     let (code, state, _, _) = check(&env, &[]);
     assert_eq!((code, state.as_str()), (3, "UNKNOWN"));

@@ -65,7 +65,7 @@ pub const KEYS: &[(&str, &str)] = &[
         "[tls.mysql] ca, cert, key",
         "PEM files for MySQL with require_ssl=true",
     ),
-    ("[segments] idle", "refill threshold, 0..=1"),
+    ("[segments] idle", "refill threshold, from 0 to 1"),
     (
         "[segments] dispenser",
         "queue or range: new apps' dispenser, and next's first guess",
@@ -658,7 +658,7 @@ fn idle(value: &Spanned<toml::Value>) -> std::result::Result<f64, ProblemAndFix>
     };
     check_idle(number).map_err(|_| {
         (
-            format!("{number} is outside 0..=1"),
+            format!("{number} is not between 0 and 1"),
             "use a fraction between 0 and 1, e.g. idle = 0.2".into(),
         )
     })

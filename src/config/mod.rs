@@ -164,7 +164,7 @@ pub fn check_idle(value: f64) -> Result<f64> {
     } else {
         Err(Error::invalid(
             "idle ratio",
-            format!("{value} is outside 0..=1"),
+            format!("{value} is not between 0 and 1"),
             "use a fraction between 0 and 1, e.g. --idle 0.2",
         ))
     }
@@ -182,7 +182,7 @@ pub fn check_lease_ttl(ttl: Duration) -> Result<Duration> {
     } else {
         Err(Error::invalid(
             "lease TTL",
-            format!("{} is outside 300ms..=1h", crate::error::fmt_duration(ttl)),
+            format!("{} is not between 300ms and 1h", crate::error::fmt_duration(ttl)),
             "use a TTL between 300ms and 1h, e.g. 30s",
         ))
     }

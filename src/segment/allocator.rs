@@ -216,7 +216,7 @@ impl SegmentAllocator {
         if count == 0 || count > MAX_COUNT {
             return Err(Error::invalid(
                 "count",
-                format!("{count} is outside 1..={MAX_COUNT}"),
+                format!("{count} is not between 1 and {MAX_COUNT}"),
                 "ask for between 1 and 10000000 IDs per call",
             ));
         }

@@ -197,7 +197,7 @@ fn foreign_row_message(row: &ForeignRow) -> String {
         _ => String::new(),
     };
     format!(
-        "{what} is outside app 0..=255, shard 0..=63: idgen cannot serve it{collides}; move it to a free app number"
+        "{what} is outside apps 0 to 255 and shards 0 to 63: idgen cannot serve it{collides}; move it to a free app number"
     )
 }
 

@@ -202,7 +202,7 @@ impl AppSpec {
         if step == 0 || step > i32::MAX as u64 {
             return Err(Error::invalid(
                 "--step",
-                format!("{step} is outside 1..={}", i32::MAX),
+                format!("{step} is not between 1 and {}", i32::MAX),
                 "use a step of at least 1 (id_alloc.step is an int)",
             ));
         }
@@ -235,7 +235,7 @@ impl AppSpec {
             return Err(Error::invalid(
                 "--min-step/--max-step",
                 format!(
-                    "bounds {}..={} are not a valid range",
+                    "bounds {} to {} are not a valid range",
                     policy.min_step, policy.max_step
                 ),
                 "use 1 <= --min-step <= --max-step <= 2147483647",
@@ -323,7 +323,7 @@ impl AppChange {
             return Err(Error::invalid(
                 "--step",
                 format!(
-                    "{step} is outside the app's bounds {}..={}",
+                    "{step} is not within the app's bounds, {} to {}",
                     policy.min_step, policy.max_step
                 ),
                 "give --min-step and --max-step that include the step",

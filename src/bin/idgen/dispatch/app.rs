@@ -292,7 +292,7 @@ fn print_summaries(ctx: &Context<'_>, apps: &[AppRecord]) -> anyhow::Result<()> 
             app.shards.len().to_string(),
             grouped(app.step()),
             format!(
-                "{}..={}",
+                "{} to {}",
                 grouped(app.policy.min_step),
                 grouped(app.policy.max_step)
             ),

@@ -163,7 +163,7 @@ fn render(ctx: &Context<'_>, report: &InitReport, json: bool) -> anyhow::Result<
         app.shards.len().to_string(),
         app.step().to_string(),
         format!(
-            "{}..={} over {}s",
+            "{} to {} over {}s",
             app.policy.min_step,
             app.policy.max_step,
             app.policy.target.as_secs()
