@@ -343,10 +343,10 @@ impl Error {
                 "run `idgen init-app --app {app} --name NAME` with the app's existing name to add the missing shards"
             ),
             AppNameConflict { app, existing, .. } => format!(
-                "use --name {existing:?} to keep app {app}, or pick an unused app ID"
+                "app {app} is named {existing:?}: give that name to use it, or pick an unused app ID"
             ),
             LimitReached { app, .. } => format!(
-                "raise max_limit_id for app {app} in id_alloc, or move the callers to a new app; idgen never wraps IDs"
+                "raise it with `idgen app set {app} --max-limit-id N`, or move the callers to a new app; idgen never wraps IDs"
             ),
             StockEmpty { .. } => {
                 "another process holds the refill lock; retry, and check `idgen status`".into()

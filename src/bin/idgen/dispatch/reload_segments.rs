@@ -85,7 +85,7 @@ pub async fn run(args: ReloadArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome>
     if !args.quiet {
         for exhausted in &report.exhausted {
             ctx.out.warn(&format!(
-                "app {}: {} at max_limit_id {}, nothing left to refill; raise max_limit_id for app {} in id_alloc, or move its callers to a new app",
+                "app {}: {} at max_limit_id {}, nothing left to refill; raise it with `idgen app set {} --max-limit-id N`, or move its callers to a new app",
                 exhausted.app,
                 shards_text(&exhausted.shards),
                 exhausted.max_limit_id,
