@@ -205,7 +205,7 @@ fn the_limit_reached_inside_a_batch_exhausts_those_shards_and_refills_the_rest(e
         "{second}"
     );
     assert_eq!(second["exhausted"][0]["max_limit_id"], limit_text);
-    assert_eq!(run.stderr.matches("raise max_limit_id").count(), 1, "{run}");
+    assert_eq!(run.stderr.matches("--max-limit-id N").count(), 1, "{run}");
     let expected: Vec<u64> = (0..64).map(|s| if s <= 20 { 3 } else { 2 }).collect();
     assert_eq!(max_ids(env, 57), expected);
     assert_eq!(stocks(env, 57), expected);

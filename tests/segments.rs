@@ -654,7 +654,7 @@ fn reload_reports_an_exhausted_app_once_not_as_a_failure(env: &TestEnv) {
     assert_eq!(report["exhausted"][0]["app"], 9, "{report}");
     assert_eq!(report["exhausted"][0]["shards"], serde_json::json!([0]));
     assert_eq!(report["exhausted"][0]["max_limit_id"], limit.to_string());
-    assert_eq!(run.stderr.matches("raise max_limit_id").count(), 1, "{run}");
+    assert_eq!(run.stderr.matches("--max-limit-id N").count(), 1, "{run}");
     // Shards near the limit are one line for the app, not one per shard.
     assert!(run.stderr.lines().count() <= 2, "{run}");
 }
