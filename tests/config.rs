@@ -521,3 +521,28 @@ fn a_node_name_is_accepted_alike_in_the_file_the_flag_and_the_environment() {
         .one_line_error("letters, digits, '-', '_' or '.'")
         .run();
 }
+
+/// One rule for a timeout, wherever it comes from: zero fails every request.
+#[test]
+fn a_zero_timeout_is_refused_from_the_flag_the_variable_and_the_file() {
+    let env = TestEnv::embedded();
+    for (flag, var) in [(Some("0"), None), (None, Some("0s"))] {
+        let mut test = Test::within(&env);
+        if let Some(value) = flag {
+            test = test.args(["--timeout", value]);
+        }
+        if let Some(value) = var {
+            test = test.env("IDGEN_TIMEOUT", value);
+        }
+        test.args(["next", "--app", "1"])
+            .status(2)
+            .one_line_error("a zero timeout fails every request")
+            .run();
+    }
+    env.write_config("timeout = \"0ms\"\n");
+    Test::within(&env)
+        .args(["next", "--app", "1"])
+        .status(2)
+        .one_line_error("a zero timeout fails every request")
+        .run();
+}

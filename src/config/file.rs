@@ -263,13 +263,8 @@ impl ConfigFile {
         }
         if let Some(value) = raw.timeout {
             let timeout = duration(&value).map_err(|(p, h)| site.at(&value, "timeout", p, h))?;
-            if timeout.is_zero() {
-                return Err(site.at(
-                    &value,
-                    "timeout",
-                    "a zero timeout fails every request".into(),
-                    "use a positive duration, e.g. timeout = \"5s\"".into(),
-                ));
+            if let Err(Error::Invalid { problem, hint, .. }) = super::check_timeout(timeout) {
+                return Err(site.at(&value, "timeout", problem, hint));
             }
             file.timeout = Some(timeout);
             file.lines

@@ -145,6 +145,18 @@ pub fn parse_duration(text: &str) -> Result<Duration> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// Checks a timeout, wherever it was given: zero would fail every request.
+pub fn check_timeout(timeout: Duration) -> Result<Duration> {
+    if timeout.is_zero() {
+        return Err(Error::invalid(
+            "timeout",
+            "a zero timeout fails every request",
+            "use a positive duration, e.g. 5s",
+        ));
+    }
+    Ok(timeout)
+}
+
 /// Checks an idle ratio: refill when stock ≤ idle × step.
 pub fn parse_idle(text: &str) -> Result<f64> {
     let value: f64 = text.trim().parse().map_err(|_| {
@@ -182,7 +194,10 @@ pub fn check_lease_ttl(ttl: Duration) -> Result<Duration> {
     } else {
         Err(Error::invalid(
             "lease TTL",
-            format!("{} is not between 300ms and 1h", crate::error::fmt_duration(ttl)),
+            format!(
+                "{} is not between 300ms and 1h",
+                crate::error::fmt_duration(ttl)
+            ),
             "use a TTL between 300ms and 1h, e.g. 30s",
         ))
     }

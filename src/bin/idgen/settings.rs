@@ -235,7 +235,9 @@ fn resolve(
             .insert("segments.dispenser".into(), origins.of("dispenser").into());
     }
     if let Some(timeout) = &globals.timeout {
-        settings.timeout = parse_duration(timeout).map_err(|e| origins.blame("timeout", e))?;
+        settings.timeout = parse_duration(timeout)
+            .and_then(idgen::config::check_timeout)
+            .map_err(|e| origins.blame("timeout", e))?;
         settings
             .sources
             .insert("timeout".into(), origins.of("timeout").into());
