@@ -546,3 +546,17 @@ fn a_zero_timeout_is_refused_from_the_flag_the_variable_and_the_file() {
         .one_line_error("a zero timeout fails every request")
         .run();
 }
+
+/// A node named twice on the command line is ambiguous: refused, not the last kept.
+#[test]
+fn a_redis_node_named_twice_is_refused() {
+    let env = TestEnv::distributed();
+    Test::within(&env)
+        .args(["--redis-node", "x=redis://127.0.0.1:1"])
+        .args(["--redis-node", "x=redis://:hunter2@127.0.0.1:2"])
+        .arg("status")
+        .status(2)
+        .one_line_error("node \"x\" is given twice")
+        .stderr_lacks("hunter2")
+        .run();
+}

@@ -131,7 +131,9 @@ fn resolve(
     if let Some(file) = file {
         file.apply_to(&mut settings);
     }
-    // Named nodes from flags or IDGEN_REDIS_NODES add to (or replace) the file's.
+    // Named nodes from flags or IDGEN_REDIS_NODES add to (or replace) the
+    // file's; one name given twice there is ambiguous, and refused.
+    let mut named = std::collections::BTreeSet::new();
     for raw in &globals.redis_nodes {
         let origin = origins.of("redis_nodes");
         for (index, spec) in node_specs(raw).into_iter().enumerate() {
@@ -142,6 +144,13 @@ fn resolve(
                     hint,
                 )
             })?;
+            if !named.insert(name.to_string()) {
+                return Err(idgen::Error::invalid(
+                    "Redis node",
+                    format!("node {name:?} is given twice ({origin})"),
+                    "give each node name once",
+                ));
+            }
             settings
                 .redis_nodes
                 .insert(name.to_string(), SecretUrl::new(url));
