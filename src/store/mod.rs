@@ -182,6 +182,20 @@ impl AppSpec {
                 "give the app a name, e.g. --name orders",
             ));
         }
+        if name.chars().any(char::is_control) {
+            return Err(Error::invalid(
+                "--name",
+                "the app name holds a control character (a newline, a tab, an escape)",
+                "give a name of printable characters",
+            ));
+        }
+        if description.is_some_and(|d| d.chars().any(char::is_control)) {
+            return Err(Error::invalid(
+                "--description",
+                "the description holds a control character (a newline, a tab, an escape)",
+                "give a description of printable characters",
+            ));
+        }
         if name.chars().count() > 128 {
             return Err(Error::invalid(
                 "--name",
