@@ -153,6 +153,24 @@ pub enum Error {
         detail: String,
     },
 
+    /// A Galera node outside its cluster's primary component (joining, or cut
+    /// off) refused the statement (1047): it executed nothing.
+    #[error("{backend} at {url} is not ready for queries: {detail}")]
+    NodeNotReady {
+        backend: &'static str,
+        url: String,
+        detail: String,
+    },
+
+    /// An operation retried with backoff ([`crate::retry`]) still failed when
+    /// its time budget was spent; `last` is its last failure.
+    #[error("{last} (gave up after {attempts} attempts over {})", fmt_duration(*.over))]
+    RetriesSpent {
+        attempts: u32,
+        over: Duration,
+        last: Box<Error>,
+    },
+
     #[error("{backend} at {url} is version {version}; idgen needs {minimum} or later")]
     ServerTooOld {
         backend: &'static str,
@@ -292,7 +310,9 @@ impl Error {
             | Timeout { .. }
             | Backend { .. }
             | TransactionAborted { .. }
+            | NodeNotReady { .. }
             | StockEmpty { .. } => ErrorKind::Unavailable,
+            RetriesSpent { last, .. } => last.kind(),
             AppNameConflict { .. }
             | NamespaceBusy { .. }
             | NamespaceInUse { .. }
@@ -348,6 +368,13 @@ impl Error {
             TransactionAborted { .. } => {
                 "nothing was committed: the operation is safe to retry".into()
             }
+            NodeNotReady { .. } => {
+                "the Galera node is joining its cluster or cut off from the primary component: point idgen at a synced node, or wait until it is Synced".into()
+            }
+            RetriesSpent { last, .. } => format!(
+                "{}; a longer --timeout gives the retries more time",
+                last.hint().unwrap_or_default()
+            ),
             ServerTooOld {
                 backend, minimum, ..
             } => format!("upgrade {backend} to {minimum} or later, or point idgen at another server"),
