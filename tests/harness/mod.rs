@@ -15,6 +15,7 @@
 pub mod cluster;
 pub mod coprocess;
 pub mod faults;
+pub mod galera;
 pub mod sentinel;
 pub mod servers;
 mod stores;

@@ -1,0 +1,333 @@
+//! A multi-primary ledger: a real three-node MariaDB Galera cluster, with
+//! idgen processes writing through every node at once, one Redis for all.
+//!
+//! Galera certifies each transaction at `COMMIT` against the write sets the
+//! cluster ordered before it; a refill whose `id_alloc` row another node
+//! changed meanwhile is rolled back with error 1213. Small steps make such
+//! conflicts frequent. idgen runs the aborted transaction again within
+//! `--timeout`, so the user never sees them; each test proves they happened
+//! from the retry log (`IDGEN_TEST_RETRY_LOG`, a test hook) and the nodes'
+//! own counters.
+//!
+//! `IDGEN_CHAOS_IDS` sets how many IDs the kill-and-rejoin case issues
+//! (100 000 by default; `scripts/chaos.sh` runs it with 1 000 000).
+
+use crate::harness::faults::{Persistence, RedisProcess};
+use crate::harness::galera::GaleraCluster;
+use crate::harness::servers::mysql_exec;
+use crate::harness::{Run, StopOnDrop, Test, TestEnv, assert_unique, wait_until};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Nodes in the cluster: three, so that two keep a majority when one dies.
+const NODES: usize = 3;
+/// The database idgen keeps its ledger in, on every node.
+const DATABASE: &str = "idgen";
+/// The exit code documented as `unavailable`.
+const UNAVAILABLE: i32 = 5;
+
+/// How many IDs the kill-and-rejoin case issues in all.
+fn chaos_ids() -> u64 {
+    std::env::var("IDGEN_CHAOS_IDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100_000)
+}
+
+/// The cluster, the one Redis every idgen process shares, and a home.
+struct Deployment {
+    /// Locked only to kill, rejoin or read counters: callers use `ledgers`.
+    cluster: Mutex<GaleraCluster>,
+    /// The ledger's URL on each node, by node number - 1.
+    ledgers: Vec<String>,
+    redis: RedisProcess,
+    /// Only a home of its own: the servers are this test's and go by flags.
+    env: TestEnv,
+    retry_log: PathBuf,
+}
+
+impl Deployment {
+    fn start() -> Self {
+        let cluster = GaleraCluster::start(NODES);
+        mysql_exec(
+            &cluster.url(1, "mysql"),
+            &format!("CREATE DATABASE {DATABASE}"),
+        );
+        let ledgers = (1..=NODES).map(|n| cluster.url(n, DATABASE)).collect();
+        let env = TestEnv::embedded();
+        let retry_log = env.home.path().join("retries.log");
+        Deployment {
+            cluster: Mutex::new(cluster),
+            ledgers,
+            redis: RedisProcess::start(Persistence::None),
+            env,
+            retry_log,
+        }
+    }
+
+    /// `idgen` with node `node` as its ledger and the shared Redis.
+    fn on_node(&self, node: usize) -> Test<'_> {
+        Test::within(&self.env)
+            .unset("IDGEN_STORE")
+            .args(["--mysql", &self.ledgers[node - 1]])
+            .args(["--redis", &self.redis.url()])
+            .env("IDGEN_TEST_RETRY_LOG", self.retry_log.to_string_lossy())
+    }
+
+    /// Creates app `app` through node 1, with `dispenser` and segments of
+    /// `step` to `max_step` indexes.
+    fn init_app(&self, app: &str, dispenser: &str, step: &str, max_step: &str) {
+        self.on_node(1)
+            .args(["--dispenser", dispenser, "init-app", "--app", app])
+            .args(["--name", &format!("galera-{dispenser}")])
+            .args(["--step", step, "--min-step", step, "--max-step", max_step])
+            .status(0)
+            .run();
+    }
+
+    /// Every retry the idgen processes made, one line each.
+    fn retries(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.retry_log)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Retries of a transaction the server aborted: 1213 (certification
+    /// conflicts, deadlocks), 1205 (lock wait timeouts).
+    fn conflicts_retried(&self) -> usize {
+        self.retries()
+            .iter()
+            .filter(|l| l.contains("aborted the transaction"))
+            .count()
+    }
+
+    /// Retries of a statement a node refused while not ready (1047).
+    fn not_ready_retried(&self) -> usize {
+        self.retries()
+            .iter()
+            .filter(|l| l.contains("is not ready for queries"))
+            .count()
+    }
+
+    /// Transactions the nodes rolled back for a conflict: certification
+    /// failures and local transactions aborted by replicated ones, summed
+    /// over the running nodes (a restarted node counts from its restart).
+    fn conflicts_counted_by_nodes(&self) -> u64 {
+        let cluster = self.cluster.lock().unwrap();
+        cluster.status_sum("wsrep_local_cert_failures")
+            + cluster.status_sum("wsrep_local_bf_aborts")
+    }
+}
+
+/// One finished idgen call, as the workload saw it.
+struct Call {
+    node: usize,
+    what: &'static str,
+    began: Instant,
+    ended: Instant,
+    run: Run,
+}
+
+/// Calls run over and over on every node until the test's `during` returns.
+struct Workload {
+    calls: Mutex<Vec<Call>>,
+    ids: AtomicU64,
+}
+
+impl Workload {
+    /// IDs issued so far.
+    fn ids(&self) -> u64 {
+        self.ids.load(Ordering::SeqCst)
+    }
+
+    /// Runs, on every node, one loop per entry of `loops` (a name and the
+    /// arguments of one call), until `during` returns; every call is kept.
+    fn run(
+        deployment: &Deployment,
+        loops: &[(&'static str, Vec<String>)],
+        during: impl FnOnce(&Workload),
+    ) -> Vec<Call> {
+        let workload = Workload {
+            calls: Mutex::new(Vec::new()),
+            ids: AtomicU64::new(0),
+        };
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            for node in 1..=NODES {
+                for (what, args) in loops {
+                    let (workload, stop) = (&workload, &stop);
+                    scope.spawn(move || {
+                        while !stop.load(Ordering::SeqCst) {
+                            let began = Instant::now();
+                            let run = deployment.on_node(node).args(args).run();
+                            let ended = Instant::now();
+                            if run.success() && *what == "next" {
+                                let issued = run.ids().len() as u64;
+                                workload.ids.fetch_add(issued, Ordering::SeqCst);
+                            }
+                            workload.calls.lock().unwrap().push(Call {
+                                node,
+                                what,
+                                began,
+                                ended,
+                                run,
+                            });
+                        }
+                    });
+                }
+            }
+            let _stop = StopOnDrop(&stop);
+            during(&workload);
+        });
+        workload.calls.into_inner().unwrap()
+    }
+}
+
+/// `next --app APP --count COUNT` and `extra`, as loop arguments.
+fn next(app: &str, count: u64, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = ["next", "--app", app, "--count", &count.to_string()]
+        .map(String::from)
+        .to_vec();
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args
+}
+
+/// The IDs every successful `next` printed.
+fn issued(calls: &[Call]) -> Vec<u64> {
+    calls
+        .iter()
+        .filter(|c| c.what == "next" && c.run.success())
+        .flat_map(|c| c.run.ids())
+        .collect()
+}
+
+/// Failed calls, counted by node, command and exit code.
+fn failure_counts(calls: &[&Call]) -> BTreeMap<(usize, &'static str, i32), usize> {
+    let mut counts = BTreeMap::new();
+    for call in calls {
+        *counts
+            .entry((call.node, call.what, call.run.code()))
+            .or_insert(0) += 1;
+    }
+    counts
+}
+
+/// How long the workload may take to issue `ids` IDs on this slow, shared machine.
+fn time_for(ids: u64) -> Duration {
+    Duration::from_secs(300 + ids / 100)
+}
+
+#[test]
+fn takers_on_every_node_repeat_nothing_and_fail_only_on_a_killed_node_while_it_is_out() {
+    let started = Instant::now();
+    let deployment = Deployment::start();
+    let cluster_ready = started.elapsed();
+    deployment.init_app("1", "queue", "10", "100");
+    deployment.init_app("2", "range", "10", "100");
+    let total = chaos_ids();
+    let killed = NODES;
+    let loops = [
+        ("next", next("1", 200, &[])),
+        ("next", next("2", 200, &[])),
+        (
+            "reload-segments",
+            ["reload-segments", "--quiet"].map(String::from).to_vec(),
+        ),
+    ];
+    let mut outage = None;
+    let workload_began = Instant::now();
+    let calls = Workload::run(&deployment, &loops, |work| {
+        let limit = time_for(total);
+        wait_until(limit, "a third of the IDs", || work.ids() >= total / 3);
+        let mut cluster = deployment.cluster.lock().unwrap();
+        let down = Instant::now();
+        cluster.kill(killed);
+        wait_until(limit, "two thirds of the IDs, one node out", || {
+            work.ids() >= total * 2 / 3
+        });
+        cluster.rejoin(killed);
+        outage = Some((down, Instant::now()));
+        drop(cluster);
+        wait_until(limit, "every ID", || work.ids() >= total);
+    });
+    let workload_time = workload_began.elapsed();
+    let (down, up) = outage.expect("the node was killed and rejoined");
+
+    let ids = issued(&calls);
+    assert_unique(&ids);
+    let failed: Vec<&Call> = calls.iter().filter(|c| !c.run.success()).collect();
+    let during_outage = |c: &&Call| {
+        c.node == killed && c.began <= up && c.ended >= down && c.run.code() == UNAVAILABLE
+    };
+    let outside: Vec<&Call> = failed
+        .iter()
+        .copied()
+        .filter(|c| !during_outage(c))
+        .collect();
+    eprintln!(
+        "galera: {} IDs in {} calls, 0 repeats; failed calls by (node, command, exit code): {:?}; \
+         {} conflicts and {} not-ready refusals retried, {} conflicts counted by the nodes; \
+         cluster up in {:.1}s, workload {:.1}s, node {killed} out for {:.1}s",
+        ids.len(),
+        calls.len(),
+        failure_counts(&failed),
+        deployment.conflicts_retried(),
+        deployment.not_ready_retried(),
+        deployment.conflicts_counted_by_nodes(),
+        cluster_ready.as_secs_f64(),
+        workload_time.as_secs_f64(),
+        (up - down).as_secs_f64(),
+    );
+    assert!(
+        outside.is_empty(),
+        "{} calls failed outside node {killed}'s outage; the first: {}",
+        outside.len(),
+        outside[0].run
+    );
+    assert!(
+        deployment.conflicts_retried() > 0,
+        "no conflict was retried: the test did not exercise the retry path"
+    );
+}
+
+#[test]
+fn conflicting_refills_on_different_nodes_never_reach_the_user() {
+    let deployment = Deployment::start();
+    // Segments of 10 indexes, all on one shard: every call refills the same
+    // `id_alloc` row, through all three nodes at once.
+    deployment.init_app("1", "queue", "10", "10");
+    let one_shard = next("1", 30, &["--gate-pass", "conflict"]);
+    let loops = [("next", one_shard.clone()), ("next", one_shard)];
+    let wanted = 20;
+    let calls = Workload::run(&deployment, &loops, |_| {
+        wait_until(
+            Duration::from_secs(300),
+            &format!("{wanted} conflicts to be retried"),
+            || deployment.conflicts_retried() >= wanted,
+        );
+    });
+
+    let surfaced: Vec<&Call> = calls
+        .iter()
+        .filter(|c| !c.run.success() || c.run.stderr.contains("Deadlock"))
+        .collect();
+    eprintln!(
+        "galera: {} calls, {} IDs; {} conflicts retried ({} counted by the nodes); {} reached the user",
+        calls.len(),
+        issued(&calls).len(),
+        deployment.conflicts_retried(),
+        deployment.conflicts_counted_by_nodes(),
+        surfaced.len(),
+    );
+    assert!(
+        surfaced.is_empty(),
+        "{} calls saw a conflict; the first: {}",
+        surfaced.len(),
+        surfaced[0].run
+    );
+}
