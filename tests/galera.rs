@@ -43,6 +43,8 @@ struct Deployment {
     cluster: Mutex<GaleraCluster>,
     /// The ledger's URL on each node, by node number - 1.
     ledgers: Vec<String>,
+    /// Each node's MySQL endpoint, by node number - 1.
+    addresses: Vec<String>,
     redis: RedisProcess,
     /// Only a home of its own: the servers are this test's and go by flags.
     env: TestEnv,
@@ -57,11 +59,13 @@ impl Deployment {
             &format!("CREATE DATABASE {DATABASE}"),
         );
         let ledgers = (1..=NODES).map(|n| cluster.url(n, DATABASE)).collect();
+        let addresses = (1..=NODES).map(|n| cluster.address(n)).collect();
         let env = TestEnv::embedded();
         let retry_log = env.home.path().join("retries.log");
         Deployment {
             cluster: Mutex::new(cluster),
             ledgers,
+            addresses,
             redis: RedisProcess::start(Persistence::None),
             env,
             retry_log,
@@ -86,6 +90,12 @@ impl Deployment {
             .args(["--step", step, "--min-step", step, "--max-step", max_step])
             .status(0)
             .run();
+    }
+
+    /// Whether node `node` accepts connections (it may still refuse queries
+    /// while it catches up).
+    fn listening(&self, node: usize) -> bool {
+        std::net::TcpStream::connect(&self.addresses[node - 1]).is_ok()
     }
 
     /// Every retry the idgen processes made, one line each.
@@ -170,6 +180,13 @@ impl Workload {
                                 let issued = run.ids().len() as u64;
                                 workload.ids.fetch_add(issued, Ordering::SeqCst);
                             }
+                            // A caller whose node is down calls again once it
+                            // listens, rather than spinning on refusals.
+                            if !run.success() {
+                                wait_until(Duration::from_secs(3600), "the node back", || {
+                                    stop.load(Ordering::SeqCst) || deployment.listening(node)
+                                });
+                            }
                             workload.calls.lock().unwrap().push(Call {
                                 node,
                                 what,
@@ -241,19 +258,30 @@ fn takers_on_every_node_repeat_nothing_and_fail_only_on_a_killed_node_while_it_i
     ];
     let mut outage = None;
     let workload_began = Instant::now();
+    // A third of the IDs before the kill, a third while the node is out,
+    // and a third once it is back (besides those issued while it rejoins).
     let calls = Workload::run(&deployment, &loops, |work| {
         let limit = time_for(total);
-        wait_until(limit, "a third of the IDs", || work.ids() >= total / 3);
+        let a_third_more = |what: &str| {
+            let from = work.ids();
+            wait_until(limit, what, || work.ids() >= from + total / 3);
+        };
+        a_third_more("a third of the IDs");
         let mut cluster = deployment.cluster.lock().unwrap();
         let down = Instant::now();
         cluster.kill(killed);
-        wait_until(limit, "two thirds of the IDs, one node out", || {
-            work.ids() >= total * 2 / 3
-        });
+        a_third_more("a third of the IDs with one node out");
+        let restarted = Instant::now();
         cluster.rejoin(killed);
-        outage = Some((down, Instant::now()));
+        let up = Instant::now();
+        outage = Some((down, up));
         drop(cluster);
-        wait_until(limit, "every ID", || work.ids() >= total);
+        eprintln!(
+            "galera: node {killed} out for {:.1}s, then rejoined in {:.1}s",
+            (restarted - down).as_secs_f64(),
+            (up - restarted).as_secs_f64()
+        );
+        a_third_more("a third of the IDs after the rejoin");
     });
     let workload_time = workload_began.elapsed();
     let (down, up) = outage.expect("the node was killed and rejoined");
@@ -269,8 +297,13 @@ fn takers_on_every_node_repeat_nothing_and_fail_only_on_a_killed_node_while_it_i
         .copied()
         .filter(|c| !during_outage(c))
         .collect();
+    let served_after_rejoin = calls
+        .iter()
+        .filter(|c| c.node == killed && c.began > up && c.run.success())
+        .count();
     eprintln!(
         "galera: {} IDs in {} calls, 0 repeats; failed calls by (node, command, exit code): {:?}; \
+         {served_after_rejoin} calls served by node {killed} after it rejoined; \
          {} conflicts and {} not-ready refusals retried, {} conflicts counted by the nodes; \
          cluster up in {:.1}s, workload {:.1}s, node {killed} out for {:.1}s",
         ids.len(),

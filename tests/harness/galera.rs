@@ -114,6 +114,11 @@ impl GaleraCluster {
         &self.nodes[number - 1]
     }
 
+    /// Node `number`'s MySQL endpoint, `127.0.0.1:PORT`.
+    pub fn address(&self, number: usize) -> String {
+        format!("127.0.0.1:{}", self.node(number).mysql_port)
+    }
+
     /// The URL of `database` on node `number` (1-based).
     pub fn url(&self, number: usize, database: &str) -> String {
         format!(
