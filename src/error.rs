@@ -144,8 +144,9 @@ pub enum Error {
         detail: String,
     },
 
-    /// The server rolled a transaction back to break a deadlock, or after a
-    /// lock wait timed out: nothing of it was committed.
+    /// The server rolled a transaction back to break a deadlock, after a
+    /// lock wait timed out, or for a certification conflict (Galera, Group
+    /// Replication): nothing of it was committed.
     #[error("{backend} at {url} aborted the transaction: {detail}")]
     TransactionAborted {
         backend: &'static str,

@@ -36,8 +36,9 @@ pub struct Backoff {
 impl Backoff {
     /// Between attempts of a ledger transaction the server aborted or refused
     /// before committing anything: a Galera certification conflict or an
-    /// InnoDB deadlock (1213), a lock wait timeout (1205), a Galera node not
-    /// (yet) part of its cluster's primary component (1047). A conflicting
+    /// InnoDB deadlock (1213), a lock wait timeout (1205), a Group Replication
+    /// certification conflict (3101), a Galera node not (yet) part of its
+    /// cluster's primary component (1047). A conflicting
     /// refill on another node commits within milliseconds, so the first pauses
     /// are that short; a node rejoining takes seconds, which pauses under the
     /// cap wait out without a flood of queries.

@@ -213,10 +213,12 @@ impl MysqlLedger {
             // ER_LOCK_DEADLOCK (the transaction rolled back: an InnoDB
             // deadlock victim, or on Galera a certification conflict, reported
             // by COMMIT itself or by any statement of a transaction a
-            // replicated one aborted) and ER_LOCK_WAIT_TIMEOUT (the statement
+            // replicated one aborted), ER_LOCK_WAIT_TIMEOUT (the statement
             // rolled back; the caller's transaction is dropped, so rolled back
-            // too): nothing committed.
-            mysql_async::Error::Server(server) if matches!(server.code, 1213 | 1205) => {
+            // too) and ER_TRANSACTION_ROLLBACK_DURING_COMMIT (MySQL Group
+            // Replication's certification conflict: COMMIT rolled it back):
+            // nothing committed.
+            mysql_async::Error::Server(server) if matches!(server.code, 1213 | 1205 | 3101) => {
                 Error::TransactionAborted {
                     backend: "MySQL",
                     url: self.url.to_string(),
@@ -947,8 +949,8 @@ impl MysqlLedger {
 }
 
 /// A failure after which the server holds nothing of the attempt: it rolled
-/// the transaction back (1213, 1205) or refused the statement before running
-/// it (1047). Running the attempt again is as safe as running it first.
+/// the transaction back (1213, 1205, 3101) or refused the statement before
+/// running it (1047). Running the attempt again is as safe as running it first.
 fn committed_nothing(error: &Error) -> bool {
     matches!(
         error,
