@@ -4,7 +4,7 @@
 //! Transactions run at READ COMMITTED so that locking the `id_alloc` row takes
 //! no gap locks: concurrent refills of different shards never deadlock.
 //!
-//! Every ledger call runs through [`MysqlLedger::retrying`]: an attempt the
+//! Every ledger call runs through `MysqlLedger::retrying`: an attempt the
 //! server aborted or refused before committing anything (a Galera
 //! certification conflict or a deadlock, a lock wait timeout, a Galera node not
 //! ready) is run again after a backoff, within the `--timeout` budget. Each
