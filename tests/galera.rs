@@ -16,6 +16,7 @@ use crate::harness::faults::{Persistence, RedisProcess};
 use crate::harness::galera::GaleraCluster;
 use crate::harness::servers::mysql_exec;
 use crate::harness::{Run, StopOnDrop, Test, TestEnv, assert_unique, wait_until};
+use mysql_async::prelude::Queryable;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -325,6 +326,9 @@ fn takers_on_every_node_repeat_nothing_and_fail_only_on_a_killed_node_while_it_i
         workload_time.as_secs_f64(),
         (up - down).as_secs_f64(),
     );
+    if let Some(first) = failed.first() {
+        eprintln!("galera: the first failed call: {}", first.run.stderr.trim());
+    }
     assert!(
         outside.is_empty(),
         "{} calls failed outside node {killed}'s outage; the first: {}",
@@ -380,4 +384,55 @@ fn conflicting_refills_on_different_nodes_never_reach_the_user() {
         surfaced.len(),
         surfaced[0].run
     );
+}
+
+/// A row held locked by another session past `innodb_lock_wait_timeout` (one
+/// second on this test's own node): every attempt of the refill is rolled
+/// back with 1205 and retried until `--timeout` is spent.
+#[test]
+fn a_ledger_that_keeps_aborting_fails_only_when_the_budget_is_spent_and_says_so() {
+    let cluster = GaleraCluster::start(1);
+    mysql_exec(
+        &cluster.url(1, "mysql"),
+        &format!("CREATE DATABASE {DATABASE}; SET GLOBAL innodb_lock_wait_timeout = 1"),
+    );
+    let ledger = cluster.url(1, DATABASE);
+    let redis = RedisProcess::start(Persistence::None);
+    let env = TestEnv::embedded();
+    let idgen = || {
+        Test::within(&env)
+            .unset("IDGEN_STORE")
+            .args(["--mysql", &ledger, "--redis", &redis.url()])
+    };
+    idgen()
+        .args(["init-app", "--app", "1", "--name", "locked"])
+        .status(0)
+        .run();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut holder = runtime.block_on(async {
+        let mut conn = mysql_async::Conn::new(mysql_async::Opts::from_url(&ledger).unwrap())
+            .await
+            .unwrap();
+        conn.query_drop("START TRANSACTION").await.unwrap();
+        conn.query_drop("SELECT max_id FROM id_alloc WHERE app_id = 1 FOR UPDATE")
+            .await
+            .unwrap();
+        conn
+    });
+
+    let budget = Duration::from_secs(3);
+    let began = Instant::now();
+    let run = idgen()
+        .args(["--timeout", "3s", "next", "--app", "1"])
+        .status(UNAVAILABLE)
+        .one_line_error("Lock wait timeout exceeded")
+        .stderr("attempts over")
+        .run();
+    let took = began.elapsed();
+    eprintln!("galera: {:.1}s: {}", took.as_secs_f64(), run.stderr.trim());
+    assert!(took >= budget, "gave up after {took:?}, before the budget");
+    runtime.block_on(holder.query_drop("ROLLBACK")).unwrap();
 }
