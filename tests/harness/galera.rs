@@ -9,13 +9,16 @@
 //! * A killed node rejoins the way `mysqld_safe` (`galera_recovery`) restarts
 //!   one: `--wsrep-recover` reads the last committed position from InnoDB, and
 //!   the node starts from it, so the cluster sends only the write sets it
-//!   missed (IST) from its gcache.
+//!   missed (IST) from its gcache. Without a recovered position it gets a
+//!   full SST into its old datadir instead (which works, but an rsync SST
+//!   locks its donor, and flow control then stalls the cluster for the copy).
 //! * Every wait is on a condition: a node is ready when its
 //!   `wsrep_local_state_comment` is `Synced`.
 //!
 //! The SST's rsync daemon, started by a root `mariadbd`, drops to user
-//! `nobody`: so the joiners' datadirs are world-writable, and every node makes
-//! its files with `UMASK=0666`, `UMASK_DIR=0777`.
+//! `nobody`, which may not replace or chmod what root made: so every datadir
+//! is world-writable, and every node makes its files with `UMASK=0666`,
+//! `UMASK_DIR=0777`, for any later SST into it.
 
 use super::servers::{free_port, log_file, scratch_root, spawn_tied_to_process};
 use super::wait_until;
@@ -132,8 +135,9 @@ impl GaleraCluster {
         self.nodes[number - 1].kill();
     }
 
-    /// Starts a killed node again from its last committed position (IST) and
-    /// waits until it is `Synced` and counted in the cluster again.
+    /// Starts a killed node again from its last committed position (IST; a
+    /// full SST if none was recovered) and waits until it is `Synced` and
+    /// counted in the cluster again.
     pub fn rejoin(&mut self, number: usize) {
         let members = self.members();
         let node = &mut self.nodes[number - 1];
