@@ -16,6 +16,10 @@
 # Needs redis-server and mariadbd, like `cargo test` (and the mariadb-client
 # tools mariadb-dump and mariadb for the restored dump); it starts its own servers
 # on free loopback ports and never touches any other.
+#
+# Then the Galera case of tests/galera.rs: takers and reload-segments through
+# every node of a 3-node MariaDB Galera cluster, one node killed and rejoined,
+# issuing IDGEN_CHAOS_IDS IDs in all (needs galera-4 and rsync too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export IDGEN_CHAOS_IDS="${IDGEN_CHAOS_IDS:-1000000}"
@@ -24,3 +28,5 @@ echo "chaos: ${IDGEN_CHAOS_IDS} IDs per case"
 cargo test --release --test main rollback:: -- --test-threads 2 --skip ledger_rollback::
 cargo test --release --test main ledger_rollback:: -- --test-threads 2
 cargo test --release --test main cluster::a_push_resent -- --test-threads 2
+echo "chaos: the Galera case, ${IDGEN_CHAOS_IDS} IDs across a 3-node cluster with a node killed and rejoined"
+cargo test --release --test main galera::takers_on_every_node -- --test-threads 1 --nocapture

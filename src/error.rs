@@ -159,13 +159,32 @@ pub enum Error {
         detail: String,
     },
 
-    /// The server rolled a transaction back to break a deadlock, or after a
-    /// lock wait timed out: nothing of it was committed.
+    /// The server rolled a transaction back to break a deadlock, after a
+    /// lock wait timed out, or for a certification conflict (Galera, Group
+    /// Replication): nothing of it was committed.
     #[error("{backend} at {url} aborted the transaction: {detail}")]
     TransactionAborted {
         backend: &'static str,
         url: String,
         detail: String,
+    },
+
+    /// A Galera node outside its cluster's primary component (joining, or cut
+    /// off) refused the statement (1047): it executed nothing.
+    #[error("{backend} at {url} is not ready for queries: {detail}")]
+    NodeNotReady {
+        backend: &'static str,
+        url: String,
+        detail: String,
+    },
+
+    /// An operation retried with backoff ([`crate::retry`]) still failed when
+    /// its time budget was spent; `last` is its last failure.
+    #[error("{last} (gave up after {attempts} attempts over {})", fmt_duration(*.over))]
+    RetriesSpent {
+        attempts: u32,
+        over: Duration,
+        last: Box<Error>,
     },
 
     #[error("{backend} at {url} is version {version}; idgen needs {minimum} or later")]
@@ -307,9 +326,11 @@ impl Error {
             | Timeout { .. }
             | Backend { .. }
             | TransactionAborted { .. }
+            | NodeNotReady { .. }
             | StockEmpty { .. }
             | WitnessAhead { .. }
             | ShardBusy { .. } => ErrorKind::Unavailable,
+            RetriesSpent { last, .. } => last.kind(),
             AppNameConflict { .. }
             | NamespaceBusy { .. }
             | NamespaceInUse { .. }
@@ -371,6 +392,13 @@ impl Error {
             TransactionAborted { .. } => {
                 "nothing was committed: the operation is safe to retry".into()
             }
+            NodeNotReady { .. } => {
+                "the Galera node is joining its cluster or cut off from the primary component: point idgen at a synced node, or wait until it is Synced".into()
+            }
+            RetriesSpent { last, .. } => format!(
+                "{}; a longer --timeout gives the retries more time",
+                last.hint().unwrap_or_default()
+            ),
             ServerTooOld {
                 backend, minimum, ..
             } => format!("upgrade {backend} to {minimum} or later, or point idgen at another server"),

@@ -20,6 +20,7 @@ pub mod layout;
 pub mod lease;
 pub mod name;
 pub mod redact;
+pub mod retry;
 pub mod segment;
 pub mod shard;
 pub mod snowflake;

@@ -12,6 +12,7 @@ mod dispenser;
 mod embedded;
 mod ergonomics;
 mod first_impression;
+mod galera;
 mod harness;
 mod inspect;
 mod layouts;

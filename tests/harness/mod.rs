@@ -16,6 +16,7 @@ pub mod cluster;
 pub mod coprocess;
 pub mod faults;
 pub mod mysql_faults;
+pub mod galera;
 pub mod sentinel;
 pub mod servers;
 mod stores;

@@ -44,15 +44,18 @@ impl MysqlLedger {
         if self.ready.load(Ordering::Acquire) || self.leases_ready.load(Ordering::Acquire) {
             return Ok(());
         }
-        let mut conn = self.conn().await?;
-        self.check_version(&mut conn).await?;
+        // Reads only: safe to run again.
         let present: Option<i64> = self
-            .bounded(conn.query_first(
-                "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()
-                 AND table_name IN ('idgen_schema', 'idgen_namespace', 'idgen_worker_lease')",
-            ))
+            .retrying(|| async move {
+                let mut conn = self.conn().await?;
+                self.check_version(&mut conn).await?;
+                self.bounded(conn.query_first(
+                    "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()
+                     AND table_name IN ('idgen_schema', 'idgen_namespace', 'idgen_worker_lease')",
+                ))
+                .await
+            })
             .await?;
-        drop(conn);
         if present == Some(3) {
             self.leases_ready.store(true, Ordering::Release);
             return Ok(());
@@ -67,8 +70,13 @@ impl MysqlLedger {
         now_ms: i64,
     ) -> Result<()> {
         self.lease_schema().await?;
-        let mut conn = self.conn().await?;
-        self.check_namespace(&mut conn, namespace, now_ms).await
+        // A read and an insert that leaves an existing row as it is: safe to
+        // run again.
+        self.retrying(|| async move {
+            let mut conn = self.conn().await?;
+            self.check_namespace(&mut conn, namespace, now_ms).await
+        })
+        .await
     }
 
     async fn check_namespace<Q: Queryable>(
@@ -110,7 +118,6 @@ impl MysqlLedger {
     /// Takes `worker` for `token` unless someone holds it durably (a fence
     /// after `now_ms` under another token). On success the row carries our
     /// token and at least `fence_ms`.
-    #[allow(clippy::too_many_arguments)]
     pub async fn take_worker(
         &self,
         namespace: &crate::lease::NamespaceSpec,
@@ -121,6 +128,23 @@ impl MysqlLedger {
         now_ms: i64,
     ) -> Result<WorkerClaim> {
         self.lease_schema().await?;
+        // Each attempt reads the lease row under its lock and decides on what
+        // it read; an aborted one committed nothing, so the next decides as
+        // the first would have.
+        self.retrying(|| self.take_worker_once(namespace, worker, token, holder, fence_ms, now_ms))
+            .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn take_worker_once(
+        &self,
+        namespace: &crate::lease::NamespaceSpec,
+        worker: u64,
+        token: &str,
+        holder: &str,
+        fence_ms: i64,
+        now_ms: i64,
+    ) -> Result<WorkerClaim> {
         let mut conn = self.conn().await?;
         let mut tx = self
             .bounded(conn.start_transaction(Self::tx_opts()))
@@ -171,6 +195,19 @@ impl MysqlLedger {
         token: &str,
         fence_ms: i64,
     ) -> Result<bool> {
+        // One statement that only raises the fence, and only under our token:
+        // an aborted one changed nothing, and running it again is the same.
+        self.retrying(|| self.renew_worker_once(namespace, worker, token, fence_ms))
+            .await
+    }
+
+    async fn renew_worker_once(
+        &self,
+        namespace: &str,
+        worker: u64,
+        token: &str,
+        fence_ms: i64,
+    ) -> Result<bool> {
         let mut conn = self.conn().await?;
         // `renewals` always changes, so the row counts as affected whenever it matched.
         self.bounded(conn.exec_drop(
@@ -186,6 +223,19 @@ impl MysqlLedger {
     /// the last time unit really issued (never below any earlier holder's fence,
     /// which the caller's floor already covers).
     pub async fn release_worker(
+        &self,
+        namespace: &str,
+        worker: u64,
+        token: &str,
+        last_ms: i64,
+    ) -> Result<bool> {
+        // One statement under our token: an aborted one changed nothing, so
+        // the token is still ours when it runs again.
+        self.retrying(|| self.release_worker_once(namespace, worker, token, last_ms))
+            .await
+    }
+
+    async fn release_worker_once(
         &self,
         namespace: &str,
         worker: u64,
@@ -214,10 +264,27 @@ impl MysqlLedger {
         others: F,
     ) -> Result<()>
     where
-        F: FnOnce(bool) -> Fut,
+        F: Fn(bool) -> Fut,
         Fut: Future<Output = Result<()>>,
     {
         self.ensure_schema().await?;
+        // Each attempt checks everything again under the namespace row's
+        // lock; an aborted one deleted nothing here. `others` may then run
+        // twice: its second run checks again and finds its part gone.
+        self.retrying(|| self.delete_namespace_once(namespace, now_ms, &others))
+            .await
+    }
+
+    async fn delete_namespace_once<F, Fut>(
+        &self,
+        namespace: &str,
+        now_ms: i64,
+        others: &F,
+    ) -> Result<()>
+    where
+        F: Fn(bool) -> Fut,
+        Fut: Future<Output = Result<()>>,
+    {
         let mut conn = self.conn().await?;
         let mut tx = self
             .bounded(conn.start_transaction(TxOpts::default()))
@@ -261,11 +328,15 @@ impl MysqlLedger {
         token: &str,
     ) -> Result<Option<String>> {
         self.lease_schema().await?;
-        let mut conn = self.conn().await?;
-        self.bounded(conn.exec_first(
-            "SELECT holder FROM idgen_worker_lease WHERE namespace = ? AND worker = ? AND token = ?",
-            (namespace, worker, token),
-        ))
+        // A read: safe to run again.
+        self.retrying(|| async move {
+            let mut conn = self.conn().await?;
+            self.bounded(conn.exec_first(
+                "SELECT holder FROM idgen_worker_lease WHERE namespace = ? AND worker = ? AND token = ?",
+                (namespace, worker, token),
+            ))
+            .await
+        })
         .await
     }
 }
@@ -274,6 +345,13 @@ impl MysqlLedger {
     /// Inserts a `WORKER_NODE` row; its auto-increment ID is a worker ID nobody
     /// ever had and nobody will get again.
     pub async fn insert_worker_node(&self, host: &str, port: &str) -> Result<u64> {
+        // An aborted insert took no ID. One that committed unseen would only
+        // leave a worker ID nobody holds: a gap, never a second holder.
+        self.retrying(|| self.insert_worker_node_once(host, port))
+            .await
+    }
+
+    async fn insert_worker_node_once(&self, host: &str, port: &str) -> Result<u64> {
         let mut conn = self.conn().await?;
         self.bounded(conn.query_drop(WORKER_NODE_DDL)).await?;
         let host: String = host.chars().take(64).collect();

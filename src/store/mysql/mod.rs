@@ -3,6 +3,12 @@
 //!
 //! Transactions run at READ COMMITTED so that locking the `id_alloc` row takes
 //! no gap locks: concurrent refills of different shards never deadlock.
+//!
+//! Every ledger call runs through `MysqlLedger::retrying`: an attempt the
+//! server aborted or refused before committing anything (a Galera
+//! certification conflict or a deadlock, a lock wait timeout, a Galera node not
+//! ready) is run again after a backoff, within the `--timeout` budget. Each
+//! call site says why running it again is safe.
 
 use super::sql_rows::{
     APP_EXTRA_SQL, HistoryRow, LockedRow, REFILL_ROWS_SQL, StoredAppExtra, StoredAppShard,
@@ -25,6 +31,7 @@ use schema::{ID_ALLOC_DDL, IDGEN_DDL};
 use crate::config::{DEFAULT_NODE, TlsFiles};
 use crate::error::{Error, Result};
 use crate::redact::SecretUrl;
+use crate::retry::Backoff;
 use crate::shard::{DispenserKind, SHARDS};
 use async_trait::async_trait;
 use mysql_async::prelude::Queryable;
@@ -35,11 +42,7 @@ use mysql_async::{
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
-
-/// How often a transaction the server aborted (a deadlock victim, a lock wait
-/// timeout) is run in all before the error is reported.
-const TRANSACTION_ATTEMPTS: u32 = 4;
+use std::time::{Duration, Instant};
 
 /// The MySQL/MariaDB ledger. Connects lazily: a warm `next` never opens it.
 pub struct MysqlLedger {
@@ -131,6 +134,22 @@ impl MysqlLedger {
         self.bounded(self.pool.get_conn()).await
     }
 
+    /// Runs `attempt` (one transaction, or reads) again after every failure
+    /// the server reports as having committed nothing, pausing by
+    /// [`Backoff::ledger_conflict`], until the `--timeout` budget is spent.
+    ///
+    /// Only such failures are retried: a connection lost or a timeout during
+    /// `COMMIT` leaves the outcome unknown, and is reported as it is. `attempt`
+    /// must not itself call `retrying`, or the budgets would multiply.
+    async fn retrying<T, Fut>(&self, attempt: impl FnMut() -> Fut) -> Result<T>
+    where
+        Fut: Future<Output = Result<T>>,
+    {
+        Backoff::ledger_conflict(Instant::now() + self.timeout)
+            .retry(attempt, committed_nothing)
+            .await
+    }
+
     /// Runs one exchange with the time bound and error mapping.
     async fn bounded<T>(
         &self,
@@ -191,16 +210,30 @@ impl MysqlLedger {
                     detail,
                 }
             }
-            // ER_LOCK_DEADLOCK (the transaction rolled back) and
-            // ER_LOCK_WAIT_TIMEOUT (the statement rolled back; the caller's
-            // transaction is dropped, so rolled back too): nothing committed.
-            mysql_async::Error::Server(server) if matches!(server.code, 1213 | 1205) => {
+            // ER_LOCK_DEADLOCK (the transaction rolled back: an InnoDB
+            // deadlock victim, or on Galera a certification conflict, reported
+            // by COMMIT itself or by any statement of a transaction a
+            // replicated one aborted), ER_LOCK_WAIT_TIMEOUT (the statement
+            // rolled back; the caller's transaction is dropped, so rolled back
+            // too) and ER_TRANSACTION_ROLLBACK_DURING_COMMIT (MySQL Group
+            // Replication's certification conflict: COMMIT rolled it back):
+            // nothing committed.
+            mysql_async::Error::Server(server) if matches!(server.code, 1213 | 1205 | 3101) => {
                 Error::TransactionAborted {
                     backend: "MySQL",
                     url: self.url.to_string(),
                     detail,
                 }
             }
+            // ER_UNKNOWN_COM_ERROR, which Galera sends as "WSREP has not yet
+            // prepared node for application use": the node is outside the
+            // primary component (joining, or cut off) and refused the
+            // statement before running it.
+            mysql_async::Error::Server(server) if server.code == 1047 => Error::NodeNotReady {
+                backend: "MySQL",
+                url: self.url.to_string(),
+                detail,
+            },
             mysql_async::Error::Server(_) => Error::Backend {
                 backend: "MySQL",
                 url: self.url.to_string(),
@@ -246,15 +279,18 @@ impl MysqlLedger {
         if self.ready.load(Ordering::Acquire) {
             return Ok(true);
         }
-        let mut conn = self.conn().await?;
-        self.check_version(&mut conn).await?;
+        // Reads only: safe to run again.
         let present: Vec<String> = self
-            .bounded(conn.query(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()
-                 AND table_name IN ('id_alloc', 'idgen_schema', 'idgen_app', 'idgen_refill', 'idgen_route')",
-            ))
+            .retrying(|| async move {
+                let mut conn = self.conn().await?;
+                self.check_version(&mut conn).await?;
+                self.bounded(conn.query(
+                    "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()
+                     AND table_name IN ('id_alloc', 'idgen_schema', 'idgen_app', 'idgen_refill', 'idgen_route')",
+                ))
+                .await
+            })
             .await?;
-        drop(conn);
         if !present.iter().any(|t| t == "id_alloc") {
             return Ok(false);
         }
@@ -416,6 +452,14 @@ impl MysqlLedger {
     /// Returns `false` when this source was adopted before.
     pub async fn adopt(&self, sealed: &SealedApp, source: &str) -> Result<bool> {
         self.ensure_schema().await?;
+        // Each attempt locks the marker row first and checks the shards
+        // afresh; an aborted one committed nothing, so the next sees the app
+        // as the first did. (One that committed unseen would make the next
+        // answer "adopted before": no shard is written twice.)
+        self.retrying(|| self.adopt_once(sealed, source)).await
+    }
+
+    async fn adopt_once(&self, sealed: &SealedApp, source: &str) -> Result<bool> {
         let app = sealed.spec.app;
         let mut conn = self.conn().await?;
         let mut tx = self
@@ -534,6 +578,21 @@ impl Ledger for MysqlLedger {
     }
 
     async fn ensure_schema(&self) -> Result<()> {
+        // `CREATE TABLE IF NOT EXISTS` and the version row are idempotent, so
+        // the whole is safe to run again (on Galera, DDL runs in total order
+        // and aborts conflicting local transactions).
+        self.retrying(|| self.ensure_schema_once()).await?;
+        self.ready.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    fn moves(&self) -> Option<&dyn RouteMoves> {
+        Some(self)
+    }
+}
+
+impl MysqlLedger {
+    async fn ensure_schema_once(&self) -> Result<()> {
         let mut conn = self.conn().await?;
         self.bounded(conn.query_drop(ID_ALLOC_DDL)).await?;
         for ddl in IDGEN_DDL {
@@ -567,19 +626,14 @@ impl Ledger for MysqlLedger {
             }
             Some(_) => {}
         }
-        self.ready.store(true, Ordering::Release);
         Ok(())
-    }
-
-    fn moves(&self) -> Option<&dyn RouteMoves> {
-        Some(self)
     }
 }
 
-#[async_trait]
-impl super::AppCatalog for MysqlLedger {
-    async fn init_app(&self, spec: &AppSpec) -> Result<InitReport> {
-        self.ensure_schema().await?;
+impl MysqlLedger {
+    /// One attempt of [`super::AppCatalog::init_app`]'s transaction: how many
+    /// shard rows it added.
+    async fn init_app_once(&self, spec: &AppSpec) -> Result<u64> {
         let mut conn = self.conn().await?;
         let mut tx = self
             .bounded(conn.start_transaction(Self::tx_opts()))
@@ -634,7 +688,18 @@ impl super::AppCatalog for MysqlLedger {
         .await?;
         crate::failpoint::hit("init_app.before_commit")?;
         self.bounded(tx.commit()).await?;
-        drop(conn);
+        Ok(added)
+    }
+}
+
+#[async_trait]
+impl super::AppCatalog for MysqlLedger {
+    async fn init_app(&self, spec: &AppSpec) -> Result<InitReport> {
+        self.ensure_schema().await?;
+        // Every insert leaves an existing row as it is, so an attempt run
+        // again after an abort (which committed nothing) does what the first
+        // would have; no `max_id` is written but the 0 of a new row.
+        let added = self.retrying(|| self.init_app_once(spec)).await?;
         let app = self
             .app(spec.app)
             .await?
@@ -650,23 +715,26 @@ impl super::AppCatalog for MysqlLedger {
         if !self.ready().await? {
             return Ok(None);
         }
-        Ok(self.records(Some(app)).await?.pop())
+        // Reads only, here and below: safe to run again.
+        Ok(self.retrying(|| self.records(Some(app))).await?.pop())
     }
     async fn apps(&self) -> Result<Vec<AppRecord>> {
         if !self.ready().await? {
             return Ok(Vec::new());
         }
-        self.records(None).await
+        self.retrying(|| self.records(None)).await
     }
     async fn foreign_rows(&self) -> Result<Vec<ForeignRow>> {
         if !self.ready().await? {
             return Ok(Vec::new());
         }
-        let mut conn = self.conn().await?;
         let rows: Vec<(i64, i64, String)> = self
-            .bounded(conn.query(
-                "SELECT app_id, shard_id, app_name FROM id_alloc WHERE app_id NOT BETWEEN 0 AND 255 OR shard_id NOT BETWEEN 0 AND 63 ORDER BY app_id, shard_id",
-            ))
+            .retrying(|| async move {
+                let mut conn = self.conn().await?;
+                self.bounded(conn.query(
+                    "SELECT app_id, shard_id, app_name FROM id_alloc WHERE app_id NOT BETWEEN 0 AND 255 OR shard_id NOT BETWEEN 0 AND 63 ORDER BY app_id, shard_id",
+                )).await
+            })
             .await?;
         Ok(rows
             .into_iter()
@@ -677,14 +745,33 @@ impl super::AppCatalog for MysqlLedger {
         if !self.ready().await? {
             return Ok(DispenserKind::Queue);
         }
-        let mut conn = self.conn().await?;
         let kind: Option<String> = self
-            .bounded(conn.exec_first("SELECT kind FROM idgen_dispenser WHERE app_id = ?", (app,)))
+            .retrying(|| async move {
+                let mut conn = self.conn().await?;
+                self.bounded(
+                    conn.exec_first("SELECT kind FROM idgen_dispenser WHERE app_id = ?", (app,)),
+                )
+                .await
+            })
             .await?;
         dispenser_from(kind.as_deref())
     }
     async fn update_app(&self, app: u8, change: &AppChange) -> Result<AppRecord> {
         self.ensure_schema().await?;
+        // Each attempt applies the change to the record it read under the
+        // rows' locks and writes absolute values: run again after an abort
+        // (which committed nothing), it does what the first would have.
+        self.retrying(|| self.update_app_once(app, change)).await?;
+        self.retrying(|| self.records(Some(app)))
+            .await?
+            .pop()
+            .ok_or(Error::UnknownApp { app })
+    }
+}
+
+impl MysqlLedger {
+    /// One attempt of [`super::AppCatalog::update_app`]'s transaction.
+    async fn update_app_once(&self, app: u8, change: &AppChange) -> Result<()> {
         let mut conn = self.conn().await?;
         let mut tx = self
             .bounded(conn.start_transaction(mysql_async::TxOpts::default()))
@@ -727,11 +814,7 @@ impl super::AppCatalog for MysqlLedger {
         ))
         .await?;
         self.bounded(tx.commit()).await?;
-        drop(conn);
-        self.records(Some(app))
-            .await?
-            .pop()
-            .ok_or(Error::UnknownApp { app })
+        Ok(())
     }
 }
 
@@ -744,25 +827,23 @@ impl super::SegmentSource for MysqlLedger {
         if request.shards.is_empty() {
             return Ok(Vec::new());
         }
-        // Concurrent batches lock rows of the same tables; a transaction the
-        // server aborts committed nothing, so it is simply run again.
-        let mut attempt = 1;
-        loop {
-            match self.take_segments_locked(request).await {
-                Err(Error::TransactionAborted { .. }) if attempt < TRANSACTION_ATTEMPTS => {
-                    attempt += 1;
-                }
-                taken => return taken,
-            }
-        }
+        // Concurrent batches lock the same rows, on one server or on several
+        // Galera nodes. An aborted attempt committed nothing, so running it
+        // again takes the segments it would have taken. Even an attempt that
+        // had committed unseen would cost only a gap: the next one locks the
+        // rows again and takes above whatever `max_id` they hold, and only
+        // the segments of the attempt that returned are ever dispensed.
+        self.retrying(|| self.take_segments_locked(request)).await
     }
     async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>> {
         if !self.ready().await? {
             return Ok(Vec::new());
         }
-        let mut conn = self.conn().await?;
         let rows: Vec<(u8, u8, i64, u64, u64)> = self
-            .bounded(conn.query("SELECT app_id, shard_id, loaded_at_ms, loaded, stock_after FROM idgen_refill WHERE app_id BETWEEN 0 AND 255 AND shard_id BETWEEN 0 AND 63"))
+            .retrying(|| async move {
+                let mut conn = self.conn().await?;
+                self.bounded(conn.query("SELECT app_id, shard_id, loaded_at_ms, loaded, stock_after FROM idgen_refill WHERE app_id BETWEEN 0 AND 255 AND shard_id BETWEEN 0 AND 63")).await
+            })
             .await?;
         Ok(rows
             .into_iter()
@@ -780,9 +861,12 @@ impl super::SegmentSource for MysqlLedger {
         if !self.ready().await? {
             return Ok(BTreeMap::new());
         }
-        let mut conn = self.conn().await?;
         let rows: Vec<(u8, String, Option<String>, Option<String>)> = self
-            .bounded(conn.query("SELECT app_id, node, target_node, phase FROM idgen_route"))
+            .retrying(|| async move {
+                let mut conn = self.conn().await?;
+                self.bounded(conn.query("SELECT app_id, node, target_node, phase FROM idgen_route"))
+                    .await
+            })
             .await?;
         Ok(rows
             .into_iter()
@@ -813,9 +897,20 @@ impl MysqlLedger {
     async fn change_route(
         &self,
         app: u8,
-        change: impl FnOnce(&Route) -> Result<Route> + Send,
+        change: impl Fn(&Route) -> Result<Route> + Send + Sync,
     ) -> Result<Route> {
         self.ensure_schema().await?;
+        // Each attempt applies `change` to the route it read under the row's
+        // lock: run again after an abort (which committed nothing), it moves
+        // from the route as it is, as the first would have.
+        self.retrying(|| self.change_route_once(app, &change)).await
+    }
+
+    async fn change_route_once(
+        &self,
+        app: u8,
+        change: &(dyn Fn(&Route) -> Result<Route> + Send + Sync),
+    ) -> Result<Route> {
         let mut conn = self.conn().await?;
         let mut tx = self
             .bounded(conn.start_transaction(Self::tx_opts()))
@@ -851,4 +946,14 @@ impl MysqlLedger {
         self.bounded(tx.commit()).await?;
         Ok(next)
     }
+}
+
+/// A failure after which the server holds nothing of the attempt: it rolled
+/// the transaction back (1213, 1205, 3101) or refused the statement before
+/// running it (1047). Running the attempt again is as safe as running it first.
+fn committed_nothing(error: &Error) -> bool {
+    matches!(
+        error,
+        Error::TransactionAborted { .. } | Error::NodeNotReady { .. }
+    )
 }

@@ -1,0 +1,255 @@
+//! Retry policies: bounded exponential backoff with full jitter, each named for
+//! what its pauses wait on ([`Backoff::ledger_conflict`]).
+//!
+//! A policy never decides *whether* a failure may be retried: only the caller
+//! knows what a failed attempt may have committed, so it passes that test to
+//! [`Backoff::retry`]. The policy decides how long to pause before the next
+//! attempt and when the time budget is spent, and counts the attempts, so that
+//! the error a user finally sees says how many were made over how long
+//! ([`Error::RetriesSpent`]).
+//!
+//! Jitter: each pause is drawn uniformly from zero to the current ceiling,
+//! which doubles per attempt up to a cap. Processes that collided once (two
+//! refills of the same row on two Galera nodes) then rarely collide again, and
+//! the ceiling keeps a long wait (a node rejoining its cluster) from hammering
+//! the server.
+
+use crate::error::{Error, Result};
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+/// When to try again, until a deadline.
+#[derive(Debug, Clone)]
+pub struct Backoff {
+    /// What the pauses wait on, named for the test log.
+    waits_on: &'static str,
+    started: Instant,
+    deadline: Instant,
+    /// The ceiling of the first pause.
+    first: Duration,
+    /// The largest ceiling any pause is drawn under.
+    cap: Duration,
+    /// Failed attempts so far.
+    attempts: u32,
+}
+
+impl Backoff {
+    /// Between attempts of a ledger transaction the server aborted or refused
+    /// before committing anything: a Galera certification conflict or an
+    /// InnoDB deadlock (1213), a lock wait timeout (1205), a Group Replication
+    /// certification conflict (3101), a Galera node not (yet) part of its
+    /// cluster's primary component (1047). A conflicting
+    /// refill on another node commits within milliseconds, so the first pauses
+    /// are that short; a node rejoining takes seconds, which pauses under the
+    /// cap wait out without a flood of queries.
+    pub fn ledger_conflict(deadline: Instant) -> Self {
+        Backoff::new(
+            "ledger_conflict",
+            deadline,
+            Duration::from_millis(4),
+            Duration::from_millis(250),
+        )
+    }
+
+    fn new(waits_on: &'static str, deadline: Instant, first: Duration, cap: Duration) -> Self {
+        Backoff {
+            waits_on,
+            started: Instant::now(),
+            deadline,
+            first,
+            cap,
+            attempts: 0,
+        }
+    }
+
+    /// Failed attempts so far.
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// Counts one more failed attempt and returns how long to pause before the
+    /// next one, or `None` once the deadline has passed: no attempt is begun
+    /// after it, and no pause runs past it.
+    pub fn next_pause(&mut self) -> Option<Duration> {
+        self.attempts = self.attempts.saturating_add(1);
+        let left = self
+            .deadline
+            .checked_duration_since(Instant::now())
+            .filter(|left| !left.is_zero())?;
+        let doublings = (self.attempts - 1).min(16);
+        let ceiling = self.first.saturating_mul(1 << doublings).min(self.cap);
+        Some(full_jitter(ceiling).min(left))
+    }
+
+    /// Runs `attempt` until it succeeds, fails in a way `retryable` refuses, or
+    /// the budget is spent; then the last error, as [`Error::RetriesSpent`].
+    pub async fn retry<T, Fut>(
+        mut self,
+        mut attempt: impl FnMut() -> Fut,
+        retryable: impl Fn(&Error) -> bool,
+    ) -> Result<T>
+    where
+        Fut: Future<Output = Result<T>>,
+    {
+        loop {
+            let error = match attempt().await {
+                Err(error) if retryable(&error) => error,
+                done => return done,
+            };
+            match self.next_pause() {
+                Some(pause) => {
+                    note_retry(self.waits_on, self.attempts, &error);
+                    tokio::time::sleep(pause).await;
+                }
+                None => {
+                    return Err(Error::RetriesSpent {
+                        attempts: self.attempts,
+                        over: self.started.elapsed(),
+                        last: Box::new(error),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// A pause drawn uniformly from zero to `ceiling`.
+fn full_jitter(ceiling: Duration) -> Duration {
+    let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
+    if nanos == 0 {
+        return Duration::ZERO;
+    }
+    // Without the OS random source every pause is the ceiling: slower to
+    // untangle collisions, never wrong.
+    let random = getrandom::u64().unwrap_or(u64::MAX);
+    Duration::from_nanos(random % (nanos + 1))
+}
+
+/// With `test-hooks`, `IDGEN_TEST_RETRY_LOG=PATH` appends one line per retry
+/// (`policy<TAB>failed attempt<TAB>error`), so that a test can prove its
+/// conflicts happened and were retried. Without the feature this is empty.
+#[cfg(feature = "test-hooks")]
+fn note_retry(waits_on: &str, attempt: u32, error: &Error) {
+    use std::io::Write;
+    let Some(path) = std::env::var_os("IDGEN_TEST_RETRY_LOG") else {
+        return;
+    };
+    // One write of one line to a file opened for appending: lines of
+    // concurrent processes never interleave.
+    let line = format!("{waits_on}\t{attempt}\t{error}\n");
+    if let Ok(mut log) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = log.write_all(line.as_bytes());
+    }
+}
+
+#[cfg(not(feature = "test-hooks"))]
+#[inline(always)]
+fn note_retry(_waits_on: &str, _attempt: u32, _error: &Error) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+
+    fn aborted() -> Error {
+        Error::TransactionAborted {
+            backend: "MySQL",
+            url: "mysql://db/idgen".into(),
+            detail: "Deadlock found when trying to get lock".into(),
+        }
+    }
+
+    #[test]
+    fn pauses_stay_under_a_ceiling_that_doubles_up_to_the_cap() {
+        let mut backoff = Backoff::ledger_conflict(Instant::now() + Duration::from_secs(60));
+        for attempt in 0..12u32 {
+            let ceiling = (Duration::from_millis(4) * 2u32.pow(attempt.min(16)))
+                .min(Duration::from_millis(250));
+            let pause = backoff.next_pause().expect("the budget is not spent");
+            assert!(
+                pause <= ceiling,
+                "attempt {attempt}: {pause:?} > {ceiling:?}"
+            );
+        }
+        assert_eq!(backoff.attempts(), 12);
+    }
+
+    #[test]
+    fn no_pause_runs_past_the_deadline() {
+        let deadline = Instant::now() + Duration::from_millis(1);
+        let mut backoff = Backoff::ledger_conflict(deadline);
+        backoff.attempts = 10;
+        if let Some(pause) = backoff.next_pause() {
+            assert!(pause <= Duration::from_millis(1), "{pause:?}");
+        }
+    }
+
+    #[test]
+    fn a_spent_budget_allows_no_further_attempt() {
+        let mut backoff = Backoff::ledger_conflict(Instant::now());
+        assert_eq!(backoff.next_pause(), None);
+        assert_eq!(backoff.attempts(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_retryable_failure_is_tried_again_until_it_succeeds() {
+        let mut failures_left = 3;
+        let mut calls = 0;
+        let answer = Backoff::ledger_conflict(Instant::now() + Duration::from_secs(30))
+            .retry(
+                || {
+                    calls += 1;
+                    let failed = failures_left > 0;
+                    failures_left -= 1;
+                    async move { if failed { Err(aborted()) } else { Ok(7) } }
+                },
+                |e| matches!(e, Error::TransactionAborted { .. }),
+            )
+            .await;
+        assert_eq!(answer.unwrap(), 7);
+        assert_eq!(calls, 4);
+    }
+
+    #[tokio::test]
+    async fn a_failure_the_caller_refuses_to_retry_is_returned_at_once() {
+        let mut calls = 0;
+        let answer: Result<()> = Backoff::ledger_conflict(Instant::now() + Duration::from_secs(30))
+            .retry(
+                || {
+                    calls += 1;
+                    async { Err(Error::UnknownApp { app: 3 }) }
+                },
+                |e| matches!(e, Error::TransactionAborted { .. }),
+            )
+            .await;
+        assert!(matches!(answer, Err(Error::UnknownApp { app: 3 })));
+        assert_eq!(calls, 1);
+    }
+
+    #[tokio::test]
+    async fn a_spent_budget_says_how_many_attempts_were_made_over_how_long() {
+        let spent = Backoff::ledger_conflict(Instant::now() + Duration::from_millis(30))
+            .retry(
+                || async { Err::<(), _>(aborted()) },
+                |e| matches!(e, Error::TransactionAborted { .. }),
+            )
+            .await
+            .unwrap_err();
+        let Error::RetriesSpent { attempts, over, .. } = &spent else {
+            panic!("{spent:?}");
+        };
+        assert!(*attempts >= 2, "{spent}");
+        assert!(*over >= Duration::from_millis(30), "{spent}");
+        assert!(
+            spent
+                .to_string()
+                .contains(&format!("{attempts} attempts over")),
+            "{spent}"
+        );
+        assert_eq!(spent.kind(), ErrorKind::Unavailable);
+    }
+}
