@@ -79,7 +79,7 @@ impl Deployment {
             .unset("IDGEN_STORE")
             .args(["--mysql", &self.ledgers[node - 1]])
             .args(["--redis", &self.redis.url()])
-            .env("IDGEN_TEST_RETRY_LOG", self.retry_log.to_string_lossy())
+            .env("IDGEN_TEST_RETRY_LOG", self.retry_log.as_os_str())
     }
 
     /// Creates app `app` through node 1, with `dispenser` and segments of
