@@ -144,6 +144,20 @@ pub enum Error {
         detail: String,
     },
 
+    /// A Redis server that is not the master: a replica (writable with
+    /// `replica-read-only no`, or a master demoted under live connections). It
+    /// serves, locks and pushes nothing: its stock may be its master's too.
+    #[error("{backend} node {node:?} at {url} is not the master: {}", describe_role(role, master.as_deref()))]
+    NotMaster {
+        backend: &'static str,
+        node: String,
+        url: String,
+        /// `role` in its `INFO replication` (`slave` on a replica).
+        role: String,
+        /// Its master's `host:port`, when it said.
+        master: Option<String>,
+    },
+
     /// The server rolled a transaction back to break a deadlock, or after a
     /// lock wait timed out: nothing of it was committed.
     #[error("{backend} at {url} aborted the transaction: {detail}")]
@@ -292,6 +306,7 @@ impl Error {
             | Timeout { .. }
             | Backend { .. }
             | TransactionAborted { .. }
+            | NotMaster { .. }
             | StockEmpty { .. } => ErrorKind::Unavailable,
             AppNameConflict { .. }
             | NamespaceBusy { .. }
@@ -348,6 +363,10 @@ impl Error {
             TransactionAborted { .. } => {
                 "nothing was committed: the operation is safe to retry".into()
             }
+            NotMaster { master, .. } => format!(
+                "point idgen at the master{}, or at its sentinels (redis-sentinel://…#MASTER), which it follows through failovers; nothing was served, so retrying is safe",
+                master.as_deref().map(|m| format!(" ({m})")).unwrap_or_default()
+            ),
             ServerTooOld {
                 backend, minimum, ..
             } => format!("upgrade {backend} to {minimum} or later, or point idgen at another server"),
@@ -394,6 +413,16 @@ impl Error {
             Internal(_) => "please report this as a bug".into(),
         };
         Some(hint)
+    }
+}
+
+/// What a server that is not the master is, for [`Error::NotMaster`].
+fn describe_role(role: &str, master: Option<&str>) -> String {
+    match (role, master) {
+        ("slave" | "replica", Some(master)) => format!("it is a replica of {master}"),
+        ("slave" | "replica", None) => "it is a replica".into(),
+        ("", _) => "its role is unknown".into(),
+        (role, _) => format!("its role is {role:?}"),
     }
 }
 

@@ -16,6 +16,7 @@ pub mod cluster;
 pub mod coprocess;
 pub mod faults;
 pub mod sentinel;
+pub mod served;
 pub mod servers;
 mod stores;
 pub mod takers;
