@@ -198,11 +198,14 @@ fn serve_call(port: u16) -> impl Fn() -> Result<Vec<u64>, String> + Sync {
     }
 }
 
-/// `idgen serve` on `redis`, serving app 7's dispenser `kind`.
+/// `idgen serve` on `redis`, serving app 7's dispenser `kind`, without its
+/// buffer: every request takes from Redis, so an answer while the server is
+/// demoted could only come from the replica. (A buffer holds IDs issued
+/// while it was the master, which it may still hand out: not a repeat.)
 fn serve_on(env: &TestEnv, redis: &RedisProcess, kind: &str) -> Served {
     let url = redis.url();
     let vars = [("IDGEN_REDIS_URL", url.as_str()), ("IDGEN_DISPENSER", kind)];
-    Served::start_with(env, &[], &vars, Some(200))
+    Served::start_with(env, &["--buffer", "0"], &vars, Some(200))
 }
 
 /// `next` takers on `redis` (the new master) until they have `count` IDs.
@@ -256,7 +259,10 @@ fn a_writable_replica_beside_its_master_serves_nothing(kind: &str) {
     let on_replica = on_master.outcome;
     let mut ids = on_master.ids;
     ids.extend(&on_replica.ids);
-    assert_no_repeats(&format!("a writable replica beside its master ({kind})"), &ids);
+    assert_no_repeats(
+        &format!("a writable replica beside its master ({kind})"),
+        &ids,
+    );
     assert!(on_master.failures.is_empty(), "{}", on_master.failures[0]);
     assert!(on_replica.ids.is_empty(), "the replica served IDs");
     for failure in &on_replica.failures {
@@ -308,7 +314,10 @@ fn a_master_demoted_by_replicaof_under_serve_serves_nothing(kind: &str) {
     });
     let mut ids = ids_of(&calls);
     ids.extend(on_b);
-    assert_no_repeats(&format!("a master demoted by REPLICAOF under serve ({kind})"), &ids);
+    assert_no_repeats(
+        &format!("a master demoted by REPLICAOF under serve ({kind})"),
+        &ids,
+    );
     assert!(ids.len() as u64 >= chaos_ids());
     assert_refused_while_demoted(&calls, "503 {\"code\":\"unavailable\"");
     assert_refused_while_demoted(&calls, &not_the_master(&b));
@@ -349,7 +358,10 @@ fn a_master_demoted_by_failover_under_serve_serves_nothing(kind: &str) {
     });
     let mut ids = ids_of(&calls);
     ids.extend(on_b);
-    assert_no_repeats(&format!("a master demoted by FAILOVER under serve ({kind})"), &ids);
+    assert_no_repeats(
+        &format!("a master demoted by FAILOVER under serve ({kind})"),
+        &ids,
+    );
     assert!(ids.len() as u64 >= chaos_ids());
     assert_refused_while_demoted(&calls, "503 {\"code\":\"unavailable\"");
     assert_refused_while_demoted(&calls, &not_the_master(&b));
@@ -406,7 +418,10 @@ fn a_library_client_rides_through_a_failover_without_serving_from_the_replica(ki
     });
     let mut ids = ids_of(&calls);
     ids.extend(on_b);
-    assert_no_repeats(&format!("a library client through a FAILOVER ({kind})"), &ids);
+    assert_no_repeats(
+        &format!("a library client through a FAILOVER ({kind})"),
+        &ids,
+    );
     assert!(ids.len() as u64 >= chaos_ids());
     assert_refused_while_demoted(&calls, &format!("Unavailable: Redis node \"main\""));
     assert_refused_while_demoted(&calls, &not_the_master(&b));

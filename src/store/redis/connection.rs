@@ -183,9 +183,11 @@ impl RedisNode {
             if role != "master" {
                 // A replica's ROLE answer: "slave", its master's host and port, ….
                 let master = match answers.get(2) {
-                    Some(Value::Array(fields)) if fields.len() > 2 => {
-                        Some(format!("{}:{}", text_of(fields.get(1)), text_of(fields.get(2))))
-                    }
+                    Some(Value::Array(fields)) if fields.len() > 2 => Some(format!(
+                        "{}:{}",
+                        text_of(fields.get(1)),
+                        text_of(fields.get(2))
+                    )),
                     _ => None,
                 };
                 return Err(self.not_master(&role, master));
