@@ -423,7 +423,7 @@ fn a_library_client_rides_through_a_failover_without_serving_from_the_replica(ki
         &ids,
     );
     assert!(ids.len() as u64 >= chaos_ids());
-    assert_refused_while_demoted(&calls, &format!("Unavailable: Redis node \"main\""));
+    assert_refused_while_demoted(&calls, "Unavailable: Redis node \"main\"");
     assert_refused_while_demoted(&calls, &not_the_master(&b));
     assert_served_again(&calls);
 }
