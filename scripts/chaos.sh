@@ -2,8 +2,11 @@
 # Redis going back in time, with real faults, at scale: every case of
 # tests/rollback.rs (an older RDB snapshot, an AOF that lost its tail, a
 # lagging replica promoted, FLUSHALL and restarts under live leases, a backend
-# outage under a lease holder), each issuing IDGEN_CHAOS_IDS IDs (1,000,000 by
-# default) across concurrent takers, and failing on the first repeated ID.
+# outage under a lease holder), then every case of tests/demotion.rs (a
+# writable replica beside its master, a master demoted by REPLICAOF or by
+# FAILOVER under `idgen serve` and under the library), each issuing
+# IDGEN_CHAOS_IDS IDs (1,000,000 by default) across concurrent takers, and
+# failing on the first repeated ID.
 #
 #   scripts/chaos.sh                     # 1,000,000 IDs per case
 #   IDGEN_CHAOS_IDS=5000000 scripts/chaos.sh
@@ -15,3 +18,5 @@ cd "$(dirname "$0")/.."
 export IDGEN_CHAOS_IDS="${IDGEN_CHAOS_IDS:-1000000}"
 echo "chaos: ${IDGEN_CHAOS_IDS} IDs per case"
 cargo test --release --test main rollback:: -- --test-threads 2
+# Each demotion case says how many IDs it issued and how many repeat.
+cargo test --release --test main demotion:: -- --test-threads 2 --nocapture

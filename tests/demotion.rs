@@ -25,8 +25,11 @@ const APP: &str = "7";
 const TAKERS: usize = 3;
 /// IDs per `next` call and per HTTP request.
 const BATCH: u64 = 500;
-/// How long a phase may take to collect its IDs before the test fails.
-const PHASE_LIMIT: Duration = Duration::from_secs(300);
+/// How long a phase may take to collect its IDs before the test fails: 5
+/// minutes, more for a chaos run of millions.
+fn phase_limit() -> Duration {
+    Duration::from_secs(300).max(Duration::from_millis(3 * chaos_ids()))
+}
 
 /// App 7, recording dispenser `kind`, stocked on `redis` (the master).
 fn stocked_app(env: &TestEnv, redis: &str, kind: &str) {
@@ -92,7 +95,7 @@ impl Clients {
     /// Waits until the clients have `more` IDs beyond what they had.
     fn wait_for_more(&self, more: u64, what: &str) {
         let target = self.ids.load(Ordering::SeqCst) + more;
-        wait_until(PHASE_LIMIT, what, || {
+        wait_until(phase_limit(), what, || {
             self.ids.load(Ordering::SeqCst) >= target
         });
     }
@@ -215,7 +218,7 @@ fn take_on_new_master(env: &TestEnv, redis: &RedisProcess, kind: &str, count: u6
         TAKERS,
         || next_on(env, &url, kind).run(),
         |takers| {
-            wait_until(PHASE_LIMIT, "the new master's takers", || {
+            wait_until(phase_limit(), "the new master's takers", || {
                 takers.taken() * BATCH >= count
             })
         },
@@ -249,7 +252,7 @@ fn a_writable_replica_beside_its_master_serves_nothing(kind: &str) {
                 TAKERS,
                 || next_on(&env, &replica_url, kind).run(),
                 |_| {
-                    wait_until(PHASE_LIMIT, "the master's takers", || {
+                    wait_until(phase_limit(), "the master's takers", || {
                         masters.taken() * BATCH >= chaos_ids()
                     })
                 },
