@@ -16,8 +16,8 @@ use crate::harness::faults::{Persistence, RedisProcess, chaos_ids};
 use crate::harness::served::{Served, try_get};
 use crate::harness::takers::take_during;
 use crate::harness::{Test, TestEnv, assert_unique, parse_ids, wait_until};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const APP: &str = "7";
@@ -399,7 +399,7 @@ fn allocator_on(env: &TestEnv, redis: &str, kind: &str) -> idgen::segment::Segme
 fn a_library_client_rides_through_a_failover_without_serving_from_the_replica(kind: &str) {
     let env = TestEnv::distributed();
     let (mut a, mut b) = master_and_writable_replica(&env, kind);
-    let allocator = Arc::new(allocator_on(&env, &a.url(), kind));
+    let allocator = allocator_on(&env, &a.url(), kind);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let call = || match runtime.block_on(allocator.next(7, None, BATCH)) {
         Ok(issued) => Ok(issued.ids),
