@@ -9,6 +9,9 @@
 # max_limit_id lowered by SQL and by `app set`, SWAPDB to an older copy), on
 # their own mariadbd and redis-server, the same way, and a Cluster push resent
 # to a promoted replica after its answer was lost.
+# And every case of tests/demotion.rs (a writable replica beside its master,
+# a master demoted by REPLICAOF or by FAILOVER under `idgen serve` and under
+# the library).
 #
 #   scripts/chaos.sh                     # 1,000,000 IDs per case
 #   IDGEN_CHAOS_IDS=5000000 scripts/chaos.sh
@@ -30,3 +33,5 @@ cargo test --release --test main ledger_rollback:: -- --test-threads 2
 cargo test --release --test main cluster::a_push_resent -- --test-threads 2
 echo "chaos: the Galera case, ${IDGEN_CHAOS_IDS} IDs across a 3-node cluster with a node killed and rejoined"
 cargo test --release --test main galera::takers_on_every_node -- --test-threads 1 --nocapture
+# Each demotion case says how many IDs it issued and how many repeat.
+cargo test --release --test main demotion:: -- --test-threads 2 --nocapture

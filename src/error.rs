@@ -159,6 +159,20 @@ pub enum Error {
         detail: String,
     },
 
+    /// A Redis server that is not the master: a replica (writable with
+    /// `replica-read-only no`, or a master demoted under live connections). It
+    /// serves, locks and pushes nothing: its stock may be its master's too.
+    #[error("{backend} node {node:?} at {url} is not the master: {}", describe_role(role, master.as_deref()))]
+    NotMaster {
+        backend: &'static str,
+        node: String,
+        url: String,
+        /// `role` in its `INFO replication` (`slave` on a replica).
+        role: String,
+        /// Its master's `host:port`, when it said.
+        master: Option<String>,
+    },
+
     /// The server rolled a transaction back to break a deadlock, after a
     /// lock wait timed out, or for a certification conflict (Galera, Group
     /// Replication): nothing of it was committed.
@@ -327,6 +341,7 @@ impl Error {
             | Backend { .. }
             | TransactionAborted { .. }
             | NodeNotReady { .. }
+            | NotMaster { .. }
             | StockEmpty { .. }
             | WitnessAhead { .. }
             | ShardBusy { .. } => ErrorKind::Unavailable,
@@ -399,6 +414,10 @@ impl Error {
                 "{}; a longer --timeout gives the retries more time",
                 last.hint().unwrap_or_default()
             ),
+            NotMaster { master, .. } => format!(
+                "point idgen at the master{}, or at its sentinels (redis-sentinel://…#MASTER), which it follows through failovers; nothing was served, so retrying is safe",
+                master.as_deref().map(|m| format!(" ({m})")).unwrap_or_default()
+            ),
             ServerTooOld {
                 backend, minimum, ..
             } => format!("upgrade {backend} to {minimum} or later, or point idgen at another server"),
@@ -445,6 +464,16 @@ impl Error {
             Internal(_) => "please report this as a bug".into(),
         };
         Some(hint)
+    }
+}
+
+/// What a server that is not the master is, for [`Error::NotMaster`].
+fn describe_role(role: &str, master: Option<&str>) -> String {
+    match (role, master) {
+        ("slave" | "replica", Some(master)) => format!("it is a replica of {master}"),
+        ("slave" | "replica", None) => "it is a replica".into(),
+        ("", _) => "its role is unknown".into(),
+        (role, _) => format!("its role is {role:?}"),
     }
 }
 

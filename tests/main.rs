@@ -8,6 +8,7 @@ mod config;
 mod config_command;
 mod conformance;
 mod decode;
+mod demotion;
 mod dispenser;
 mod embedded;
 mod ergonomics;

@@ -14,6 +14,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// How many IDs a chaos case issues in all: `IDGEN_CHAOS_IDS`, 100 000 by
+/// default (`scripts/chaos.sh` runs the cases with 1 000 000).
+pub fn chaos_ids() -> u64 {
+    std::env::var("IDGEN_CHAOS_IDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100_000)
+}
+
 /// How a test's own Redis persists its data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Persistence {
@@ -30,6 +39,8 @@ pub struct RedisProcess {
     port: u16,
     persistence: Persistence,
     replica_of: Option<u16>,
+    /// `replica-read-only no`: writes are taken while a replica.
+    writable_as_replica: bool,
     child: Option<Child>,
 }
 
@@ -67,6 +78,7 @@ impl RedisProcess {
             port: free_port(),
             persistence,
             replica_of,
+            writable_as_replica: false,
             child: None,
         };
         process.run();
@@ -91,6 +103,9 @@ impl RedisProcess {
         }
         if let Some(master) = self.replica_of {
             cmd.args(["--replicaof", "127.0.0.1", &master.to_string()]);
+        }
+        if self.writable_as_replica {
+            cmd.args(["--replica-read-only", "no"]);
         }
         if self.persistence == Persistence::None {
             // A restart must come back empty, whatever an earlier SAVE left.
@@ -233,6 +248,53 @@ impl RedisProcess {
                 info.contains("master_link_status:up")
             },
         );
+    }
+
+    /// `replica-read-only no`, now and after a restart: while a replica (now,
+    /// or once demoted) the server takes writes from its clients instead of
+    /// answering `READONLY`. A real setting, used for scratch keys; it is what
+    /// lets a replica's own clients pop and push.
+    pub fn writable_as_replica(mut self) -> Self {
+        let _: () = redis::cmd("CONFIG")
+            .arg("SET")
+            .arg("replica-read-only")
+            .arg("no")
+            .query(&mut self.conn())
+            .unwrap();
+        self.writable_as_replica = true;
+        self
+    }
+
+    /// This server's `role` in `INFO replication`: `master` or `slave`.
+    pub fn role(&self) -> String {
+        self.info_field("replication", "role")
+    }
+
+    /// Redis's own `FAILOVER TO replica` (6.2 and later): this master waits
+    /// for `replica` to catch up, hands it the master role and becomes its
+    /// replica, keeping every client connection (no Sentinel, nothing
+    /// killed). Returns once both report their new roles, the link up.
+    pub fn fail_over_to(&mut self, replica: &mut RedisProcess) {
+        let _: () = redis::cmd("FAILOVER")
+            .arg("TO")
+            .arg("127.0.0.1")
+            .arg(replica.port)
+            .arg("TIMEOUT")
+            .arg(10_000)
+            .query(&mut self.conn())
+            .unwrap();
+        super::wait_until(Duration::from_secs(30), "the failover to finish", || {
+            let info: String = redis::cmd("INFO")
+                .arg("replication")
+                .query(&mut self.conn())
+                .unwrap();
+            info.contains("master_failover_state:no-failover")
+                && info.contains("role:slave")
+                && info.contains("master_link_status:up")
+                && replica.role() == "master"
+        });
+        self.replica_of = Some(replica.port);
+        replica.replica_of = None;
     }
 
     /// `REPLICAOF NO ONE`: the replica becomes a master with what it has.

@@ -18,6 +18,7 @@ pub mod faults;
 pub mod mysql_faults;
 pub mod galera;
 pub mod sentinel;
+pub mod served;
 pub mod servers;
 mod stores;
 pub mod takers;

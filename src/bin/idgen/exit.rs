@@ -58,7 +58,7 @@ pub const EXIT_CODES: &[ExitDoc] = &[
     ExitDoc {
         code: 5,
         name: "unavailable",
-        meaning: "a backend is unreachable or timed out, or stock stayed empty; safe to retry",
+        meaning: "a backend is unreachable, timed out or not the master (a Redis replica), or stock stayed empty; safe to retry",
     },
     ExitDoc {
         code: 6,

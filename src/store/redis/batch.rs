@@ -83,6 +83,8 @@ impl RedisNode {
                     Value::ServerError(e) => {
                         let key = calls[i].keys.get(1).or(calls[i].keys.first());
                         let e = redis::RedisError::from(e);
+                        // A script refused a server that is not the master: reconnect next time.
+                        self.forget_if_broken(&e).await;
                         answers[i] = Some(Err(self.script_error(&e, key.map_or("", |k| k))));
                     }
                     value => answers[i] = Some(Ok(value)),

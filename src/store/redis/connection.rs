@@ -181,18 +181,16 @@ impl RedisNode {
                 _ => String::new(),
             };
             if role != "master" {
-                return Err(Error::Backend {
-                    backend: "Redis",
-                    url: self.url.to_string(),
-                    detail: format!(
-                        "the server the sentinels name as master is a {}",
-                        if role.is_empty() {
-                            "server of unknown role"
-                        } else {
-                            &role
-                        }
-                    ),
-                });
+                // A replica's ROLE answer: "slave", its master's host and port, ….
+                let master = match answers.get(2) {
+                    Some(Value::Array(fields)) if fields.len() > 2 => Some(format!(
+                        "{}:{}",
+                        text_of(fields.get(1)),
+                        text_of(fields.get(2))
+                    )),
+                    _ => None,
+                };
+                return Err(self.not_master(&role, master));
             }
         }
         let run_id = info_field(&info, "run_id");
@@ -449,6 +447,50 @@ impl RedisNode {
         }
     }
 
+    /// The error of a server that is not the master, naming this node.
+    pub(super) fn not_master(&self, role: &str, master: Option<String>) -> Error {
+        Error::NotMaster {
+            backend: "Redis",
+            node: self.name.clone(),
+            url: self.url.to_string(),
+            role: role.to_string(),
+            master,
+        }
+    }
+
+    /// Refuses a server whose `INFO replication` answer says it is not the
+    /// master, and drops the connection to it: the next request connects
+    /// afresh (and, through Sentinel, finds the new master).
+    pub(super) async fn refuse_unless_master(&self, replication: &str) -> Result<()> {
+        let role = info_field(replication, "role");
+        if role == "master" {
+            return Ok(());
+        }
+        self.forget_link().await;
+        Err(self.not_master(&role, master_of(replication)))
+    }
+
+    /// A script's refusal of a server that is not the master does not say
+    /// which master that is: asked once more on the same connection, only
+    /// then, so that the error names it.
+    pub(super) async fn naming_master<T>(&self, conn: &Conn, result: Result<T>) -> Result<T> {
+        let Err(Error::NotMaster {
+            role, master: None, ..
+        }) = &result
+        else {
+            return result;
+        };
+        let mut conn = conn.clone();
+        let mut ask = redis::cmd("INFO");
+        ask.arg("replication");
+        match tokio::time::timeout(self.timeout, ask.query_async::<String>(&mut conn)).await {
+            Ok(Ok(info)) if master_of(&info).is_some() => {
+                Err(self.not_master(role, master_of(&info)))
+            }
+            _ => result,
+        }
+    }
+
     pub(super) fn error(&self, e: &redis::RedisError) -> Error {
         if e.is_timeout() {
             return Error::Timeout {
@@ -462,6 +504,17 @@ impl RedisNode {
         }
         if let Some(denied) = access_error(&self.url, e) {
             return denied;
+        }
+        if is_readonly(e) {
+            // A read-only replica's own answer, or a script's refusal on any
+            // replica (`lua/stock.lua`): `... (role:slave)`.
+            let message = e.to_string();
+            let role = message
+                .split("(role:")
+                .nth(1)
+                .and_then(|rest| rest.split(')').next())
+                .unwrap_or("slave");
+            return self.not_master(role, None);
         }
         match server_failure(&self.url, e) {
             // The failing command's key is not known here: name the keys it can be.
@@ -635,6 +688,15 @@ pub(super) fn texts_in(value: &Value) -> Vec<String> {
     }
 }
 
+/// The `host:port` of the master an `INFO replication` answer names (a replica's).
+pub(super) fn master_of(replication: &str) -> Option<String> {
+    let (host, port) = (
+        info_field(replication, "master_host"),
+        info_field(replication, "master_port"),
+    );
+    (!host.is_empty() && !port.is_empty()).then(|| format!("{host}:{port}"))
+}
+
 /// Is `local` (the server's own address of this connection, from CLIENT
 /// INFO) the address `client` dialled? Then nothing sits in between.
 pub(super) async fn dialled(client: &redis::Client, local: &str) -> bool {
@@ -661,11 +723,16 @@ pub(super) async fn dialled(client: &redis::Client, local: &str) -> bool {
 pub(super) fn failover_may_fix(e: &Error) -> bool {
     matches!(
         e,
-        Error::Unreachable { .. } | Error::Timeout { .. } | Error::Backend { .. }
+        Error::Unreachable { .. }
+            | Error::Timeout { .. }
+            | Error::Backend { .. }
+            | Error::NotMaster { .. }
     )
 }
 
-/// A write refused because the server is a replica: a master was demoted.
+/// A write refused because the server is a replica (a master was demoted, or
+/// a replica is reached directly), or any of idgen's scripts refusing a server
+/// that is not the master: their errors share the READONLY code.
 pub(super) fn is_readonly(e: &redis::RedisError) -> bool {
     e.code() == Some("READONLY") || e.to_string().contains("READONLY")
 }

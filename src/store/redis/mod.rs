@@ -234,12 +234,15 @@ fn reject(taken: &mut Taken, key: &str, entry: &[u8]) {
 
 impl RedisNode {
     /// The warm path on a direct connection: the stamp, the pop, the route
-    /// hint and the server's replication ID in one round trip, no script. The
-    /// connection ends at the server process whose `run_id` is `run_id`; its
-    /// `master_replid`, which a demotion and promotion change under a live
-    /// connection, is read with the pop. Stock stamped with both is that
-    /// process's own, in this replication history; anything else is retired
-    /// before it is served.
+    /// hint and the server's replication state in one round trip, no script.
+    /// The connection ends at the server process whose `run_id` is `run_id`;
+    /// its role and `master_replid`, which a demotion (and a promotion)
+    /// change under a live connection, are read with the pop. On a server
+    /// that is not the master nothing popped is served (a gap, on a server
+    /// that is not the authority anyway): the link is dropped and the take
+    /// fails, or follows the master (see [`Self::take_following`]). On the
+    /// master, stock stamped with both is that process's own, in this
+    /// replication history; anything else is retired before it is served.
     async fn take_queue_direct(
         &self,
         mut conn: Conn,
@@ -249,6 +252,9 @@ impl RedisNode {
     ) -> Result<Taken> {
         let key = self.keys.queue(slot);
         let mut pipe = redis::pipe();
+        // Each answer apart: a read-only replica refuses the pop, and its role
+        // is still read to name its master.
+        pipe.ignore_errors();
         pipe.cmd("HMGET")
             .arg(self.keys.stamp(slot))
             .arg("run_id")
@@ -262,10 +268,40 @@ impl RedisNode {
         }
         pipe.cmd("GET").arg(route_key(slot.app));
         pipe.cmd("INFO").arg("replication");
-        let answer: redis::RedisResult<(StampFields, Value, Option<String>, String)> =
-            self.bounded_raw(pipe.query_async(&mut conn)).await?;
-        let ((stamped, limit, recorded, stamped_replid), popped, hint, replication) =
-            answer.map_err(|e| self.script_error(&e, &key))?;
+        let answers: Vec<Value> = self.bounded(pipe.query_async(&mut conn)).await?;
+        let [stamp, popped, hint, replication]: [Value; 4] =
+            answers.try_into().map_err(|answers: Vec<Value>| {
+                Error::Internal(format!(
+                    "the warm take got {} answers to 4 commands",
+                    answers.len()
+                ))
+            })?;
+        if let Ok(replication) = redis::from_redis_value_ref::<String>(&replication) {
+            self.refuse_unless_master(&replication).await?;
+        }
+        let failed = [&stamp, &popped, &hint, &replication]
+            .into_iter()
+            .find_map(|answer| match answer {
+                Value::ServerError(e) => Some(redis::RedisError::from(e.clone())),
+                _ => None,
+            });
+        if let Some(e) = failed {
+            self.forget_if_broken(&e).await;
+            return Err(self.script_error(&e, &key));
+        }
+        let replication: String = redis::from_redis_value(replication)
+            .map_err(|e| Error::Internal(format!("INFO replication answered {e}")))?;
+        let (stamped, limit, recorded, stamped_replid): StampFields =
+            redis::from_redis_value(stamp).map_err(|e| Error::BadData {
+                backend: "Redis",
+                key: self.keys.stamp(slot),
+                detail: format!("it is not the hash idgen stamps ({e})"),
+            })?;
+        let hint: Option<String> = redis::from_redis_value(hint).map_err(|e| Error::BadData {
+            backend: "Redis",
+            key: route_key(slot.app),
+            detail: format!("it is not a node name ({e})"),
+        })?;
         let entries = match popped {
             Value::Array(entries) => entries,
             Value::Nil => Vec::new(),
@@ -307,14 +343,16 @@ impl RedisNode {
         Ok(taken)
     }
 
-    /// One take from `kind`'s stock, following a Sentinel failover once: a
-    /// failover demoted or took down the master mid-take, the link is gone,
-    /// and the master the sentinels name now serves the take. Nothing popped
-    /// on the old link is served, so this can only leave a gap.
+    /// One take from `kind`'s stock, following a failover once: a failover
+    /// demoted or took down the master mid-take, or the link reached a server
+    /// that is no longer the master, so the link is gone; the master the
+    /// sentinels name (or the cluster's map, made afresh) now serves the take.
+    /// Nothing popped on the old link is served, so this can only leave a
+    /// gap. A standalone node has nowhere else to go: its error stands.
     async fn take_following(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
         let taken = self.take_as(kind, slot, n).await;
         if taken.is_err()
-            && matches!(self.topology, Topology::Sentinel(_))
+            && matches!(self.topology, Topology::Sentinel(_) | Topology::Cluster(_))
             && self.link.lock().await.is_none()
         {
             return self.take_as(kind, slot, n).await;
@@ -332,17 +370,19 @@ impl RedisNode {
             (DispenserKind::Queue, run_id) => {
                 let (key, run_id) = (self.keys.queue(slot), run_id.as_deref().unwrap_or_default());
                 let script = (&self.scripts.take_queue, key.as_str());
-                let (answer, hint) = self
-                    .take_scripted(link.conn, script, slot, n, run_id)
-                    .await?;
+                let taken = self
+                    .take_scripted(link.conn.clone(), script, slot, n, run_id)
+                    .await;
+                let (answer, hint) = self.naming_master(&link.conn, taken).await?;
                 (answer, hint, key)
             }
             (DispenserKind::Range, run_id) => {
                 let (key, run_id) = (self.keys.range(slot), run_id.as_deref().unwrap_or_default());
                 let script = (&self.scripts.take_range, key.as_str());
-                let (answer, hint) = self
-                    .take_scripted(link.conn, script, slot, n, run_id)
-                    .await?;
+                let taken = self
+                    .take_scripted(link.conn.clone(), script, slot, n, run_id)
+                    .await;
+                let (answer, hint) = self.naming_master(&link.conn, taken).await?;
                 (answer, hint, key)
             }
         };
@@ -450,7 +490,8 @@ impl RedisNode {
     /// The stock of `slots` in one round trip. Stock stamped by another server
     /// process counts as missing: the next refill retires it (see
     /// `lua/stock.lua`). `run_id` is the server's when the connection is
-    /// direct; otherwise the server is asked in the same round trip.
+    /// direct; otherwise the server is asked in the same round trip. A server
+    /// that is not the master is refused: its counts decide nothing.
     async fn stock_round(
         &self,
         mut conn: Conn,
@@ -483,7 +524,12 @@ impl RedisNode {
             Some(run_id) => run_id.to_string(),
             None => info_field(&text_of(answers.pop().as_ref()), "run_id"),
         };
-        let replid = info_field(&text_of(answers.pop().as_ref()), "master_replid");
+        let replication = answers
+            .pop()
+            .and_then(|info| redis::from_redis_value::<String>(info).ok())
+            .unwrap_or_default();
+        self.refuse_unless_master(&replication).await?;
+        let replid = info_field(&replication, "master_replid");
         Ok(answers
             .chunks(2)
             .map(|pair| {

@@ -1,5 +1,19 @@
 -- Prelude of every script that reads or writes a shard's stock.
 
+-- Only the master serves, locks or pushes. A replica with `replica-read-only
+-- no` takes writes, and a demoted master keeps its clients' connections: on
+-- either, a take would pop stock its master serves too, and a push would stock
+-- what the master never sees. So every script refuses first, before any read
+-- or write, with an error whose code is READONLY, like a read-only replica's
+-- own answer: clients drop the link and find the master again. The section is
+-- read once, here; `verify` dates the stock with the same answer (a script
+-- runs atomically, so nothing changes in between).
+local replication = redis.call('INFO', 'replication')
+local role = string.match(replication, 'role:(%a+)') or 'unknown'
+if role ~= 'master' then
+  return redis.error_reply('READONLY idgen: this server is not the master (role:' .. role .. ')')
+end
+
 -- Indexes left in a queue list ('queue') or a range hash ('range'); -1 when missing.
 local function stock_of(key, kind)
   if kind == 'queue' then
@@ -23,10 +37,9 @@ end
 -- This server's replication history: every promotion gets a new master_replid,
 -- a former master promoted back from a replica too, which keeps its run_id
 -- but holds the data it copied meanwhile. It can change under a live
--- connection, so it is always read afresh.
+-- connection, so it is read afresh by every script (above).
 local function server_replid()
-  local info = redis.call('INFO', 'replication')
-  return string.match(info, 'master_replid:(%x+)') or ''
+  return string.match(replication, 'master_replid:(%x+)') or ''
 end
 
 -- Serves stock only to the server process, in the replication history, that
