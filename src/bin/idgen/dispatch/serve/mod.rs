@@ -170,7 +170,7 @@ impl LeaseEvents for ServeEvents {
             LeaseEvent::Waiting { .. } | LeaseEvent::Released { .. } => {
                 self.metrics.lease(namespace, |g| g.held = false)
             }
-            LeaseEvent::RenewFailed { .. } => {}
+            LeaseEvent::RenewFailed { .. } | LeaseEvent::Quarantined { .. } => {}
         }
         self.report.event(event);
     }
@@ -212,7 +212,13 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
     };
     let holder = args.holder.clone().unwrap_or_else(default_holder);
 
-    let backend = Backend::open(&ctx.settings)?;
+    // With namespaces to serve, Redis alone will do: segment requests are
+    // then answered with the error naming the missing MySQL.
+    let backend = if args.namespaces.is_empty() {
+        Backend::open(&ctx.settings)?
+    } else {
+        Backend::open_for_leases(&ctx.settings)?
+    };
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let metrics = Arc::new(Metrics::default());
     // Leases are released on the first signal; a second one ends at once.
