@@ -16,6 +16,7 @@ mod harness;
 mod inspect;
 mod layouts;
 mod lease;
+mod lease_redis;
 mod migrate;
 mod namespace;
 mod reload;

@@ -554,6 +554,12 @@ pub mod keys {
         format!("idgen:{{{namespace}}}:free")
     }
 
+    /// The time fence per worker of lease namespace `namespace` (on Redis +
+    /// MySQL, Redis's witness of the fences MySQL records).
+    pub fn fences(namespace: &str) -> String {
+        format!("idgen:{{{namespace}}}:last")
+    }
+
     /// A KEYS/SCAN pattern for every lock of `app` (tagged ones on a cluster too).
     pub fn locks_of(app: u8) -> String {
         format!("{}{app}_*", redis::LOCK_PREFIX)
