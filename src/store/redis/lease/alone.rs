@@ -233,9 +233,21 @@ impl LeaseStore for RedisLeaseStore {
         token: &str,
         last_ms: i64,
     ) -> Result<bool> {
-        self.redis
+        let released = self
+            .redis
             .alone_release(namespace, worker, token, last_ms)
-            .await
+            .await;
+        match released {
+            // A link that broke (a Redis restart) was dropped: the one release
+            // a holder makes gets one more try, on a new link. Renewals and
+            // acquires are retried on their own schedule.
+            Err(e) if e.kind() == crate::ErrorKind::Unavailable => {
+                self.redis
+                    .alone_release(namespace, worker, token, last_ms)
+                    .await
+            }
+            answer => answer,
+        }
     }
 
     async fn namespaces(&self) -> Result<Vec<String>> {
