@@ -215,7 +215,13 @@ fn a_lease_on_redis_alone_issues_ids_of_its_worker_and_releases_it() {
     let worker = acquired_worker(&run.stderr);
     assert!(ids.iter().all(|&id| worker_of(id) == worker));
     let decoded = Test::within(&env)
-        .args(["decode", "--bits", TWO_WORKERS, "--epoch", TWO_WORKERS_EPOCH])
+        .args([
+            "decode",
+            "--bits",
+            TWO_WORKERS,
+            "--epoch",
+            TWO_WORKERS_EPOCH,
+        ])
         .arg(ids[0].to_string())
         .status(0)
         .run();

@@ -150,12 +150,7 @@ impl Restock for NoLedger {
         refuse()
     }
 
-    async fn switch_kind(
-        &self,
-        _: DispenserKind,
-        _: Slot,
-        _: &LockToken,
-    ) -> Result<Option<u64>> {
+    async fn switch_kind(&self, _: DispenserKind, _: Slot, _: &LockToken) -> Result<Option<u64>> {
         refuse()
     }
 }
