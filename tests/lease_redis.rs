@@ -326,6 +326,59 @@ fn a_replica_runs_no_lease_script() {
         .run();
 }
 
+/// A GET over HTTP/1.1: the status code and the body.
+fn http_get(port: u16, path: &str) -> std::io::Result<(u16, String)> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply)?;
+    let status = reply
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    let body = reply
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, body)| body)
+        .to_string();
+    Ok((status, body))
+}
+
+#[test]
+fn serve_on_redis_alone_issues_snowflake_ids_and_refuses_segments_naming_mysql() {
+    let env = TestEnv::distributed();
+    let port = crate::harness::servers::free_port();
+    let mut serve = on_redis_alone(&env, &env.redis_url)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--namespace", "served", "--ttl", "1s"])
+        .args(["--bits", TWO_WORKERS, "--epoch", TWO_WORKERS_EPOCH])
+        .command();
+    serve
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut serve = serve.spawn().expect("start idgen serve");
+    // Healthy once the new namespace's quarantine is over.
+    wait_until(Duration::from_secs(30), "serve to be healthy", || {
+        assert!(serve.try_wait().unwrap().is_none(), "idgen serve exited");
+        http_get(port, "/healthz").is_ok_and(|(status, _)| status == 200)
+    });
+    let (status, id) = http_get(port, "/api/snowflake/get/served").unwrap();
+    assert_eq!(status, 200, "{id}");
+    let id: u64 = id.trim().parse().unwrap();
+    assert!(worker_of(id) < 2);
+    let (status, body) = http_get(port, "/api/segment/get/1").unwrap();
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("--mysql"), "{body}");
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(serve.id() as i32, libc::SIGTERM) };
+    assert!(serve.wait().unwrap().success());
+}
+
 // ---- Redis as the witness of MySQL's fences ------------------------------------------
 
 /// `lease` with a TTL of `ttl` in a one-worker namespace (`--fix worker=0`),

@@ -699,8 +699,17 @@ async fn healthz(State(server): State<Arc<Server>>) -> Response {
         .cloned()
         .collect();
     for (name, namespace) in &server.namespaces {
-        if namespace.session.status().is_none() {
+        let Some(lease) = namespace.session.status() else {
             reasons.push(format!("namespace {name}: no provably valid lease"));
+            continue;
+        };
+        // On Redis alone, after Redis could not prove its state continuous.
+        let now_ms = idgen::clock::process_now_ms();
+        if let Some(until) = lease.quarantine_until_ms.filter(|&until| until >= now_ms) {
+            reasons.push(format!(
+                "namespace {name}: Redis could not prove it kept every lease; issuing resumes after {}",
+                idgen::layout::format_timestamp(until)
+            ));
         }
     }
     let (status, body) = if reasons.is_empty() {
