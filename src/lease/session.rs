@@ -415,8 +415,16 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
                 continue;
             }
             if filled < want {
-                // At the fence: extend it before going on.
-                self.session.renew().await?;
+                // At the fence (as every new lease is after a quarantine):
+                // extend it before going on. A renewal that could not reach
+                // the store is tried again after a pause; once the lease
+                // lapses meanwhile, `valid_lease` waits out the outage.
+                if let Err(e) = self.session.renew().await {
+                    if e.kind() != crate::ErrorKind::Unavailable {
+                        return Err(e);
+                    }
+                    tokio::time::sleep(RETRY_MIN).await;
+                }
             }
         }
         Ok(())
