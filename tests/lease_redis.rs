@@ -151,12 +151,17 @@ fn lease_alone(env: &TestEnv, redis: &str, namespace: &str, count: u64) -> (Vec<
 /// (at least) without a repeat, and never under one worker at the same time. The first
 /// holder of a new namespace gets worker 0, and so does the first after a
 /// flush: both want the same worker.
-fn a_fault_under_a_live_holder_repeats_nothing(fault: impl FnOnce(&mut RedisProcess)) {
+fn a_fault_under_a_live_holder_repeats_nothing<T>(
+    persistence: Persistence,
+    before: impl FnOnce(&RedisProcess) -> T,
+    fault: impl FnOnce(&mut RedisProcess, T),
+) {
     let env = TestEnv::distributed();
-    let mut redis = RedisProcess::start(Persistence::None);
+    let mut redis = RedisProcess::start(persistence);
     let (mut first, _) = holder_alone(&env, &redis.url(), "alone");
+    let kept = before(&redis);
     let first_before = request(&mut first, chaos_ids() / 4);
-    fault(&mut redis);
+    fault(&mut redis, kept);
 
     let url = redis.url();
     let second_done = AtomicBool::new(false);
@@ -191,14 +196,47 @@ fn a_fault_under_a_live_holder_repeats_nothing(fault: impl FnOnce(&mut RedisProc
 
 #[test]
 fn flushall_under_a_live_holder_on_redis_alone_repeats_nothing() {
-    a_fault_under_a_live_holder_repeats_nothing(|redis| {
-        let _: () = redis::cmd("FLUSHALL").query(&mut redis.conn()).unwrap();
-    });
+    a_fault_under_a_live_holder_repeats_nothing(
+        Persistence::None,
+        |_| (),
+        |redis, ()| {
+            let _: () = redis::cmd("FLUSHALL").query(&mut redis.conn()).unwrap();
+        },
+    );
 }
 
 #[test]
 fn an_empty_restart_under_a_live_holder_on_redis_alone_repeats_nothing() {
-    a_fault_under_a_live_holder_repeats_nothing(RedisProcess::restart);
+    a_fault_under_a_live_holder_repeats_nothing(
+        Persistence::None,
+        |_| (),
+        |redis, ()| redis.restart(),
+    );
+}
+
+#[test]
+fn a_restart_that_kept_every_key_under_a_live_holder_on_redis_alone_repeats_nothing() {
+    // As after an AOF synced on every write, or a failover to a replica that
+    // had caught up: the keys are intact, the server process is another.
+    a_fault_under_a_live_holder_repeats_nothing(
+        Persistence::Snapshot,
+        |_| (),
+        |redis, ()| {
+            let snapshot = redis.snapshot("current");
+            redis.restart_from_snapshot(&snapshot);
+        },
+    );
+}
+
+#[test]
+fn a_restart_from_an_older_snapshot_under_a_live_holder_on_redis_alone_repeats_nothing() {
+    // The snapshot holds the namespace's record and the first holder's lease,
+    // from before it issued: the record names the old server process.
+    a_fault_under_a_live_holder_repeats_nothing(
+        Persistence::Snapshot,
+        |redis| redis.snapshot("leased"),
+        |redis, snapshot| redis.restart_from_snapshot(&snapshot),
+    );
 }
 
 #[test]

@@ -111,6 +111,7 @@ impl RedisNode {
                     &key(namespace, "meta"),
                     &format!("{}{worker}", worker_prefix(namespace)),
                     &key(namespace, "last"),
+                    &key(namespace, "free"),
                 ],
                 &[
                     token.to_string(),
@@ -119,6 +120,7 @@ impl RedisNode {
                     fence_ms.to_string(),
                     (fence_ms - ttl.as_millis() as i64).to_string(),
                     millis(QUARANTINE_MARGIN),
+                    worker_prefix(namespace),
                 ],
             )
             .await?;

@@ -8,7 +8,9 @@
 -- an older snapshot, a lagging replica promoted, FLUSHALL): every worker may
 -- still be held, up to a fence this dataset no longer shows. The first script
 -- to see it records a new incarnation (so every lease granted before it is
--- lost) and a quarantine: no lease granted from now on issues a time unit
+-- lost), deletes the lease keys it finds (they prove nothing now, and would
+-- keep their workers, their own holders' included, from being leased again)
+-- and records a quarantine: no lease granted from now on issues a time unit
 -- before the longest TTL the namespace allows, plus a margin, has passed.
 
 local function server_info()
@@ -30,15 +32,22 @@ end
 -- Returns the namespace's incarnation, its quarantine end in Unix ms (0:
 -- none ever) and whether it began just now. `now_ms` is the caller's clock;
 -- the later of it and the server's clock starts a new quarantine, so a clock
--- behind (or a request delayed on the way) cannot shorten it.
-local function continuity(meta, now_ms, ttl_ms, margin_ms)
+-- behind (or a request delayed on the way) cannot shorten it. `prefix` names
+-- the worker keys and `free` the free list; `capacity` is the caller's, for
+-- when the record lost its own (nil: only the record's).
+local function continuity(meta, now_ms, ttl_ms, margin_ms, prefix, free, capacity)
   local run_id, replid, server_usec = server_info()
   local rec = redis.call('HMGET', meta, 'run_id', 'replid', 'incarnation',
-    'quarantine_until_ms', 'ttl_ms')
+    'quarantine_until_ms', 'ttl_ms', 'capacity')
   local quarantine = tonumber(rec[4] or '0')
   if rec[1] == run_id and rec[2] == replid and rec[3] then
     return rec[3], quarantine, false
   end
+  local cap = tonumber(rec[6] or '') or capacity or 0
+  for id = 0, cap - 1 do
+    redis.call('DEL', prefix .. id)
+  end
+  redis.call('DEL', free)
   local now = math.max(now_ms, math.floor(server_usec / 1000))
   local longest = math.max(tonumber(rec[5] or '0'), ttl_ms)
   quarantine = math.max(quarantine, now + longest + margin_ms)

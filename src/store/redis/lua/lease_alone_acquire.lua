@@ -5,7 +5,8 @@
 -- {'full'}; the floor is the worker's recorded fence ('' when none), the
 -- quarantine end '' when there never was one.
 local ttl = tonumber(ARGV[6])
-local incarnation, quarantine = continuity(KEYS[1], tonumber(ARGV[8]), ttl, tonumber(ARGV[9]))
+local incarnation, quarantine = continuity(KEYS[1], tonumber(ARGV[8]), ttl, tonumber(ARGV[9]),
+  ARGV[3], KEYS[2], tonumber(ARGV[2]))
 local meta = redis.call('HMGET', KEYS[1], 'signature', 'ttl_ms')
 if not meta[1] then
   redis.call('HSET', KEYS[1], 'signature', ARGV[1], 'capacity', ARGV[2], 'created_ms', ARGV[8])
