@@ -66,7 +66,7 @@ enum Purpose {
 
 impl Backend {
     /// Opens the backend the settings describe, creating the embedded store's
-    /// file if it is missing (for `init-app` and `lease`). Nothing connects yet:
+    /// file if it is missing (for `init-app`). Nothing connects yet:
     /// the first use of the ledger or of a node does.
     pub fn open(settings: &Settings) -> Result<Self> {
         Self::open_with(settings, true, Purpose::Everything)
