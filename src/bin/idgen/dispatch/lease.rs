@@ -176,7 +176,7 @@ impl LeaseEvents for EventReport {
                     "idgen: lost the lease on worker {worker}; it issues no more IDs under it"
                 ),
                 LeaseEvent::Quarantined { worker, until_ms } => format!(
-                    "idgen: Redis cannot prove it kept namespace {}'s leases (a restart, a failover or lost data), so worker {worker} issues nothing until {}, when every earlier lease has run out",
+                    "idgen: Redis cannot prove it kept namespace {}'s leases (the namespace is new to it, or it restarted, failed over or lost data), so worker {worker} issues nothing until {}, when every earlier lease has run out",
                     self.namespace,
                     format_timestamp(*until_ms)
                 ),
