@@ -332,6 +332,27 @@ fn namespace_list_and_inspect_freelist_read_the_namespace_redis_alone_records() 
 }
 
 #[test]
+fn namespace_delete_on_redis_alone_refuses_a_held_namespace_and_forgets_a_free_one() {
+    let env = TestEnv::distributed();
+    let (holder, _) = holder_alone(&env, &env.redis_url, "gone");
+    on_redis_alone(&env, &env.redis_url)
+        .args(["namespace", "delete", "gone", "--yes"])
+        .status(7)
+        .one_line_error("held")
+        .run();
+    assert!(holder.finish().0.success());
+    on_redis_alone(&env, &env.redis_url)
+        .args(["namespace", "delete", "gone", "--yes"])
+        .status(0)
+        .run();
+    on_redis_alone(&env, &env.redis_url)
+        .args(["namespace", "list"])
+        .status(0)
+        .stdout_lacks("gone")
+        .run();
+}
+
+#[test]
 fn segment_ids_on_redis_alone_are_refused_naming_mysql() {
     let env = TestEnv::distributed();
     on_redis_alone(&env, &env.redis_url)
