@@ -1,4 +1,4 @@
-//! Worker-ID leases in a Redis node, and the two [`LeaseStore`]s built on them:
+//! Worker-ID leases in a Redis node, and the two [`LeaseStore`](crate::lease::LeaseStore)s built on them:
 //! [`FencedLeaseStore`] (Redis + MySQL: MySQL decides, Redis offers free
 //! workers and witnesses every fence) and [`RedisLeaseStore`] (Redis alone,
 //! seed 000: Redis decides, and waits out every TTL whenever it cannot prove
