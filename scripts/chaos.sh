@@ -35,3 +35,8 @@ echo "chaos: the Galera case, ${IDGEN_CHAOS_IDS} IDs across a 3-node cluster wit
 cargo test --release --test main galera::takers_on_every_node -- --test-threads 1 --nocapture
 # Each demotion case says how many IDs it issued and how many repeat.
 cargo test --release --test main demotion:: -- --test-threads 2 --nocapture
+# Leases on Redis alone (tests/lease_redis.rs): FLUSHALL, a restart without
+# persistence, a restart that kept every key and one from an older snapshot,
+# each under a live holder while a second holder starts, each issuing at least
+# IDGEN_CHAOS_IDS IDs between the two holders.
+cargo test --release --test main -- lease_redis::flushall lease_redis::an_empty lease_redis::a_restart --test-threads 2

@@ -1,7 +1,14 @@
 //! Choosing and opening the storage a command runs on.
 //!
 //! Redis and MySQL together make the distributed backend; neither makes the
-//! embedded one (one SQLite file); one without the other is a configuration mistake.
+//! embedded one (one SQLite file). Redis alone runs worker-ID leases only
+//! (seed 000), for the commands that open it with [`Backend::open_for_leases`];
+//! segment IDs need MySQL's ledger, and MySQL without Redis is a configuration
+//! mistake.
+
+mod no_ledger;
+
+pub use no_ledger::segments_need_mysql;
 
 use crate::config::{DEFAULT_NODE, Settings, TlsFiles};
 use crate::error::{Error, Result};
@@ -9,7 +16,7 @@ use crate::lease::{LeaseStore, WorkerNodeAssigner};
 use crate::redact::SecretUrl;
 use crate::segment::{AllocatorOptions, SegmentAllocator};
 use crate::store::mysql::MysqlLedger;
-use crate::store::redis::lease::FencedLeaseStore;
+use crate::store::redis::lease::{FencedLeaseStore, RedisLeaseStore};
 use crate::store::redis::topology::Topology;
 use crate::store::redis::worker_nodes::DistributedWorkerNodes;
 use crate::store::redis::{RedisNode, connect};
@@ -24,7 +31,7 @@ use std::time::Duration;
 pub struct Backend {
     pub ledger: Arc<dyn Ledger>,
     pub nodes: Arc<NodeSet>,
-    /// `redis+mysql` or `embedded`, for `--verbose` and `status`.
+    /// `redis+mysql`, `redis` (leases only) or `embedded`, for `--verbose` and `status`.
     pub kind: &'static str,
     stores: Stores,
 }
@@ -37,68 +44,78 @@ enum Stores {
         redis_tls: TlsFiles,
         timeout: Duration,
     },
+    /// Redis alone: worker-ID leases only; the ledger and the nodes refuse
+    /// every segment operation ([`segments_need_mysql`]).
+    RedisAlone {
+        main: SecretUrl,
+        redis_tls: TlsFiles,
+        timeout: Duration,
+    },
     /// Everything in one SQLite file.
     Embedded { store: Arc<SqliteStore> },
 }
 
+/// Which commands a backend is opened for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    /// Anything, segments included: Redis alone is refused.
+    Everything,
+    /// Worker-ID leases and namespaces only: Redis alone will do.
+    Leases,
+}
+
 impl Backend {
     /// Opens the backend the settings describe, creating the embedded store's
-    /// file if it is missing (for `init-app` and `lease`). Nothing connects yet:
+    /// file if it is missing (for `init-app`). Nothing connects yet:
     /// the first use of the ledger or of a node does.
     pub fn open(settings: &Settings) -> Result<Self> {
-        Self::open_with(settings, true)
+        Self::open_with(settings, true, Purpose::Everything)
     }
 
     /// Like [`Self::open`], but a missing store file is an error (at first use)
     /// rather than a new empty store: a mistyped `--store` must not look like a
     /// fresh deployment.
     pub fn open_existing(settings: &Settings) -> Result<Self> {
-        Self::open_with(settings, false)
+        Self::open_with(settings, false, Purpose::Everything)
     }
 
-    fn open_with(settings: &Settings, create: bool) -> Result<Self> {
+    /// Like [`Self::open`], for commands that only lease worker IDs (`lease`,
+    /// `serve --namespace` without segments): Redis alone will do.
+    pub fn open_for_leases(settings: &Settings) -> Result<Self> {
+        Self::open_with(settings, true, Purpose::Leases)
+    }
+
+    /// Like [`Self::open_existing`], for commands that only read or change
+    /// worker-ID namespaces (`namespace`, `inspect-freelist`): Redis alone will do.
+    pub fn open_existing_for_leases(settings: &Settings) -> Result<Self> {
+        Self::open_with(settings, false, Purpose::Leases)
+    }
+
+    fn open_with(settings: &Settings, create: bool, purpose: Purpose) -> Result<Self> {
         let has_redis = !settings.redis_nodes.is_empty();
         match (has_redis, &settings.mysql) {
             (true, Some(_)) if settings.store.is_some() => Err(store_and_servers(settings)),
+            (true, None) if purpose == Purpose::Everything => Err(segments_need_mysql()),
+            (true, None) if settings.store.is_some() => Err(store_and_servers(settings)),
+            (true, None) => {
+                check_redis_nodes(settings)?;
+                let main = settings.redis_nodes[DEFAULT_NODE].clone();
+                let refusing = Arc::new(no_ledger::NoLedger {
+                    node: DEFAULT_NODE.to_string(),
+                });
+                Ok(Backend {
+                    ledger: refusing.clone(),
+                    nodes: Arc::new(NodeSet::single(refusing)),
+                    kind: "redis",
+                    stores: Stores::RedisAlone {
+                        main,
+                        redis_tls: settings.redis_tls.clone(),
+                        timeout: settings.timeout,
+                    },
+                })
+            }
             (true, Some(mysql)) => {
-                if !settings.redis_nodes.contains_key(DEFAULT_NODE) {
-                    return Err(Error::Config {
-                        location: "redis nodes".into(),
-                        problem: format!("no node is named {DEFAULT_NODE:?}"),
-                        hint: format!(
-                            "name the node that serves apps without a route {DEFAULT_NODE:?}, or pass --redis URL"
-                        ),
-                    });
-                }
-                // URLs are checked now, naming where a bad one came from; nodes
-                // connect only when first used.
-                for (name, url) in &settings.redis_nodes {
-                    let blame = |e: Error| match e {
-                        Error::Invalid {
-                            what,
-                            problem,
-                            hint,
-                        } => {
-                            let origin = settings.origin(&format!("redis node {name}"));
-                            Error::Invalid {
-                                what,
-                                problem: problem.replacen(
-                                    &format!("{url}: "),
-                                    &format!("{url} (node {name}, from {origin}): "),
-                                    1,
-                                ),
-                                hint,
-                            }
-                        }
-                        other => other,
-                    };
-                    if Topology::parse(url).map_err(blame)? == Topology::Standalone {
-                        connect::client(url, &settings.redis_tls).map_err(blame)?;
-                    }
-                }
-                if !settings.redis_nodes.values().any(connect::wants_tls) {
-                    tls::refuse_unused(tls::REDIS, &settings.redis_tls)?;
-                }
+                check_redis_nodes(settings)?;
                 let ledger = Arc::new(
                     MysqlLedger::open(mysql, &settings.mysql_tls, settings.timeout).map_err(
                         |e| match e {
@@ -126,11 +143,6 @@ impl Backend {
                     },
                 })
             }
-            (true, None) => Err(Error::Config {
-                location: "backend".into(),
-                problem: "a Redis URL is configured but no MySQL URL".into(),
-                hint: "the distributed backend needs both: add --mysql URL (or IDGEN_MYSQL_URL), or drop Redis to use the embedded store".into(),
-            }),
             (false, Some(_)) => Err(Error::Config {
                 location: "backend".into(),
                 problem: "a MySQL URL is configured but no Redis URL".into(),
@@ -160,6 +172,7 @@ impl Backend {
             Stores::Distributed { mysql, main, .. } => {
                 format!("redis {main}, {}", mysql.describe())
             }
+            Stores::RedisAlone { main, .. } => format!("redis {main}, leases only"),
             Stores::Embedded { store } => format!("store {}", store.path().display()),
         };
         format!("{} ({location})", self.kind)
@@ -175,7 +188,7 @@ impl Backend {
     pub fn store_file_to_create(&self) -> Option<PathBuf> {
         match &self.stores {
             Stores::Embedded { store } => Some(store.path().to_path_buf()).filter(|p| !p.exists()),
-            Stores::Distributed { .. } => None,
+            Stores::Distributed { .. } | Stores::RedisAlone { .. } => None,
         }
     }
 
@@ -184,7 +197,7 @@ impl Backend {
     pub fn check_store_file(&self) -> Result<()> {
         match &self.stores {
             Stores::Embedded { store } => store.check_writable(),
-            Stores::Distributed { .. } => Ok(()),
+            Stores::Distributed { .. } | Stores::RedisAlone { .. } => Ok(()),
         }
     }
 
@@ -206,10 +219,12 @@ impl Backend {
                 "the destination is the embedded store itself",
                 "configure the Redis + MySQL deployment to move into (--redis and --mysql, or the config file)",
             )),
+            Stores::RedisAlone { .. } => Err(segments_need_mysql()),
         }
     }
 
-    /// Where worker-ID leases live: the default Redis node, or the store file.
+    /// Where worker-ID leases live: the default Redis node (with MySQL, or
+    /// alone), or the store file.
     pub async fn lease_store(&self) -> Result<Arc<dyn LeaseStore>> {
         match &self.stores {
             Stores::Distributed {
@@ -230,6 +245,13 @@ impl Backend {
                     mysql.clone(),
                 )))
             }
+            Stores::RedisAlone {
+                main,
+                redis_tls,
+                timeout,
+            } => Ok(Arc::new(RedisLeaseStore::new(Arc::new(
+                RedisNode::connect(DEFAULT_NODE, main, redis_tls, *timeout).await?,
+            )))),
             Stores::Embedded { store } => Ok(store.clone()),
         }
     }
@@ -247,6 +269,13 @@ impl Backend {
                 ledger: mysql.clone(),
                 redis: Arc::new(RedisNode::connect(DEFAULT_NODE, main, redis_tls, *timeout).await?),
             })),
+            // A Redis counter could go back in time and hand an ID out twice;
+            // only MySQL's auto-increment never reuses one.
+            Stores::RedisAlone { .. } => Err(Error::Config {
+                location: "--assigner worker-node".into(),
+                problem: "the worker-node assigner needs MySQL's WORKER_NODE table, and no MySQL URL is configured".into(),
+                hint: "add --mysql URL (or IDGEN_MYSQL_URL), or lease worker IDs with --assigner lease".into(),
+            }),
         }
     }
 
@@ -259,6 +288,48 @@ impl Backend {
         };
         SegmentAllocator::new(self.ledger.clone(), self.nodes.clone(), options)
     }
+}
+
+/// Checks the Redis node settings: a node named `main`, and every URL (naming
+/// where a bad one came from). Nodes connect only when first used.
+fn check_redis_nodes(settings: &Settings) -> Result<()> {
+    if !settings.redis_nodes.contains_key(DEFAULT_NODE) {
+        return Err(Error::Config {
+            location: "redis nodes".into(),
+            problem: format!("no node is named {DEFAULT_NODE:?}"),
+            hint: format!(
+                "name the node that serves apps without a route {DEFAULT_NODE:?}, or pass --redis URL"
+            ),
+        });
+    }
+    for (name, url) in &settings.redis_nodes {
+        let blame = |e: Error| match e {
+            Error::Invalid {
+                what,
+                problem,
+                hint,
+            } => {
+                let origin = settings.origin(&format!("redis node {name}"));
+                Error::Invalid {
+                    what,
+                    problem: problem.replacen(
+                        &format!("{url}: "),
+                        &format!("{url} (node {name}, from {origin}): "),
+                        1,
+                    ),
+                    hint,
+                }
+            }
+            other => other,
+        };
+        if Topology::parse(url).map_err(blame)? == Topology::Standalone {
+            connect::client(url, &settings.redis_tls).map_err(blame)?;
+        }
+    }
+    if !settings.redis_nodes.values().any(connect::wants_tls) {
+        tls::refuse_unused(tls::REDIS, &settings.redis_tls)?;
+    }
+    Ok(())
 }
 
 /// The usage error for a store file configured together with servers: idgen

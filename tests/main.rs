@@ -18,6 +18,7 @@ mod harness;
 mod inspect;
 mod layouts;
 mod lease;
+mod lease_redis;
 mod ledger_rollback;
 mod migrate;
 mod namespace;

@@ -14,6 +14,11 @@
 //! So even if two processes believe they hold one worker ID at once (a paused
 //! process waking up, a clock jump), their time ranges do not overlap. On top of
 //! that a holder stops issuing once it cannot prove its lease is still valid.
+//!
+//! Where the fences live decides what can go back in time: on Redis + MySQL
+//! each authority is checked against a witness in the other; on Redis alone a
+//! dataset Redis cannot prove continuous starts a quarantine of the longest
+//! TTL plus [`QUARANTINE_MARGIN`] (`store::redis::lease`).
 
 pub mod repair;
 pub mod session;
@@ -69,7 +74,15 @@ pub struct Grant {
     /// Leases Redis had lost (it offered workers that MySQL shows held) and
     /// that were put back on the way to this grant.
     pub restored: u64,
+    /// On Redis alone, after Redis could not prove its state continuous: no
+    /// time unit up to this instant may be issued, since any worker may still
+    /// be held by someone whose fence the lost state recorded.
+    pub quarantine_until_ms: Option<i64>,
 }
+
+/// What a quarantine adds to the longest lease TTL a namespace allows: the
+/// clocks of the holders and of Redis may disagree by this much.
+pub const QUARANTINE_MARGIN: Duration = Duration::from_secs(1);
 
 /// The answer of [`LeaseStore::renew`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -41,6 +41,13 @@ pub enum LeaseEvent {
     Lost {
         worker: u64,
     },
+    /// Redis alone could not prove its state continuous (a restart, a
+    /// failover, lost data): the lease just granted issues nothing up to
+    /// `until_ms`, when every lease from before has certainly run out.
+    Quarantined {
+        worker: u64,
+        until_ms: i64,
+    },
     Released {
         worker: u64,
         last_ms: i64,
@@ -64,6 +71,8 @@ pub struct LeaseStatus {
     pub fence_ms: i64,
     /// The previous holders' fence: only later time units may be issued.
     pub floor_ms: Option<i64>,
+    /// See [`Grant::quarantine_until_ms`]: waited out before the first ID.
+    pub quarantine_until_ms: Option<i64>,
 }
 
 struct Held {
@@ -162,6 +171,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
                     token: String::new(),
                     floor_ms: None,
                     restored: 0,
+                    quarantine_until_ms: None,
                 };
                 // Never reused: valid for as long as the process lives.
                 (grant, sent + Duration::from_secs(100 * 365 * 86_400))
@@ -181,6 +191,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
                 WorkerSource::WorkerNode { .. } => i64::MAX,
             },
             floor_ms: grant.floor_ms,
+            quarantine_until_ms: grant.quarantine_until_ms,
         };
         self.events.event(LeaseEvent::Acquired {
             worker: grant.worker,
@@ -336,6 +347,13 @@ const CHUNK: usize = 1 << 16;
 /// per request); larger ones in `block_in_place`.
 const SMALL_STEP: usize = 64;
 
+/// The longest quarantine a new lease waits out: the longest TTL a lease may
+/// have, plus the margin, plus a minute for a clock a little behind. A longer
+/// one means a clock far behind Redis's or another holder's.
+fn max_quarantine() -> Duration {
+    *crate::config::LEASE_TTL_RANGE.end() + super::QUARANTINE_MARGIN + Duration::from_secs(60)
+}
+
 /// Backoff between attempts to prove or acquire a lease while a backend is down.
 const RETRY_MIN: Duration = Duration::from_millis(100);
 const RETRY_MAX: Duration = Duration::from_secs(2);
@@ -397,8 +415,16 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
                 continue;
             }
             if filled < want {
-                // At the fence: extend it before going on.
-                self.session.renew().await?;
+                // At the fence (as every new lease is after a quarantine):
+                // extend it before going on. A renewal that could not reach
+                // the store is tried again after a pause; once the lease
+                // lapses meanwhile, `valid_lease` waits out the outage.
+                if let Err(e) = self.session.renew().await {
+                    if e.kind() != crate::ErrorKind::Unavailable {
+                        return Err(e);
+                    }
+                    tokio::time::sleep(RETRY_MIN).await;
+                }
             }
         }
         Ok(())
@@ -434,6 +460,27 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
             return Ok(());
         }
         let clock = self.session.clock.clone();
+        if let Some(until) = status.quarantine_until_ms {
+            let left = until - clock.now_ms();
+            if left > 0 {
+                let left = Duration::from_millis(left as u64);
+                if left > max_quarantine() {
+                    // Only a clock far behind Redis's (or the other holders')
+                    // makes a quarantine this long: refuse, as for a floor.
+                    return Err(Error::ClockMovedBack {
+                        behind_ms: left.as_millis() as u64,
+                        tolerance_ms: max_quarantine().as_millis() as u64,
+                    });
+                }
+                self.session.events.event(LeaseEvent::Quarantined {
+                    worker: status.worker,
+                    until_ms: until,
+                });
+                // The renewer keeps the lease meanwhile; whatever it lacks
+                // afterwards, `issue` proves again before generating.
+                tokio::time::sleep(left + Duration::from_millis(1)).await;
+            }
+        }
         if let Some(floor) = status.floor_ms {
             let behind = floor - clock.now_ms();
             if behind > 0 {
@@ -449,7 +496,10 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
         }
         let mut generator =
             SnowflakeGenerator::new(&self.layout, status.worker, clock, self.options)?;
-        if let Some(floor) = status.floor_ms {
+        for floor in [status.floor_ms, status.quarantine_until_ms]
+            .into_iter()
+            .flatten()
+        {
             generator.set_floor_ms(floor);
         }
         self.current = Some((status.generation, generator));

@@ -15,8 +15,8 @@
 pub mod cluster;
 pub mod coprocess;
 pub mod faults;
-pub mod mysql_faults;
 pub mod galera;
+pub mod mysql_faults;
 pub mod sentinel;
 pub mod served;
 pub mod servers;
@@ -555,6 +555,12 @@ pub mod keys {
     /// private to its lease store).
     pub fn free_list(namespace: &str) -> String {
         format!("idgen:{{{namespace}}}:free")
+    }
+
+    /// The time fence per worker of lease namespace `namespace` (on Redis +
+    /// MySQL, Redis's witness of the fences MySQL records).
+    pub fn fences(namespace: &str) -> String {
+        format!("idgen:{{{namespace}}}:last")
     }
 
     /// A KEYS/SCAN pattern for every lock of `app` (tagged ones on a cluster too).

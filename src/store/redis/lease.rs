@@ -1,20 +1,31 @@
-//! A Redis node as a [`LeaseStore`].
+//! Worker-ID leases in a Redis node, and the two [`LeaseStore`](crate::lease::LeaseStore)s built on them:
+//! [`FencedLeaseStore`] (Redis + MySQL: MySQL decides, Redis offers free
+//! workers and witnesses every fence) and [`RedisLeaseStore`] (Redis alone,
+//! seed 000: Redis decides, and waits out every TTL whenever it cannot prove
+//! its state continuous).
 //!
 //! Every key of a namespace carries the hash tag `{ns}`, so the multi-key
 //! scripts run on Redis Cluster too:
-//! `idgen:{ns}:meta` (signature, capacity), `idgen:{ns}:free` (the free list),
-//! `idgen:{ns}:last` (time fence per worker), `idgen:{ns}:w:<id>` (a held
-//! worker: holder, token; with an expiry) and `idgen:{ns}:lock` (repair lock).
+//! `idgen:{ns}:meta` (signature, capacity; on Redis alone also the server's
+//! identity, the incarnation, the longest TTL and the quarantine),
+//! `idgen:{ns}:free` (the free list), `idgen:{ns}:last` (time fence per
+//! worker: on Redis + MySQL the witness of MySQL's), `idgen:{ns}:w:<id>` (a
+//! held worker: holder, token; with an expiry) and `idgen:{ns}:lock` (repair lock).
+//!
+//! Every lease script first checks that its server is the master
+//! (`lua/lease_prelude.lua`); a replica answers `READONLY`.
+
+mod alone;
+mod fenced;
+
+pub use alone::RedisLeaseStore;
+pub use fenced::FencedLeaseStore;
 
 use super::RedisNode;
 use crate::error::{Error, Result};
-use crate::lease::{Grant, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal};
-use crate::store::Ledger;
+use crate::lease::{Grant, NamespaceSnapshot, NamespaceSpec};
 use crate::store::fresh_token;
-use crate::store::mysql::{MysqlLedger, WorkerClaim};
-use async_trait::async_trait;
 use redis::Script;
-use std::sync::Arc;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -35,19 +46,41 @@ struct LeaseScripts {
     claim_namespace: Script,
     restore: Script,
     unlock: Script,
+    alone_acquire: Script,
+    alone_renew: Script,
+    alone_release: Script,
+    alone_delete: Script,
+}
+
+/// A lease script after the prelude every lease script shares (the master check).
+fn with_prelude(body: &str) -> Script {
+    super::acl::script(&format!(
+        "{}\n{body}",
+        include_str!("lua/lease_prelude.lua")
+    ))
+}
+
+/// A script of leases on Redis alone, after both preludes (the master check,
+/// then the continuity check).
+fn alone_script(body: &str) -> Script {
+    with_prelude(&format!("{}\n{body}", include_str!("lua/lease_alone.lua")))
 }
 
 fn scripts() -> &'static LeaseScripts {
     static SCRIPTS: OnceLock<LeaseScripts> = OnceLock::new();
     SCRIPTS.get_or_init(|| LeaseScripts {
-        acquire: super::acl::script(include_str!("lua/lease_acquire.lua")),
-        renew: super::acl::script(include_str!("lua/lease_renew.lua")),
-        release: super::acl::script(include_str!("lua/lease_release.lua")),
-        snapshot: super::acl::script(include_str!("lua/lease_snapshot.lua")),
-        repair: super::acl::script(include_str!("lua/lease_repair.lua")),
-        claim_namespace: super::acl::script(include_str!("lua/lease_claim_namespace.lua")),
-        restore: super::acl::script(include_str!("lua/lease_restore.lua")),
+        acquire: with_prelude(include_str!("lua/lease_acquire.lua")),
+        renew: with_prelude(include_str!("lua/lease_renew.lua")),
+        release: with_prelude(include_str!("lua/lease_release.lua")),
+        snapshot: with_prelude(include_str!("lua/lease_snapshot.lua")),
+        repair: with_prelude(include_str!("lua/lease_repair.lua")),
+        claim_namespace: with_prelude(include_str!("lua/lease_claim_namespace.lua")),
+        restore: with_prelude(include_str!("lua/lease_restore.lua")),
         unlock: super::acl::script(include_str!("lua/unlock.lua")),
+        alone_acquire: alone_script(include_str!("lua/lease_alone_acquire.lua")),
+        alone_renew: alone_script(include_str!("lua/lease_alone_renew.lua")),
+        alone_release: alone_script(include_str!("lua/lease_alone_release.lua")),
+        alone_delete: with_prelude(include_str!("lua/lease_alone_delete.lua")),
     })
 }
 
@@ -81,9 +114,9 @@ impl RedisNode {
     }
 }
 
-/// The Redis half of a lease: a fast free list and the keys that show who holds
-/// what. Only [`FencedLeaseStore`] uses it, because Redis alone can lose or
-/// revert these keys.
+/// The Redis half of a lease on Redis + MySQL: a fast free list, the keys that
+/// show who holds what, and the witness of every fence. Only
+/// [`FencedLeaseStore`] uses these; [`RedisLeaseStore`] has its own scripts.
 impl RedisNode {
     async fn lease_acquire(
         &self,
@@ -122,6 +155,7 @@ impl RedisNode {
                     token,
                     floor_ms,
                     restored: 0,
+                    quarantine_until_ms: None,
                 })
             }
             Some("mismatch") => Err(Error::NamespaceMismatch {
@@ -305,219 +339,6 @@ impl RedisNode {
             )
             .await?;
         Ok(())
-    }
-}
-
-/// Worker leases on the distributed backend: Redis hands out free worker IDs
-/// fast and shows who holds what; MySQL decides, durably, who holds a worker
-/// and up to which time ([`MysqlLedger::take_worker`]).
-///
-/// Redis can lose or revert its keys (a restart without persistence, an older
-/// snapshot, a lagging replica promoted, FLUSHALL). Then it may offer a worker
-/// that is still held: the MySQL row shows the live holder, the offer is handed
-/// back to that holder in Redis, and the next free worker is tried. A holder
-/// whose Redis key vanished keeps its lease (MySQL says so) and puts the key back.
-pub struct FencedLeaseStore {
-    redis: Arc<RedisNode>,
-    ledger: Arc<MysqlLedger>,
-}
-
-impl FencedLeaseStore {
-    pub fn new(redis: Arc<RedisNode>, ledger: Arc<MysqlLedger>) -> Self {
-        FencedLeaseStore { redis, ledger }
-    }
-}
-
-#[async_trait]
-impl LeaseStore for FencedLeaseStore {
-    fn describe(&self) -> String {
-        format!(
-            "redis node {} ({}) with fences in {}",
-            self.redis.name,
-            self.redis.url,
-            Ledger::describe(&*self.ledger)
-        )
-    }
-
-    async fn acquire(
-        &self,
-        namespace: &NamespaceSpec,
-        holder: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<Grant> {
-        let now = fence_ms - i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
-        // Checked durably first: a Redis that lost the namespace's record must
-        // not let another layout into it.
-        self.ledger.claim_namespace(namespace, now).await?;
-        let mut restored = 0;
-        // Each offer Redis makes of a held worker is handed back, so the free
-        // list shrinks; it runs out after at most `capacity` offers.
-        for _ in 0..=namespace.capacity {
-            let offer = self
-                .redis
-                .lease_acquire(namespace, holder, ttl, fence_ms)
-                .await?;
-            let claim = self
-                .ledger
-                .take_worker(namespace, offer.worker, &offer.token, holder, fence_ms, now)
-                .await;
-            match claim {
-                Ok(WorkerClaim::Granted { floor_ms }) => {
-                    return Ok(Grant {
-                        floor_ms: offer.floor_ms.max(floor_ms),
-                        restored,
-                        ..offer
-                    });
-                }
-                Ok(WorkerClaim::Held {
-                    holder: live,
-                    token,
-                    fence_ms: until,
-                }) => {
-                    let left =
-                        Duration::from_millis(u64::try_from(until - now).unwrap_or(1).max(1));
-                    self.redis
-                        .lease_restore(
-                            &namespace.name,
-                            offer.worker,
-                            &offer.token,
-                            &live,
-                            &token,
-                            left,
-                        )
-                        .await?;
-                    restored += 1;
-                }
-                Err(e) => {
-                    // Give the offer back (best effort: it expires in any case).
-                    let _ = self
-                        .redis
-                        .lease_release(
-                            &namespace.name,
-                            offer.worker,
-                            &offer.token,
-                            offer.floor_ms.unwrap_or(0),
-                        )
-                        .await;
-                    return Err(e);
-                }
-            }
-        }
-        Err(Error::AllWorkersHeld {
-            namespace: namespace.name.clone(),
-            capacity: namespace.capacity,
-        })
-    }
-
-    async fn renew(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<Renewal> {
-        if !self
-            .ledger
-            .renew_worker(namespace, worker, token, fence_ms)
-            .await?
-        {
-            return Ok(Renewal::Lost);
-        }
-        // MySQL holds the lease; Redis only mirrors it. A Redis that is down or
-        // lost the key does not end the lease.
-        let mirrored = self
-            .redis
-            .lease_renew(namespace, worker, token, ttl, fence_ms)
-            .await;
-        if mirrored.ok() != Some(2) {
-            return Ok(Renewal::Held);
-        }
-        let holder = self.redis_holder(namespace, worker, token).await;
-        let put_back = self
-            .redis
-            .lease_restore(namespace, worker, token, &holder, token, ttl)
-            .await;
-        Ok(if put_back.is_ok() {
-            Renewal::Restored
-        } else {
-            Renewal::Held
-        })
-    }
-
-    async fn release(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        last_ms: i64,
-    ) -> Result<bool> {
-        let released = self
-            .ledger
-            .release_worker(namespace, worker, token, last_ms)
-            .await?;
-        // Redis's key expires by itself if this fails: the worker only comes back later.
-        let _ = self
-            .redis
-            .lease_release(namespace, worker, token, last_ms)
-            .await;
-        Ok(released)
-    }
-
-    async fn namespaces(&self) -> Result<Vec<String>> {
-        self.redis.namespaces().await
-    }
-
-    async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot> {
-        self.redis.snapshot(namespace).await
-    }
-
-    async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()> {
-        self.redis.repair(namespace, ttl).await
-    }
-
-    async fn delete_namespace(&self, namespace: &str, now_ms: i64) -> Result<()> {
-        let redis = &self.redis;
-        self.ledger
-            .delete_namespace(namespace, now_ms, |durable| async move {
-                let known = durable || redis.namespaces().await?.iter().any(|n| n == namespace);
-                if !known {
-                    return Err(Error::UnknownNamespace {
-                        namespace: namespace.to_string(),
-                    });
-                }
-                if let Some(detail) =
-                    crate::lease::in_use(&redis.snapshot(namespace).await?, now_ms)
-                {
-                    return Err(Error::NamespaceInUse {
-                        namespace: namespace.to_string(),
-                        detail,
-                    });
-                }
-                redis.delete_namespace_keys(namespace).await
-            })
-            .await
-    }
-
-    async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>> {
-        self.redis.lock_namespace(namespace, ttl).await
-    }
-
-    async fn unlock_namespace(&self, namespace: &str, token: &str) -> Result<()> {
-        self.redis.unlock_namespace(namespace, token).await
-    }
-}
-
-impl FencedLeaseStore {
-    /// The holder name MySQL records for our lease, to put back in Redis.
-    async fn redis_holder(&self, namespace: &str, worker: u64, token: &str) -> String {
-        self.ledger
-            .lease_holder(namespace, worker, token)
-            .await
-            .ok()
-            .flatten()
-            .unwrap_or_default()
     }
 }
 

@@ -171,6 +171,7 @@ fn acquire(
             token: token.clone(),
             floor_ms,
             restored: 0,
+            quarantine_until_ms: None,
         })
     };
     loop {

@@ -53,7 +53,7 @@ fn describe(problem: &Problem) -> String {
 }
 
 pub async fn run(args: InspectArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let backend = Backend::open_existing(&ctx.settings)?;
+    let backend = Backend::open_existing_for_leases(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let store = backend.lease_store().await?;
     let ns = &args.namespace.name;

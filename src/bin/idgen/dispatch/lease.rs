@@ -121,6 +121,12 @@ impl LeaseEvents for EventReport {
                 LeaseEvent::Lost { worker } => {
                     json!({"event": "lost", "namespace": self.namespace, "worker": worker})
                 }
+                LeaseEvent::Quarantined { worker, until_ms } => json!({
+                    "event": "quarantined",
+                    "namespace": self.namespace,
+                    "worker": worker,
+                    "until_unix_ms": until_ms,
+                }),
                 LeaseEvent::Released { worker, last_ms } => json!({
                     "event": "released",
                     "namespace": self.namespace,
@@ -168,6 +174,11 @@ impl LeaseEvents for EventReport {
                 }
                 LeaseEvent::Lost { worker } => format!(
                     "idgen: lost the lease on worker {worker}; it issues no more IDs under it"
+                ),
+                LeaseEvent::Quarantined { worker, until_ms } => format!(
+                    "idgen: Redis cannot prove it kept namespace {}'s leases (the namespace is new to it, or it restarted, failed over or lost data), so worker {worker} issues nothing until {}, when every earlier lease has run out",
+                    self.namespace,
+                    format_timestamp(*until_ms)
                 ),
                 LeaseEvent::Released { worker, last_ms } => format!(
                     "idgen: released worker {worker} (last time issued {})",
@@ -228,7 +239,9 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
     };
     let holder = args.holder.clone().unwrap_or_else(default_holder);
 
-    let backend = Backend::open(&ctx.settings)?;
+    // Leases run on Redis alone too (seed 000); the worker-node assigner says
+    // so itself when it needs MySQL.
+    let backend = Backend::open_for_leases(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let new_store = backend.store_file_to_create();
     let source = match assigner {

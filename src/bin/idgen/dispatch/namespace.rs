@@ -69,7 +69,7 @@ pub struct NamespaceShowArgs {
 }
 
 pub async fn run(args: NamespaceArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let backend = Backend::open_existing(&ctx.settings)?;
+    let backend = Backend::open_existing_for_leases(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let now_ms = idgen::clock::process_now_ms();
     let ttl_ms = ctx.settings.lease_ttl.as_millis() as i64;

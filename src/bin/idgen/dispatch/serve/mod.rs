@@ -170,7 +170,7 @@ impl LeaseEvents for ServeEvents {
             LeaseEvent::Waiting { .. } | LeaseEvent::Released { .. } => {
                 self.metrics.lease(namespace, |g| g.held = false)
             }
-            LeaseEvent::RenewFailed { .. } => {}
+            LeaseEvent::RenewFailed { .. } | LeaseEvent::Quarantined { .. } => {}
         }
         self.report.event(event);
     }
@@ -212,7 +212,13 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
     };
     let holder = args.holder.clone().unwrap_or_else(default_holder);
 
-    let backend = Backend::open(&ctx.settings)?;
+    // With namespaces to serve, Redis alone will do: segment requests are
+    // then answered with the error naming the missing MySQL.
+    let backend = if args.namespaces.is_empty() {
+        Backend::open(&ctx.settings)?
+    } else {
+        Backend::open_for_leases(&ctx.settings)?
+    };
     ctx.out.info(&format!("backend: {}", backend.describe()));
     let metrics = Arc::new(Metrics::default());
     // Leases are released on the first signal; a second one ends at once.
@@ -701,8 +707,17 @@ async fn healthz(State(server): State<Arc<Server>>) -> Response {
         .cloned()
         .collect();
     for (name, namespace) in &server.namespaces {
-        if namespace.session.status().is_none() {
+        let Some(lease) = namespace.session.status() else {
             reasons.push(format!("namespace {name}: no provably valid lease"));
+            continue;
+        };
+        // On Redis alone, after Redis could not prove its state continuous.
+        let now_ms = idgen::clock::process_now_ms();
+        if let Some(until) = lease.quarantine_until_ms.filter(|&until| until >= now_ms) {
+            reasons.push(format!(
+                "namespace {name}: Redis could not prove it kept every lease; issuing resumes after {}",
+                idgen::layout::format_timestamp(until)
+            ));
         }
     }
     let (status, body) = if reasons.is_empty() {

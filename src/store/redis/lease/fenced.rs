@@ -1,0 +1,235 @@
+//! Worker leases on Redis + MySQL: MySQL decides who holds a worker and up
+//! to which time; Redis offers free workers and keeps a witness of every fence.
+
+use super::super::RedisNode;
+use crate::error::{Error, Result};
+use crate::lease::{Grant, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal};
+use crate::store::Ledger;
+use crate::store::mysql::{MysqlLedger, WorkerClaim};
+use async_trait::async_trait;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Worker leases on the distributed backend: Redis hands out free worker IDs
+/// fast and shows who holds what; MySQL decides, durably, who holds a worker
+/// and up to which time ([`MysqlLedger::take_worker`]).
+///
+/// Redis can lose or revert its keys (a restart without persistence, an older
+/// snapshot, a lagging replica promoted, FLUSHALL). Then it may offer a worker
+/// that is still held: the MySQL row shows the live holder, the offer is handed
+/// back to that holder in Redis, and the next free worker is tried. A holder
+/// whose Redis key vanished keeps its lease (MySQL says so) and puts the key back.
+///
+/// MySQL can go back in time too (a restored backup, a lagging replica
+/// promoted). So Redis keeps a witness of every fence (`last`), written before
+/// the holder issues up to it (at acquire, and at every renewal that raises
+/// it), and a new holder starts after the higher of MySQL's fence and the
+/// witness. Only both going back at once escapes this.
+pub struct FencedLeaseStore {
+    redis: Arc<RedisNode>,
+    ledger: Arc<MysqlLedger>,
+}
+
+impl FencedLeaseStore {
+    pub fn new(redis: Arc<RedisNode>, ledger: Arc<MysqlLedger>) -> Self {
+        FencedLeaseStore { redis, ledger }
+    }
+}
+
+#[async_trait]
+impl LeaseStore for FencedLeaseStore {
+    fn describe(&self) -> String {
+        format!(
+            "redis node {} ({}) with fences in {}",
+            self.redis.name,
+            self.redis.url,
+            Ledger::describe(&*self.ledger)
+        )
+    }
+
+    async fn acquire(
+        &self,
+        namespace: &NamespaceSpec,
+        holder: &str,
+        ttl: Duration,
+        fence_ms: i64,
+    ) -> Result<Grant> {
+        let now = fence_ms - i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+        // Checked durably first: a Redis that lost the namespace's record must
+        // not let another layout into it.
+        self.ledger.claim_namespace(namespace, now).await?;
+        let mut restored = 0;
+        // Each offer Redis makes of a held worker is handed back, so the free
+        // list shrinks; it runs out after at most `capacity` offers.
+        for _ in 0..=namespace.capacity {
+            let offer = self
+                .redis
+                .lease_acquire(namespace, holder, ttl, fence_ms)
+                .await?;
+            let claim = self
+                .ledger
+                .take_worker(namespace, offer.worker, &offer.token, holder, fence_ms, now)
+                .await;
+            match claim {
+                Ok(WorkerClaim::Granted { floor_ms }) => {
+                    // The higher of MySQL's fence and Redis's witness: either
+                    // authority may have gone back in time, not both at once.
+                    return Ok(Grant {
+                        floor_ms: offer.floor_ms.max(floor_ms),
+                        restored,
+                        ..offer
+                    });
+                }
+                Ok(WorkerClaim::Held {
+                    holder: live,
+                    token,
+                    fence_ms: until,
+                }) => {
+                    let left =
+                        Duration::from_millis(u64::try_from(until - now).unwrap_or(1).max(1));
+                    self.redis
+                        .lease_restore(
+                            &namespace.name,
+                            offer.worker,
+                            &offer.token,
+                            &live,
+                            &token,
+                            left,
+                        )
+                        .await?;
+                    restored += 1;
+                }
+                Err(e) => {
+                    // Give the offer back (best effort: it expires in any case).
+                    let _ = self
+                        .redis
+                        .lease_release(
+                            &namespace.name,
+                            offer.worker,
+                            &offer.token,
+                            offer.floor_ms.unwrap_or(0),
+                        )
+                        .await;
+                    return Err(e);
+                }
+            }
+        }
+        Err(Error::AllWorkersHeld {
+            namespace: namespace.name.clone(),
+            capacity: namespace.capacity,
+        })
+    }
+
+    async fn renew(
+        &self,
+        namespace: &str,
+        worker: u64,
+        token: &str,
+        ttl: Duration,
+        fence_ms: i64,
+    ) -> Result<Renewal> {
+        if !self
+            .ledger
+            .renew_worker(namespace, worker, token, fence_ms)
+            .await?
+        {
+            return Ok(Renewal::Lost);
+        }
+        // MySQL holds the lease; Redis keeps the key only as a mirror, but its
+        // witness of the fence must be written before the holder issues up to
+        // the fence: a Redis that cannot take it fails the renewal (the holder
+        // keeps its old fence), so a MySQL restored from a backup cannot let a
+        // new holder start below a fence this one issued up to.
+        let mirrored = self
+            .redis
+            .lease_renew(namespace, worker, token, ttl, fence_ms)
+            .await?;
+        if mirrored != 2 {
+            return Ok(Renewal::Held);
+        }
+        let holder = self.redis_holder(namespace, worker, token).await;
+        let put_back = self
+            .redis
+            .lease_restore(namespace, worker, token, &holder, token, ttl)
+            .await;
+        Ok(if put_back.is_ok() {
+            Renewal::Restored
+        } else {
+            Renewal::Held
+        })
+    }
+
+    async fn release(
+        &self,
+        namespace: &str,
+        worker: u64,
+        token: &str,
+        last_ms: i64,
+    ) -> Result<bool> {
+        let released = self
+            .ledger
+            .release_worker(namespace, worker, token, last_ms)
+            .await?;
+        // Redis's key expires by itself if this fails: the worker only comes back later.
+        let _ = self
+            .redis
+            .lease_release(namespace, worker, token, last_ms)
+            .await;
+        Ok(released)
+    }
+
+    async fn namespaces(&self) -> Result<Vec<String>> {
+        self.redis.namespaces().await
+    }
+
+    async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot> {
+        self.redis.snapshot(namespace).await
+    }
+
+    async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()> {
+        self.redis.repair(namespace, ttl).await
+    }
+
+    async fn delete_namespace(&self, namespace: &str, now_ms: i64) -> Result<()> {
+        let redis = &self.redis;
+        self.ledger
+            .delete_namespace(namespace, now_ms, |durable| async move {
+                let known = durable || redis.namespaces().await?.iter().any(|n| n == namespace);
+                if !known {
+                    return Err(Error::UnknownNamespace {
+                        namespace: namespace.to_string(),
+                    });
+                }
+                if let Some(detail) =
+                    crate::lease::in_use(&redis.snapshot(namespace).await?, now_ms)
+                {
+                    return Err(Error::NamespaceInUse {
+                        namespace: namespace.to_string(),
+                        detail,
+                    });
+                }
+                redis.delete_namespace_keys(namespace).await
+            })
+            .await
+    }
+
+    async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>> {
+        self.redis.lock_namespace(namespace, ttl).await
+    }
+
+    async fn unlock_namespace(&self, namespace: &str, token: &str) -> Result<()> {
+        self.redis.unlock_namespace(namespace, token).await
+    }
+}
+
+impl FencedLeaseStore {
+    /// The holder name MySQL records for our lease, to put back in Redis.
+    async fn redis_holder(&self, namespace: &str, worker: u64, token: &str) -> String {
+        self.ledger
+            .lease_holder(namespace, worker, token)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+}

@@ -1,0 +1,15 @@
+-- Redis alone: extends a lease and raises its fence, only while the token
+-- holds the worker in the namespace's current incarnation.
+-- KEYS: meta, worker key, last, free. ARGV: token, ttl ms, worker, fence ms,
+-- now ms, margin ms, worker prefix.
+-- Returns 1 when renewed, 0 when lost: another token holds the worker, its
+-- key expired, or Redis cannot prove it kept the lease (see lease_alone.lua).
+local ttl = tonumber(ARGV[2])
+local incarnation, _, began = continuity(KEYS[1], tonumber(ARGV[5]), ttl, tonumber(ARGV[6]),
+  ARGV[7], KEYS[4], nil)
+if began then return 0 end
+local lease = redis.call('HMGET', KEYS[2], 'token', 'incarnation')
+if lease[1] ~= ARGV[1] or lease[2] ~= incarnation then return 0 end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+raise_fence(KEYS[3], ARGV[3], ARGV[4])
+return 1

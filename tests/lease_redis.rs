@@ -1,0 +1,519 @@
+//! Worker-ID leases on Redis alone (seed 000: no database), and Redis as the
+//! witness of the fences MySQL records on Redis + MySQL.
+//!
+//! On Redis alone a dataset Redis cannot prove continuous (FLUSHALL, a restart
+//! without persistence, a new namespace) starts a quarantine: the longest TTL
+//! plus a margin before any new lease issues. The fault cases run real
+//! redis-servers of their own and collect `IDGEN_CHAOS_IDS` IDs (100 000 by
+//! default) from two holders.
+
+use crate::harness::faults::{Persistence, RedisProcess};
+use crate::harness::{
+    Coprocess, StopOnDrop, Test, TestEnv, acquired_worker, assert_unique, keys, parse_ids,
+    wait_until,
+};
+use idgen::layout::{FieldKind, Layout};
+use redis::Commands;
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::process::ExitStatusExt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// How many IDs a fault case collects from its holders.
+fn chaos_ids() -> u64 {
+    std::env::var("IDGEN_CHAOS_IDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100_000)
+}
+
+/// A layout with two worker IDs: two holders share the namespace, and a
+/// holder that loses its worker may get the other one's. Its 64 IDs per
+/// millisecond spread a holder's IDs over time, so that two holders that
+/// overlapped would show it.
+const TWO_WORKERS: &str = "time:56,worker:1,seq:6";
+const TWO_WORKERS_EPOCH: &str = "2024-01-01";
+
+fn two_workers() -> Layout {
+    let epoch = idgen::layout::parse_epoch(TWO_WORKERS_EPOCH).unwrap();
+    Layout::custom(TWO_WORKERS, None, Some(epoch)).unwrap()
+}
+
+fn worker_of(id: u64) -> u64 {
+    two_workers()
+        .decompose(id)
+        .unwrap()
+        .get(FieldKind::Worker)
+        .unwrap()
+}
+
+fn time_of(id: u64) -> i64 {
+    two_workers().decompose(id).unwrap().unix_ms.unwrap()
+}
+
+/// `lease --json` in `namespace` of [`TWO_WORKERS`] with a 1s TTL, then `how`.
+fn two_worker_lease<'a>(namespace: &'a str, how: &[&'a str]) -> Vec<&'a str> {
+    let mut args = two_worker_lease_for(namespace, "1s");
+    args.extend_from_slice(how);
+    args
+}
+
+/// `lease --json` in `namespace` of [`TWO_WORKERS`] with a TTL of `ttl`.
+fn two_worker_lease_for<'a>(namespace: &'a str, ttl: &'a str) -> Vec<&'a str> {
+    vec![
+        "lease",
+        "--json",
+        "--namespace",
+        namespace,
+        "--bits",
+        TWO_WORKERS,
+        "--epoch",
+        TWO_WORKERS_EPOCH,
+        "--ttl",
+        ttl,
+    ]
+}
+
+/// A run of idgen with Redis at `redis` and no MySQL.
+fn on_redis_alone<'e>(env: &'e TestEnv, redis: &str) -> Test<'e> {
+    Test::within(env)
+        .unset("IDGEN_MYSQL_URL")
+        .env("IDGEN_REDIS_URL", redis)
+}
+
+/// A `lease --stdin` holder on Redis alone that has acquired its worker.
+fn holder_alone(env: &TestEnv, redis: &str, namespace: &str) -> (Coprocess, u64) {
+    let mut cmd = env.idgen();
+    cmd.env_remove("IDGEN_MYSQL_URL")
+        .env("IDGEN_REDIS_URL", redis)
+        .args(two_worker_lease(namespace, &["--stdin"]));
+    let mut holder = Coprocess::spawn(cmd);
+    let worker = holder.acquired_worker();
+    (holder, worker)
+}
+
+/// IDs from a `--stdin` holder, in requests of at most 50 000.
+fn request(holder: &mut Coprocess, count: u64) -> Vec<u64> {
+    let mut ids = Vec::new();
+    while (ids.len() as u64) < count {
+        let n = (count - ids.len() as u64).min(50_000);
+        ids.extend(holder.request(n as usize));
+    }
+    ids
+}
+
+/// The time units each worker issued, by one holder's IDs.
+fn units_by_worker(ids: &[u64]) -> BTreeMap<u64, BTreeSet<i64>> {
+    let mut units: BTreeMap<u64, BTreeSet<i64>> = BTreeMap::new();
+    for &id in ids {
+        units.entry(worker_of(id)).or_default().insert(time_of(id));
+    }
+    units
+}
+
+/// No two holders used one worker in overlapping time: the span in which the
+/// second holder (a single lease) issued under a worker holds no time unit the
+/// first holder issued under it, and the second started after everything the
+/// first issued under that worker before the fault.
+fn assert_no_overlap(first_before: &[u64], first_after: &[u64], second: &[u64]) {
+    let before = units_by_worker(first_before);
+    let first: Vec<u64> = first_before.iter().chain(first_after).copied().collect();
+    let first = units_by_worker(&first);
+    for (worker, units) in units_by_worker(second) {
+        let (start, end) = (*units.first().unwrap(), *units.last().unwrap());
+        if let Some(used) = first.get(&worker) {
+            assert!(
+                used.range(start..=end).next().is_none(),
+                "both holders issued under worker {worker} within {start}..={end}"
+            );
+        }
+        if let Some(last_before) = before.get(&worker).and_then(|u| u.last()) {
+            assert!(
+                start > *last_before,
+                "the second holder of worker {worker} started at {start}, not after {last_before}"
+            );
+        }
+    }
+}
+
+/// The IDs of a `lease --count` holder started now on Redis alone.
+fn lease_alone(env: &TestEnv, redis: &str, namespace: &str, count: u64) -> (Vec<u64>, String) {
+    let count = count.to_string();
+    let run = on_redis_alone(env, redis)
+        .args(two_worker_lease(namespace, &["--count", &count]))
+        .status(0)
+        .run();
+    (run.ids(), run.stderr)
+}
+
+/// A live holder, a fault, and a second holder started at once while the
+/// first goes on asking for IDs: together they issue `chaos_ids()` IDs
+/// (at least) without a repeat, and never under one worker at the same time. The first
+/// holder of a new namespace gets worker 0, and so does the first after a
+/// flush: both want the same worker.
+fn a_fault_under_a_live_holder_repeats_nothing<T>(
+    persistence: Persistence,
+    before: impl FnOnce(&RedisProcess) -> T,
+    fault: impl FnOnce(&mut RedisProcess, T),
+) {
+    let env = TestEnv::distributed();
+    let mut redis = RedisProcess::start(persistence);
+    let (mut first, _) = holder_alone(&env, &redis.url(), "alone");
+    let kept = before(&redis);
+    let first_before = request(&mut first, chaos_ids() / 4);
+    fault(&mut redis, kept);
+
+    let url = redis.url();
+    let second_done = AtomicBool::new(false);
+    let ((second, stderr), mut first_after) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| {
+            let _done = StopOnDrop(&second_done);
+            lease_alone(&env, &url, "alone", chaos_ids() / 4)
+        });
+        // Small requests all along, so the first holder issues for as long as
+        // the second one runs.
+        let mut ids = Vec::new();
+        while (ids.len() as u64) < chaos_ids() / 2 || !second_done.load(Ordering::SeqCst) {
+            ids.extend(first.request(1000));
+        }
+        (second.join().unwrap(), ids)
+    });
+    assert!(stderr.contains("\"quarantined\""), "{stderr}");
+    let (status, rest, stderr) = first.finish();
+    assert!(status.success(), "{stderr:?}");
+    first_after.extend(parse_ids(&rest));
+
+    assert_no_overlap(&first_before, &first_after, &second);
+    let all: Vec<u64> = first_before
+        .iter()
+        .chain(&first_after)
+        .chain(&second)
+        .copied()
+        .collect();
+    assert!(all.len() as u64 >= chaos_ids());
+    assert_unique(&all);
+}
+
+#[test]
+fn flushall_under_a_live_holder_on_redis_alone_repeats_nothing() {
+    a_fault_under_a_live_holder_repeats_nothing(
+        Persistence::None,
+        |_| (),
+        |redis, ()| {
+            let _: () = redis::cmd("FLUSHALL").query(&mut redis.conn()).unwrap();
+        },
+    );
+}
+
+#[test]
+fn an_empty_restart_under_a_live_holder_on_redis_alone_repeats_nothing() {
+    a_fault_under_a_live_holder_repeats_nothing(
+        Persistence::None,
+        |_| (),
+        |redis, ()| redis.restart(),
+    );
+}
+
+#[test]
+fn a_restart_that_kept_every_key_under_a_live_holder_on_redis_alone_repeats_nothing() {
+    // As after an AOF synced on every write, or a failover to a replica that
+    // had caught up: the keys are intact, the server process is another.
+    a_fault_under_a_live_holder_repeats_nothing(
+        Persistence::Snapshot,
+        |_| (),
+        |redis, ()| {
+            let snapshot = redis.snapshot("current");
+            redis.restart_from_snapshot(&snapshot);
+        },
+    );
+}
+
+#[test]
+fn a_restart_from_an_older_snapshot_under_a_live_holder_on_redis_alone_repeats_nothing() {
+    // The snapshot holds the namespace's record and the first holder's lease,
+    // from before it issued: the record names the old server process.
+    a_fault_under_a_live_holder_repeats_nothing(
+        Persistence::Snapshot,
+        |redis| redis.snapshot("leased"),
+        |redis, snapshot| redis.restart_from_snapshot(&snapshot),
+    );
+}
+
+#[test]
+fn a_lease_on_redis_alone_issues_ids_of_its_worker_and_releases_it() {
+    let env = TestEnv::distributed();
+    let run = on_redis_alone(&env, &env.redis_url)
+        .args(two_worker_lease("solo", &["--count", "1000"]))
+        .status(0)
+        .stderr("\"released\"")
+        .run();
+    let ids = run.ids();
+    assert_eq!(ids.len(), 1000);
+    assert_unique(&ids);
+    let worker = acquired_worker(&run.stderr);
+    assert!(ids.iter().all(|&id| worker_of(id) == worker));
+    let decoded = Test::within(&env)
+        .args([
+            "decode",
+            "--bits",
+            TWO_WORKERS,
+            "--epoch",
+            TWO_WORKERS_EPOCH,
+        ])
+        .arg(ids[0].to_string())
+        .status(0)
+        .run();
+    assert!(
+        decoded.stdout.contains(&format!("worker={worker}")),
+        "{decoded}"
+    );
+    // Released: nobody holds the worker any more.
+    let inspected = on_redis_alone(&env, &env.redis_url)
+        .args(["inspect-freelist", "--namespace", "solo", "--json"])
+        .status(0)
+        .run()
+        .json();
+    assert_eq!(inspected["held"], serde_json::json!([]), "{inspected}");
+}
+
+#[test]
+fn the_first_lease_of_a_namespace_on_redis_alone_waits_out_one_ttl_and_the_margin() {
+    // Redis cannot tell a new namespace from one whose record it lost.
+    let env = TestEnv::distributed();
+    let run = on_redis_alone(&env, &env.redis_url)
+        .args(two_worker_lease("fresh", &["--count", "1"]))
+        .status(0)
+        .run();
+    let event = |name: &str| {
+        run.stderr
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|v| v["event"] == name)
+            .unwrap_or_else(|| panic!("no {name} event: {run}"))
+    };
+    let until = event("quarantined")["until_unix_ms"].as_i64().unwrap();
+    assert!(
+        time_of(run.ids()[0]) > until,
+        "the ID was issued within the quarantine"
+    );
+    // A second lease finds the record in place: no quarantine.
+    on_redis_alone(&env, &env.redis_url)
+        .args(two_worker_lease("fresh", &["--count", "1"]))
+        .status(0)
+        .stderr_lacks("\"quarantined\"")
+        .run();
+}
+
+#[test]
+fn namespace_list_and_inspect_freelist_read_the_namespace_redis_alone_records() {
+    let env = TestEnv::distributed();
+    on_redis_alone(&env, &env.redis_url)
+        .args(two_worker_lease("listed", &["--count", "1"]))
+        .status(0)
+        .run();
+    let list = on_redis_alone(&env, &env.redis_url)
+        .args(["namespace", "list", "--json"])
+        .status(0)
+        .run()
+        .json();
+    let listed = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|ns| ns["name"] == "listed")
+        .unwrap_or_else(|| panic!("namespace list lacks it: {list}"));
+    assert_eq!(listed["capacity"], 2);
+    on_redis_alone(&env, &env.redis_url)
+        .args(["inspect-freelist", "--namespace", "listed"])
+        .status(0)
+        .stdout("listed")
+        .stdout("no problems")
+        .run();
+}
+
+#[test]
+fn namespace_delete_on_redis_alone_refuses_a_held_namespace_and_forgets_a_free_one() {
+    let env = TestEnv::distributed();
+    let (holder, _) = holder_alone(&env, &env.redis_url, "gone");
+    on_redis_alone(&env, &env.redis_url)
+        .args(["namespace", "delete", "gone", "--yes"])
+        .status(7)
+        .one_line_error("held")
+        .run();
+    assert!(holder.finish().0.success());
+    on_redis_alone(&env, &env.redis_url)
+        .args(["namespace", "delete", "gone", "--yes"])
+        .status(0)
+        .run();
+    on_redis_alone(&env, &env.redis_url)
+        .args(["namespace", "list"])
+        .status(0)
+        .stdout_lacks("gone")
+        .run();
+}
+
+#[test]
+fn segment_ids_on_redis_alone_are_refused_naming_mysql() {
+    let env = TestEnv::distributed();
+    on_redis_alone(&env, &env.redis_url)
+        .args(["next", "--app", "1"])
+        .status(2)
+        .one_line_error("--mysql")
+        .run();
+}
+
+#[test]
+fn the_worker_node_assigner_on_redis_alone_is_refused_naming_mysql() {
+    let env = TestEnv::distributed();
+    on_redis_alone(&env, &env.redis_url)
+        .args(two_worker_lease("nodes", &["--assigner", "worker-node"]))
+        .status(2)
+        .stdout_is("")
+        .one_line_error("--mysql")
+        .run();
+}
+
+#[test]
+fn a_replica_runs_no_lease_script() {
+    let env = TestEnv::distributed();
+    let master = RedisProcess::start(Persistence::None);
+    let replica = RedisProcess::replica_of(&master);
+    on_redis_alone(&env, &replica.url())
+        .args(["inspect-freelist", "--namespace", "any"])
+        .status(5)
+        .one_line_error("not the master (role:slave)")
+        .run();
+}
+
+/// A GET over HTTP/1.1: the status code and the body.
+fn http_get(port: u16, path: &str) -> std::io::Result<(u16, String)> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply)?;
+    let status = reply
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    let body = reply
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, body)| body)
+        .to_string();
+    Ok((status, body))
+}
+
+#[test]
+fn serve_on_redis_alone_issues_snowflake_ids_and_refuses_segments_naming_mysql() {
+    let env = TestEnv::distributed();
+    let port = crate::harness::servers::free_port();
+    let mut serve = on_redis_alone(&env, &env.redis_url)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--namespace", "served", "--ttl", "1s"])
+        .args(["--bits", TWO_WORKERS, "--epoch", TWO_WORKERS_EPOCH])
+        .command();
+    serve
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut serve = serve.spawn().expect("start idgen serve");
+    // Healthy once the new namespace's quarantine is over.
+    wait_until(Duration::from_secs(30), "serve to be healthy", || {
+        assert!(serve.try_wait().unwrap().is_none(), "idgen serve exited");
+        http_get(port, "/healthz").is_ok_and(|(status, _)| status == 200)
+    });
+    let (status, id) = http_get(port, "/api/snowflake/get/served").unwrap();
+    assert_eq!(status, 200, "{id}");
+    let id: u64 = id.trim().parse().unwrap();
+    assert!(worker_of(id) < 2);
+    let (status, body) = http_get(port, "/api/segment/get/1").unwrap();
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("--mysql"), "{body}");
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(serve.id() as i32, libc::SIGTERM) };
+    assert!(serve.wait().unwrap().success());
+}
+
+// ---- Redis as the witness of MySQL's fences ------------------------------------------
+
+/// `lease` with a TTL of `ttl` in a one-worker namespace (`--fix worker=0`),
+/// so the next holder gets the worker the last one held.
+fn one_worker_lease<'a>(ttl: &'a str, how: &[&'a str]) -> Vec<&'a str> {
+    let mut args = two_worker_lease_for("witness", ttl);
+    args.extend(["--fix", "worker=0"]);
+    args.extend_from_slice(how);
+    args
+}
+
+#[test]
+fn a_mysql_set_back_cannot_start_the_next_holder_below_redis_s_witness() {
+    let env = TestEnv::distributed();
+    // The first holder's clock runs 3s ahead, so its fences lie well ahead of
+    // the next holder's clock.
+    let mut first = env.coprocess(
+        &one_worker_lease("1s", &["--stdin"]),
+        &[("IDGEN_TEST_CLOCK_OFFSET_MS", "3000")],
+    );
+    first.event("acquired");
+    let before = request(&mut first, 1000);
+    first.signal(libc::SIGKILL);
+    let (status, _, _) = first.wait();
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    let witness: i64 = env
+        .redis()
+        .hget(keys::fences("witness"), 0)
+        .expect("Redis witnesses the fence");
+
+    // MySQL goes back to before the lease, as a restored backup would.
+    env.sql("DELETE FROM idgen_worker_lease WHERE namespace = 'witness'");
+    wait_until(
+        Duration::from_secs(10),
+        "the killed holder's key to expire",
+        || !env.worker_held("witness", 0),
+    );
+    // A TTL long enough to wait for the witnessed fence rather than refuse it.
+    let run = Test::within(&env)
+        .args(one_worker_lease("10s", &["--count", "1000"]))
+        .status(0)
+        .run();
+    let acquired = run
+        .stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v["event"] == "acquired")
+        .unwrap_or_else(|| panic!("no acquired event: {run}"));
+    assert_eq!(acquired["floor_unix_ms"].as_i64(), Some(witness), "{run}");
+    let latest_before = before.iter().map(|&id| time_of(id)).max().unwrap();
+    assert!(latest_before <= witness);
+    assert!(run.ids().iter().all(|&id| time_of(id) > witness));
+    let all: Vec<u64> = before.into_iter().chain(run.ids()).collect();
+    assert_unique(&all);
+}
+
+#[test]
+fn a_renewal_writes_the_witness_again_after_redis_lost_it() {
+    let env = TestEnv::distributed();
+    let redis = RedisProcess::start(Persistence::None);
+    let mut holder = env.coprocess(
+        &two_worker_lease("rewitness", &["--stdin"]),
+        &[("IDGEN_REDIS_URL", &redis.url())],
+    );
+    let worker = holder.acquired_worker();
+    let ids = request(&mut holder, 1000);
+    let _: () = redis::cmd("FLUSHALL").query(&mut redis.conn()).unwrap();
+    holder.event("restored");
+    let witness: Option<i64> = redis
+        .conn()
+        .hget(keys::fences("rewitness"), worker)
+        .unwrap();
+    let latest = ids.iter().map(|&id| time_of(id)).max().unwrap();
+    assert!(
+        witness.is_some_and(|fence| fence > latest),
+        "witness {witness:?}, latest issued {latest}"
+    );
+    assert!(holder.finish().0.success());
+}
