@@ -381,7 +381,7 @@ fn a_replica_runs_no_lease_script() {
     on_redis_alone(&env, &replica.url())
         .args(["inspect-freelist", "--namespace", "any"])
         .status(5)
-        .one_line_error("not the master (role:slave)")
+        .one_line_error("is not the master")
         .run();
 }
 
