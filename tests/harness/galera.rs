@@ -203,12 +203,21 @@ impl GaleraNode {
         self.dir.join("data")
     }
 
+    /// Its own temporary directory: a mariadbd starting up removes the
+    /// `#sql…` files in its tmpdir, another server's included in a shared /tmp.
+    fn tmp(&self) -> PathBuf {
+        let tmp = self.dir.join("tmp");
+        std::fs::create_dir_all(&tmp).expect("galera node tmpdir");
+        tmp
+    }
+
     /// The bootstrap node's datadir, with the system tables.
     fn install(&self) {
         std::fs::create_dir_all(&self.dir).expect("galera node dir");
         let install = Command::new("mariadb-install-db")
             .arg("--no-defaults")
             .arg(format!("--datadir={}", self.data().display()))
+            .arg(format!("--tmpdir={}", self.tmp().display()))
             .args([
                 "--auth-root-authentication-method=normal",
                 "--skip-test-db",
@@ -248,6 +257,7 @@ impl GaleraNode {
         let mut cmd = Command::new("mariadbd");
         cmd.arg("--no-defaults")
             .arg(format!("--datadir={}", self.data().display()))
+            .arg(format!("--tmpdir={}", self.tmp().display()))
             .arg(format!("--socket={}", self.dir.join("mysqld.sock").display()))
             .arg(format!("--pid-file={}", self.dir.join("mysqld.pid").display()))
             .arg(format!("--port={}", self.mysql_port))

@@ -251,10 +251,15 @@ pub fn start_mariadb_with(
     ssl: Option<&mysql_async::SslOpts>,
 ) -> String {
     let data = dir.join("data");
-    std::fs::create_dir_all(dir).expect("mariadb dir");
+    // Each server keeps its temporary tables in its own directory: a mariadbd
+    // starting up removes the `#sql…` files it finds in its tmpdir, and with a
+    // shared /tmp it removed those of another server's bootstrap.
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).expect("mariadb dir");
     let install = Command::new("mariadb-install-db")
         .arg("--no-defaults")
         .arg(format!("--datadir={}", data.display()))
+        .arg(format!("--tmpdir={}", tmp.display()))
         .args([
             "--auth-root-authentication-method=normal",
             "--skip-test-db",
@@ -273,6 +278,7 @@ pub fn start_mariadb_with(
     let mut cmd = Command::new("mariadbd");
     cmd.arg("--no-defaults")
         .arg(format!("--datadir={}", data.display()))
+        .arg(format!("--tmpdir={}", tmp.display()))
         .arg(format!("--socket={}", dir.join("mysqld.sock").display()))
         .arg(format!("--pid-file={}", dir.join("mysqld.pid").display()))
         .arg(format!("--port={port}"))

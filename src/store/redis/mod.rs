@@ -186,6 +186,24 @@ fn int_of(value: Option<&Value>) -> i64 {
     text_of(value).parse().unwrap_or(0)
 }
 
+/// One of the records a node keeps for `status` (a hash of text fields).
+struct Record(BTreeMap<String, String>);
+
+impl Record {
+    /// A field as a number; 0 when missing or not one.
+    fn number(&self, name: &str) -> u64 {
+        self.0.get(name).and_then(|v| v.parse().ok()).unwrap_or(0)
+    }
+
+    /// The node that wrote the record, else `default`.
+    fn node(&self, default: &str) -> String {
+        self.0
+            .get("node")
+            .cloned()
+            .unwrap_or_else(|| default.to_string())
+    }
+}
+
 /// A printable form of a stored entry, cut short.
 fn shown(entry: &[u8]) -> String {
     let text = String::from_utf8_lossy(entry);
@@ -576,6 +594,14 @@ impl RedisNode {
         Some(rollback)
     }
 
+    /// A record hash for `status` (empty when missing).
+    async fn record(&self, key: &str) -> Result<Record> {
+        let mut conn = self.conn().await?;
+        self.bounded(redis::cmd("HGETALL").arg(key).query_async(&mut conn))
+            .await
+            .map(Record)
+    }
+
     /// A script error about a key of the wrong type names the key.
     fn script_error(&self, e: &redis::RedisError, key: &str) -> Error {
         // Inside a pipeline the code is only in the message.
@@ -708,29 +734,18 @@ impl super::Stock for RedisNode {
         .await
     }
     async fn last_rollback(&self) -> Result<Option<RollbackRecord>> {
-        let mut conn = self.conn().await?;
-        let fields: BTreeMap<String, String> = self
-            .bounded(
-                redis::cmd("HGETALL")
-                    .arg(ROLLBACK_KEY)
-                    .query_async(&mut conn),
-            )
-            .await?;
-        let Some(serving) = fields.get("run_id") else {
+        let record = self.record(ROLLBACK_KEY).await?;
+        let Some(serving) = record.0.get("run_id") else {
             return Ok(None);
         };
-        let number = |name: &str| fields.get(name).and_then(|v| v.parse().ok()).unwrap_or(0);
         Ok(Some(RollbackRecord {
-            node: fields
-                .get("node")
-                .cloned()
-                .unwrap_or_else(|| self.name.clone()),
-            first_ms: number("first_ms") as i64,
-            last_ms: number("last_ms") as i64,
-            stamped: fields.get("previous").filter(|p| *p != "-").cloned(),
+            node: record.node(&self.name),
+            first_ms: record.number("first_ms") as i64,
+            last_ms: record.number("last_ms") as i64,
+            stamped: record.0.get("previous").filter(|p| *p != "-").cloned(),
             serving: serving.clone(),
-            shards: number("shards"),
-            retired: number("retired"),
+            shards: record.number("shards"),
+            retired: record.number("retired"),
         }))
     }
     async fn marks(&self, slots: &[Slot]) -> Result<Option<Vec<ShardMarks>>> {
@@ -792,27 +807,16 @@ impl super::Stock for RedisNode {
         .map(drop)
     }
     async fn last_ledger_rollback(&self) -> Result<Option<LedgerRollbackRecord>> {
-        let mut conn = self.conn().await?;
-        let fields: BTreeMap<String, String> = self
-            .bounded(
-                redis::cmd("HGETALL")
-                    .arg(LEDGER_ROLLBACK_KEY)
-                    .query_async(&mut conn),
-            )
-            .await?;
-        if fields.is_empty() {
+        let record = self.record(LEDGER_ROLLBACK_KEY).await?;
+        if record.0.is_empty() {
             return Ok(None);
         }
-        let number = |name: &str| fields.get(name).and_then(|v| v.parse().ok()).unwrap_or(0);
         Ok(Some(LedgerRollbackRecord {
-            node: fields
-                .get("node")
-                .cloned()
-                .unwrap_or_else(|| self.name.clone()),
-            first_ms: number("first_ms") as i64,
-            last_ms: number("last_ms") as i64,
-            shards: number("shards"),
-            skipped: number("skipped"),
+            node: record.node(&self.name),
+            first_ms: record.number("first_ms") as i64,
+            last_ms: record.number("last_ms") as i64,
+            shards: record.number("shards"),
+            skipped: record.number("skipped"),
         }))
     }
 }
