@@ -35,7 +35,7 @@ complete -c idgen -n "__fish_idgen_needs_command" -l mysql-password-file -d 'Fil
 complete -c idgen -n "__fish_idgen_needs_command" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_needs_command" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_needs_command" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -77,7 +77,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-password-
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -100,7 +100,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-password-file
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand next" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -122,7 +122,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-pa
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -147,7 +147,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-password-f
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -196,7 +196,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-password-fil
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand lease" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -218,7 +218,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-p
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -246,7 +246,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-password-fi
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand status" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -297,7 +297,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql-password-fil
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand serve" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -317,7 +317,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_sub
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -340,7 +340,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -360,7 +360,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -385,7 +385,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -410,7 +410,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_se
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -433,7 +433,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -453,7 +453,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -473,7 +473,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -497,7 +497,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql-password-fi
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand config" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand config" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -517,7 +517,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql-password-file 
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand man" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand man" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -536,7 +536,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-passwo
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand completions" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -576,7 +576,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-password-fi
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r

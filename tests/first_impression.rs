@@ -180,3 +180,28 @@ fn the_layout_list_is_wherever_layout_points_to_it() {
     assert!(help.find("--bits").unwrap() > layout, "{help}");
     assert!(help.contains("[default: 5s]"), "{help}");
 }
+
+/// clap would print `[env: IDGEN_TIMEOUT=]` for an unset variable, which reads
+/// as "set to empty".
+#[test]
+fn help_names_each_variable_without_a_dangling_equals_sign() {
+    Test::new()
+        .args(["serve", "--help"])
+        .status(0)
+        .stdout("[env: IDGEN_TIMEOUT]")
+        .stdout("IDGEN_EPOCH]")
+        .stdout_lacks("IDGEN_TIMEOUT=")
+        .stdout_lacks("IDGEN_EPOCH=")
+        .stdout_lacks("IDGEN_STORE=")
+        .run();
+}
+
+#[test]
+fn help_gives_the_store_default_as_the_path_rule() {
+    Test::new()
+        .arg("--help")
+        .status(0)
+        .stdout("$XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db")
+        .stdout_lacks("XDG data dir")
+        .run();
+}
