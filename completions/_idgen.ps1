@@ -53,7 +53,6 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('app', 'app', [CompletionResultType]::ParameterValue, 'List, show and change apps (max_limit_id, step, name) without SQL')
             [CompletionResult]::new('namespace', 'namespace', [CompletionResultType]::ParameterValue, 'List and show worker-ID namespaces: layout, epoch, who holds which worker ID')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Print the effective settings and where each came from (flag, variable, file:line, default), redacted')
-            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) to stdout')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Unpack the fields of IDs in any supported layout')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -595,30 +594,6 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
-        'idgen;man' {
-            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
-            [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
-            [CompletionResult]::new('--redis-password-file', '--redis-password-file', [CompletionResultType]::ParameterName, 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)')
-            [CompletionResult]::new('--redis-ca', '--redis-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots')
-            [CompletionResult]::new('--redis-cert', '--redis-cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)')
-            [CompletionResult]::new('--redis-key', '--redis-key', [CompletionResultType]::ParameterName, 'Private key (PEM) of --redis-cert')
-            [CompletionResult]::new('--mysql', '--mysql', [CompletionResultType]::ParameterName, 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)')
-            [CompletionResult]::new('--mysql-password-file', '--mysql-password-file', [CompletionResultType]::ParameterName, 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)')
-            [CompletionResult]::new('--mysql-ca', '--mysql-ca', [CompletionResultType]::ParameterName, 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true')
-            [CompletionResult]::new('--mysql-cert', '--mysql-cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)')
-            [CompletionResult]::new('--mysql-key', '--mysql-key', [CompletionResultType]::ParameterName, 'Private key (PEM) of --mysql-cert')
-            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'The embedded store''s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]')
-            [CompletionResult]::new('--dispenser', '--dispenser', [CompletionResultType]::ParameterName, 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service''s lists) or range [default: queue]')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]')
-            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Explain what the command is doing, on stderr')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            break
-        }
         'idgen;completions' {
             [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS')
             [CompletionResult]::new('--redis-node', '--redis-node', [CompletionResultType]::ParameterName, 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces')
@@ -687,7 +662,6 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             [CompletionResult]::new('app', 'app', [CompletionResultType]::ParameterValue, 'List, show and change apps (max_limit_id, step, name) without SQL')
             [CompletionResult]::new('namespace', 'namespace', [CompletionResultType]::ParameterValue, 'List and show worker-ID namespaces: layout, epoch, who holds which worker ID')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Print the effective settings and where each came from (flag, variable, file:line, default), redacted')
-            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) to stdout')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Unpack the fields of IDs in any supported layout')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -748,9 +722,6 @@ Register-ArgumentCompleter -Native -CommandName 'idgen' -ScriptBlock {
             break
         }
         'idgen;help;config' {
-            break
-        }
-        'idgen;help;man' {
             break
         }
         'idgen;help;completions' {

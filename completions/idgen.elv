@@ -50,7 +50,6 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand app 'List, show and change apps (max_limit_id, step, name) without SQL'
             cand namespace 'List and show worker-ID namespaces: layout, epoch, who holds which worker ID'
             cand config 'Print the effective settings and where each came from (flag, variable, file:line, default), redacted'
-            cand man 'Print the man page (roff) to stdout'
             cand completions 'Print a shell completion script to stdout'
             cand decode 'Unpack the fields of IDs in any supported layout'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -564,29 +563,6 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
-        &'idgen;man'= {
-            cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
-            cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
-            cand --redis-password-file 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)'
-            cand --redis-ca 'CA certificate (PEM) to verify rediss:// servers by, instead of the system''s roots'
-            cand --redis-cert 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)'
-            cand --redis-key 'Private key (PEM) of --redis-cert'
-            cand --mysql 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)'
-            cand --mysql-password-file 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)'
-            cand --mysql-ca 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true'
-            cand --mysql-cert 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)'
-            cand --mysql-key 'Private key (PEM) of --mysql-cert'
-            cand --store 'The embedded store''s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]'
-            cand --config 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]'
-            cand --dispenser 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service''s lists) or range [default: queue]'
-            cand --timeout 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]'
-            cand -v 'Explain what the command is doing, on stderr'
-            cand --verbose 'Explain what the command is doing, on stderr'
-            cand -h 'Print help'
-            cand --help 'Print help'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
         &'idgen;completions'= {
             cand --redis 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS'
             cand --redis-node 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces'
@@ -653,7 +629,6 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand app 'List, show and change apps (max_limit_id, step, name) without SQL'
             cand namespace 'List and show worker-ID namespaces: layout, epoch, who holds which worker ID'
             cand config 'Print the effective settings and where each came from (flag, variable, file:line, default), redacted'
-            cand man 'Print the man page (roff) to stdout'
             cand completions 'Print a shell completion script to stdout'
             cand decode 'Unpack the fields of IDs in any supported layout'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -697,8 +672,6 @@ set edit:completion:arg-completer[idgen] = {|@words|
         &'idgen;help;namespace;delete'= {
         }
         &'idgen;help;config'= {
-        }
-        &'idgen;help;man'= {
         }
         &'idgen;help;completions'= {
         }
