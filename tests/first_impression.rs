@@ -205,3 +205,22 @@ fn help_gives_the_store_default_as_the_path_rule() {
         .stdout_lacks("XDG data dir")
         .run();
 }
+
+#[test]
+fn serve_listens_on_a_host_name_such_as_localhost() {
+    let env = crate::harness::TestEnv::embedded();
+    let port = crate::harness::servers::free_port();
+    let mut child = Test::within(&env)
+        .args(["serve", "--listen", &format!("localhost:{port}")])
+        .command()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    crate::harness::servers::wait_for("idgen serve on localhost", env.home.path(), || {
+        assert!(child.try_wait().unwrap().is_none(), "idgen serve exited");
+        std::net::TcpStream::connect(("localhost", port)).is_ok()
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
