@@ -40,9 +40,6 @@ _idgen() {
             idgen,lease)
                 cmd="idgen__subcmd__lease"
                 ;;
-            idgen,man)
-                cmd="idgen__subcmd__man"
-                ;;
             idgen,migrate)
                 cmd="idgen__subcmd__migrate"
                 ;;
@@ -108,9 +105,6 @@ _idgen() {
                 ;;
             idgen__subcmd__help,lease)
                 cmd="idgen__subcmd__help__subcmd__lease"
-                ;;
-            idgen__subcmd__help,man)
-                cmd="idgen__subcmd__help__subcmd__man"
                 ;;
             idgen__subcmd__help,migrate)
                 cmd="idgen__subcmd__help__subcmd__migrate"
@@ -179,7 +173,7 @@ _idgen() {
 
     case "${cmd}" in
         idgen)
-            opts="-v -h -V --redis --redis-node --redis-password-file --redis-ca --redis-cert --redis-key --mysql --mysql-password-file --mysql-ca --mysql-cert --mysql-key --store --config --dispenser --timeout --verbose --help --version init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help"
+            opts="-v -h -V --redis --redis-node --redis-password-file --redis-ca --redis-cert --redis-key --mysql --mysql-password-file --mysql-ca --mysql-cert --mysql-key --store --config --dispenser --timeout --verbose --help --version init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -885,7 +879,7 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__help)
-            opts="init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help"
+            opts="init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1039,20 +1033,6 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__help__subcmd__lease)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        idgen__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1437,80 +1417,6 @@ _idgen() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --redis)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --redis-node)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --redis-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --redis-ca)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --redis-cert)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --redis-key)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --mysql)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --mysql-password-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --mysql-ca)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --mysql-cert)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --mysql-key)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --store)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --dispenser)
-                    COMPREPLY=($(compgen -W "queue range" -- "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        idgen__subcmd__man)
-            opts="-v -h -V --redis --redis-node --redis-password-file --redis-ca --redis-cert --redis-key --mysql --mysql-password-file --mysql-ca --mysql-cert --mysql-key --store --config --dispenser --timeout --verbose --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
                 --redis)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -35,7 +35,7 @@ complete -c idgen -n "__fish_idgen_needs_command" -l mysql-password-file -d 'Fil
 complete -c idgen -n "__fish_idgen_needs_command" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_needs_command" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_needs_command" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_needs_command" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -54,7 +54,6 @@ complete -c idgen -n "__fish_idgen_needs_command" -f -a "serve" -d 'Serve segmen
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "app" -d 'List, show and change apps (max_limit_id, step, name) without SQL'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "namespace" -d 'List and show worker-ID namespaces: layout, epoch, who holds which worker ID'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "config" -d 'Print the effective settings and where each came from (flag, variable, file:line, default), redacted'
-complete -c idgen -n "__fish_idgen_needs_command" -f -a "man" -d 'Print the man page (roff) to stdout'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -77,7 +76,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-password-
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -100,7 +99,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-password-file
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand next" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -122,7 +121,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-pa
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -147,7 +146,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-password-f
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -196,7 +195,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-password-fil
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand lease" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -218,7 +217,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-p
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -246,7 +245,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-password-fi
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand status" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand status" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -297,7 +296,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql-password-fil
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand serve" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -317,7 +316,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_sub
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -340,7 +339,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -360,7 +359,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -385,7 +384,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -410,7 +409,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_se
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -433,7 +432,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -453,7 +452,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -473,7 +472,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -497,7 +496,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql-password-fi
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand config" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand config" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -506,25 +505,6 @@ complete -c idgen -n "__fish_idgen_using_subcommand config" -l json -d 'Print th
 complete -c idgen -n "__fish_idgen_using_subcommand config" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand config" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand config" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis-ca -d 'CA certificate (PEM) to verify rediss:// servers by, instead of the system\'s roots' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis-cert -d 'Client certificate (PEM) for rediss:// servers that require one (mutual TLS; with --redis-key)' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l redis-key -d 'Private key (PEM) of --redis-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql -d 'MySQL/MariaDB URL holding id_alloc (with --redis: the distributed backend)' -r
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql-password-file -d 'File holding the MySQL password when the URL has none (or IDGEN_MYSQL_PASSWORD holds it)' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
-range\t''"
-complete -c idgen -n "__fish_idgen_using_subcommand man" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand man" -s v -l verbose -d 'Explain what the command is doing, on stderr'
-complete -c idgen -n "__fish_idgen_using_subcommand man" -s h -l help -d 'Print help'
-complete -c idgen -n "__fish_idgen_using_subcommand man" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
@@ -536,7 +516,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-passwo
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand completions" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
@@ -576,7 +556,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-password-fi
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-ca -d 'CA certificate (PEM) to verify a MySQL server by when the URL has require_ssl=true' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-cert -d 'Client certificate (PEM) for a MySQL server that requires one (with --mysql-key)' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l mysql-key -d 'Private key (PEM) of --mysql-cert' -r -F
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -l store -d 'The embedded store\'s file, used when no server is configured [default: XDG data dir]' -r -F
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l store -d 'The embedded store\'s file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
@@ -586,21 +566,20 @@ complete -c idgen -n "__fish_idgen_using_subcommand decode" -l guess -d 'List th
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -s v -l verbose -d 'Explain what the command is doing, on stderr'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "init-app" -d 'Create the schema if missing and seed an app\'s 64 shards (idempotent)'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "next" -d 'Issue segment IDs for an app'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "reload-segments" -d 'Top up every shard whose stock is at or below the threshold (for cron)'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "migrate" -d 'Move an app\'s stock to another Redis node without repeats'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "lease" -d 'Hold a worker ID leased from the namespace and issue snowflake IDs'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "inspect-freelist" -d 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "status" -d 'Show the deployment\'s health; exits 8 when something needs attention'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "serve" -d 'Serve segment and snowflake IDs over HTTP (Leaf-compatible), with health and metrics'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "app" -d 'List, show and change apps (max_limit_id, step, name) without SQL'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "namespace" -d 'List and show worker-ID namespaces: layout, epoch, who holds which worker ID'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "config" -d 'Print the effective settings and where each came from (flag, variable, file:line, default), redacted'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "man" -d 'Print the man page (roff) to stdout'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
-complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config man completions decode help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "init-app" -d 'Create the schema if missing and seed an app\'s 64 shards (idempotent)'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "next" -d 'Issue segment IDs for an app'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "reload-segments" -d 'Top up every shard whose stock is at or below the threshold (for cron)'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "migrate" -d 'Move an app\'s stock to another Redis node without repeats'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "lease" -d 'Hold a worker ID leased from the namespace and issue snowflake IDs'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "inspect-freelist" -d 'Show worker-ID lease state and inconsistencies of a namespace; repair them'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "status" -d 'Show the deployment\'s health; exits 8 when something needs attention'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "serve" -d 'Serve segment and snowflake IDs over HTTP (Leaf-compatible), with health and metrics'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "app" -d 'List, show and change apps (max_limit_id, step, name) without SQL'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "namespace" -d 'List and show worker-ID namespaces: layout, epoch, who holds which worker ID'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "config" -d 'Print the effective settings and where each came from (flag, variable, file:line, default), redacted'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
+complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c idgen -n "__fish_idgen_using_subcommand help; and __fish_seen_subcommand_from app" -f -a "list" -d 'List every app: name, step, max_limit_id, shards'
 complete -c idgen -n "__fish_idgen_using_subcommand help; and __fish_seen_subcommand_from app" -f -a "show" -d 'Show one app: its step bounds, limit and every shard\'s issued index'
 complete -c idgen -n "__fish_idgen_using_subcommand help; and __fish_seen_subcommand_from app" -f -a "set" -d 'Change an app: raise max_limit_id, change the step and its bounds, rename'

@@ -150,6 +150,10 @@ impl Backend {
             }),
             (false, None) => {
                 let path = match &settings.store {
+                    Some(path) if create && settings.create_store_dir => {
+                        create_store_dir(path)?;
+                        path.clone()
+                    }
                     Some(path) => path.clone(),
                     None => default_store_path(create)?,
                 };
@@ -365,11 +369,19 @@ pub fn default_store_path(create: bool) -> Result<PathBuf> {
         problem: "neither XDG_DATA_HOME nor HOME names a directory for the store".into(),
         hint: "pass --store PATH (or IDGEN_STORE), or configure --redis and --mysql".into(),
     })?;
-    if let Some(dir) = path.parent().filter(|_| create) {
-        std::fs::create_dir_all(dir).map_err(|e| Error::StoreUnusable {
-            path: path.display().to_string(),
-            detail: format!("cannot create directory {}: {e}", dir.display()),
-        })?;
+    if create {
+        create_store_dir(&path)?;
     }
     Ok(path)
+}
+
+/// Creates the directory the store file `path` goes in, if missing.
+fn create_store_dir(path: &std::path::Path) -> Result<()> {
+    match path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        Some(dir) => std::fs::create_dir_all(dir).map_err(|e| Error::StoreUnusable {
+            path: path.display().to_string(),
+            detail: format!("cannot create directory {}: {e}", dir.display()),
+        }),
+        None => Ok(()),
+    }
 }

@@ -78,3 +78,17 @@ fn an_unknown_shell_is_a_usage_error_naming_the_choices() {
         "{run}"
     );
 }
+
+/// `idgen man` is for packagers (it writes man/idgen.1), hidden from help.
+#[test]
+fn the_hidden_man_command_is_offered_by_no_shell() {
+    for (shell, _) in SHELLS {
+        let script = completions(shell).stdout;
+        assert!(
+            !script.contains("man page") && !script.contains("subcmd__man"),
+            "{shell} completion offers man"
+        );
+    }
+    let bash = completions("bash").stdout;
+    assert!(!bash.contains(" config man "), "{bash}");
+}

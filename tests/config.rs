@@ -560,3 +560,23 @@ fn a_redis_node_named_twice_is_refused() {
         .stderr_lacks("hunter2")
         .run();
 }
+
+/// As the default XDG path's directory is: the config file is written down on
+/// purpose, unlike a mistyped `--store` (which stays refused).
+#[test]
+fn a_store_in_the_config_file_gets_its_directory_created_by_init_app() {
+    let env = TestEnv::embedded();
+    let config = env.write_config("store = \"stores/x.db\"\n");
+    Test::within(&env)
+        .unset("IDGEN_STORE")
+        .args(["init-app", "--app", "1", "--name", "demo"])
+        .status(0)
+        .run();
+    let store = config.parent().unwrap().join("stores").join("x.db");
+    assert!(store.is_file(), "no store at {}", store.display());
+    Test::within(&env)
+        .unset("IDGEN_STORE")
+        .args(["next", "--app", "1"])
+        .status(0)
+        .run();
+}

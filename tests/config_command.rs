@@ -74,3 +74,28 @@ fn every_setting_names_its_source_and_no_password_is_shown() {
         assert!(!text.contains("hunter2"), "{text}");
     }
 }
+
+#[test]
+fn with_no_store_setting_config_shows_the_xdg_path_the_store_is_opened_at() {
+    let env = TestEnv::embedded();
+    let run = Test::within(&env)
+        .unset("IDGEN_STORE")
+        .args(["config", "--json"])
+        .status(0)
+        .run();
+    let report = run.json();
+    let store = env.home.path().join("data").join("idgen").join("idgen.db");
+    assert_eq!(row(&report, "store")["value"], store.display().to_string());
+    assert_eq!(row(&report, "store")["source"], "default");
+}
+
+#[test]
+fn config_shows_the_timeout_as_it_is_written() {
+    let env = TestEnv::embedded();
+    let run = Test::within(&env)
+        .unset("IDGEN_TIMEOUT")
+        .args(["config", "--json"])
+        .status(0)
+        .run();
+    assert_eq!(row(&run.json(), "timeout")["value"], "5s");
+}

@@ -180,3 +180,47 @@ fn the_layout_list_is_wherever_layout_points_to_it() {
     assert!(help.find("--bits").unwrap() > layout, "{help}");
     assert!(help.contains("[default: 5s]"), "{help}");
 }
+
+/// clap would print `[env: IDGEN_TIMEOUT=]` for an unset variable, which reads
+/// as "set to empty".
+#[test]
+fn help_names_each_variable_without_a_dangling_equals_sign() {
+    Test::new()
+        .args(["serve", "--help"])
+        .status(0)
+        .stdout("[env: IDGEN_TIMEOUT]")
+        .stdout("IDGEN_EPOCH]")
+        .stdout_lacks("IDGEN_TIMEOUT=")
+        .stdout_lacks("IDGEN_EPOCH=")
+        .stdout_lacks("IDGEN_STORE=")
+        .run();
+}
+
+#[test]
+fn help_gives_the_store_default_as_the_path_rule() {
+    Test::new()
+        .arg("--help")
+        .status(0)
+        .stdout("$XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db")
+        .stdout_lacks("XDG data dir")
+        .run();
+}
+
+#[test]
+fn serve_listens_on_a_host_name_such_as_localhost() {
+    let env = crate::harness::TestEnv::embedded();
+    let port = crate::harness::servers::free_port();
+    let mut child = Test::within(&env)
+        .args(["serve", "--listen", &format!("localhost:{port}")])
+        .command()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    crate::harness::servers::wait_for("idgen serve on localhost", env.home.path(), || {
+        assert!(child.try_wait().unwrap().is_none(), "idgen serve exited");
+        std::net::TcpStream::connect(("localhost", port)).is_ok()
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

@@ -362,6 +362,7 @@ impl ConfigFile {
         }
         if let Some(path) = &self.store {
             settings.store = Some(path.clone());
+            settings.create_store_dir = true;
             settings.origins.insert("store".into(), origin("store"));
         }
         if let Some(timeout) = self.timeout {

@@ -29,6 +29,11 @@ pub struct Settings {
     pub mysql_tls: TlsFiles,
     /// The embedded store's file, when neither server is configured.
     pub store: Option<PathBuf>,
+    /// Whether a command that creates the store also creates its directory:
+    /// for the default path and a config file's `store` (written down once,
+    /// on purpose), not for `--store`/`IDGEN_STORE`, where a missing directory
+    /// is more likely a typo than a wish.
+    pub create_store_dir: bool,
     /// Bound on connecting to and waiting for a server.
     pub timeout: Duration,
     /// Refill a shard when its stock is at or below `idle * step`.
@@ -62,6 +67,7 @@ impl Default for Settings {
             mysql: None,
             mysql_tls: TlsFiles::default(),
             store: None,
+            create_store_dir: false,
             timeout: Duration::from_secs(5),
             idle: 0.2,
             dispenser: DispenserKind::Queue,

@@ -163,7 +163,7 @@ pub struct Globals {
     )]
     pub mysql_key: Option<std::path::PathBuf>,
 
-    /// The embedded store's file, used when no server is configured [default: XDG data dir]
+    /// The embedded store's file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]
     #[arg(long, global = true, env = "IDGEN_STORE", value_name = "PATH")]
     pub store: Option<std::path::PathBuf>,
 
@@ -302,7 +302,22 @@ pub fn command() -> clap::Command {
         .filter(|a| a.is_global_set() && !DECODE_GLOBALS.contains(&a.get_id().as_str()))
         .map(|a| a.clone().global(false).hide(true))
         .collect();
-    command.mut_subcommand("decode", |decode| decode.args(backend))
+    hide_env_values(command.mut_subcommand("decode", |decode| decode.args(backend)))
+}
+
+/// Shows `[env: IDGEN_X]` rather than clap's `[env: IDGEN_X=VALUE]` on every
+/// argument of every subcommand: clap prints `=` with nothing after it for an
+/// unset variable, which reads as "set to empty", and `idgen config` already
+/// shows each value with its source.
+fn hide_env_values(command: clap::Command) -> clap::Command {
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_owned())
+        .collect();
+    let command = command.mut_args(|arg| arg.hide_env_values(true));
+    names.iter().fold(command, |command, name| {
+        command.mut_subcommand(name, hide_env_values)
+    })
 }
 
 /// Is `name` one of idgen's subcommands?

@@ -229,6 +229,7 @@ fn resolve(
     }
     if let Some(path) = &globals.store {
         settings.store = Some(path.clone());
+        settings.create_store_dir = false;
         settings
             .origins
             .insert("store".into(), origins.of("store").into());

@@ -28,11 +28,41 @@ pub fn run(args: CompletionsArgs, _ctx: &Context<'_>) -> anyhow::Result<Outcome>
     // clap_complete panics when its writer fails; render first, then write with
     // errors reported (a closed pipe is not a bug).
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut crate::cli::command(), "idgen", &mut script);
+    clap_complete::generate(
+        args.shell,
+        &mut without_hidden_subcommands(),
+        "idgen",
+        &mut script,
+    );
     let mut out = std::io::stdout().lock();
     out.write_all(&script)?;
     out.flush()?;
     Ok(Outcome::Success)
+}
+
+/// The CLI without its hidden subcommands (`man`): clap_complete offers every
+/// subcommand, hidden or not, and clap cannot remove one, so the root is built
+/// again from the CLI's own parts with only the visible subcommands. The `help`
+/// subcommand clap adds then lists only those too.
+fn without_hidden_subcommands() -> clap::Command {
+    let cli = crate::cli::command();
+    let mut root = clap::Command::new("idgen")
+        .version(crate::cli::VERSION)
+        .propagate_version(true)
+        .args(cli.get_arguments().cloned())
+        .subcommands(
+            cli.get_subcommands()
+                .filter(|sub| !sub.is_hide_set())
+                .cloned(),
+        );
+    if let Some(about) = cli.get_about() {
+        root = root.about(about.clone());
+    }
+    // The long help tells shells that offer `-h` how it differs from `--help`.
+    if let Some(long_help) = cli.get_after_long_help() {
+        root = root.after_long_help(long_help.clone());
+    }
+    root
 }
 
 /// `idgen man`: the man page, generated from the CLI like the completions.

@@ -88,16 +88,20 @@ pub fn run(args: ConfigArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             }
         }
     }
-    rows.push(plain(
-        "store",
-        settings
-            .store
-            .as_ref()
-            .map_or("-".into(), |p| p.display().to_string()),
-    ));
+    // The file the embedded store would open: the setting, else the XDG rule's
+    // path, so a newcomer sees where their IDs live (the backend line says
+    // whether the store is the one in use).
+    let store = match &settings.store {
+        Some(path) => path.display().to_string(),
+        None => idgen::config::paths::default_store_file().map_or_else(
+            || "- (neither XDG_DATA_HOME nor HOME is set)".into(),
+            |p| p.display().to_string(),
+        ),
+    };
+    rows.push(plain("store", store));
     rows.push(plain(
         "timeout",
-        format!("{}ms", settings.timeout.as_millis()),
+        idgen::error::fmt_duration(settings.timeout),
     ));
     rows.push(from_env(
         "segments.idle",

@@ -74,7 +74,7 @@ Examples:
   idgen serve --listen 0.0.0.0:8080 --allow-remote --token-file /etc/idgen/token")]
 pub struct ServeArgs {
     /// Address to listen on
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080", value_parser = parse_listen)]
     pub listen: SocketAddr,
 
     /// Allow listening on an address other than loopback
@@ -757,4 +757,21 @@ async fn metrics_text(State(server): State<Arc<Server>>) -> Response {
         server.metrics.render(&server.segments),
     )
         .into_response()
+}
+
+/// `--listen`: `IP:PORT`, or `HOST:PORT` resolved here (`localhost:8080`), so
+/// the loopback check judges the address actually bound: the first one resolved.
+fn parse_listen(text: &str) -> Result<SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    if let Ok(addr) = text.parse() {
+        return Ok(addr);
+    }
+    match text.to_socket_addrs() {
+        Ok(mut addrs) => addrs
+            .next()
+            .ok_or_else(|| format!("{text} resolves to no address")),
+        Err(e) => Err(format!(
+            "{text} is not HOST:PORT or IP:PORT ({e}); e.g. localhost:8080, 0.0.0.0:8080"
+        )),
+    }
 }
