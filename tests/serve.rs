@@ -1,13 +1,15 @@
 //! `idgen serve`: every endpoint through real HTTP, against the harness's servers
 //! and the embedded store.
 
-use crate::harness::served::{Served, try_get};
+use crate::harness::served::{Served, read_until_closed, try_get};
 use crate::harness::servers::free_port;
 use crate::harness::{
     Test, TestEnv, assert_unique, parse_ids, segment_parts, wait_until, wait_until_stopped,
 };
+use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
 use std::time::Duration;
+use std::time::Instant;
 
 fn orders(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "orders"]);
@@ -714,4 +716,104 @@ fn a_namespace_whose_lease_cannot_be_proven_is_503_and_unhealthy() {
     let reply = served.get("/api/snowflake/get/orders");
     assert_eq!(reply.status, 503, "{}", reply.body);
     assert_eq!(reply.code(), "unavailable");
+}
+
+// ---- slow and idle clients ------------------------------------------------------------
+
+#[test]
+fn idle_connections_are_closed_after_the_header_timeout_so_new_clients_get_in() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &["--max-connections", "4", "--header-timeout", "1s"]);
+    let mut idle: Vec<_> = (0..4).map(|_| served.connect()).collect();
+    let started = Instant::now();
+    let reply = served.get("/api/segment/get/orders");
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(started.elapsed() < Duration::from_secs(20));
+    for stream in &mut idle {
+        assert!(read_until_closed(stream).is_empty());
+    }
+}
+
+#[test]
+fn a_half_sent_request_is_closed_after_the_header_timeout() {
+    let env = TestEnv::embedded();
+    let served = Served::start(&env, &["--header-timeout", "1s"]);
+    let mut stream = served.connect();
+    let started = Instant::now();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        .unwrap();
+    read_until_closed(&mut stream);
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(900), "{waited:?}");
+    assert!(waited < Duration::from_secs(20), "{waited:?}");
+}
+
+#[test]
+fn sigterm_with_a_half_sent_request_stops_within_the_drain_timeout_and_releases_leases() {
+    let env = TestEnv::embedded();
+    let served = Served::start(
+        &env,
+        &[
+            "--namespace",
+            "orders",
+            "--header-timeout",
+            "5m",
+            "--drain-timeout",
+            "1s",
+        ],
+    );
+    let mut stream = served.connect();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        .unwrap();
+    // A full answer on another connection: the half-sent one has been accepted.
+    assert_eq!(served.get("/healthz").status, 200);
+    let started = Instant::now();
+    served.signal(libc::SIGTERM);
+    let (status, stderr) = served.finish();
+    let took = started.elapsed();
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    assert!(stderr.contains("released worker"), "{stderr}");
+    assert!(stderr.contains("--drain-timeout"), "{stderr}");
+}
+
+#[test]
+fn a_client_that_never_reads_frees_its_connection_after_the_write_timeout() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(
+        &env,
+        &[
+            "--max-connections",
+            "1",
+            "--write-timeout",
+            "1s",
+            "--max-n",
+            "1000000",
+        ],
+    );
+    // About 16 MB of answer: more than the kernel's socket buffers hold.
+    let mut stuck = served.connect();
+    stuck
+        .write_all(b"GET /api/segment/list/orders/1000000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .unwrap();
+    // Served only once the stuck client's connection gives its slot back.
+    let reply = served.get("/api/segment/get/orders");
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let received = read_until_closed(&mut stuck);
+    let body_lines = received.iter().filter(|&&b| b == b'\n').count();
+    assert!(body_lines < 1_000_000, "the whole answer arrived");
+}
+
+#[test]
+fn a_zero_timeout_is_refused_as_usage() {
+    let env = TestEnv::embedded();
+    Test::within(&env)
+        .args(["serve", "--drain-timeout", "0s"])
+        .status(2)
+        .stderr("--drain-timeout 0")
+        .run();
 }

@@ -64,6 +64,15 @@ impl Served {
         try_get(self.port, path, headers).expect("an HTTP answer")
     }
 
+    /// A raw TCP connection to the server, for clients that misbehave.
+    pub fn connect(&self) -> TcpStream {
+        let stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect to idgen serve");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        stream
+    }
+
     pub fn signal(&self, signal: i32) {
         // SAFETY: kill(2) on our own child's pid.
         assert_eq!(unsafe { libc::kill(self.child.id() as i32, signal) }, 0);
@@ -156,4 +165,15 @@ pub fn try_get(port: u16, path: &str, headers: &[(&str, &str)]) -> std::io::Resu
         body: String::from_utf8_lossy(&raw_body).into_owned(),
         raw_body,
     })
+}
+
+/// Reads until the server closes the connection; what it sent meanwhile.
+/// Panics when it is still open after the socket's read timeout.
+pub fn read_until_closed(stream: &mut TcpStream) -> Vec<u8> {
+    let mut received = Vec::new();
+    match stream.read_to_end(&mut received) {
+        Ok(_) => received,
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => received,
+        Err(e) => panic!("the server did not close the connection: {e}"),
+    }
 }

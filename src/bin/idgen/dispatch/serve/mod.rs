@@ -22,7 +22,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use connections::LimitedListener;
+use connections::{Drained, Timeouts};
 use idgen::ErrorKind;
 use idgen::backend::Backend;
 use idgen::clock::ProcessClock;
@@ -66,7 +66,13 @@ Access: loopback only unless --allow-remote. With a token (--token-file, or the
 IDGEN_SERVE_TOKEN environment variable), every endpoint but /healthz asks for
 `Authorization: Bearer TOKEN`. The token is never printed.
 
-SIGTERM or SIGINT: stop accepting, finish the requests in flight, release the leases.
+Slow clients: a connection that sends no complete request headers within
+--header-timeout (counted from its opening or its last answer, so idle
+keep-alive connections too) is closed; a write the client does not read within
+--write-timeout ends the connection.
+
+SIGTERM or SIGINT: stop accepting, give the requests in flight up to
+--drain-timeout to finish (then drop them), release the leases.
 
 Examples:
   idgen serve
@@ -116,6 +122,19 @@ pub struct ServeArgs {
     /// background at half; 0 turns the buffer off. A crash loses them (gaps, never repeats)
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub buffer: u64,
+
+    /// Longest a connection may take to send a request's headers, counted from its
+    /// opening or its last answer: idle keep-alive connections are closed after it too
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub header_timeout: String,
+
+    /// Longest an answer may wait for a client that does not read it; then the connection ends
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub write_timeout: String,
+
+    /// On SIGTERM or SIGINT, longest the connections still open may take to finish
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub drain_timeout: String,
 
     /// Most IDs one list request may ask for
     #[arg(long, value_name = "N", default_value_t = 100_000)]
@@ -196,6 +215,11 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
             );
         }
     }
+    let timeouts = Timeouts {
+        header: positive_duration("--header-timeout", &args.header_timeout)?,
+        write: positive_duration("--write-timeout", &args.write_timeout)?,
+        drain: positive_duration("--drain-timeout", &args.drain_timeout)?,
+    };
     let token = read_token(args.token_file.as_deref())?;
     if token.is_none() && !args.listen.ip().is_loopback() {
         ctx.out.warn(&format!(
@@ -302,10 +326,20 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         .note(&format!("idgen serve: listening on http://{bound}"));
     let router = routes(server.clone());
     let interrupt = ctx.interrupt.clone();
-    axum::serve(LimitedListener::new(listener, args.max_connections), router)
-        .with_graceful_shutdown(async move { interrupt.wait().await })
-        .await
-        .context("serving HTTP")?;
+    let drained = connections::serve(
+        listener,
+        args.max_connections,
+        router,
+        timeouts,
+        async move { interrupt.wait().await },
+    )
+    .await;
+    if let Drained::Cut(open) = drained {
+        ctx.out.warn(&format!(
+            "{open} connection(s) still open after --drain-timeout {}; closed them (IDs they had taken are a gap)",
+            args.drain_timeout
+        ));
+    }
 
     prober.abort();
     let mut released = Ok(());
@@ -340,6 +374,19 @@ fn namespace_layout(
         }
         None => Ok((spec.to_string(), layout.resolve(settings)?)),
     }
+}
+
+/// A duration flag that must be above zero.
+fn positive_duration(flag: &str, text: &str) -> idgen::Result<Duration> {
+    let duration = parse_duration(text)?;
+    if duration.is_zero() {
+        return Err(idgen::Error::invalid(
+            "flag",
+            format!("{flag} 0"),
+            "give a duration above zero, such as 10s",
+        ));
+    }
+    Ok(duration)
 }
 
 /// The bearer token from `--token-file` or `IDGEN_SERVE_TOKEN`, if any.
