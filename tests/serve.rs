@@ -419,6 +419,43 @@ fn with_a_token_every_endpoint_but_healthz_needs_it() {
 }
 
 #[test]
+fn the_bearer_scheme_is_case_insensitive() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start_with(&env, &[], &[("IDGEN_SERVE_TOKEN", "s3cret")], Some(200));
+    for scheme in ["bearer", "BEARER", "Bearer"] {
+        let auth = format!("{scheme} s3cret");
+        let reply = served.get_with("/api/segment/get/orders", &[("Authorization", &auth)]);
+        assert_eq!(reply.status, 200, "{scheme}: {}", reply.body);
+    }
+}
+
+#[test]
+fn a_token_file_is_read_by_its_first_line() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let token_file = env.home.path().join("token");
+    std::fs::write(&token_file, "s3cret\nrotated on 2024-01-01 by ops\n").unwrap();
+    let served = Served::start(&env, &["--token-file", token_file.to_str().unwrap()]);
+    let reply = served.get_with(
+        "/api/segment/get/orders",
+        &[("Authorization", "Bearer s3cret")],
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+}
+
+#[test]
+fn a_token_shorter_or_longer_than_the_real_one_is_401() {
+    let env = TestEnv::embedded();
+    let served = Served::start_with(&env, &[], &[("IDGEN_SERVE_TOKEN", "s3cret")], Some(200));
+    for given in ["s3cre", "s3cret0", ""] {
+        let auth = format!("Bearer {given}");
+        let reply = served.get_with("/metrics", &[("Authorization", &auth)]);
+        assert_eq!(reply.status, 401, "{given:?}");
+    }
+}
+
+#[test]
 fn the_token_from_the_environment_is_never_printed() {
     let env = TestEnv::embedded();
     orders(&env);
@@ -816,4 +853,56 @@ fn a_zero_timeout_is_refused_as_usage() {
         .status(2)
         .stderr("--drain-timeout 0")
         .run();
+}
+
+// ---- methods and error bodies ---------------------------------------------------------
+
+#[test]
+fn head_on_an_issuing_endpoint_answers_without_taking_an_id() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &["--namespace", "orders"]);
+    for path in [
+        "/api/segment/get/orders",
+        "/api/segment/list/orders/10",
+        "/api/snowflake/get/orders",
+    ] {
+        let reply = served.request("HEAD", path);
+        assert_eq!(reply.status, 200, "{path}");
+        assert!(reply.raw_body.is_empty(), "{path}");
+    }
+    // The one ID taken is this GET's.
+    served.get("/api/segment/get/orders").id();
+    let samples = parse_metrics(&served.get("/metrics").body);
+    let issued: f64 = samples
+        .iter()
+        .filter(|(name, _)| name.starts_with("idgen_serve_ids_issued_total"))
+        .map(|(_, value)| value)
+        .sum();
+    assert_eq!(issued, 1.0);
+}
+
+#[test]
+fn a_method_other_than_get_is_405_with_a_json_body() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &[]);
+    let reply = served.request("POST", "/api/segment/get/orders");
+    assert_eq!(reply.status, 405, "{}", reply.body);
+    assert_eq!(reply.code(), "usage");
+    assert!(
+        reply
+            .header("allow")
+            .is_some_and(|allow| allow.contains("GET"))
+    );
+}
+
+#[test]
+fn a_path_that_is_not_utf8_is_400_with_a_json_body() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &[]);
+    let reply = served.get("/api/segment/get/%FF%FE");
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert_eq!(reply.code(), "usage");
 }

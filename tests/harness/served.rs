@@ -60,6 +60,10 @@ impl Served {
         self.get_with(path, &[])
     }
 
+    pub fn request(&self, method: &str, path: &str) -> Reply {
+        try_request(self.port, method, path, &[]).expect("an HTTP answer")
+    }
+
     pub fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
         try_get(self.port, path, headers).expect("an HTTP answer")
     }
@@ -133,9 +137,21 @@ impl Reply {
 
 /// A GET over a fresh connection that the server closes after answering.
 pub fn try_get(port: u16, path: &str, headers: &[(&str, &str)]) -> std::io::Result<Reply> {
+    try_request(port, "GET", path, headers)
+}
+
+/// A request with any method over a fresh connection that the server closes
+/// after answering.
+pub fn try_request(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> std::io::Result<Reply> {
     let mut stream = TcpStream::connect(("127.0.0.1", port))?;
     stream.set_read_timeout(Some(Duration::from_secs(60)))?;
-    let mut request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
+    let mut request =
+        format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
     for (name, value) in headers {
         request.push_str(&format!("{name}: {value}\r\n"));
     }
