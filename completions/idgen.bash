@@ -2116,7 +2116,7 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__serve)
-            opts="-v -h -V --listen --allow-remote --token-file --namespace --layout --epoch --bits --unit --fix --holder --ttl --max-clock-back --max-connections --max-requests --buffer --max-n --redis --redis-node --redis-password-file --redis-ca --redis-cert --redis-key --mysql --mysql-password-file --mysql-ca --mysql-cert --mysql-key --store --config --dispenser --timeout --verbose --help --version"
+            opts="-v -h -V --listen --allow-remote --token-file --namespace --layout --epoch --bits --unit --fix --holder --ttl --max-clock-back --max-connections --max-requests --buffer --header-timeout --write-timeout --drain-timeout --max-n --redis --redis-node --redis-password-file --redis-ca --redis-cert --redis-key --mysql --mysql-password-file --mysql-ca --mysql-cert --mysql-key --store --config --dispenser --timeout --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2175,6 +2175,18 @@ _idgen() {
                     return 0
                     ;;
                 --buffer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --header-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --write-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --drain-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,13 +1,15 @@
 //! `idgen serve`: every endpoint through real HTTP, against the harness's servers
 //! and the embedded store.
 
-use crate::harness::served::{Served, try_get};
+use crate::harness::served::{Served, read_until_closed, try_get};
 use crate::harness::servers::free_port;
 use crate::harness::{
     Test, TestEnv, assert_unique, parse_ids, segment_parts, wait_until, wait_until_stopped,
 };
+use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
 use std::time::Duration;
+use std::time::Instant;
 
 fn orders(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "orders"]);
@@ -417,6 +419,43 @@ fn with_a_token_every_endpoint_but_healthz_needs_it() {
 }
 
 #[test]
+fn the_bearer_scheme_is_case_insensitive() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start_with(&env, &[], &[("IDGEN_SERVE_TOKEN", "s3cret")], Some(200));
+    for scheme in ["bearer", "BEARER", "Bearer"] {
+        let auth = format!("{scheme} s3cret");
+        let reply = served.get_with("/api/segment/get/orders", &[("Authorization", &auth)]);
+        assert_eq!(reply.status, 200, "{scheme}: {}", reply.body);
+    }
+}
+
+#[test]
+fn a_token_file_is_read_by_its_first_line() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let token_file = env.home.path().join("token");
+    std::fs::write(&token_file, "s3cret\nrotated on 2024-01-01 by ops\n").unwrap();
+    let served = Served::start(&env, &["--token-file", token_file.to_str().unwrap()]);
+    let reply = served.get_with(
+        "/api/segment/get/orders",
+        &[("Authorization", "Bearer s3cret")],
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+}
+
+#[test]
+fn a_token_shorter_or_longer_than_the_real_one_is_401() {
+    let env = TestEnv::embedded();
+    let served = Served::start_with(&env, &[], &[("IDGEN_SERVE_TOKEN", "s3cret")], Some(200));
+    for given in ["s3cre", "s3cret0", ""] {
+        let auth = format!("Bearer {given}");
+        let reply = served.get_with("/metrics", &[("Authorization", &auth)]);
+        assert_eq!(reply.status, 401, "{given:?}");
+    }
+}
+
+#[test]
 fn the_token_from_the_environment_is_never_printed() {
     let env = TestEnv::embedded();
     orders(&env);
@@ -714,4 +753,156 @@ fn a_namespace_whose_lease_cannot_be_proven_is_503_and_unhealthy() {
     let reply = served.get("/api/snowflake/get/orders");
     assert_eq!(reply.status, 503, "{}", reply.body);
     assert_eq!(reply.code(), "unavailable");
+}
+
+// ---- slow and idle clients ------------------------------------------------------------
+
+#[test]
+fn idle_connections_are_closed_after_the_header_timeout_so_new_clients_get_in() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &["--max-connections", "4", "--header-timeout", "1s"]);
+    let mut idle: Vec<_> = (0..4).map(|_| served.connect()).collect();
+    let started = Instant::now();
+    let reply = served.get("/api/segment/get/orders");
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(started.elapsed() < Duration::from_secs(20));
+    for stream in &mut idle {
+        assert!(read_until_closed(stream).is_empty());
+    }
+}
+
+#[test]
+fn a_half_sent_request_is_closed_after_the_header_timeout() {
+    let env = TestEnv::embedded();
+    let served = Served::start(&env, &["--header-timeout", "1s"]);
+    let mut stream = served.connect();
+    let started = Instant::now();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        .unwrap();
+    read_until_closed(&mut stream);
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(900), "{waited:?}");
+    assert!(waited < Duration::from_secs(20), "{waited:?}");
+}
+
+#[test]
+fn sigterm_with_a_half_sent_request_stops_within_the_drain_timeout_and_releases_leases() {
+    let env = TestEnv::embedded();
+    let served = Served::start(
+        &env,
+        &[
+            "--namespace",
+            "orders",
+            "--header-timeout",
+            "5m",
+            "--drain-timeout",
+            "1s",
+        ],
+    );
+    let mut stream = served.connect();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        .unwrap();
+    // A full answer on another connection: the half-sent one has been accepted.
+    assert_eq!(served.get("/healthz").status, 200);
+    let started = Instant::now();
+    served.signal(libc::SIGTERM);
+    let (status, stderr) = served.finish();
+    let took = started.elapsed();
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    assert!(stderr.contains("released worker"), "{stderr}");
+    assert!(stderr.contains("--drain-timeout"), "{stderr}");
+}
+
+#[test]
+fn a_client_that_never_reads_frees_its_connection_after_the_write_timeout() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(
+        &env,
+        &[
+            "--max-connections",
+            "1",
+            "--write-timeout",
+            "1s",
+            "--max-n",
+            "1000000",
+        ],
+    );
+    // About 16 MB of answer: more than the kernel's socket buffers hold.
+    let mut stuck = served.connect();
+    stuck
+        .write_all(b"GET /api/segment/list/orders/1000000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .unwrap();
+    // Served only once the stuck client's connection gives its slot back.
+    let reply = served.get("/api/segment/get/orders");
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let received = read_until_closed(&mut stuck);
+    let body_lines = received.iter().filter(|&&b| b == b'\n').count();
+    assert!(body_lines < 1_000_000, "the whole answer arrived");
+}
+
+#[test]
+fn a_zero_timeout_is_refused_as_usage() {
+    let env = TestEnv::embedded();
+    Test::within(&env)
+        .args(["serve", "--drain-timeout", "0s"])
+        .status(2)
+        .stderr("--drain-timeout 0")
+        .run();
+}
+
+// ---- methods and error bodies ---------------------------------------------------------
+
+#[test]
+fn head_on_an_issuing_endpoint_answers_without_taking_an_id() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &["--namespace", "orders"]);
+    for path in [
+        "/api/segment/get/orders",
+        "/api/segment/list/orders/10",
+        "/api/snowflake/get/orders",
+    ] {
+        let reply = served.request("HEAD", path);
+        assert_eq!(reply.status, 200, "{path}");
+        assert!(reply.raw_body.is_empty(), "{path}");
+    }
+    // The one ID taken is this GET's.
+    served.get("/api/segment/get/orders").id();
+    let samples = parse_metrics(&served.get("/metrics").body);
+    let issued: f64 = samples
+        .iter()
+        .filter(|(name, _)| name.starts_with("idgen_serve_ids_issued_total"))
+        .map(|(_, value)| value)
+        .sum();
+    assert_eq!(issued, 1.0);
+}
+
+#[test]
+fn a_method_other_than_get_is_405_with_a_json_body() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &[]);
+    let reply = served.request("POST", "/api/segment/get/orders");
+    assert_eq!(reply.status, 405, "{}", reply.body);
+    assert_eq!(reply.code(), "usage");
+    assert!(
+        reply
+            .header("allow")
+            .is_some_and(|allow| allow.contains("GET"))
+    );
+}
+
+#[test]
+fn a_path_that_is_not_utf8_is_400_with_a_json_body() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(&env, &[]);
+    let reply = served.get("/api/segment/get/%FF%FE");
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert_eq!(reply.code(), "usage");
 }

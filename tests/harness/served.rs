@@ -60,8 +60,21 @@ impl Served {
         self.get_with(path, &[])
     }
 
+    pub fn request(&self, method: &str, path: &str) -> Reply {
+        try_request(self.port, method, path, &[]).expect("an HTTP answer")
+    }
+
     pub fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
         try_get(self.port, path, headers).expect("an HTTP answer")
+    }
+
+    /// A raw TCP connection to the server, for clients that misbehave.
+    pub fn connect(&self) -> TcpStream {
+        let stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect to idgen serve");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        stream
     }
 
     pub fn signal(&self, signal: i32) {
@@ -124,9 +137,21 @@ impl Reply {
 
 /// A GET over a fresh connection that the server closes after answering.
 pub fn try_get(port: u16, path: &str, headers: &[(&str, &str)]) -> std::io::Result<Reply> {
+    try_request(port, "GET", path, headers)
+}
+
+/// A request with any method over a fresh connection that the server closes
+/// after answering.
+pub fn try_request(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> std::io::Result<Reply> {
     let mut stream = TcpStream::connect(("127.0.0.1", port))?;
     stream.set_read_timeout(Some(Duration::from_secs(60)))?;
-    let mut request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
+    let mut request =
+        format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
     for (name, value) in headers {
         request.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -156,4 +181,15 @@ pub fn try_get(port: u16, path: &str, headers: &[(&str, &str)]) -> std::io::Resu
         body: String::from_utf8_lossy(&raw_body).into_owned(),
         raw_body,
     })
+}
+
+/// Reads until the server closes the connection; what it sent meanwhile.
+/// Panics when it is still open after the socket's read timeout.
+pub fn read_until_closed(stream: &mut TcpStream) -> Vec<u8> {
+    let mut received = Vec::new();
+    match stream.read_to_end(&mut received) {
+        Ok(_) => received,
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => received,
+        Err(e) => panic!("the server did not close the connection: {e}"),
+    }
 }

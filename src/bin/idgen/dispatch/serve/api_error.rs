@@ -53,6 +53,15 @@ impl ApiError {
         }
     }
 
+    /// A failure whose status is already decided (axum's 405 and the like).
+    pub fn with_status(status: StatusCode, kind: ErrorKind, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            code: code_for(kind),
+            message: message.into(),
+        }
+    }
+
     /// A missing or wrong bearer token; not a backend's refusal, so 401.
     pub fn unauthorized() -> Self {
         ApiError {

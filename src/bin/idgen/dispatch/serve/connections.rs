@@ -1,7 +1,15 @@
-//! A TCP listener that holds at most a fixed number of connections open: past
-//! the limit it stops accepting, so the kernel's backlog queues new clients.
+//! The accept loop: at most a fixed number of connections open (past the limit
+//! it stops accepting, so the kernel's backlog queues new clients), each with a
+//! header-read and a write timeout, and a bounded drain on shutdown.
+//!
+//! Run here rather than through `axum::serve`, which sets no timer: there an
+//! idle or half-sent connection holds its slot for as long as the client likes.
 
-use axum::serve::Listener;
+use axum::Router;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -9,64 +17,137 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
+use tokio::time::Sleep;
 
-pub struct LimitedListener {
+/// How long each stage of a connection may take.
+#[derive(Clone, Copy, Debug)]
+pub struct Timeouts {
+    /// From a connection's opening, or its last answer, to the end of the next
+    /// request's headers: closes idle keep-alive and half-sent requests alike.
+    pub header: Duration,
+    /// Longest one write may wait for a client that does not read.
+    pub write: Duration,
+    /// Longest the connections still open at shutdown may take to finish.
+    pub drain: Duration,
+}
+
+/// How a shutdown ended.
+pub enum Drained {
+    /// Every connection finished within the drain timeout.
+    All,
+    /// This many were still open at the drain timeout and were dropped.
+    Cut(usize),
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves, then stops
+/// accepting and gives open connections at most `timeouts.drain` to finish.
+pub async fn serve(
     listener: TcpListener,
-    slots: Arc<Semaphore>,
-}
-
-impl LimitedListener {
-    pub fn new(listener: TcpListener, max_connections: usize) -> Self {
-        LimitedListener {
-            listener,
-            slots: Arc::new(Semaphore::new(max_connections)),
-        }
-    }
-}
-
-/// A connection and its slot, given back when the connection is dropped.
-pub struct LimitedStream {
-    stream: TcpStream,
-    _slot: OwnedSemaphorePermit,
-}
-
-impl Listener for LimitedListener {
-    type Io = LimitedStream;
-    type Addr = std::net::SocketAddr;
-
-    async fn accept(&mut self) -> (LimitedStream, std::net::SocketAddr) {
-        let slot = self
-            .slots
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("the semaphore is never closed");
-        loop {
-            match self.listener.accept().await {
-                Ok((stream, addr)) => {
-                    // One small answer per request: do not wait to coalesce.
-                    let _ = stream.set_nodelay(true);
-                    return (
-                        LimitedStream {
-                            stream,
-                            _slot: slot,
-                        },
-                        addr,
-                    );
-                }
+    max_connections: usize,
+    router: Router,
+    timeouts: Timeouts,
+    shutdown: impl Future<Output = ()>,
+) -> Drained {
+    let slots = Arc::new(Semaphore::new(max_connections));
+    let (stop, stopped) = watch::channel(false);
+    let mut connections = JoinSet::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        // Finished connections are reaped here so the set does not grow.
+        while connections.try_join_next().is_some() {}
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+            () = &mut shutdown => break,
+        };
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
                 // Out of file descriptors and the like: back off instead of spinning.
-                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        // One small answer per request: do not wait to coalesce.
+        let _ = stream.set_nodelay(true);
+        let io = TokioIo::new(WriteTimedStream::new(stream, timeouts.write));
+        let service = TowerToHyperService::new(router.clone());
+        let mut stopped = stopped.clone();
+        connections.spawn(async move {
+            let _slot = slot;
+            let mut builder = http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(timeouts.header);
+            let mut connection = std::pin::pin!(builder.serve_connection(io, service));
+            tokio::select! {
+                _ = connection.as_mut() => return,
+                _ = stopped.changed() => connection.as_mut().graceful_shutdown(),
             }
-        }
+            // Finishes the request in flight, if any, then closes.
+            let _ = connection.await;
+        });
     }
-
-    fn local_addr(&self) -> io::Result<std::net::SocketAddr> {
-        self.listener.local_addr()
+    drop(listener);
+    let _ = stop.send(true);
+    let all_done = async { while connections.join_next().await.is_some() {} };
+    match tokio::time::timeout(timeouts.drain, all_done).await {
+        Ok(()) => Drained::All,
+        Err(_) => {
+            let open = connections.len();
+            connections.abort_all();
+            Drained::Cut(open)
+        }
     }
 }
 
-impl AsyncRead for LimitedStream {
+/// A connection whose writes fail once one has waited `limit` for the client
+/// to read: a client that never reads cannot hold the answer in memory forever.
+struct WriteTimedStream {
+    stream: TcpStream,
+    limit: Duration,
+    /// Armed when a write first waits; cleared when one completes.
+    deadline: Option<Pin<Box<Sleep>>>,
+}
+
+impl WriteTimedStream {
+    fn new(stream: TcpStream, limit: Duration) -> Self {
+        WriteTimedStream {
+            stream,
+            limit,
+            deadline: None,
+        }
+    }
+
+    fn timed<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        polled: Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        if polled.is_ready() {
+            self.deadline = None;
+            return polled;
+        }
+        let limit = self.limit;
+        let deadline = self
+            .deadline
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        if deadline.as_mut().poll(cx).is_ready() {
+            self.deadline = None;
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the client read nothing within --write-timeout",
+            )));
+        }
+        Poll::Pending
+    }
+}
+
+impl AsyncRead for WriteTimedStream {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -76,21 +157,24 @@ impl AsyncRead for LimitedStream {
     }
 }
 
-impl AsyncWrite for LimitedStream {
+impl AsyncWrite for WriteTimedStream {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        let polled = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.timed(cx, polled)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
+        let polled = Pin::new(&mut self.stream).poll_flush(cx);
+        self.timed(cx, polled)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
+        let polled = Pin::new(&mut self.stream).poll_shutdown(cx);
+        self.timed(cx, polled)
     }
 
     fn poll_write_vectored(
@@ -98,7 +182,8 @@ impl AsyncWrite for LimitedStream {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+        let polled = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.timed(cx, polled)
     }
 
     fn is_write_vectored(&self) -> bool {

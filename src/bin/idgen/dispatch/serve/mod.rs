@@ -22,7 +22,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use connections::LimitedListener;
+use connections::{Drained, Timeouts};
 use idgen::ErrorKind;
 use idgen::backend::Backend;
 use idgen::clock::ProcessClock;
@@ -34,11 +34,13 @@ use idgen::segment::{BufferOptions, BufferedAllocator};
 use idgen::snowflake::GeneratorOptions;
 use idgen::store::Ledger;
 use metrics::{Endpoint, Metrics};
+use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
+use subtle::ConstantTimeEq;
 use tokio::sync::Semaphore;
 
 /// Environment variable holding the bearer token, as `--token-file` does.
@@ -61,12 +63,19 @@ const PROBE_EVERY: Duration = Duration::from_secs(2);
   GET /healthz                               200 when it can issue, else 503 with reasons
   GET /metrics                               Prometheus text
 Errors: JSON {\"code\": EXIT-CODE-NAME, \"message\": ...}; see `idgen --help` for the names.
+HEAD on an endpoint that issues IDs answers its headers without taking one.
 
 Access: loopback only unless --allow-remote. With a token (--token-file, or the
 IDGEN_SERVE_TOKEN environment variable), every endpoint but /healthz asks for
-`Authorization: Bearer TOKEN`. The token is never printed.
+`Authorization: Bearer TOKEN` (a token file's first line). The token is never printed.
 
-SIGTERM or SIGINT: stop accepting, finish the requests in flight, release the leases.
+Slow clients: a connection that sends no complete request headers within
+--header-timeout (counted from its opening or its last answer, so idle
+keep-alive connections too) is closed; a write the client does not read within
+--write-timeout ends the connection.
+
+SIGTERM or SIGINT: stop accepting, give the requests in flight up to
+--drain-timeout to finish (then drop them), release the leases.
 
 Examples:
   idgen serve
@@ -117,6 +126,19 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub buffer: u64,
 
+    /// Longest a connection may take to send a request's headers, counted from its
+    /// opening or its last answer: idle keep-alive connections are closed after it too
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub header_timeout: String,
+
+    /// Longest an answer may wait for a client that does not read it; then the connection ends
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub write_timeout: String,
+
+    /// On SIGTERM or SIGINT, longest the connections still open may take to finish
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub drain_timeout: String,
+
     /// Most IDs one list request may ask for
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub max_n: u64,
@@ -139,7 +161,9 @@ struct Server {
     settings: Settings,
     metrics: Arc<Metrics>,
     out: Output,
-    token: Option<Vec<u8>>,
+    /// The bearer token's SHA-256: compared digest to digest, so the time
+    /// taken shows neither where a guess differs nor how long the token is.
+    token: Option<[u8; 32]>,
     in_flight: Arc<Semaphore>,
     max_requests: usize,
     max_n: u64,
@@ -196,6 +220,11 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
             );
         }
     }
+    let timeouts = Timeouts {
+        header: positive_duration("--header-timeout", &args.header_timeout)?,
+        write: positive_duration("--write-timeout", &args.write_timeout)?,
+        drain: positive_duration("--drain-timeout", &args.drain_timeout)?,
+    };
     let token = read_token(args.token_file.as_deref())?;
     if token.is_none() && !args.listen.ip().is_loopback() {
         ctx.out.warn(&format!(
@@ -302,10 +331,20 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         .note(&format!("idgen serve: listening on http://{bound}"));
     let router = routes(server.clone());
     let interrupt = ctx.interrupt.clone();
-    axum::serve(LimitedListener::new(listener, args.max_connections), router)
-        .with_graceful_shutdown(async move { interrupt.wait().await })
-        .await
-        .context("serving HTTP")?;
+    let drained = connections::serve(
+        listener,
+        args.max_connections,
+        router,
+        timeouts,
+        async move { interrupt.wait().await },
+    )
+    .await;
+    if let Drained::Cut(open) = drained {
+        ctx.out.warn(&format!(
+            "{open} connection(s) still open after --drain-timeout {}; closed them (IDs they had taken are a gap)",
+            args.drain_timeout
+        ));
+    }
 
     prober.abort();
     let mut released = Ok(());
@@ -342,8 +381,22 @@ fn namespace_layout(
     }
 }
 
-/// The bearer token from `--token-file` or `IDGEN_SERVE_TOKEN`, if any.
-fn read_token(file: Option<&std::path::Path>) -> idgen::Result<Option<Vec<u8>>> {
+/// A duration flag that must be above zero.
+fn positive_duration(flag: &str, text: &str) -> idgen::Result<Duration> {
+    let duration = parse_duration(text)?;
+    if duration.is_zero() {
+        return Err(idgen::Error::invalid(
+            "flag",
+            format!("{flag} 0"),
+            "give a duration above zero, such as 10s",
+        ));
+    }
+    Ok(duration)
+}
+
+/// The digest of the bearer token from `--token-file` or `IDGEN_SERVE_TOKEN`
+/// (its first line), if any.
+fn read_token(file: Option<&std::path::Path>) -> idgen::Result<Option<[u8; 32]>> {
     let text = match file {
         Some(path) => std::fs::read_to_string(path).map_err(|e| {
             idgen::Error::invalid(
@@ -357,7 +410,7 @@ fn read_token(file: Option<&std::path::Path>) -> idgen::Result<Option<Vec<u8>>> 
             Err(_) => return Ok(None),
         },
     };
-    let token = text.trim();
+    let token = text.lines().next().unwrap_or_default().trim();
     if token.is_empty() {
         return Err(idgen::Error::invalid(
             "bearer token",
@@ -365,14 +418,23 @@ fn read_token(file: Option<&std::path::Path>) -> idgen::Result<Option<Vec<u8>>> 
             "put the token on the file's first line",
         ));
     }
-    Ok(Some(token.as_bytes().to_vec()))
+    Ok(Some(Sha256::digest(token.as_bytes()).into()))
 }
 
 fn routes(server: Arc<Server>) -> Router {
     Router::new()
-        .route("/api/segment/get/{key}", get(segment_get))
-        .route("/api/segment/list/{key}/{n}", get(segment_list))
-        .route("/api/snowflake/get/{key}", get(snowflake_get))
+        .route(
+            "/api/segment/get/{key}",
+            get(segment_get).head(head_without_issuing),
+        )
+        .route(
+            "/api/segment/list/{key}/{n}",
+            get(segment_list).head(head_without_issuing),
+        )
+        .route(
+            "/api/snowflake/get/{key}",
+            get(snowflake_get).head(head_without_issuing),
+        )
         .route("/api/decode/{id}", get(decode))
         .route("/decodeSnowflakeId", get(leaf_decode))
         .route("/healthz", get(healthz))
@@ -397,22 +459,68 @@ async fn gate(State(server): State<Arc<Server>>, request: Request, next: Next) -
         server.metrics.error(busy.code);
         return busy.into_response();
     };
+    let method = request.method().clone();
     let response = next.run(request).await;
+    let response = json_error_body(method, response).await;
     if let Some(api_error::ErrorCode(code)) = response.extensions().get() {
         server.metrics.error(code);
     }
     response
 }
 
-/// Compares in time independent of where the token differs.
-fn bearer_matches(headers: &HeaderMap, token: &[u8]) -> bool {
-    let Some(given) = headers
+/// Gives axum's own refusals (405, a path that is not UTF-8, a bad query) the
+/// JSON error body every other failure has.
+async fn json_error_body(method: axum::http::Method, response: Response) -> Response {
+    let status = response.status();
+    let already_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    // `/healthz`'s 503 and every ApiError are JSON already.
+    if !(status.is_client_error() || status.is_server_error()) || already_json {
+        return response;
+    }
+    let kind = match status {
+        StatusCode::NOT_FOUND => ErrorKind::NotFound,
+        status if status.is_client_error() => ErrorKind::Usage,
+        _ => ErrorKind::Internal,
+    };
+    let allow = response.headers().get(header::ALLOW).cloned();
+    let message = if status == StatusCode::METHOD_NOT_ALLOWED {
+        format!("{method} is not allowed here; use GET")
+    } else {
+        // axum's rejection text is one short line; cap it all the same.
+        let body = axum::body::to_bytes(response.into_body(), 1024)
+            .await
+            .unwrap_or_default();
+        String::from_utf8_lossy(&body).trim().to_string()
+    };
+    let mut answer = ApiError::with_status(status, kind, message).into_response();
+    if let Some(allow) = allow {
+        answer.headers_mut().insert(header::ALLOW, allow);
+    }
+    answer
+}
+
+/// Whether the request carries the token: the scheme in any case (RFC 9110),
+/// compared as fixed-size digests in constant time, so the time taken shows
+/// neither where a guess differs nor the token's length.
+fn bearer_matches(headers: &HeaderMap, token: &[u8; 32]) -> bool {
+    let Some((scheme, given)) = headers
         .get(header::AUTHORIZATION)
-        .and_then(|v| v.as_bytes().strip_prefix(b"Bearer "))
+        .and_then(|v| v.as_bytes().split_first_chunk::<7>())
+        .map(|(scheme, rest)| (scheme, rest.trim_ascii()))
     else {
         return false;
     };
-    given.len() == token.len() && given.iter().zip(token).fold(0, |acc, (a, b)| acc | (a ^ b)) == 0
+    let given: [u8; 32] = Sha256::digest(given).into();
+    scheme.eq_ignore_ascii_case(b"Bearer ") && bool::from(given.ct_eq(token))
+}
+
+/// `HEAD` on an endpoint that issues IDs: the headers its `GET` would carry,
+/// without taking an ID (axum would otherwise run the `GET` and drop the body).
+async fn head_without_issuing() -> Response {
+    leaf_text(String::new())
 }
 
 /// Leaf's plain-text success answer, byte for byte.
