@@ -617,3 +617,17 @@ fn next_reports_a_closed_pipe_since_the_ids_it_wrote_are_lost() {
     assert_eq!(code, Some(14), "{stderr}");
     assert!(stderr.contains("Broken pipe"), "{stderr}");
 }
+
+/// A refused connection is a server down or a wrong port: the hint must not
+/// send the operator after TLS (a TLS-only port accepts, then drops).
+#[test]
+fn a_refused_redis_connection_does_not_blame_tls() {
+    Test::new()
+        .args(["--redis", "redis://127.0.0.1:1", "--timeout", "2s"])
+        .args(["--mysql", "mysql://root@127.0.0.1:1/x"])
+        .args(["next", "--app", "1"])
+        .status(5)
+        .stderr("refused")
+        .stderr_lacks("TLS")
+        .run();
+}

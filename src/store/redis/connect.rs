@@ -84,13 +84,17 @@ pub fn tls_failure(url: &SecretUrl, e: &redis::RedisError) -> Option<Error> {
     if let Some(failure) = tls::failure(tls::REDIS, url, e) {
         return Some(failure);
     }
-    (!wants_tls(url) && e.is_connection_dropped()).then(|| Error::Unreachable {
-        backend: "Redis",
-        url: url.to_string(),
-        detail: format!(
-            "{}; the server may accept only TLS: use rediss:// (valkeys://)",
-            url.describe_error(e)
-        ),
+    // A refused connection is a server down or a wrong port, never TLS: a
+    // TLS-only port accepts the connection, then drops the plain handshake.
+    (!wants_tls(url) && e.is_connection_dropped() && !e.is_connection_refusal()).then(|| {
+        Error::Unreachable {
+            backend: "Redis",
+            url: url.to_string(),
+            detail: format!(
+                "{}; the server may accept only TLS: use rediss:// (valkeys://)",
+                url.describe_error(e)
+            ),
+        }
     })
 }
 
