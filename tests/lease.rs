@@ -444,6 +444,12 @@ fn lease_rejects_bad_input_without_leasing_anything(env: &TestEnv) {
         env.lease_namespaces().is_empty(),
         "a rejected lease recorded a namespace"
     );
+    // Too many is not too few: the hint says what to do instead.
+    Test::within(env)
+        .args(["lease", "--count", "100000001"])
+        .status(2)
+        .one_line_error("ask for at most 100000000 per run, or use --stdin")
+        .run();
 }
 
 fn a_bad_stdin_line_fails_with_a_usage_error_and_releases(env: &TestEnv) {

@@ -230,8 +230,12 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         (false, Some(n)) => {
             return Err(idgen::Error::invalid(
                 "--count",
-                format!("{n} is outside 1..={MAX_REQUEST}"),
-                "ask for at least one ID",
+                format!("{n} is not between 1 and {MAX_REQUEST}"),
+                if n == 0 {
+                    "ask for at least one ID".to_string()
+                } else {
+                    format!("ask for at most {MAX_REQUEST} per run, or use --stdin for a stream")
+                },
             )
             .into());
         }
@@ -363,7 +367,9 @@ fn requested(line: &str) -> idgen::Result<u64> {
             _ => Err(idgen::Error::invalid(
                 "request line",
                 format!("{text:?} is not a count of IDs"),
-                format!("write one number per line, 0..={MAX_REQUEST}; an empty line means 1"),
+                format!(
+                    "write one number per line, from 0 to {MAX_REQUEST}; an empty line means 1"
+                ),
             )),
         },
     }
