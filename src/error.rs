@@ -428,7 +428,7 @@ impl Error {
                 "something other than idgen wrote {key}; inspect it, then delete the key (its indexes become a gap, never a repeat)"
             ),
             StoreUnusable { .. } => {
-                "check the file's permissions and disk space, or point --store at another path"
+                "fix what the message names (each cause says what it found), or point --store at another file"
                     .into()
             }
             Corrupt { .. } => {
