@@ -143,34 +143,7 @@ impl RedisNode {
                 ],
             )
             .await?;
-        match answer.first().map(String::as_str) {
-            Some("ok") => {
-                let worker = answer
-                    .get(1)
-                    .and_then(|w| w.parse().ok())
-                    .ok_or_else(|| Error::Internal("acquire returned no worker".into()))?;
-                let floor_ms = answer.get(2).and_then(|f| f.parse().ok());
-                Ok(Grant {
-                    worker,
-                    token,
-                    floor_ms,
-                    restored: 0,
-                    quarantine_until_ms: None,
-                })
-            }
-            Some("mismatch") => Err(Error::NamespaceMismatch {
-                namespace: ns.clone(),
-                recorded: answer.get(1).cloned().unwrap_or_default(),
-                requested: namespace.signature.clone(),
-            }),
-            Some("full") => Err(Error::AllWorkersHeld {
-                namespace: ns.clone(),
-                capacity: namespace.capacity,
-            }),
-            _ => Err(Error::Internal(format!(
-                "unexpected acquire answer {answer:?}"
-            ))),
-        }
+        grant_of(&answer, token, namespace, crate::clock::process_now_ms())
     }
 
     async fn lease_renew(
@@ -339,6 +312,45 @@ impl RedisNode {
             )
             .await?;
         Ok(())
+    }
+}
+
+/// Reads an acquire script's answer: `{'ok', worker, floor ('': none)[,
+/// quarantine until]}`, `{'mismatch', recorded}` or `{'full'}`. Only a
+/// quarantine still running at `now_ms` matters to the new holder.
+fn grant_of(
+    answer: &[String],
+    token: String,
+    namespace: &NamespaceSpec,
+    now_ms: i64,
+) -> Result<Grant> {
+    let number = |i: usize| answer.get(i).and_then(|f| f.parse::<i64>().ok());
+    match answer.first().map(String::as_str) {
+        Some("ok") => {
+            let worker = answer
+                .get(1)
+                .and_then(|w| w.parse().ok())
+                .ok_or_else(|| Error::Internal("acquire returned no worker".into()))?;
+            Ok(Grant {
+                worker,
+                token,
+                floor_ms: number(2),
+                restored: 0,
+                quarantine_until_ms: number(3).filter(|&until| until > now_ms),
+            })
+        }
+        Some("mismatch") => Err(Error::NamespaceMismatch {
+            namespace: namespace.name.clone(),
+            recorded: answer.get(1).cloned().unwrap_or_default(),
+            requested: namespace.signature.clone(),
+        }),
+        Some("full") => Err(Error::AllWorkersHeld {
+            namespace: namespace.name.clone(),
+            capacity: namespace.capacity,
+        }),
+        _ => Err(Error::Internal(format!(
+            "unexpected acquire answer {answer:?}"
+        ))),
     }
 }
 

@@ -16,7 +16,7 @@
 //!   written before the loss, lies in the past.
 
 use super::super::RedisNode;
-use super::{key, millis, scripts, worker_prefix};
+use super::{grant_of, key, millis, scripts, worker_prefix};
 use crate::error::{Error, Result};
 use crate::lease::{
     Grant, LeaseStore, NamespaceSnapshot, NamespaceSpec, QUARANTINE_MARGIN, Renewal,
@@ -65,35 +65,7 @@ impl RedisNode {
                 ],
             )
             .await?;
-        match answer.first().map(String::as_str) {
-            Some("ok") => {
-                let worker = answer
-                    .get(1)
-                    .and_then(|w| w.parse().ok())
-                    .ok_or_else(|| Error::Internal("acquire returned no worker".into()))?;
-                let number = |i: usize| answer.get(i).and_then(|f| f.parse::<i64>().ok());
-                Ok(Grant {
-                    worker,
-                    token,
-                    floor_ms: number(2),
-                    restored: 0,
-                    // Only a quarantine still running matters to this holder.
-                    quarantine_until_ms: number(3).filter(|&until| until > now_ms),
-                })
-            }
-            Some("mismatch") => Err(Error::NamespaceMismatch {
-                namespace: ns.clone(),
-                recorded: answer.get(1).cloned().unwrap_or_default(),
-                requested: namespace.signature.clone(),
-            }),
-            Some("full") => Err(Error::AllWorkersHeld {
-                namespace: ns.clone(),
-                capacity: namespace.capacity,
-            }),
-            _ => Err(Error::Internal(format!(
-                "unexpected acquire answer {answer:?}"
-            ))),
-        }
+        grant_of(&answer, token, namespace, now_ms)
     }
 
     async fn alone_renew(
