@@ -419,32 +419,25 @@ fn prometheus(report: &StatusReport) -> String {
         }
     }
 
-    let name = "idgen_redis_last_rollback_timestamp_seconds";
-    let mut family = Family::start(
-        t,
-        name,
-        "When a Redis node was last found to have gone back in time (a restore or failover); its stale stock was retired unserved.",
-    );
-    for rollback in &report.redis_rollbacks {
-        family.sample(
-            name,
-            &[("node", &rollback.node)],
-            rollback.last_ms as f64 / 1000.0,
-        );
-    }
-
-    let name = "idgen_ledger_last_rollback_timestamp_seconds";
-    let mut family = Family::start(
-        t,
-        name,
-        "When the ledger was last found behind a node's witness (MySQL went back in time); it was moved past the witness, a gap.",
-    );
-    for rollback in &report.ledger_rollbacks {
-        family.sample(
-            name,
-            &[("node", &rollback.node)],
-            rollback.last_ms as f64 / 1000.0,
-        );
+    // When each node last found its dataset, or the ledger, gone back in time.
+    let redis = report.redis_rollbacks.iter().map(|r| (&r.node, r.last_ms));
+    let ledger = report.ledger_rollbacks.iter().map(|r| (&r.node, r.last_ms));
+    for (name, help, found) in [
+        (
+            "idgen_redis_last_rollback_timestamp_seconds",
+            "When a Redis node was last found to have gone back in time (a restore or failover); its stale stock was retired unserved.",
+            redis.collect::<Vec<_>>(),
+        ),
+        (
+            "idgen_ledger_last_rollback_timestamp_seconds",
+            "When the ledger was last found behind a node's witness (MySQL went back in time); it was moved past the witness, a gap.",
+            ledger.collect(),
+        ),
+    ] {
+        let mut family = Family::start(t, name, help);
+        for (node, last_ms) in found {
+            family.sample(name, &[("node", node)], last_ms as f64 / 1000.0);
+        }
     }
     text
 }
