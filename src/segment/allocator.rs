@@ -125,13 +125,10 @@ pub(crate) struct LockedShard {
 }
 
 /// Whether a shard that a refill takes no segment for must still be brought
-/// in line with its ledger: the stock may be older than the ledger (its
-/// witness is behind `max_id`), or obey another `max_limit_id`.
+/// in line with its ledger ([`ShardMarks::out_of_line`]); a dispenser that
+/// keeps no marks is its own ledger.
 fn out_of_line(marks: Option<ShardMarks>, taken: &TakenSegment) -> bool {
-    marks.is_some_and(|marks| {
-        marks.witness.is_none_or(|w| w < taken.state.max_id)
-            || marks.max_limit_id != Some(taken.state.max_limit_id)
-    })
+    marks.is_some_and(|m| m.out_of_line(taken.state.max_id, taken.state.max_limit_id))
 }
 
 /// IDs handed out by one `next` call.

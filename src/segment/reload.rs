@@ -312,10 +312,7 @@ impl SegmentAllocator {
                 // is behind max_id: replaced inside the server, SWAPDB) or that
                 // obeys another limit (changed by SQL) is brought in line with
                 // the ledger under its lock, however much stock it holds.
-                let out_of_line = marks.is_some_and(|marks| {
-                    marks.witness.is_none_or(|w| w < *max_id)
-                        || marks.max_limit_id.is_some_and(|l| l != *max_limit_id)
-                });
+                let out_of_line = marks.is_some_and(|m| m.out_of_line(*max_id, *max_limit_id));
                 if out_of_line
                     || super::sizing::needs_refill(
                         Trigger::Threshold { idle: options.idle },

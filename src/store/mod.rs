@@ -617,6 +617,16 @@ pub struct ShardMarks {
     pub max_limit_id: Option<u64>,
 }
 
+impl ShardMarks {
+    /// Whether the shard must be brought in line with its ledger (whose
+    /// `max_id` and `max_limit_id` are given): its stock may be older than
+    /// the ledger (the witness is missing or behind `max_id`), or it obeys
+    /// another limit (a changed one, or none recorded).
+    pub fn out_of_line(&self, max_id: u64, max_limit_id: u64) -> bool {
+        self.witness.is_none_or(|w| w < max_id) || self.max_limit_id != Some(max_limit_id)
+    }
+}
+
 /// The first 8 characters of a 40-character server `run_id`.
 pub fn short_id(run_id: &str) -> &str {
     run_id.get(..8).unwrap_or(run_id)
