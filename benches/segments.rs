@@ -147,8 +147,8 @@ fn warm_next(c: &mut Criterion) {
     // (a proxy, NAT): the same stock script, asking the server's INFO.
     let script = redis::Script::new(&format!(
         "{}\n{}",
-        include_str!("../src/store/redis/lua/stock.lua"),
-        include_str!("../src/store/redis/lua/take_queue.lua")
+        include_str!("../src/store/redis/lua/stock/prelude.lua"),
+        include_str!("../src/store/redis/lua/stock/take_queue.lua")
     ));
     group.bench_function("per_take_check_script", |b| {
         b.iter_custom(|iters| {

@@ -40,7 +40,7 @@ complete -c idgen -n "__fish_idgen_needs_command" -l config -d 'TOML config file
 complete -c idgen -n "__fish_idgen_needs_command" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_needs_command" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
-complete -c idgen -n "__fish_idgen_needs_command" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_needs_command" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c idgen -n "__fish_idgen_needs_command" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "init-app" -d 'Create the schema if missing and seed an app\'s 64 shards (idempotent)'
@@ -57,7 +57,7 @@ complete -c idgen -n "__fish_idgen_needs_command" -f -a "config" -d 'Print the e
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "decode" -d 'Unpack the fields of IDs in any supported layout'
 complete -c idgen -n "__fish_idgen_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l app -d 'App ID, 0..=255 (the low 8 bits of every ID)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l app -d 'App ID, 0 to 255 (the low 8 bits of every ID)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l name -d 'App name, at most 128 characters; must match on reruns' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l step -d 'Indexes taken from MySQL per refill when there is no consumption history' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l max-limit-id -d 'No ID of the app may exceed this (0: no limit); idgen refuses rather than wraps' -r
@@ -82,12 +82,12 @@ complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l dispenser -d 'D
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -l json -d 'Print the result as JSON'
-complete -c idgen -n "__fish_idgen_using_subcommand init-app" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand init-app" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand init-app" -s V -l version -d 'Print version'
-complete -c idgen -n "__fish_idgen_using_subcommand next" -l app -d 'App ID, 0..=255' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -l app -d 'App ID, 0 to 255' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l gate-pass -d 'Pick the shard as the Java service does: abs(hashCode) % 64' -r
-complete -c idgen -n "__fish_idgen_using_subcommand next" -s n -l count -d 'How many IDs to issue (1..=10000000)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand next" -s n -l count -d 'How many IDs to issue, 1 to 10000000; written as they are issued' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis-node -d 'Another Redis node by name, NAME=URL (repeatable), e.g. hot=redis://10.0.0.7:6379; IDGEN_REDIS_NODES separates entries with spaces' -r
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l redis-password-file -d 'File holding the password of every Redis node whose URL has none (or IDGEN_REDIS_PASSWORD holds it)' -r -F
@@ -104,7 +104,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand next" -l config -d 'TOML con
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand next" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand next" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand next" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand next" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand next" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l app -d 'Only this app' -r
@@ -129,7 +129,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l timeout 
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l prune -d 'Delete stock of apps no longer in id_alloc (otherwise only reported)'
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -l json -d 'Print the summary as JSON'
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s q -l quiet -d 'Print nothing unless a shard failed'
-complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand reload-segments" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l app -d 'The app to move' -r
@@ -154,7 +154,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l timeout -d 'How 
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l dry-run -d 'Print the plan and change nothing'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l yes -d 'Move without asking'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -l json -d 'Print the plan and the result as JSON'
-complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand migrate" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l namespace -d 'The namespace: lease holders sharing one layout and epoch' -r -f
@@ -202,7 +202,7 @@ range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l stdin -d 'Coprocess mode: answer each input line N with N IDs'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -l json -d 'Report the lease as JSON Lines on stderr'
-complete -c idgen -n "__fish_idgen_using_subcommand lease" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand lease" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c idgen -n "__fish_idgen_using_subcommand lease" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l namespace -d 'The namespace: lease holders sharing one layout and epoch' -r -f
@@ -225,7 +225,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l timeout
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l repair -d 'Fix what was found (asks first on a terminal)'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l yes -d 'Repair without asking'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -l json -d 'Print the state as JSON'
-complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand inspect-freelist" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l epoch -d 'The epoch `lease` and `decode` would use (IDGEN_EPOCH), so the default layout is judged as they would run it; not a status option of its own' -r
@@ -252,7 +252,7 @@ range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l check -d 'Nagios/Icinga plugin mode: one summary line with perfdata; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN'
 complete -c idgen -n "__fish_idgen_using_subcommand status" -l json -d 'Print the report as JSON (same as --format json)'
-complete -c idgen -n "__fish_idgen_using_subcommand status" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand status" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c idgen -n "__fish_idgen_using_subcommand status" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l listen -d 'Address to listen on' -r
@@ -305,7 +305,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand serve" -l dispenser -d 'Disp
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l allow-remote -d 'Allow listening on an address other than loopback'
-complete -c idgen -n "__fish_idgen_using_subcommand serve" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
@@ -324,7 +324,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_sub
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and not __fish_seen_subcommand_from list show set help" -f -a "list" -d 'List every app: name, step, max_limit_id, shards'
@@ -348,7 +348,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -l json -d 'Print the apps as JSON'
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
@@ -368,7 +368,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcomm
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -l json -d 'Print the app as JSON'
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l name -d 'New name (asks first; at most 128 characters)' -r
@@ -394,7 +394,7 @@ range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s y -l yes -d 'Do not ask before a rename or a lowered max_limit_id'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -l json -d 'Print the changed app as JSON'
-complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from set" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand app; and __fish_seen_subcommand_from help" -f -a "list" -d 'List every app: name, step, max_limit_id, shards'
@@ -417,7 +417,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_se
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and not __fish_seen_subcommand_from list show delete help" -f -a "list" -d 'List every namespace: layout, worker IDs held and free'
@@ -441,7 +441,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -l json -d 'Print the namespaces as JSON'
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
@@ -461,7 +461,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -l json -d 'Print the namespace as JSON'
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
@@ -481,7 +481,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_s
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do not ask first'
-complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand namespace; and __fish_seen_subcommand_from help" -f -a "list" -d 'List every namespace: layout, worker IDs held and free'
@@ -505,7 +505,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand config" -l dispenser -d 'Dis
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand config" -l json -d 'Print the settings as JSON'
-complete -c idgen -n "__fish_idgen_using_subcommand config" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand config" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand config" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand config" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l redis -d 'Redis URL of the default node, `main` (with --mysql: the distributed backend): redis://, rediss://, redis-sentinel://HOSTS#MASTER or redis-cluster://HOSTS' -r
@@ -524,7 +524,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand completions" -l config -d 'T
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l dispenser -d 'Dispenser that init-app records for a new app, and that next tries first: queue (the Java service\'s lists) or range [default: queue]' -r -f -a "queue\t''
 range\t''"
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -l timeout -d 'How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]' -r
-complete -c idgen -n "__fish_idgen_using_subcommand completions" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand completions" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l between -d 'With --guess: the window a plausible moment lies in, e.g. 2020-01-01..2021-01-01; either end may be left out [default: the layout\'s epoch..a day from now]' -r
@@ -566,7 +566,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand decode" -l timeout -d 'How l
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l config -d 'TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]' -r -F
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l json -d 'Print JSON: one object per ID (JSON Lines); with --guess, one document'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l guess -d 'List the named layouts under which every ID decodes to a plausible moment, ranked'
-complete -c idgen -n "__fish_idgen_using_subcommand decode" -s v -l verbose -d 'Explain what the command is doing, on stderr'
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -s v -l verbose -d 'Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand help; and not __fish_seen_subcommand_from init-app next reload-segments migrate lease inspect-freelist status serve app namespace config completions decode help" -f -a "init-app" -d 'Create the schema if missing and seed an app\'s 64 shards (idempotent)'

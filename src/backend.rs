@@ -10,22 +10,20 @@ mod no_ledger;
 
 pub use no_ledger::segments_need_mysql;
 
-use crate::config::{DEFAULT_NODE, Settings, TlsFiles};
+use crate::config::{DEFAULT_NODE, Settings};
 use crate::error::{Error, Result};
-use crate::lease::{LeaseStore, WorkerNodeAssigner};
-use crate::redact::SecretUrl;
+use crate::lease::WorkerNodeAssigner;
 use crate::segment::{AllocatorOptions, SegmentAllocator};
+use crate::store::distributed::{DistributedWorkerNodes, FencedLeaseStore};
 use crate::store::mysql::MysqlLedger;
-use crate::store::redis::lease::{FencedLeaseStore, RedisLeaseStore};
+use crate::store::redis::connect;
+use crate::store::redis::lease::RedisLeaseStore;
 use crate::store::redis::topology::Topology;
-use crate::store::redis::worker_nodes::DistributedWorkerNodes;
-use crate::store::redis::{RedisNode, connect};
 use crate::store::sqlite::SqliteStore;
 use crate::store::tls;
-use crate::store::{Dispenser, Ledger, NodeSet};
+use crate::store::{Dispenser, LeaseAdmin, LeaseStore, Ledger, NodeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// The opened storage of one deployment.
 pub struct Backend {
@@ -40,19 +38,17 @@ pub struct Backend {
 enum Stores {
     Distributed {
         mysql: Arc<MysqlLedger>,
-        main: SecretUrl,
-        redis_tls: TlsFiles,
-        timeout: Duration,
     },
     /// Redis alone: worker-ID leases only; the ledger and the nodes refuse
-    /// every segment operation ([`segments_need_mysql`]).
+    /// every segment operation ([`segments_need_mysql`]), and `redis` holds
+    /// the servers the leases live on.
     RedisAlone {
-        main: SecretUrl,
-        redis_tls: TlsFiles,
-        timeout: Duration,
+        redis: Arc<NodeSet>,
     },
     /// Everything in one SQLite file.
-    Embedded { store: Arc<SqliteStore> },
+    Embedded {
+        store: Arc<SqliteStore>,
+    },
 }
 
 /// Which commands a backend is opened for.
@@ -99,7 +95,6 @@ impl Backend {
             (true, None) if settings.store.is_some() => Err(store_and_servers(settings)),
             (true, None) => {
                 check_redis_nodes(settings)?;
-                let main = settings.redis_nodes[DEFAULT_NODE].clone();
                 let refusing = Arc::new(no_ledger::NoLedger {
                     node: DEFAULT_NODE.to_string(),
                 });
@@ -108,9 +103,7 @@ impl Backend {
                     nodes: Arc::new(NodeSet::single(refusing)),
                     kind: "redis",
                     stores: Stores::RedisAlone {
-                        main,
-                        redis_tls: settings.redis_tls.clone(),
-                        timeout: settings.timeout,
+                        redis: Arc::new(redis_nodes(settings)),
                     },
                 })
             }
@@ -121,26 +114,16 @@ impl Backend {
                         |e| match e {
                             Error::Invalid {
                                 what: "MySQL URL", ..
-                            } => crate::config::blame(e, settings.origin("mysql")),
+                            } => crate::config::blame(e, &settings.origin("mysql")),
                             other => other,
                         },
                     )?,
                 );
                 Ok(Backend {
                     ledger: ledger.clone(),
-                    nodes: Arc::new(NodeSet::redis(
-                        DEFAULT_NODE,
-                        settings.redis_nodes.clone(),
-                        settings.redis_tls.clone(),
-                        settings.timeout,
-                    )),
+                    nodes: Arc::new(redis_nodes(settings)),
                     kind: "redis+mysql",
-                    stores: Stores::Distributed {
-                        mysql: ledger,
-                        main: settings.redis_nodes[DEFAULT_NODE].clone(),
-                        redis_tls: settings.redis_tls.clone(),
-                        timeout: settings.timeout,
-                    },
+                    stores: Stores::Distributed { mysql: ledger },
                 })
             }
             (false, Some(_)) => Err(Error::Config {
@@ -173,13 +156,28 @@ impl Backend {
     /// server URLs): the line `--verbose` prints.
     pub fn describe(&self) -> String {
         let location = match &self.stores {
-            Stores::Distributed { mysql, main, .. } => {
-                format!("redis {main}, {}", mysql.describe())
-            }
-            Stores::RedisAlone { main, .. } => format!("redis {main}, leases only"),
+            Stores::Distributed { mysql } => format!(
+                "redis {}, {}",
+                self.nodes.describe(DEFAULT_NODE).unwrap_or_default(),
+                mysql.describe()
+            ),
+            Stores::RedisAlone { redis } => format!(
+                "redis {}, leases only",
+                redis.describe(DEFAULT_NODE).unwrap_or_default()
+            ),
             Stores::Embedded { store } => format!("store {}", store.path().display()),
         };
         format!("{} ({location})", self.kind)
+    }
+
+    /// Is there a segment ledger (MySQL or the store file)? Not on Redis alone.
+    pub fn has_ledger(&self) -> bool {
+        !matches!(self.stores, Stores::RedisAlone { .. })
+    }
+
+    /// Are segments stocked on Redis nodes (not in the store file)?
+    pub fn has_redis_nodes(&self) -> bool {
+        matches!(self.stores, Stores::Distributed { .. })
     }
 
     /// Is everything in one store file (the embedded backend)?
@@ -227,36 +225,35 @@ impl Backend {
         }
     }
 
-    /// Where worker-ID leases live: the default Redis node (with MySQL, or
-    /// alone), or the store file.
+    /// Where worker-ID leases live, as their holder uses them (see
+    /// `Self::lease_stores`).
     pub async fn lease_store(&self) -> Result<Arc<dyn LeaseStore>> {
+        Ok(self.lease_stores().await?.0)
+    }
+
+    /// Where worker-ID leases live, as an operator inspects and repairs them.
+    pub async fn lease_admin(&self) -> Result<Arc<dyn LeaseAdmin>> {
+        Ok(self.lease_stores().await?.1)
+    }
+
+    /// The one lease store, as both traits: the default Redis node (with
+    /// MySQL, or alone), or the store file.
+    async fn lease_stores(&self) -> Result<(Arc<dyn LeaseStore>, Arc<dyn LeaseAdmin>)> {
         match &self.stores {
-            Stores::Distributed {
-                mysql,
-                main,
-                redis_tls,
-                timeout,
-            } => {
+            Stores::Distributed { mysql } => {
                 // A lease needs both servers: meet MySQL while Redis connects. Its
                 // failure is reported where MySQL is needed; reading lease state
                 // from Redis (as `status` does) works without it.
-                let (redis, _warmed) = tokio::join!(
-                    RedisNode::connect(DEFAULT_NODE, main, redis_tls, *timeout),
-                    mysql.prepare_leases()
-                );
-                Ok(Arc::new(FencedLeaseStore::new(
-                    Arc::new(redis?),
-                    mysql.clone(),
-                )))
+                let (redis, warmed) =
+                    tokio::join!(self.nodes.redis_node(DEFAULT_NODE), mysql.prepare_leases());
+                let store = Arc::new(FencedLeaseStore::new(redis?, mysql.clone(), warmed));
+                Ok((store.clone(), store))
             }
-            Stores::RedisAlone {
-                main,
-                redis_tls,
-                timeout,
-            } => Ok(Arc::new(RedisLeaseStore::new(Arc::new(
-                RedisNode::connect(DEFAULT_NODE, main, redis_tls, *timeout).await?,
-            )))),
-            Stores::Embedded { store } => Ok(store.clone()),
+            Stores::RedisAlone { redis } => {
+                let store = Arc::new(RedisLeaseStore::new(redis.redis_node(DEFAULT_NODE).await?));
+                Ok((store.clone(), store))
+            }
+            Stores::Embedded { store } => Ok((store.clone(), store.clone())),
         }
     }
 
@@ -264,14 +261,9 @@ impl Backend {
     pub async fn worker_nodes(&self) -> Result<Arc<dyn WorkerNodeAssigner>> {
         match &self.stores {
             Stores::Embedded { store } => Ok(store.clone()),
-            Stores::Distributed {
-                mysql,
-                main,
-                redis_tls,
-                timeout,
-            } => Ok(Arc::new(DistributedWorkerNodes {
+            Stores::Distributed { mysql } => Ok(Arc::new(DistributedWorkerNodes {
                 ledger: mysql.clone(),
-                redis: Arc::new(RedisNode::connect(DEFAULT_NODE, main, redis_tls, *timeout).await?),
+                redis: self.nodes.redis_node(DEFAULT_NODE).await?,
             })),
             // A Redis counter could go back in time and hand an ID out twice;
             // only MySQL's auto-increment never reuses one.
@@ -294,6 +286,16 @@ impl Backend {
     }
 }
 
+/// The configured Redis nodes, connected on first use.
+fn redis_nodes(settings: &Settings) -> NodeSet {
+    NodeSet::redis(
+        DEFAULT_NODE,
+        settings.redis_nodes.clone(),
+        settings.redis_tls.clone(),
+        settings.timeout,
+    )
+}
+
 /// Checks the Redis node settings: a node named `main`, and every URL (naming
 /// where a bad one came from). Nodes connect only when first used.
 fn check_redis_nodes(settings: &Settings) -> Result<()> {
@@ -313,7 +315,7 @@ fn check_redis_nodes(settings: &Settings) -> Result<()> {
                 problem,
                 hint,
             } => {
-                let origin = settings.origin(&format!("redis node {name}"));
+                let origin = settings.origin(&format!("redis.nodes.{name}"));
                 Error::Invalid {
                     what,
                     problem: problem.replacen(
@@ -343,8 +345,10 @@ fn store_and_servers(settings: &Settings) -> Error {
         .redis_nodes
         .keys()
         .map(|name| {
-            let key = format!("redis node {name}");
-            format!("{key} from {}", settings.origin(&key))
+            format!(
+                "redis node {name} from {}",
+                settings.origin(&format!("redis.nodes.{name}"))
+            )
         })
         .collect();
     if settings.mysql.is_some() {

@@ -8,8 +8,10 @@
 
 use std::time::Duration;
 
-/// The broad class of a failure; decides the process exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The broad class of a failure; decides the process exit code. In JSON it
+/// is the exit code's name (`bad-data`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum ErrorKind {
     /// A bad flag, argument, config value or input.
     Usage,
@@ -291,6 +293,13 @@ pub enum Error {
         detail: String,
     },
 
+    #[error("app {app} cannot move out of the embedded store: {detail}")]
+    AdoptionRefused {
+        app: u8,
+        detail: String,
+        fix: String,
+    },
+
     #[error("app {app} is served by node {node:?}")]
     Moved { app: u8, node: String },
 
@@ -299,6 +308,14 @@ pub enum Error {
 
     #[error("interrupted before {what} finished")]
     Interrupted { what: String },
+
+    /// A signal stopped a command that issues IDs (`next --count`, `lease`)
+    /// between batches; every ID issued was delivered.
+    #[error(
+        "interrupted after issuing {issued}{} IDs, each written to stdout",
+        asked.map(|n| format!(" of {n}")).unwrap_or_default()
+    )]
+    IssuingInterrupted { issued: u64, asked: Option<u64> },
 
     #[error("internal error: {0}")]
     Internal(String),
@@ -351,16 +368,62 @@ impl Error {
             | NamespaceInUse { .. }
             | NamespaceMismatch { .. }
             | MigrationConflict { .. }
+            | AdoptionRefused { .. }
             | Moved { .. }
             | AppMovedOut { .. } => ErrorKind::Conflict,
             ClockMovedBack { .. } => ErrorKind::Clock,
             StoreUnusable { .. } | Corrupt { .. } => ErrorKind::Store,
-            Interrupted { .. } => ErrorKind::Interrupted,
+            Interrupted { .. } | IssuingInterrupted { .. } => ErrorKind::Interrupted,
             AccessDenied { .. } => ErrorKind::Access,
             Tls { .. } => ErrorKind::Tls,
             BadData { .. } => ErrorKind::BadData,
             Internal(_) => ErrorKind::Internal,
         }
+    }
+
+    /// Why a server could not be used, naming no address (no host, port or
+    /// URL), for answers anyone may read such as `serve`'s `/healthz`: `MySQL
+    /// unreachable: connection refused`. `None` when the error is no outage.
+    pub fn outage(&self) -> Option<String> {
+        use Error::*;
+        let cause = |detail: &str, otherwise: &'static str| {
+            let detail = detail.to_ascii_lowercase();
+            [
+                ("refused", "connection refused"),
+                ("reset", "connection reset"),
+                ("timed out", "connection timed out"),
+                ("broken pipe", "connection closed"),
+                ("closed", "connection closed"),
+                ("resolve", "host name not resolved"),
+                ("lookup", "host name not resolved"),
+            ]
+            .iter()
+            .find(|(found, _)| detail.contains(found))
+            .map_or(otherwise, |(_, cause)| cause)
+        };
+        Some(match self {
+            Unreachable {
+                backend, detail, ..
+            } => {
+                format!("{backend} unreachable: {}", cause(detail, "no connection"))
+            }
+            Timeout { backend, after, .. } => {
+                format!("{backend} did not answer within {}", fmt_duration(*after))
+            }
+            Backend {
+                backend, detail, ..
+            } => {
+                format!("{backend} failed: {}", cause(detail, "a command failed"))
+            }
+            NodeNotReady { backend, .. } => format!("{backend} is not ready (loading or syncing)"),
+            NotMaster { backend, role, .. } => {
+                format!("{backend} is not the master: {}", describe_role(role, None))
+            }
+            AccessDenied { backend, .. } => format!("{backend} refused access"),
+            Tls { backend, .. } => format!("{backend}: the TLS connection failed"),
+            RetriesSpent { last, .. } => return last.outage(),
+            _ => return None,
+        })
     }
 
     /// What the operator should try next, if there is a clear fix.
@@ -424,6 +487,13 @@ impl Error {
             AccessDenied { .. } => {
                 "check the user name and password (or the ACL rules) for this backend".into()
             }
+            BadData {
+                backend: "Redis",
+                key,
+                ..
+            } => format!(
+                "something other than idgen wrote {key}: delete it with redis-cli DEL {key} after checking what wrote it (its indexes become a gap, never a repeat)"
+            ),
             BadData { key, .. } => format!(
                 "something other than idgen wrote {key}; inspect it, then delete the key (its indexes become a gap, never a repeat)"
             ),
@@ -458,9 +528,17 @@ impl Error {
             MigrationConflict { app, target, .. } => {
                 format!("finish it with `idgen migrate --app {app} --to {target}`")
             }
+            AdoptionRefused { fix, .. } => fix.clone(),
             Moved { node, .. } => format!("configure node {node:?} under [redis.nodes]"),
             AppMovedOut { .. } => "point idgen at the deployment the app moved to".into(),
             Interrupted { .. } => "rerun the command; it resumes safely".into(),
+            IssuingInterrupted { issued, asked } => match asked {
+                Some(asked) => format!(
+                    "a rerun issues new IDs, never these again: ask for the rest with --count {}",
+                    asked.saturating_sub(*issued)
+                ),
+                None => "a rerun issues new IDs, never these again".into(),
+            },
             Internal(_) => "please report this as a bug".into(),
         };
         Some(hint)

@@ -11,6 +11,90 @@
 //! or `error` (fail the operation every time). Unset, a hit costs one load of a
 //! cached empty list.
 
+/// Every failpoint, and where it stops a process. A name given in
+/// `IDGEN_FAILPOINTS` must be one of these: a misspelt one would arm nothing,
+/// and the test that set it would prove nothing.
+#[cfg(any(test, feature = "test-hooks"))]
+pub const POINTS: &[(&str, &str)] = &[
+    (
+        "adopt.before_commit",
+        "MySQL's take-over of a sealed app, before its commit",
+    ),
+    (
+        "dispenser.before_push",
+        "a refill, with its segments taken, before the push",
+    ),
+    (
+        "dispenser.push_answer_lost",
+        "a push applied whose answer is lost (sent again)",
+    ),
+    (
+        "init_app.before_commit",
+        "init-app's transaction, before its commit",
+    ),
+    (
+        "lease.between_batches",
+        "lease, between two batches of IDs written out",
+    ),
+    (
+        "lease.take_worker.before_commit",
+        "MySQL's worker claim, before its commit",
+    ),
+    ("migrate.after_switch", "a move, after the route switched"),
+    (
+        "migrate.before_switch",
+        "a move, with the new node stocked, before the route switched",
+    ),
+    (
+        "migrate.retired_shard",
+        "a move, after each shard retired on the old node",
+    ),
+    (
+        "mysql.take_segments.before_commit",
+        "MySQL's segment take, before its commit",
+    ),
+    (
+        "route.before_commit",
+        "a route change in MySQL, before its commit",
+    ),
+    (
+        "segment.after_take",
+        "next, after its take, before the IDs are written",
+    ),
+    (
+        "serve.before_answer",
+        "serve, with IDs taken, before the answer is sent",
+    ),
+    (
+        "sqlite.lease.before_commit",
+        "the embedded store's lease transaction, before its commit",
+    ),
+    (
+        "sqlite.schema.before_commit",
+        "the embedded store's schema creation, before its commit",
+    ),
+    (
+        "sqlite.seal.before_commit",
+        "sealing an app in the embedded store, before its commit",
+    ),
+    (
+        "sqlite.take.before_commit",
+        "the embedded store's stock take, before its commit",
+    ),
+    (
+        "sqlite.take_segment.before_commit",
+        "the embedded store's segment take, before its commit",
+    ),
+    (
+        "store_exit.after_adopt",
+        "migrate --from-store, after MySQL took the app over",
+    ),
+    (
+        "store_exit.after_seal",
+        "migrate --from-store, after the app was sealed in the store",
+    ),
+];
+
 /// Passes through unless the failpoint `name` is armed (only with `test-hooks`).
 #[cfg(not(feature = "test-hooks"))]
 #[inline(always)]
@@ -53,12 +137,18 @@ mod armed {
                 .filter(|s| !s.trim().is_empty())
                 .map(|entry| {
                     let (name, action) = entry.split_once('=').unwrap_or((entry, "kill"));
+                    let name = name.trim();
+                    // Only tests set the variable: a name that arms nothing is their bug.
+                    assert!(
+                        super::POINTS.iter().any(|(known, _)| *known == name),
+                        "IDGEN_FAILPOINTS names {name:?}, which is no failpoint (see failpoint::POINTS)"
+                    );
                     let action = match action.trim() {
                         "stop" => Action::Stop,
                         "error" => Action::Fail,
                         _ => Action::Kill,
                     };
-                    (name.trim().to_string(), action)
+                    (name.to_string(), action)
                 })
                 .collect()
         })
@@ -92,5 +182,43 @@ mod armed {
             Action::Fail => return Err(Error::Internal(format!("failpoint {name} fired"))),
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every `hit("…")` in the sources names a registered point, and every
+    /// registered point is hit somewhere.
+    #[test]
+    fn every_failpoint_is_registered_and_used() {
+        let mut used = std::collections::BTreeSet::new();
+        let mut dirs = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src"
+        ))];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for call in ["failpoint::hit(\"", "failpoint::hit_and_armed(\""] {
+                        for (at, _) in text.match_indices(call) {
+                            let rest = &text[at + call.len()..];
+                            let name = &rest[..rest.find('"').unwrap()];
+                            if name != "area.step" {
+                                used.insert(name.to_string());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let registered: std::collections::BTreeSet<String> = super::POINTS
+            .iter()
+            .map(|(name, _)| name.to_string())
+            .collect();
+        assert_eq!(used, registered);
     }
 }

@@ -11,10 +11,12 @@
 //! * [`status`]: the health report behind `idgen status`.
 //! * [`redact`]: URLs whose passwords are never shown.
 
+pub mod activity;
 pub mod backend;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod exit_code;
 pub mod failpoint;
 pub mod layout;
 pub mod lease;

@@ -51,6 +51,42 @@ impl Backoff {
         )
     }
 
+    /// Between polls of something another process holds for a moment: a
+    /// shard's refill lock (held for one ledger round trip and one push), the
+    /// stock another refiller is about to push. The first polls come quickly,
+    /// so a short hold costs little; the cap keeps a long one from flooding
+    /// the node.
+    pub fn held_elsewhere(deadline: Instant) -> Self {
+        Backoff::new(
+            "held_elsewhere",
+            deadline,
+            Duration::from_millis(5),
+            Duration::from_millis(100),
+        )
+    }
+
+    /// Between attempts to reach a master while a failover is under way: the
+    /// sentinels name a master that is down, or not promoted yet.
+    pub fn failover(deadline: Instant) -> Self {
+        Backoff::new(
+            "failover",
+            deadline,
+            Duration::from_millis(50),
+            Duration::from_millis(400),
+        )
+    }
+
+    /// Between attempts to open the embedded store's file while other
+    /// processes are creating it (SQLite refuses some first locks at once).
+    pub fn store_file_busy(deadline: Instant) -> Self {
+        Backoff::new(
+            "store_file_busy",
+            deadline,
+            Duration::from_millis(2),
+            Duration::from_millis(50),
+        )
+    }
+
     fn new(waits_on: &'static str, deadline: Instant, first: Duration, cap: Duration) -> Self {
         Backoff {
             waits_on,
@@ -81,6 +117,19 @@ impl Backoff {
         Some(full_jitter(ceiling).min(left))
     }
 
+    /// Pauses before polling again; `false`, without pausing, once the
+    /// deadline has passed.
+    pub async fn pause(&mut self) -> bool {
+        match self.next_pause() {
+            Some(pause) => {
+                crate::activity::did(crate::activity::Work::Retry);
+                tokio::time::sleep(pause).await;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Runs `attempt` until it succeeds, fails in a way `retryable` refuses, or
     /// the budget is spent; then the last error, as [`Error::RetriesSpent`].
     pub async fn retry<T, Fut>(
@@ -98,6 +147,7 @@ impl Backoff {
             };
             match self.next_pause() {
                 Some(pause) => {
+                    crate::activity::did(crate::activity::Work::Retry);
                     note_retry(self.waits_on, self.attempts, &error);
                     tokio::time::sleep(pause).await;
                 }

@@ -3,9 +3,7 @@
 //! command the user may not run is an access error that names it.
 
 use crate::harness::{Test, TestEnv};
-
-/// The exit code of refused access (README "Exit codes").
-const ACCESS: i32 = 12;
+use idgen::exit_code;
 
 /// The ACL rules README "Deploying" documents, after `reset`.
 const IDGEN_RULES: &[&str] = &[
@@ -94,7 +92,7 @@ fn a_user_limited_to_idgens_keys_runs_segments_leases_migrate_and_status() {
     ] {
         let run = as_user(&env, &vars)
             .args(args.iter().copied())
-            .status(0)
+            .status(exit_code::OK)
             .stdout_lacks(PASSWORD)
             .stderr_lacks(PASSWORD)
             .run();
@@ -119,7 +117,7 @@ fn a_command_the_user_may_not_run_is_an_access_error_naming_it() {
         let vars = acl_user(&env, command, &rules);
         let run = as_user(&env, &vars)
             .args(["next", "--app", "1"])
-            .status(ACCESS)
+            .status(exit_code::ACCESS)
             .stderr(format!(
                 "may not run the command {}",
                 command.to_uppercase()
@@ -137,7 +135,7 @@ fn a_command_the_user_may_not_run_is_an_access_error_naming_it() {
     let vars = acl_user(&env, "nolease", &rules);
     as_user(&env, &vars)
         .args(["lease", "--count", "1"])
-        .status(ACCESS)
+        .status(exit_code::ACCESS)
         .stderr("may not use one of idgen's keys")
         .run();
 }

@@ -2,13 +2,14 @@
 //! same locks and rules as the other commands, on both backends.
 
 use crate::harness::{StoreKind, Test, TestEnv, limit_with_last_index};
+use idgen::exit_code;
 
 fn app_list_and_show_give_exact_values(env: &TestEnv) {
     let run = Test::within(env).args(["app", "list"]).run();
     match env.backend {
         StoreKind::Distributed => assert!(run.stdout.contains("no apps"), "{run}"),
         // A list never creates the store file it was pointed at.
-        StoreKind::Embedded => assert_eq!(run.code(), 10, "{run}"),
+        StoreKind::Embedded => assert_eq!(run.code(), i32::from(exit_code::STORE), "{run}"),
     }
     let limit = ((1u64 << 50) | 3).to_string();
     env.ok(&[
@@ -36,7 +37,10 @@ fn app_list_and_show_give_exact_values(env: &TestEnv) {
     let shown = env.json(&["app", "show", "1", "--json"]);
     assert_eq!(shown["shard_rows"].as_array().unwrap().len(), 64);
     assert!(shown["shard_rows"][0]["max_id"].is_string());
-    Test::within(env).args(["app", "show", "9"]).status(3).run();
+    Test::within(env)
+        .args(["app", "show", "9"])
+        .status(exit_code::NOT_FOUND)
+        .run();
 }
 
 fn max_limit_id_is_lowered_only_when_agreed_and_raised_freely(env: &TestEnv) {
@@ -46,7 +50,7 @@ fn max_limit_id_is_lowered_only_when_agreed_and_raised_freely(env: &TestEnv) {
     let lower = limit_with_last_index(2, 9).to_string();
     Test::within(env)
         .args(["app", "set", "9", "--max-limit-id", &lower])
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("pass --yes to lower max_limit_id")
         .run();
     let shown = env.json(&["app", "show", "9", "--json"]);
@@ -54,7 +58,7 @@ fn max_limit_id_is_lowered_only_when_agreed_and_raised_freely(env: &TestEnv) {
     // No limit is the highest: raising needs no answer.
     Test::within(env)
         .args(["app", "set", "9", "--max-limit-id", "0"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let shown = env.json(&["app", "show", "9", "--json"]);
     assert_eq!(shown["max_limit_id"], "0");
@@ -75,7 +79,7 @@ fn a_limit_lowered_with_yes_retires_the_stock_above_it_on_every_shard(env: &Test
     let changed = Test::within(env)
         .args(["app", "set", "1", "--yes", "--json", "--max-limit-id"])
         .arg(limit.to_string())
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     assert_eq!(changed["max_limit_id"], limit.to_string());
@@ -92,7 +96,7 @@ fn a_limit_lowered_with_yes_retires_the_stock_above_it_on_every_shard(env: &Test
     // limit runs out, and nothing above it is issued.
     let taken = Test::within(env)
         .args(["next", "--app", "1", "-n", "200"])
-        .status(4)
+        .status(exit_code::EXHAUSTED)
         .run();
     assert!(taken.ids().iter().all(|&id| id <= limit), "{taken}");
 }
@@ -104,7 +108,7 @@ fn the_step_and_its_bounds_change_together(env: &TestEnv) {
     // Outside 100..=1000.
     Test::within(env)
         .args(["app", "set", "1", "--step", "5000"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("--max-step")
         .run();
     let changed = env.json(&[
@@ -131,7 +135,7 @@ fn the_step_and_its_bounds_change_together(env: &TestEnv) {
     );
     Test::within(env)
         .args(["app", "set", "1"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("nothing to change")
         .run();
 }
@@ -141,7 +145,7 @@ fn a_rename_asks_first(env: &TestEnv) {
     // No terminal, no --yes.
     Test::within(env)
         .args(["app", "set", "1", "--name", "orders-v2"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("--yes")
         .run();
     assert_eq!(env.json(&["app", "show", "1", "--json"])["name"], "orders");
@@ -154,7 +158,7 @@ fn a_rename_asks_first(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "orders-v2"]);
     Test::within(env)
         .args(["app", "set", "7", "--step", "5"])
-        .status(3)
+        .status(exit_code::NOT_FOUND)
         .run();
 }
 

@@ -10,6 +10,7 @@ use crate::harness::takers::take_during;
 use crate::harness::{
     Test, TestEnv, assert_unique, four_worker_lease, keys, wait_until, worker_of_four_worker_id,
 };
+use idgen::exit_code;
 use std::time::Duration;
 
 /// `next --app APP --count 300` in `takers` threads: 5 takes before `during`
@@ -49,7 +50,7 @@ fn init_app(env: &TestEnv, url: &str, app: &str) {
             "init-app", "--app", app, "--name", "cluster", "--step", "2000",
         ])
         .env("IDGEN_REDIS_URL", url)
-        .status(0)
+        .status(exit_code::OK)
         .run();
 }
 
@@ -57,7 +58,7 @@ fn reload(env: &TestEnv, url: &str, app: &str) {
     Test::within(env)
         .args(["reload-segments", "--app", app, "--quiet"])
         .env("IDGEN_REDIS_URL", url)
-        .status(0)
+        .status(exit_code::OK)
         .run();
 }
 
@@ -109,7 +110,7 @@ fn leases_status_and_inspect_work_on_a_cluster() {
     let second = Test::within(&env)
         .args(lease(&["--count", "1000"]))
         .env("IDGEN_REDIS_URL", &url)
-        .status(0)
+        .status(exit_code::OK)
         .run();
     assert!(
         second
@@ -126,7 +127,7 @@ fn leases_status_and_inspect_work_on_a_cluster() {
     Test::within(&env)
         .args(["inspect-freelist", "--namespace", "cluster", "--json"])
         .env("IDGEN_REDIS_URL", &url)
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let status = Test::within(&env)
         .args(["status", "--json"])
@@ -153,12 +154,12 @@ fn an_app_moves_from_a_standalone_node_to_a_cluster_without_repeats() {
         .args([
             "init-app", "--app", "33", "--name", "moving", "--step", "2000",
         ])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let take = || {
         with_cluster()
             .args(["next", "--app", "33", "--count", "500"])
-            .status(0)
+            .status(exit_code::OK)
             .run()
             .ids()
     };
@@ -168,7 +169,7 @@ fn an_app_moves_from_a_standalone_node_to_a_cluster_without_repeats() {
     }
     with_cluster()
         .args(["migrate", "--app", "33", "--to", "cl", "--yes"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     for _ in 0..3 {
         ids.extend(take());
@@ -219,7 +220,7 @@ fn a_resharding_and_a_failover_under_takers_repeat_nothing() {
     let run = Test::within(&env)
         .args(["next", "--app", "34", "--gate-pass", &pass])
         .env("IDGEN_REDIS_URL", &url)
-        .status(0)
+        .status(exit_code::OK)
         .run();
     ids.extend(run.ids());
     let stamp =
@@ -295,16 +296,16 @@ fn an_app_moves_between_two_clusters_under_takers_without_repeats() {
         .args([
             "init-app", "--app", "35", "--name", "moving", "--step", "2000",
         ])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     // New apps are served by `main`: route this one to A before it has stock.
     with_nodes()
         .args(["migrate", "--app", "35", "--to", "a", "--yes"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     with_nodes()
         .args(["reload-segments", "--app", "35", "--quiet"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     assert!(!masters_stocked(a, 35).is_empty());
     assert!(masters_stocked(&b, 35).is_empty());
@@ -316,7 +317,7 @@ fn an_app_moves_between_two_clusters_under_takers_without_repeats() {
     let take_ok = || {
         with_nodes()
             .args(["next", "--app", "35", "--count", "300"])
-            .status(0)
+            .status(exit_code::OK)
             .run()
             .ids()
     };
@@ -331,7 +332,7 @@ fn an_app_moves_between_two_clusters_under_takers_without_repeats() {
         });
         let report = with_nodes()
             .args(["migrate", "--app", "35", "--to", "b", "--yes", "--json"])
-            .status(0)
+            .status(exit_code::OK)
             .run()
             .json();
         takers.mark_after();
@@ -370,7 +371,7 @@ fn an_app_moves_between_two_clusters_under_takers_without_repeats() {
     }
     with_nodes()
         .args(["reload-segments", "--quiet"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     assert!(masters_stocked(a, 35).is_empty(), "something refilled A");
     assert_unique(&ids);
@@ -419,7 +420,7 @@ fn a_push_resent_to_a_promoted_replica_after_its_answer_was_lost_is_stocked_once
     );
     crate::harness::wait_until_stopped(resender.pid(), "the push to run");
     // Its segment is served meanwhile from the old master.
-    let mut ids = next("50").status(0).run().ids();
+    let mut ids = next("50").status(exit_code::OK).run().ids();
 
     // The shard's replica takes over, with every write the master had.
     let master = cluster.master_of(&key).port;
@@ -442,7 +443,7 @@ fn a_push_resent_to_a_promoted_replica_after_its_answer_was_lost_is_stocked_once
     let (status, stdout, stderr) = resender.wait();
     assert!(status.success(), "{stderr:?}");
     ids.extend(stdout.lines().map(|l| l.parse::<u64>().unwrap()));
-    ids.extend(next("100").status(0).run().ids());
+    ids.extend(next("100").status(exit_code::OK).run().ids());
     assert_eq!(ids.len(), 160);
     assert_unique(&ids);
 }

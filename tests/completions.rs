@@ -1,6 +1,7 @@
 //! `idgen completions` and the committed scripts under `completions/`.
 
 use crate::harness::{Run, Test};
+use idgen::exit_code;
 use std::path::Path;
 
 /// Each shell and the file its committed script lives in.
@@ -13,7 +14,10 @@ const SHELLS: &[(&str, &str)] = &[
 ];
 
 fn completions(shell: &str) -> Run {
-    Test::new().args(["completions", shell]).status(0).run()
+    Test::new()
+        .args(["completions", shell])
+        .status(exit_code::OK)
+        .run()
 }
 
 #[test]
@@ -63,14 +67,17 @@ fn completions_work_with_a_broken_config_file_and_no_backend() {
     let run = Test::new()
         .env("IDGEN_CONFIG", config.to_str().unwrap())
         .args(["completions", "zsh"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     assert!(run.stdout.starts_with("#compdef idgen"), "{run}");
 }
 
 #[test]
 fn an_unknown_shell_is_a_usage_error_naming_the_choices() {
-    let run = Test::new().args(["completions", "tcsh"]).status(2).run();
+    let run = Test::new()
+        .args(["completions", "tcsh"])
+        .status(exit_code::USAGE)
+        .run();
     let lines: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{run}");
     assert!(

@@ -2,6 +2,7 @@
 //! errors that name file, line and key, and passwords that are never shown.
 
 use crate::harness::{Test, TestEnv};
+use idgen::exit_code;
 use serde_json::Value;
 
 fn node_location(report: &Value, name: &str) -> String {
@@ -57,7 +58,7 @@ fn redis_url_comes_from_the_flag_then_the_environment_then_the_file() {
     Test::within(&env)
         .arg("status")
         .unset("IDGEN_REDIS_URL")
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("no Redis URL")
         .run();
 }
@@ -69,7 +70,7 @@ fn layout_comes_from_the_flag_then_the_environment_then_the_file_then_snowflake(
         let run = Test::within(&env)
             .args(args.iter().copied())
             .envs(vars)
-            .status(0)
+            .status(exit_code::OK)
             .run();
         run.stdout.split_whitespace().nth(1).unwrap().to_string()
     };
@@ -92,7 +93,7 @@ fn the_configured_epoch_applies_to_the_configured_layout() {
     // Time 0, worker 0, sequence 1: the epoch itself.
     let run = Test::within(&env)
         .args(["decode", "--json", "1"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     assert_eq!(run.json()["timestamp"], "2020-01-01T00:00:00.000Z", "{run}");
 }
@@ -141,7 +142,7 @@ fn a_bad_value_in_the_file_is_reported_even_when_a_flag_overrides_it() {
     // file must be right on its own.
     Test::within(&env)
         .args(["decode", "1"])
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("config.toml:1: key timeout:")
         .run();
 }
@@ -182,7 +183,7 @@ fn named_nodes_in_the_file_are_all_configured() {
     let both = Test::within(&env)
         .args(["status", "--json"])
         .unset("IDGEN_REDIS_URL")
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let report = both.json();
     assert_eq!(node_location(&report, "main"), env.redis_url);
@@ -229,13 +230,16 @@ fn a_file_named_by_flag_or_environment_is_used_and_must_exist() {
     let missing = env.home.path().join("missing.toml");
     Test::within(&env)
         .args(["--config", missing.to_str().unwrap(), "decode", "1"])
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("missing.toml")
         .run();
 
     // A missing default file is fine.
     assert!(!env.config_path().exists());
-    Test::within(&env).args(["decode", "1"]).status(0).run();
+    Test::within(&env)
+        .args(["decode", "1"])
+        .status(exit_code::OK)
+        .run();
 }
 
 #[test]
@@ -311,7 +315,7 @@ fn every_kind_of_mistake_names_the_file_line_and_key() {
         let at = format!("{}{expected}", path.display());
         Test::within(&env)
             .args(["decode", "1"])
-            .status(2)
+            .status(exit_code::USAGE)
             .one_line_error(at)
             .run();
     }
@@ -358,7 +362,7 @@ fn passwords_in_the_file_are_never_printed() {
     ] {
         env.write_config(&text);
         secret_kept(Test::within(&env).args(["decode", "1"]))
-            .status(2)
+            .status(exit_code::USAGE)
             .one_line_error("")
             .run();
     }
@@ -398,7 +402,11 @@ fn empty_environment_variables_count_as_unset() {
         &["lease", "--count", "1"],
         &["inspect-freelist"],
     ] {
-        Test::within(&env).args(args).envs(&vars).status(0).run();
+        Test::within(&env)
+            .args(args)
+            .envs(&vars)
+            .status(exit_code::OK)
+            .run();
     }
 }
 
@@ -419,14 +427,14 @@ fn a_bad_value_from_the_environment_names_the_variable() {
         Test::within(&env)
             .args(args)
             .env(var, value)
-            .status(2)
+            .status(exit_code::USAGE)
             .one_line_error(var)
             .run();
     }
     // From a flag, the flag is named.
     Test::within(&env)
         .args(["--timeout", "soon", "status"])
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("--timeout")
         .run();
 
@@ -439,7 +447,7 @@ fn a_bad_value_from_the_environment_names_the_variable() {
         Test::within(&servers)
             .args(["next", "--app", "1"])
             .env(var, value)
-            .status(2)
+            .status(exit_code::USAGE)
             .one_line_error(var)
             .stderr_lacks("hunter2")
             .run();
@@ -454,7 +462,7 @@ fn a_store_given_together_with_servers_is_a_usage_error_naming_each_source() {
     let first = Test::within(&env)
         .args(["next", "--app", "1"])
         .env("IDGEN_STORE", store.to_str().unwrap())
-        .status(2)
+        .status(exit_code::USAGE)
         .stdout_is("")
         .run();
     let line = first.one_line_error();
@@ -472,14 +480,12 @@ fn a_store_given_together_with_servers_is_a_usage_error_naming_each_source() {
         .args(["--store", store.to_str().unwrap(), "status"])
         .unset("IDGEN_REDIS_URL")
         .unset("IDGEN_MYSQL_URL")
-        .status(2)
+        .status(exit_code::USAGE)
         .run();
     let line = second.one_line_error();
     assert!(line.contains("--store"), "{line}");
-    assert!(
-        line.contains(&format!("{} key mysql", path.display())),
-        "{line}"
-    );
+    assert!(line.contains(&format!("{}:", path.display())), "{line}");
+    assert!(line.contains(" key mysql"), "{line}");
     assert!(line.contains("key redis.nodes.main"), "{line}");
 }
 
@@ -510,14 +516,14 @@ fn a_node_name_is_accepted_alike_in_the_file_the_flag_and_the_environment() {
             .arg("status")
             .env("IDGEN_REDIS_NODES", format!("eu/1={url}")),
     ] {
-        test.status(2)
+        test.status(exit_code::USAGE)
             .one_line_error("letters, digits, '-', '_' or '.'")
             .run();
     }
     env.write_config(&format!("[redis.nodes]\n\"eu/1\" = \"{url}\"\n"));
     Test::within(&env)
         .arg("status")
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("letters, digits, '-', '_' or '.'")
         .run();
 }
@@ -535,14 +541,14 @@ fn a_zero_timeout_is_refused_from_the_flag_the_variable_and_the_file() {
             test = test.env("IDGEN_TIMEOUT", value);
         }
         test.args(["next", "--app", "1"])
-            .status(2)
+            .status(exit_code::USAGE)
             .one_line_error("a zero timeout fails every request")
             .run();
     }
     env.write_config("timeout = \"0ms\"\n");
     Test::within(&env)
         .args(["next", "--app", "1"])
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("a zero timeout fails every request")
         .run();
 }
@@ -555,7 +561,7 @@ fn a_redis_node_named_twice_is_refused() {
         .args(["--redis-node", "x=redis://127.0.0.1:1"])
         .args(["--redis-node", "x=redis://:hunter2@127.0.0.1:2"])
         .arg("status")
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("node \"x\" is given twice")
         .stderr_lacks("hunter2")
         .run();
@@ -570,13 +576,13 @@ fn a_store_in_the_config_file_gets_its_directory_created_by_init_app() {
     Test::within(&env)
         .unset("IDGEN_STORE")
         .args(["init-app", "--app", "1", "--name", "demo"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let store = config.parent().unwrap().join("stores").join("x.db");
     assert!(store.is_file(), "no store at {}", store.display());
     Test::within(&env)
         .unset("IDGEN_STORE")
         .args(["next", "--app", "1"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
 }

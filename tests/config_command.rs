@@ -1,6 +1,7 @@
 //! `idgen config`: the effective settings with their sources, redacted.
 
 use crate::harness::{Test, TestEnv};
+use idgen::exit_code;
 use serde_json::Value;
 
 fn settings(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> (Value, String) {
@@ -10,7 +11,7 @@ fn settings(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> (Value, Stri
             .args(args.iter().copied())
             .arg("config")
             .args(extra.iter().copied())
-            .status(0)
+            .status(exit_code::OK)
             .run()
     };
     (config(&["--json"]).json(), config(&[]).stdout)
@@ -81,7 +82,7 @@ fn with_no_store_setting_config_shows_the_xdg_path_the_store_is_opened_at() {
     let run = Test::within(&env)
         .unset("IDGEN_STORE")
         .args(["config", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let report = run.json();
     let store = env.home.path().join("data").join("idgen").join("idgen.db");
@@ -95,7 +96,7 @@ fn config_shows_the_timeout_as_it_is_written() {
     let run = Test::within(&env)
         .unset("IDGEN_TIMEOUT")
         .args(["config", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     assert_eq!(row(&run.json(), "timeout")["value"], "5s");
 }

@@ -5,7 +5,7 @@
 use crate::harness::{TestEnv, limit_with_last_index};
 use idgen::backend::Backend;
 use idgen::layout::Layout;
-use idgen::lease::{Assigner, LeaseStore, NamespaceSpec, Renewal, WorkerNodeAssigner};
+use idgen::lease::{Assigner, LeaseAdmin, LeaseStore, NamespaceSpec, Renewal, WorkerNodeAssigner};
 use idgen::segment::DispenserKind::{self, Queue, Range};
 use idgen::segment::sizing::{Trigger, Want};
 use idgen::store::{
@@ -46,6 +46,7 @@ struct Stores {
     ledger: Arc<dyn Ledger>,
     dispenser: Arc<dyn Dispenser>,
     leases: Arc<dyn LeaseStore>,
+    lease_admin: Arc<dyn LeaseAdmin>,
     backend: Backend,
     runtime: tokio::runtime::Runtime,
 }
@@ -58,17 +59,19 @@ impl Stores {
             .build()
             .unwrap();
         let backend = env.backend();
-        let (dispenser, leases) = runtime.block_on(async {
+        let (dispenser, leases, lease_admin) = runtime.block_on(async {
             let node = backend.nodes.default_node().to_string();
             (
                 backend.nodes.get(&node).await.unwrap(),
                 backend.lease_store().await.unwrap(),
+                backend.lease_admin().await.unwrap(),
             )
         });
         Stores {
             ledger: backend.ledger.clone(),
             dispenser,
             leases,
+            lease_admin,
             backend,
             runtime,
         }
@@ -623,7 +626,9 @@ fn leases_are_exclusive_renewable_and_released(env: &TestEnv) {
             )
             .unwrap()
     );
-    let snapshot = stores.block(stores.leases.snapshot("conformance")).unwrap();
+    let snapshot = stores
+        .block(stores.lease_admin.snapshot("conformance"))
+        .unwrap();
     assert_eq!(snapshot.held.len(), 1, "{snapshot:?}");
     assert_eq!(snapshot.held[0].worker, second.worker);
 }
@@ -657,7 +662,7 @@ fn an_expired_lease_frees_its_worker_and_its_fence_is_the_next_floor(env: &TestE
         .block(stores.leases.acquire(&ns, "b", TTL, 500))
         .unwrap();
     crate::harness::wait_until(Duration::from_secs(10), "the lease to expire", || {
-        let snapshot = stores.block(stores.leases.snapshot("ns")).unwrap();
+        let snapshot = stores.block(stores.lease_admin.snapshot("ns")).unwrap();
         snapshot.held.iter().all(|h| h.worker != first.worker)
     });
     // The next holder's clock (its fence is `now + ttl`) is past the first one's
@@ -707,7 +712,7 @@ fn release_fences_the_worker_at_its_last_time_and_frees_it(env: &TestEnv) {
             )
             .unwrap()
     );
-    let snapshot = stores.block(stores.leases.snapshot("ns")).unwrap();
+    let snapshot = stores.block(stores.lease_admin.snapshot("ns")).unwrap();
     assert!(snapshot.held.is_empty(), "{snapshot:?}");
     assert!(snapshot.free.contains(&grant.worker), "{snapshot:?}");
     assert!(
@@ -730,24 +735,27 @@ fn a_namespace_keeps_the_signature_it_was_first_used_with(env: &TestEnv) {
         matches!(refused, Err(idgen::Error::NamespaceMismatch { .. })),
         "{refused:?}"
     );
-    assert_eq!(stores.block(stores.leases.namespaces()).unwrap(), ["ns"]);
+    assert_eq!(
+        stores.block(stores.lease_admin.namespaces()).unwrap(),
+        ["ns"]
+    );
 }
 
 fn the_namespace_lock_is_exclusive_until_its_holder_releases_it(env: &TestEnv) {
     let stores = Stores::of(env);
     let lock = || {
         stores
-            .block(stores.leases.lock_namespace("ns", TTL))
+            .block(stores.lease_admin.lock_namespace("ns", TTL))
             .unwrap()
     };
     let token = lock().expect("the lock is free");
     assert!(lock().is_none());
     stores
-        .block(stores.leases.unlock_namespace("ns", "not-ours"))
+        .block(stores.lease_admin.unlock_namespace("ns", "not-ours"))
         .unwrap();
     assert!(lock().is_none(), "another token releases nothing");
     stores
-        .block(stores.leases.unlock_namespace("ns", &token))
+        .block(stores.lease_admin.unlock_namespace("ns", &token))
         .unwrap();
     assert!(lock().is_some());
 }

@@ -1,6 +1,7 @@
 //! `idgen decode`, run as a real process: published examples, output formats, bad input.
 
 use crate::harness::{Run, Test};
+use idgen::exit_code;
 
 /// `idgen decode ARGS`, to be run.
 fn decode(args: &[&str]) -> Test<'static> {
@@ -23,7 +24,12 @@ fn decode_on_terminal(args: &str) -> Test<'static> {
 }
 
 fn only_line(run: &Run) -> &str {
-    assert_eq!(run.code(), 0, "stderr: {}", run.stderr);
+    assert_eq!(
+        run.code(),
+        i32::from(exit_code::OK),
+        "stderr: {}",
+        run.stderr
+    );
     assert_eq!(run.stderr, "");
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 1, "{}", run.stdout);
@@ -119,7 +125,7 @@ fn yitters_readme_examples_decode_to_one_three_and_five_years_of_running() {
         "387750301904971",
         "646093214093387",
     ])
-    .status(0)
+    .status(exit_code::OK)
     .stdout_is(
         "129053495681099 yitter 2021-02-18T10:20:03.094Z worker=1 sequence=11\n\
          387750301904971 yitter 2023-02-19T10:20:03.051Z worker=1 sequence=11\n\
@@ -145,7 +151,7 @@ fn tsid_creators_readme_strings_share_a_millisecond_until_it_says_it_changed() {
     let mut args = vec!["--json", "--layout", "tsid"];
     args.extend(same);
     args.push("01226N0693HDA");
-    let run = decode(&args).status(0).run();
+    let run = decode(&args).status(exit_code::OK).run();
     let records: Vec<serde_json::Value> = run
         .stdout
         .lines()
@@ -209,7 +215,7 @@ fn verbose_says_when_the_id_was_taken_from_a_url() {
         "discord",
         "https://discord.com/channels/1/2/175928847299117063",
     ])
-    .status(0)
+    .status(exit_code::OK)
     .stderr("took ID 175928847299117063, the longest run of digits")
     .run();
 }
@@ -243,14 +249,16 @@ fn plain_lines_for_every_named_layout() {
 #[test]
 fn a_terminal_gets_a_table() {
     let run = decode_on_terminal("--layout discord 175928847299117063 175928847299117064")
-        .status(0)
+        .status(exit_code::OK)
         .run();
     insta::assert_snapshot!("terminal_table", run.stdout);
 }
 
 #[test]
 fn a_terminal_table_for_a_layout_without_time_has_no_timestamp_column() {
-    let run = decode_on_terminal("--layout segment 16400").status(0).run();
+    let run = decode_on_terminal("--layout segment 16400")
+        .status(exit_code::OK)
+        .run();
     insta::assert_snapshot!("terminal_table_segment", run.stdout);
 }
 
@@ -299,7 +307,7 @@ fn json_lines_for_segment_ids_have_app_shard_and_index_but_no_time() {
 #[test]
 fn json_mode_writes_one_object_per_line() {
     let run = decode(&["--json", "1541815603606036480", "1050118621198921728"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let ids: Vec<u64> = run
         .stdout
@@ -326,7 +334,7 @@ fn json_gives_ids_and_fields_wider_than_53_bits_as_strings() {
         "2024-01-01",
         "9223372036854775807",
     ])
-    .status(0)
+    .status(exit_code::OK)
     .run();
     let value: serde_json::Value = serde_json::from_str(only_line(&run)).unwrap();
     assert_eq!(value["id"], "9223372036854775807");
@@ -341,7 +349,7 @@ fn ids_are_read_from_stdin_one_per_line_skipping_blank_lines() {
         &["--layout", "discord"],
         "175928847299117063\n\n   \n  175928847299117064  \r\n",
     )
-    .status(0)
+    .status(exit_code::OK)
     .run();
     let fields: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(fields.len(), 2);
@@ -352,7 +360,7 @@ fn ids_are_read_from_stdin_one_per_line_skipping_blank_lines() {
 #[test]
 fn no_ids_and_a_terminal_on_stdin_is_a_usage_error() {
     decode_on_terminal("")
-        .status(2)
+        .status(exit_code::USAGE)
         .stdout("no IDs given")
         .run();
 }
@@ -469,7 +477,7 @@ fn twitter_mybatis_plus_and_leaf_are_names_for_existing_layouts() {
 #[test]
 fn fix_is_refused_because_decode_reads_every_field() {
     decode(&["--layout", "snowflake-dc", "--fix", "datacenter=3", "1"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stdout_is("")
         .stderr("--fix datacenter=3")
         .stderr("idgen lease")
@@ -494,7 +502,7 @@ fn a_negative_id_is_refused_by_an_unsigned_layout_too() {
         "38358284406638839",
         "-38358284406638839",
     ])
-    .status(2)
+    .status(exit_code::USAGE)
     .stderr("-38358284406638839 is negative")
     .run();
     assert_eq!(run.stdout.lines().count(), 1, "{run}");
@@ -503,7 +511,7 @@ fn a_negative_id_is_refused_by_an_unsigned_layout_too() {
 #[test]
 fn tsid_text_is_refused_by_layouts_without_it() {
     decode(&["--layout", "snowflake", "01226N0640J7Q"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("\"01226N0640J7Q\" is not a number")
         .run();
 }
@@ -522,7 +530,11 @@ fn with_one_bad(layout: &str, bad: &str) -> Test<'static> {
 /// `decode` exits 2 with one error line naming `bad` and saying `problem`, and
 /// still decodes the two good IDs.
 fn assert_rejected(decode: Test, bad: &str, problem: &str) {
-    let run = decode.status(2).stderr(bad).stderr(problem).run();
+    let run = decode
+        .status(exit_code::USAGE)
+        .stderr(bad)
+        .stderr(problem)
+        .run();
     assert_eq!(
         run.stdout.lines().count(),
         2,
@@ -576,15 +588,17 @@ fn bad_ids_on_stdin_are_reported_and_the_rest_decoded() {
 
 #[test]
 fn every_id_good_exits_zero_and_any_bad_exits_two() {
-    decode(&["1541815603606036480"]).status(0).run();
-    decode(&["1541815603606036480", "x"]).status(2).run();
+    decode(&["1541815603606036480"]).status(exit_code::OK).run();
+    decode(&["1541815603606036480", "x"])
+        .status(exit_code::USAGE)
+        .run();
     decode(&["x"]).stdout_is("").run();
 }
 
 #[test]
 fn an_unknown_layout_is_a_usage_error_listing_the_known_ones() {
     let mut flickr = decode(&["--layout", "flickr", "1"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stdout_is("")
         .stderr("unknown layout \"flickr\"");
     for name in [
@@ -603,7 +617,7 @@ fn an_unknown_layout_is_a_usage_error_listing_the_known_ones() {
 #[test]
 fn a_custom_layout_without_an_epoch_is_a_usage_error() {
     decode(&["--bits", "time:41,worker:10,seq:12", "1"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("needs an epoch")
         .run();
 }
@@ -611,7 +625,7 @@ fn a_custom_layout_without_an_epoch_is_a_usage_error() {
 #[test]
 fn custom_bits_of_the_wrong_total_are_a_usage_error_saying_how_far_off() {
     decode(&["--bits", "time:40,worker:10,seq:12", "--epoch", "0", "1"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("62 bits")
         .stderr("add 1 bits")
         .run();
@@ -620,7 +634,7 @@ fn custom_bits_of_the_wrong_total_are_a_usage_error_saying_how_far_off() {
 #[test]
 fn an_epoch_for_a_layout_without_time_is_a_usage_error() {
     decode(&["--layout", "segment", "--epoch", "0", "1"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("no time field")
         .run();
 }
@@ -628,14 +642,14 @@ fn an_epoch_for_a_layout_without_time_is_a_usage_error() {
 #[test]
 fn a_unit_without_bits_is_a_usage_error() {
     decode(&["--unit", "s", "1"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("--bits")
         .run();
 }
 
 #[test]
 fn help_lists_layouts_with_epochs_and_exhaustion_and_gives_examples() {
-    let mut help = decode(&["--help"]).status(0);
+    let mut help = decode(&["--help"]).status(exit_code::OK);
     for expected in [
         "Examples:",
         "idgen decode --layout discord 175928847299117063",
@@ -674,7 +688,9 @@ fn guess_lists_each_plausible_layout_with_its_rank_and_fields() {
 
 #[test]
 fn guess_without_a_window_takes_epoch_to_a_day_from_now() {
-    let run = decode(&["--guess", "175928847299117063"]).status(0).run();
+    let run = decode(&["--guess", "175928847299117063"])
+        .status(exit_code::OK)
+        .run();
     let layouts: Vec<&str> = run
         .stdout
         .lines()
@@ -700,7 +716,7 @@ fn guess_json_is_one_document_with_ids_as_strings() {
         DISCORD_DAY,
         "175928847299117063",
     ])
-    .status(0)
+    .status(exit_code::OK)
     .run();
     let document = run.json();
     assert_eq!(
@@ -728,7 +744,7 @@ fn guess_on_a_column_keeps_only_layouts_that_explain_every_id() {
         .stdout(" mastodon ")
         .run();
     let with_tweet = decode_stdin(&["--guess"], &format!("{mastodon}\n1050118621198921728\n"))
-        .status(0)
+        .status(exit_code::OK)
         .stdout_lacks(" mastodon ")
         .run();
     // Every layout listed shows both IDs.
@@ -758,7 +774,7 @@ fn guess_reads_tsid_text_as_a_tsid() {
 #[test]
 fn guess_says_so_and_exits_two_when_no_layout_fits() {
     decode(&["--guess", "5"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stdout_is("")
         .stderr("no named layout dates this ID")
         .stderr("--between")
@@ -774,7 +790,7 @@ fn guess_reports_unreadable_ids_and_guesses_from_the_rest() {
         "175928847299117063",
         "nope",
     ])
-    .status(2)
+    .status(exit_code::USAGE)
     .stderr("\"nope\" is not a number")
     .run();
     assert!(
@@ -797,7 +813,7 @@ fn between_may_leave_out_an_end() {
 fn a_bad_window_is_a_usage_error() {
     for window in ["2016-05-01..2016-04-30", "2016-04-30", "soon..later"] {
         decode(&["--guess", "--between", window, "1"])
-            .status(2)
+            .status(exit_code::USAGE)
             .stderr("--between")
             .run();
     }
@@ -806,7 +822,7 @@ fn a_bad_window_is_a_usage_error() {
 #[test]
 fn between_needs_guess() {
     decode(&["--between", DISCORD_DAY, "175928847299117063"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("--guess")
         .run();
 }
@@ -814,11 +830,11 @@ fn between_needs_guess() {
 #[test]
 fn guess_refuses_a_layout_or_an_epoch_but_not_idgen_epoch() {
     decode(&["--guess", "--layout", "discord", "175928847299117063"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("--layout")
         .run();
     decode(&["--guess", "--epoch", "0", "175928847299117063"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("--epoch")
         .run();
     let run = decode(&["--guess", "--between", DISCORD_DAY, "175928847299117063"])
@@ -832,7 +848,7 @@ fn a_terminal_gets_a_ranked_table_of_guesses() {
     let run = decode_on_terminal(&format!(
         "--guess --between {DISCORD_DAY} 175928847299117063 175928847299117064"
     ))
-    .status(0)
+    .status(exit_code::OK)
     .run();
     insta::assert_snapshot!("terminal_guess_table", run.stdout);
 }
@@ -840,7 +856,7 @@ fn a_terminal_gets_a_ranked_table_of_guesses() {
 #[test]
 fn a_terminal_table_for_tsid_shows_the_text_form() {
     let run = decode_on_terminal("--layout tsid 01226N0640J7Q")
-        .status(0)
+        .status(exit_code::OK)
         .run();
     insta::assert_snapshot!("terminal_table_tsid", run.stdout);
 }

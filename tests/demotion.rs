@@ -16,6 +16,7 @@ use crate::harness::faults::{Persistence, RedisProcess, chaos_ids};
 use crate::harness::served::{Served, try_get};
 use crate::harness::takers::take_during;
 use crate::harness::{Test, TestEnv, assert_unique, parse_ids, wait_until};
+use idgen::exit_code;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -38,13 +39,13 @@ fn stocked_app(env: &TestEnv, redis: &str, kind: &str) {
         .args(["init-app", "--app", APP, "--name", "demotion"])
         .args(["--step", &step, "--max-step", &step])
         .env("IDGEN_DISPENSER", kind)
-        .status(0)
+        .status(exit_code::OK)
         .run();
     Test::within(env)
         .args(["reload-segments", "--app", APP, "--quiet"])
         .env("IDGEN_REDIS_URL", redis)
         .env("IDGEN_DISPENSER", kind)
-        .status(0)
+        .status(exit_code::OK)
         .run();
 }
 
@@ -273,7 +274,7 @@ fn a_writable_replica_beside_its_master_serves_nothing(kind: &str) {
         assert!(failure.contains(&not_the_master(&master)), "{failure}");
     }
     next_on(&env, &replica_url, kind)
-        .status(5)
+        .status(exit_code::UNAVAILABLE)
         .one_line_error(format!(
             "Redis node \"main\" at {replica_url} {}",
             not_the_master(&master)
@@ -323,7 +324,8 @@ fn a_master_demoted_by_replicaof_under_serve_serves_nothing(kind: &str) {
     );
     assert!(ids.len() as u64 >= chaos_ids());
     assert_refused_while_demoted(&calls, "503 {\"code\":\"unavailable\"");
-    assert_refused_while_demoted(&calls, &not_the_master(&b));
+    // serve's answers name no host: not the new master's address either.
+    assert_refused_while_demoted(&calls, "Redis is not the master: it is a replica\"");
     assert_served_again(&calls);
 }
 
@@ -367,7 +369,8 @@ fn a_master_demoted_by_failover_under_serve_serves_nothing(kind: &str) {
     );
     assert!(ids.len() as u64 >= chaos_ids());
     assert_refused_while_demoted(&calls, "503 {\"code\":\"unavailable\"");
-    assert_refused_while_demoted(&calls, &not_the_master(&b));
+    // serve's answers name no host: not the new master's address either.
+    assert_refused_while_demoted(&calls, "Redis is not the master: it is a replica\"");
     assert_served_again(&calls);
 }
 

@@ -3,6 +3,7 @@
 //! its own `IDGEN_DISPENSER` says.
 
 use crate::harness::{Test, TestEnv, assert_unique};
+use idgen::exit_code::{self, nagios};
 use serde_json::Value;
 
 /// The IDs of `idgen next ARGS`, which must succeed.
@@ -10,7 +11,7 @@ fn next(env: &TestEnv, args: &[&str]) -> Vec<u64> {
     Test::within(env)
         .arg("next")
         .args(args.iter().copied())
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .ids()
 }
@@ -52,7 +53,7 @@ fn init_app_records_the_dispenser_it_was_given(env: &TestEnv) {
             "--dispenser",
             "queue",
         ])
-        .status(0)
+        .status(exit_code::OK)
         .stderr("keeps its range dispenser")
         .stderr("idgen app set 2 --dispenser queue")
         .run();
@@ -81,7 +82,7 @@ fn hosts_with_other_settings_serve_the_same_stock(env: &TestEnv) {
             Test::within(env)
                 .args(["next", "--app", "1", "-n", "20", "--gate-pass", "k"])
                 .env("IDGEN_DISPENSER", "queue")
-                .status(0)
+                .status(exit_code::OK)
                 .run()
                 .ids(),
         );
@@ -108,7 +109,7 @@ fn status_judges_the_recorded_dispenser_not_the_flag(env: &TestEnv) {
     // A full queue is not LOW when this host's flag says range.
     Test::within(env)
         .args(["status", "--dispenser", "range", "--check"])
-        .status(0)
+        .status(nagios::OK)
         .run();
     let app = status_of_app(env, &[("IDGEN_DISPENSER", "range")]);
     assert_eq!(app["dispenser"], "queue");
@@ -148,12 +149,12 @@ fn only_the_command_line_changes_the_dispenser(env: &TestEnv) {
         .args(["app", "set", "1"])
         .env("IDGEN_DISPENSER", "range")
         .stderr("nothing to change")
-        .status(2)
+        .status(exit_code::USAGE)
         .run();
     Test::within(env)
         .args(["app", "set", "1", "--step", "2000"])
         .env("IDGEN_DISPENSER", "range")
-        .status(0)
+        .status(exit_code::OK)
         .run();
     assert_eq!(dispenser_of(env, 1), "queue");
 }
@@ -171,7 +172,7 @@ fn stock_left_in_the_other_dispenser_is_shown_and_retired(env: &TestEnv) {
     // Pruning retires it; the IDs served afterwards come from the range.
     Test::within(env)
         .args(["reload-segments", "--prune", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     assert_eq!(status_of_app(env, &[])["unserved_stock"], 0);
     let ids = next(env, &["--app", "1", "-n", "100"]);
@@ -211,7 +212,7 @@ fn takers_during_switches_never_get_an_id_twice() {
                         let run = Test::within(env)
                             .args(["next", "--app", "1", "-n", "7"])
                             .env("IDGEN_DISPENSER", guess)
-                            .status(0)
+                            .status(exit_code::OK)
                             .run();
                         ids.extend(run.ids());
                     }
@@ -247,7 +248,7 @@ fn a_shard_locked_past_the_wait_is_reported_pending() {
     Test::within(&env)
         .args(["app", "set", "1", "--dispenser", "range"])
         .stderr("shard(s) 7")
-        .status(6)
+        .status(exit_code::PARTIAL)
         .run();
     // The ledger changed all the same: every host now serves range.
     assert_eq!(dispenser_of(&env, 1), "range");

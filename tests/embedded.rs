@@ -7,6 +7,7 @@
 use crate::harness::{
     Run, Test, TestEnv, acquired_worker, assert_unique, segment_indexes, segment_parts,
 };
+use idgen::exit_code;
 use idgen::store::sqlite::SqliteStore;
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
@@ -64,9 +65,12 @@ fn a_newcomer_gets_ids_with_no_server_and_the_store_appears_in_the_xdg_data_dir(
             .unset("IDGEN_STORE")
     };
     default_store(&["init-app", "--app", "1", "--name", "demo"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
-    let ids = default_store(&["next", "--app", "1"]).status(0).run().ids();
+    let ids = default_store(&["next", "--app", "1"])
+        .status(exit_code::OK)
+        .run()
+        .ids();
     assert_eq!(ids.len(), 1);
     assert_eq!(segment_parts(ids[0]).2, 1);
     let store = env.home.path().join("data").join("idgen").join("idgen.db");
@@ -81,7 +85,7 @@ fn without_xdg_data_home_the_store_lives_under_home_local_share() {
         .args(["init-app", "--app", "1", "--name", "demo"])
         .unset("IDGEN_STORE")
         .unset("XDG_DATA_HOME")
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let store = env.home.path().join(".local/share/idgen/idgen.db");
     assert!(store.is_file(), "no store at {}", store.display());
@@ -100,7 +104,7 @@ fn verbose_names_the_embedded_backend_and_its_store_path() {
     ] {
         Test::within(&env)
             .args(args)
-            .status(0)
+            .status(exit_code::OK)
             .stderr(&expected)
             .run();
     }
@@ -115,7 +119,7 @@ fn eight_processes_creating_the_store_at_once_all_succeed() {
                 s.spawn(|| {
                     Test::within(&env)
                         .args(["init-app", "--app", "1", "--name", "demo", "--json"])
-                        .status(0)
+                        .status(exit_code::OK)
                         .run()
                 })
             })
@@ -175,7 +179,7 @@ fn a_store_held_busy_past_the_timeout_fails_with_the_unavailable_code() {
     let started = Instant::now();
     Test::within(&env)
         .args(["next", "--app", "1", "--timeout", "300ms"])
-        .status(5)
+        .status(exit_code::UNAVAILABLE)
         .one_line_error("did not answer within 300ms")
         .stderr("kept the store busy")
         .run();
@@ -246,7 +250,7 @@ fn a_corrupt_store_fails_with_the_store_code_and_is_left_untouched() {
     ] {
         Test::within(&env)
             .args(args)
-            .status(10)
+            .status(exit_code::STORE)
             .one_line_error(env.store_path().display().to_string())
             .stderr("not a database")
             .stdout_is("")
@@ -263,7 +267,7 @@ fn a_store_whose_directory_is_a_regular_file_is_unusable() {
     let store = file.join("idgen.db");
     Test::within(&env)
         .args(["--store", store.to_str().unwrap(), "next", "--app", "1"])
-        .status(10)
+        .status(exit_code::STORE)
         .one_line_error("is not a directory")
         .run();
     assert_eq!(std::fs::read(&file).unwrap(), b"x");
@@ -276,7 +280,7 @@ fn a_store_in_a_missing_directory_is_unusable_and_not_created() {
     Test::within(&env)
         .args(["--store", store.to_str().unwrap()])
         .args(["init-app", "--app", "1", "--name", "x"])
-        .status(10)
+        .status(exit_code::STORE)
         .one_line_error("does not exist")
         .run();
     assert!(!store.parent().unwrap().exists());
@@ -288,7 +292,7 @@ fn a_store_path_that_is_a_directory_is_unusable() {
     std::fs::create_dir(env.store_path()).unwrap();
     Test::within(&env)
         .args(["next", "--app", "1"])
-        .status(10)
+        .status(exit_code::STORE)
         .one_line_error("is a directory")
         .run();
 }
@@ -303,7 +307,7 @@ fn another_applications_sqlite_database_is_refused_and_left_alone() {
         .unwrap();
     Test::within(&env)
         .args(["init-app", "--app", "1", "--name", "demo"])
-        .status(10)
+        .status(exit_code::STORE)
         .one_line_error("something else")
         .run();
     assert_eq!(
@@ -324,7 +328,7 @@ fn a_store_written_by_a_newer_idgen_is_refused() {
         .unwrap();
     Test::within(&env)
         .args(["next", "--app", "1"])
-        .status(10)
+        .status(exit_code::STORE)
         .one_line_error("upgrade idgen")
         .run();
 }
@@ -339,7 +343,7 @@ fn configuring_only_one_of_redis_and_mysql_is_still_a_usage_error() {
         Test::within(&env)
             .args(["next", "--app", "1"])
             .env(var, url)
-            .status(2)
+            .status(exit_code::USAGE)
             .one_line_error("needs both")
             .run();
     }
@@ -378,12 +382,12 @@ fn a_sealed_app_serves_only_its_stock_and_its_max_ids_are_final() {
     // Stock already taken may still be served: it lies at or below the final max_id.
     let rest = Test::within(&env)
         .args(["next", "--app", "5", "--gate-pass", ALICE, "--count", "70"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     // A call that needs a segment is refused.
     Test::within(&env)
         .args(["next", "--app", "5", "--gate-pass", ALICE])
-        .status(7)
+        .status(exit_code::CONFLICT)
         .one_line_error("moved out")
         .run();
     let all: Vec<u64> = first.into_iter().chain(rest.ids()).collect();
@@ -405,11 +409,11 @@ fn a_sealed_app_serves_only_its_stock_and_its_max_ids_are_final() {
     assert_eq!(runtime.block_on(store.drop_app_stock(5)).unwrap(), 0);
     Test::within(&env)
         .args(["next", "--app", "5", "--count", "1"])
-        .status(7)
+        .status(exit_code::CONFLICT)
         .run();
     Test::within(&env)
         .args(["reload-segments", "--app", "5"])
-        .status(0)
+        .status(exit_code::OK)
         .stderr("moved out")
         .run();
     for shard in 0..64 {
@@ -459,7 +463,7 @@ fn a_holder_killed_while_acquiring_leaves_the_worker_free() {
     );
     let run = Test::within(&env)
         .args(crate::harness::lease_args("crash", &["--count", "1"]))
-        .status(0)
+        .status(exit_code::OK)
         .run();
     assert_eq!(acquired_worker(&run.stderr), 0);
 }
@@ -471,7 +475,7 @@ fn status_reports_the_embedded_store_and_its_apps() {
     env.ok(&["reload-segments", "--quiet"]);
     let report = Test::within(&env)
         .args(["status", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     assert_eq!(report["backend"], "embedded");
@@ -484,9 +488,20 @@ fn status_reports_the_embedded_store_and_its_apps() {
             .all(|s| s["reachable"] == true),
         "{report}"
     );
-    // Emptying a shard's stock is something to look at.
+    // An emptied shard is refilled by `next` in its own transaction: a note,
+    // not something to act on, unless a threshold is asked for.
     env.ok(&["next", "--app", "1", "--gate-pass", ALICE, "--count", "100"]);
-    Test::within(&env).arg("status").status(8).run();
+    Test::within(&env)
+        .arg("status")
+        .status(exit_code::OK)
+        .stdout("low: next refills")
+        .stdout("needs no cron")
+        .run();
+    Test::within(&env)
+        .args(["status", "--warn-stock", "0.2"])
+        .status(exit_code::ATTENTION)
+        .stdout("run `idgen reload-segments`")
+        .run();
 }
 
 #[test]
@@ -502,7 +517,7 @@ fn a_mistyped_store_path_is_refused_and_never_created() {
         Test::within(&env)
             .args(["--store", typo_arg])
             .args(args.iter().copied())
-            .status(10)
+            .status(exit_code::STORE)
             .one_line_error(typo_arg)
             .run();
         assert!(!typo.exists(), "{args:?} created {}", typo.display());
@@ -512,7 +527,7 @@ fn a_mistyped_store_path_is_refused_and_never_created() {
         Test::within(&env)
             .args(["--store", typo_arg])
             .args(args.iter().copied())
-            .status(8)
+            .status(exit_code::ATTENTION)
             .stdout(typo_arg)
             .run();
         assert!(!typo.exists(), "{args:?} created {}", typo.display());
@@ -520,14 +535,14 @@ fn a_mistyped_store_path_is_refused_and_never_created() {
     // decode needs no store, and does not create one.
     Test::within(&env)
         .args(["--store", typo_arg, "decode", "175928847299117063"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     assert!(!typo.exists());
     // Without --store, the default location is not created either.
     let run = Test::within(&env)
         .arg("status")
         .unset("IDGEN_STORE")
-        .status(8)
+        .status(exit_code::ATTENTION)
         .run();
     assert!(
         !env.home.path().join("data").join("idgen").exists(),
@@ -539,13 +554,13 @@ fn a_mistyped_store_path_is_refused_and_never_created() {
         .args([
             "--store", typo_arg, "init-app", "--app", "1", "--name", "one",
         ])
-        .status(0)
+        .status(exit_code::OK)
         .stderr(format!("created the embedded store {typo_arg}"))
         .run();
     assert!(typo.is_file());
     Test::within(&env)
         .args(["--store", typo_arg, "next", "--app", "1"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
 }
 
@@ -556,7 +571,7 @@ fn lease_creates_a_new_store_and_says_where() {
     let store_arg = store.to_str().unwrap();
     Test::within(&env)
         .args(["--store", store_arg, "lease", "--count", "1"])
-        .status(0)
+        .status(exit_code::OK)
         .stderr(format!("created the embedded store {store_arg}"))
         .run();
     assert!(store.is_file());
@@ -574,7 +589,7 @@ fn the_binary_under_test_honours_failpoints() {
     Test::within(&env)
         .args(["init-app", "--app", "1", "--name", "one"])
         .env("IDGEN_FAILPOINTS", "init_app.before_commit=error")
-        .status(1)
+        .status(exit_code::INTERNAL)
         .stderr("failpoint init_app.before_commit fired")
         .run();
 }

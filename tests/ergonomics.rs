@@ -2,6 +2,7 @@
 //! reports, one-line errors with a hint, colour and prompts only on a terminal.
 
 use crate::harness::{Test, TestEnv, keys, wait_until};
+use idgen::exit_code;
 use redis::Commands;
 use std::io::{Read, Write};
 use std::process::Stdio;
@@ -12,7 +13,7 @@ use std::time::Duration;
 fn subcommands() -> Vec<String> {
     Test::new()
         .arg("--help")
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .stdout
         .lines()
@@ -41,7 +42,7 @@ fn every_help_page_has_examples() {
         pages.push(vec![name.clone(), "--help".into()]);
     }
     for args in pages {
-        let run = Test::new().args(args.clone()).status(0).run();
+        let run = Test::new().args(args.clone()).status(exit_code::OK).run();
         let examples = run
             .stdout
             .split("Examples:\n")
@@ -69,7 +70,7 @@ fn every_reporting_command_speaks_json() {
     for args in cases {
         let run = Test::within(&env)
             .args(args.iter().copied())
-            .status(0)
+            .status(exit_code::OK)
             .run();
         // One document, or JSON Lines for decode.
         let documents: Result<Vec<serde_json::Value>, _> =
@@ -91,36 +92,64 @@ fn every_command_reports_an_error_on_one_line_with_a_hint() {
     std::fs::write(&bad_config, "[segments]\nidle = 2\n").unwrap();
     let bad_config = bad_config.to_str().unwrap();
     // One representative failure per subcommand (the key), plus the global ones.
-    let cases: &[(&str, &[&str], i32)] = &[
+    let cases: &[(&str, &[&str], u8)] = &[
         (
             "init-app",
             &["init-app", "--app", "3", "--name", "accounts"],
-            7,
+            exit_code::CONFLICT,
         ),
-        ("next", &["next", "--app", "9"], 3),
-        ("reload-segments", &["reload-segments", "--app", "9"], 3),
-        ("lease", &["lease", "--namespace", "no spaces"], 2),
+        ("next", &["next", "--app", "9"], exit_code::NOT_FOUND),
+        (
+            "reload-segments",
+            &["reload-segments", "--app", "9"],
+            exit_code::NOT_FOUND,
+        ),
+        (
+            "lease",
+            &["lease", "--namespace", "no spaces"],
+            exit_code::USAGE,
+        ),
         (
             "inspect-freelist",
             &["inspect-freelist", "--namespace", "never"],
-            3,
+            exit_code::NOT_FOUND,
         ),
-        ("decode", &["decode", "12x"], 2),
+        ("decode", &["decode", "12x"], exit_code::USAGE),
         (
             "migrate",
             &["migrate", "--app", "3", "--to", "nowhere", "--yes"],
-            3,
+            exit_code::NOT_FOUND,
         ),
-        ("status", &["status", "--idle", "2"], 2),
-        ("serve", &["serve", "--listen", "0.0.0.0:0"], 2),
-        ("completions", &["completions", "tcsh"], 2),
-        ("app", &["app", "show", "9"], 3),
-        ("namespace", &["namespace", "show", "never"], 3),
-        ("config", &["config", "--no-such-flag"], 2),
-        ("", &["--timeout", "soon", "next", "--app", "3"], 2),
-        ("", &["--config", bad_config, "next", "--app", "3"], 2),
-        ("", &["next", "--app", "3", "--no-such-flag"], 2),
-        ("", &["no-such-command"], 2),
+        ("status", &["status", "--idle", "2"], exit_code::USAGE),
+        (
+            "serve",
+            &["serve", "--listen", "0.0.0.0:0"],
+            exit_code::USAGE,
+        ),
+        ("completions", &["completions", "tcsh"], exit_code::USAGE),
+        ("app", &["app", "show", "9"], exit_code::NOT_FOUND),
+        (
+            "namespace",
+            &["namespace", "show", "never"],
+            exit_code::NOT_FOUND,
+        ),
+        ("config", &["config", "--no-such-flag"], exit_code::USAGE),
+        (
+            "",
+            &["--timeout", "soon", "next", "--app", "3"],
+            exit_code::USAGE,
+        ),
+        (
+            "",
+            &["--config", bad_config, "next", "--app", "3"],
+            exit_code::USAGE,
+        ),
+        (
+            "",
+            &["next", "--app", "3", "--no-such-flag"],
+            exit_code::USAGE,
+        ),
+        ("", &["no-such-command"], exit_code::USAGE),
     ];
     let covered: Vec<&str> = cases.iter().map(|(name, _, _)| *name).collect();
     for name in subcommands() {
@@ -145,14 +174,14 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
     // Into a pipe: no colour.
     Test::within(&env)
         .args(args)
-        .status(3)
+        .status(exit_code::NOT_FOUND)
         .stderr_lacks("\x1b")
         .run();
 
     Test::within(&env)
         .args(args)
         .terminal()
-        .status(3)
+        .status(exit_code::NOT_FOUND)
         .stdout("\x1b[31;1merror:")
         .run();
 
@@ -160,7 +189,7 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
         .args(args)
         .env("NO_COLOR", "1")
         .terminal()
-        .status(3)
+        .status(exit_code::NOT_FOUND)
         .stdout("error: ")
         .stdout_lacks("\x1b")
         .run();
@@ -172,7 +201,7 @@ fn reload_segments_draws_no_progress_bar_when_stderr_is_not_a_terminal() {
     env.ok(&["init-app", "--app", "1", "--name", "orders"]);
     let run = Test::within(&env)
         .arg("reload-segments")
-        .status(0)
+        .status(exit_code::OK)
         .stdout("64")
         .stdout_lacks("\r")
         .stdout_lacks("\x1b")
@@ -188,7 +217,7 @@ fn tables_on_a_terminal_use_box_drawing() {
         .arg("reload-segments")
         .env("NO_COLOR", "1")
         .terminal()
-        .status(0)
+        .status(exit_code::OK)
         .stdout("│")
         .stdout("shards checked")
         .run();
@@ -255,7 +284,10 @@ fn the_repair_prompt_repairs_on_yes_and_changes_nothing_on_no() {
         1,
         "{repaired:?}"
     );
-    Test::within(&env).arg("inspect-freelist").status(0).run();
+    Test::within(&env)
+        .arg("inspect-freelist")
+        .status(exit_code::OK)
+        .run();
 }
 
 #[test]
@@ -265,7 +297,7 @@ fn without_a_terminal_repair_refuses_instead_of_prompting() {
     env.tamper_free_repeat_first("default");
     Test::within(&env)
         .args(["inspect-freelist", "--repair"])
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("hint: rerun with --yes")
         .run();
 }
@@ -305,7 +337,7 @@ fn a_wrong_redis_password_is_access_refused_with_a_credentials_hint() {
     for args in [&["next", "--app", "1"][..], &["reload-segments"]] {
         with_redis(&env, &wrong)
             .args(args.iter().copied())
-            .status(12)
+            .status(exit_code::ACCESS)
             .one_line_error("refused access")
             .stderr("user name and password")
             .stderr_lacks("not-the-password")
@@ -313,7 +345,10 @@ fn a_wrong_redis_password_is_access_refused_with_a_credentials_hint() {
             .run();
     }
     // status reports it in the table and exits 8; its JSON names the kind.
-    with_redis(&env, &wrong).arg("status").status(8).run();
+    with_redis(&env, &wrong)
+        .arg("status")
+        .status(exit_code::ATTENTION)
+        .run();
 }
 
 #[test]
@@ -330,7 +365,7 @@ fn a_redis_command_the_acl_denies_is_access_refused_naming_the_command() {
         crate::secrets::redis_url_for(&env, &format!("{user}:{}", password.replace('/', "%2F")));
     let run = with_redis(&env, &url)
         .args(["next", "--app", "1"])
-        .status(12)
+        .status(exit_code::ACCESS)
         .one_line_error("refused access")
         .run();
     let line = run.one_line_error();
@@ -349,7 +384,7 @@ fn mysql_refusing_the_login_or_a_privilege_is_access_refused() {
     let wrong = url.replacen('@', ":wrong@", 1);
     with_mysql(&env, &wrong, None)
         .args(["init-app", "--app", "1", "--name", "one"])
-        .status(12)
+        .status(exit_code::ACCESS)
         .one_line_error("MySQL at mysql://***@")
         .stderr("user name and password")
         .run();
@@ -358,7 +393,7 @@ fn mysql_refusing_the_login_or_a_privilege_is_access_refused() {
     let init = ["init-app", "--app", "1", "--name", "one"];
     with_mysql(&env, &url, Some("ro-pass"))
         .args(init)
-        .status(12)
+        .status(exit_code::ACCESS)
         .one_line_error("denied")
         .run();
 }
@@ -370,7 +405,7 @@ fn a_foreign_value_under_an_idgen_key_is_bad_data_naming_the_key() {
     spoil_queues(&env, 1);
     Test::within(&env)
         .args(["next", "--app", "1"])
-        .status(13)
+        .status(exit_code::BAD_DATA)
         .one_line_error("id.gen.")
         .stderr("WRONGTYPE")
         .run();
@@ -381,7 +416,7 @@ fn an_unreachable_mysql_is_described_once_without_repeated_prefixes() {
     let env = TestEnv::distributed();
     let run = with_mysql(&env, "mysql://root@127.0.0.1:1/idgen", None)
         .args(["init-app", "--app", "1", "--name", "one"])
-        .status(5)
+        .status(exit_code::UNAVAILABLE)
         .run();
     let line = run.one_line_error();
     for phrase in ["Input/output error", "Connection refused", "unreachable"] {
@@ -401,7 +436,7 @@ fn an_error_and_its_cause_say_the_reason_once() {
     ] {
         let run = Test::within(&env)
             .args(args.iter().copied())
-            .status(2)
+            .status(exit_code::USAGE)
             .run();
         let line = run.one_line_error();
         let problem = line.split("; hint: ").next().unwrap();
@@ -446,7 +481,7 @@ fn reload_segments_stops_with_one_line_when_mysql_refuses_the_update() {
     let init = ["init-app", "--app", "1", "--name", "one"];
     with_mysql(&env, &url, Some("nu-pass"))
         .args(init)
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let name = url.rsplit_once('/').unwrap().1;
     crate::harness::servers::mysql_exec(
@@ -457,7 +492,7 @@ fn reload_segments_stops_with_one_line_when_mysql_refuses_the_update() {
     );
     with_mysql(&env, &url, Some("nu-pass"))
         .args(["reload-segments", "--quiet"])
-        .status(12)
+        .status(exit_code::ACCESS)
         .one_line_error("MySQL")
         .run();
 }
@@ -468,9 +503,10 @@ fn per_shard_failures_are_one_line_per_app_and_cause() {
     env.ok(&["init-app", "--app", "1", "--name", "one", "--step", "10"]);
     env.ok(&["init-app", "--app", "2", "--name", "two", "--step", "10"]);
     spoil_queues(&env, 1);
+    // Bad data outranks the generic partial failure (6).
     let run = Test::within(&env)
         .args(["reload-segments", "--quiet"])
-        .status(6)
+        .status(exit_code::BAD_DATA)
         .run();
     let stderr = lines(&run.stderr);
     assert!(
@@ -478,7 +514,13 @@ fn per_shard_failures_are_one_line_per_app_and_cause() {
         "expected a line per app at most: {run}"
     );
     assert!(
-        stderr[0].starts_with("error: app 1: 64 shards (0-63) on node main:"),
+        stderr[0].starts_with(
+            "error: app 1: 64 shards (0-63) on node main: Redis key id.gen.idList_1_{0..63} holds"
+        ),
+        "{run}"
+    );
+    assert!(
+        stderr[0].contains("redis-cli DEL id.gen.idList_1_{0..63}"),
         "{run}"
     );
 }
@@ -493,7 +535,7 @@ fn control_characters_in_stored_text_are_escaped() {
     // admin) can still store one, and every output escapes it.
     Test::within(&env)
         .args(["init-app", "--app", "1", "--name", name])
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("control character")
         .run();
     env.ok(&["init-app", "--app", "1", "--name", "plain"]);
@@ -531,7 +573,7 @@ fn values_that_may_exceed_2_pow_53_are_strings_in_json() {
             limit,
             "--json",
         ])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     assert_eq!(report["max_limit_id"], limit, "{report}");
@@ -551,7 +593,11 @@ fn a_failed_write_to_stdout_exits_non_zero_and_says_so() {
     cmd.stdout(std::fs::File::create("/dev/full").unwrap())
         .stderr(Stdio::piped());
     let out = cmd.output().unwrap();
-    assert_eq!(out.status.code(), Some(14), "{out:?}");
+    assert_eq!(
+        out.status.code(),
+        Some(i32::from(exit_code::OUTPUT)),
+        "{out:?}"
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cannot write to stdout"), "{stderr}");
     assert!(stderr.contains("1000 IDs were issued"), "{stderr}");
@@ -565,7 +611,11 @@ fn a_failed_write_to_stdout_exits_non_zero_and_says_so() {
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(14), "{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(i32::from(exit_code::OUTPUT)),
+        "{stderr}"
+    );
     assert!(stderr.contains("closed the pipe"), "{stderr}");
 }
 
@@ -626,8 +676,41 @@ fn a_refused_redis_connection_does_not_blame_tls() {
         .args(["--redis", "redis://127.0.0.1:1", "--timeout", "2s"])
         .args(["--mysql", "mysql://root@127.0.0.1:1/x"])
         .args(["next", "--app", "1"])
-        .status(5)
+        .status(exit_code::UNAVAILABLE)
         .stderr("refused")
         .stderr_lacks("TLS")
+        .run();
+}
+
+#[test]
+fn verbose_says_what_a_warm_next_did_one_round_trip_and_no_mysql() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "1", "--name", "one"]);
+    env.ok(&["reload-segments", "--quiet"]);
+    // Connecting probes the server (one round trip); the take is the other.
+    Test::within(&env)
+        .args(["-v", "next", "--app", "1"])
+        .status(exit_code::OK)
+        .stderr("work: Redis: 1 connection, 2 round trips; 0 segments from the ledger; 0 retries")
+        .stderr_lacks("MySQL")
+        .run();
+    // reload-segments reads the ledger: the line counts MySQL's part.
+    let run = Test::within(&env)
+        .args(["-v", "reload-segments", "--app", "1", "--quiet"])
+        .status(exit_code::OK)
+        .stderr("MySQL: ")
+        .run();
+    assert!(run.stderr.contains(" queries;"), "{run}");
+}
+
+#[test]
+fn verbose_counts_the_segments_a_cold_next_takes_from_the_embedded_store() {
+    let env = TestEnv::embedded();
+    env.ok(&["init-app", "--app", "1", "--name", "one", "--step", "1000"]);
+    Test::within(&env)
+        .args(["-v", "next", "--app", "1"])
+        .status(exit_code::OK)
+        .stderr("embedded store: ")
+        .stderr("1 segment from the ledger (1000 indexes)")
         .run();
 }

@@ -1,13 +1,14 @@
 //! The CLI's first impression: bare `idgen`, `--version`, the committed man page.
 
 use crate::harness::{Run, Test};
+use idgen::exit_code;
 use std::path::Path;
 use std::process::Command;
 
 #[test]
 fn bare_idgen_prints_short_help_and_exits_2() {
     Test::new()
-        .status(2)
+        .status(exit_code::USAGE)
         .stdout_is("")
         .stderr("Usage: idgen")
         .stderr("Commands:")
@@ -21,7 +22,7 @@ fn bare_idgen_prints_short_help_and_exits_2() {
 fn bare_idgen_prints_the_help_whatever_the_environment() {
     Test::new()
         .env("IDGEN_TIMEOUT", "5s")
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("Usage: idgen")
         .stderr_lacks("error:")
         .stderr_lacks("man,")
@@ -30,7 +31,7 @@ fn bare_idgen_prints_the_help_whatever_the_environment() {
 
 #[test]
 fn version_names_the_commit_and_the_features() {
-    let run = Test::new().arg("--version").status(0).run();
+    let run = Test::new().arg("--version").status(exit_code::OK).run();
     let line = run.stdout.trim();
     assert!(
         line.starts_with(&format!("idgen {} (commit ", env!("CARGO_PKG_VERSION"))),
@@ -68,7 +69,7 @@ fn subcommand_help_puts_global_options_under_their_own_heading() {
 fn decode_help_shows_no_backend_options_yet_accepts_them() {
     let mut help = Test::new()
         .args(["decode", "--help"])
-        .status(0)
+        .status(exit_code::OK)
         .stdout("--config");
     for backend in ["--redis", "--mysql", "--store", "--dispenser", "--timeout"] {
         help = help.stdout_lacks(backend);
@@ -85,13 +86,17 @@ fn decode_help_shows_no_backend_options_yet_accepts_them() {
             "1s",
         ])
         .stdout("worker=0")
-        .status(0)
+        .status(exit_code::OK)
         .run();
 }
 
 #[test]
 fn the_committed_man_page_matches_the_cli() {
-    let run = Test::new().arg("man").status(0).stdout(".TH idgen 1").run();
+    let run = Test::new()
+        .arg("man")
+        .status(exit_code::OK)
+        .stdout(".TH idgen 1")
+        .run();
     let committed =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/idgen.1"))
             .unwrap_or_default();
@@ -105,7 +110,7 @@ fn the_committed_man_page_matches_the_cli() {
 fn value_flags_complete_to_values_not_file_names() {
     let bash = Test::new()
         .args(["completions", "bash"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .stdout;
     let after = |flag: &str| {
@@ -124,7 +129,7 @@ fn value_flags_complete_to_values_not_file_names() {
     );
     let zsh = Test::new()
         .args(["completions", "zsh"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .stdout;
     for flag in ["--to", "--namespace"] {
@@ -146,7 +151,7 @@ fn a_machine_without_the_servers_is_told_what_to_install_once() {
         .env_remove("IDGEN_TEST_REDIS2_URL")
         .env_remove("IDGEN_TEST_MYSQL_URL");
     let run = Run::of(cmd);
-    assert_eq!(run.code(), 2, "{run}");
+    assert_eq!(run.code(), i32::from(exit_code::USAGE), "{run}");
     let errors: Vec<&str> = run
         .stderr
         .lines()
@@ -187,7 +192,7 @@ fn the_layout_list_is_wherever_layout_points_to_it() {
 fn help_names_each_variable_without_a_dangling_equals_sign() {
     Test::new()
         .args(["serve", "--help"])
-        .status(0)
+        .status(exit_code::OK)
         .stdout("[env: IDGEN_TIMEOUT]")
         .stdout("IDGEN_EPOCH]")
         .stdout_lacks("IDGEN_TIMEOUT=")
@@ -200,7 +205,7 @@ fn help_names_each_variable_without_a_dangling_equals_sign() {
 fn help_gives_the_store_default_as_the_path_rule() {
     Test::new()
         .arg("--help")
-        .status(0)
+        .status(exit_code::OK)
         .stdout("$XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db")
         .stdout_lacks("XDG data dir")
         .run();
@@ -223,4 +228,31 @@ fn serve_listens_on_a_host_name_such_as_localhost() {
     });
     child.kill().unwrap();
     child.wait().unwrap();
+}
+
+#[test]
+fn status_right_after_the_quickstart_is_ok() {
+    let env = crate::harness::TestEnv::embedded();
+    env.ok(&["init-app", "--app", "1", "--name", "demo"]);
+    env.ok(&["next", "--app", "1"]);
+    Test::within(&env)
+        .arg("status")
+        .status(exit_code::OK)
+        .stdout_lacks("WARNING")
+        .run();
+}
+
+#[test]
+fn help_shows_ranges_in_words_not_rust_syntax() {
+    for command in ["next", "init-app", "app"] {
+        Test::new()
+            .args([command, "--help"])
+            .status(exit_code::OK)
+            .stdout_lacks("..=")
+            .run();
+    }
+    Test::new()
+        .args(["next", "--help"])
+        .stdout("App ID, 0 to 255")
+        .run();
 }

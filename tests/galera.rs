@@ -16,6 +16,7 @@ use crate::harness::faults::{Persistence, RedisProcess};
 use crate::harness::galera::GaleraCluster;
 use crate::harness::servers::mysql_exec;
 use crate::harness::{Run, StopOnDrop, Test, TestEnv, assert_unique, wait_until};
+use idgen::exit_code;
 use mysql_async::prelude::Queryable;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -27,9 +28,6 @@ use std::time::{Duration, Instant};
 const NODES: usize = 3;
 /// The database idgen keeps its ledger in, on every node.
 const DATABASE: &str = "idgen";
-/// The exit code documented as `unavailable`.
-const UNAVAILABLE: i32 = 5;
-
 /// How many IDs the kill-and-rejoin case issues in all.
 fn chaos_ids() -> u64 {
     std::env::var("IDGEN_CHAOS_IDS")
@@ -89,7 +87,7 @@ impl Deployment {
             .args(["--dispenser", dispenser, "init-app", "--app", app])
             .args(["--name", &format!("galera-{dispenser}")])
             .args(["--step", step, "--min-step", step, "--max-step", max_step])
-            .status(0)
+            .status(exit_code::OK)
             .run();
     }
 
@@ -301,7 +299,10 @@ fn takers_on_every_node_repeat_nothing_and_fail_only_on_a_killed_node_while_it_i
     assert_unique(&ids);
     let failed: Vec<&Call> = calls.iter().filter(|c| !c.run.success()).collect();
     let during_outage = |c: &&Call| {
-        c.node == killed && c.began <= up && c.ended >= down && c.run.code() == UNAVAILABLE
+        c.node == killed
+            && c.began <= up
+            && c.ended >= down
+            && c.run.code() == i32::from(exit_code::UNAVAILABLE)
     };
     let outside: Vec<&Call> = failed
         .iter()
@@ -407,7 +408,7 @@ fn a_ledger_that_keeps_aborting_fails_only_when_the_budget_is_spent_and_says_so(
     };
     idgen()
         .args(["init-app", "--app", "1", "--name", "locked"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -428,7 +429,7 @@ fn a_ledger_that_keeps_aborting_fails_only_when_the_budget_is_spent_and_says_so(
     let began = Instant::now();
     let run = idgen()
         .args(["--timeout", "3s", "next", "--app", "1"])
-        .status(UNAVAILABLE)
+        .status(exit_code::UNAVAILABLE)
         .one_line_error("Lock wait timeout exceeded")
         .stderr("attempts over")
         .run();

@@ -2,6 +2,7 @@
 //! both backends.
 
 use crate::harness::{Coprocess, Test, TestEnv};
+use idgen::exit_code;
 
 fn hold(env: &TestEnv, namespace: &str) -> (Coprocess, u64) {
     let mut process = env.coprocess(
@@ -92,7 +93,7 @@ fn repair_without_a_terminal_needs_yes_and_changes_nothing(env: &TestEnv) {
     env.tamper_free_push("ask", worker);
     Test::within(env)
         .args(["inspect-freelist", "--namespace", "ask", "--repair"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("--yes")
         .run();
     let (code, _) = inspect(env, &["--namespace", "ask"]);
@@ -104,8 +105,63 @@ fn an_unused_namespace_is_not_found(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "one"]);
     Test::within(env)
         .args(["inspect-freelist", "--namespace", "never"])
-        .status(3)
+        .status(exit_code::NOT_FOUND)
         .stderr("\"never\"")
+        .run();
+}
+
+#[test]
+fn a_namespace_redis_lost_shows_its_workers_as_mysql_records_them() {
+    use crate::harness::faults::{Persistence, RedisProcess};
+    use crate::namespace::{flushed_namespace, with_redis};
+    let env = TestEnv::distributed();
+    let redis = RedisProcess::start(Persistence::None);
+    let worker = flushed_namespace(&env, &redis);
+    let run = with_redis(&env, &redis)
+        .args(["inspect-freelist", "--namespace", "kept", "--json"])
+        .status(exit_code::OK)
+        .run();
+    let state = run.json();
+    assert_eq!(state["layout"], "snowflake", "{state}");
+    assert_eq!(state["capacity"], 1024);
+    assert_eq!(state["durable_record"], "mysql");
+    assert_eq!(state["redis"], "missing");
+    let held = state["durable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["worker"] == worker)
+        .unwrap();
+    assert_eq!(
+        (&held["holder"], &held["held"]),
+        (&"web-1".into(), &true.into())
+    );
+    assert_eq!(held["redis"], "missing");
+    with_redis(&env, &redis)
+        .args(["inspect-freelist", "--namespace", "kept"])
+        .status(exit_code::OK)
+        .stdout("holder (MySQL)")
+        .stdout("web-1")
+        .stdout("warning: namespace \"kept\" is missing from Redis")
+        .run();
+}
+
+#[test]
+fn on_redis_alone_it_says_there_is_no_durable_record() {
+    use crate::namespace::{leased_on_redis_alone, on_redis_alone};
+    let env = TestEnv::distributed();
+    let alone = || on_redis_alone(&env);
+    leased_on_redis_alone(&env);
+    let state = alone()
+        .args(["inspect-freelist", "--namespace", "alone", "--json"])
+        .status(exit_code::OK)
+        .run()
+        .json();
+    assert_eq!(state["durable_record"], "none");
+    alone()
+        .args(["inspect-freelist", "--namespace", "alone"])
+        .status(exit_code::OK)
+        .stdout("no durable record")
         .run();
 }
 

@@ -1,6 +1,7 @@
 //! `idgen lease`: worker IDs leased from Redis, and the IDs issued under them.
 
 use crate::harness::{Coprocess, Test, TestEnv, acquired_worker, assert_unique, wait_until};
+use idgen::exit_code;
 use idgen::layout::{FieldKind, Layout};
 use redis::Commands;
 use std::collections::BTreeSet;
@@ -48,7 +49,7 @@ fn four_concurrent_holders_get_distinct_workers_and_issue_no_duplicate(env: &Tes
                 s.spawn(|| {
                     Test::within(env)
                         .args(crate::harness::lease_args("load", &["--count", "200000"]))
-                        .status(0)
+                        .status(exit_code::OK)
                         .run()
                 })
             })
@@ -119,7 +120,7 @@ fn a_paused_holder_issues_nothing_under_its_stale_worker_after_waking(env: &Test
 fn release_returns_the_worker_to_the_free_list(env: &TestEnv) {
     let run = Test::within(env)
         .args(crate::harness::lease_args("release", &["--count", "10"]))
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let worker = acquired_worker(&run.stderr);
     let snapshot = env.lease_snapshot("release");
@@ -150,7 +151,11 @@ fn sigterm_releases_the_lease_before_exiting(env: &TestEnv) {
     process.request(1);
     process.signal(libc::SIGTERM);
     let (status, _, stderr) = process.wait();
-    assert_eq!(status.code(), Some(130), "{stderr:?}");
+    assert_eq!(
+        status.code(),
+        Some(i32::from(exit_code::INTERRUPTED)),
+        "{stderr:?}"
+    );
     assert!(
         stderr.iter().any(|l| l.contains("\"released\"")),
         "{stderr:?}"
@@ -165,7 +170,7 @@ fn when_every_worker_is_held_the_error_is_clear(env: &TestEnv) {
     args.extend(TWO_WORKERS);
     Test::within(env)
         .args(args)
-        .status(4)
+        .status(exit_code::EXHAUSTED)
         .stderr("all 2 worker IDs of namespace \"full\" are held")
         .stdout_is("")
         .run();
@@ -182,7 +187,7 @@ fn a_holder_with_another_layout_or_epoch_is_refused(env: &TestEnv) {
         args.extend(&extra);
         Test::within(env)
             .args(args)
-            .status(7)
+            .status(exit_code::CONFLICT)
             .stderr("is recorded with snowflake")
             .stdout_is("")
             .run();
@@ -196,14 +201,14 @@ fn a_lease_that_cannot_issue_leaves_no_trace_in_the_namespace(env: &TestEnv) {
             "future",
             &["--count", "1", "--epoch", "2090-01-01"],
         ))
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("before the epoch")
         .run();
     assert!(env.lease_namespaces().is_empty(), "{run}");
     // A correct holder is not refused by what the failed one tried.
     Test::within(env)
         .args(crate::harness::lease_args("future", &["--count", "1"]))
-        .status(0)
+        .status(exit_code::OK)
         .run();
 }
 
@@ -228,11 +233,11 @@ fn uid_generator_lease<'a>(epoch: &'a str, count: &'a str) -> Vec<&'a str> {
 fn the_worker_node_assigner_burns_no_worker_id_when_the_layout_cannot_issue(env: &TestEnv) {
     Test::within(env)
         .args(uid_generator_lease("2090-01-01", "1"))
-        .status(2)
+        .status(exit_code::USAGE)
         .run();
     let run = Test::within(env)
         .args(uid_generator_lease("2025-01-01", "1"))
-        .status(0)
+        .status(exit_code::OK)
         .run();
     assert_eq!(
         acquired_worker(&run.stderr),
@@ -248,7 +253,7 @@ fn a_namespace_conflict_shows_the_recorded_epoch_as_a_date(env: &TestEnv) {
             "dated",
             &["--count", "1", "--epoch", "2020-01-01"],
         ))
-        .status(7)
+        .status(exit_code::CONFLICT)
         .stderr("since 2010-11-04T01:42:54.657Z")
         .stderr("since 2020-01-01T00:00:00.000Z")
         .stderr_lacks("1288834974657")
@@ -264,7 +269,7 @@ fn a_holder_name_with_control_characters_is_shown_escaped(env: &TestEnv) {
             "--holder",
             "evil\u{1b}[2Jhost\nnext",
         ])
-        .status(0)
+        .status(exit_code::OK)
         .stderr_lacks("\u{1b}")
         .stderr("evil\\u{1b}[2Jhost\\nnext")
         .run();
@@ -277,13 +282,13 @@ fn a_later_holder_with_a_clock_behind_waits_past_the_recorded_fence(env: &TestEn
     let ahead = Test::within(env)
         .args(crate::harness::lease_args("skew", &fixed))
         .env("IDGEN_TEST_CLOCK_OFFSET_MS", "1500")
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let mut behind_args = fixed.clone();
     behind_args.extend(["--ttl", "5s"]);
     let behind = Test::within(env)
         .args(crate::harness::lease_args("skew", &behind_args))
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let latest_ahead = ahead
         .ids()
@@ -317,13 +322,13 @@ fn a_later_holder_far_behind_the_fence_refuses_with_the_clock_code(env: &TestEnv
     Test::within(env)
         .args(crate::harness::lease_args("far", &fixed))
         .env("IDGEN_TEST_CLOCK_OFFSET_MS", "60000")
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let mut args = crate::harness::lease_args("far", &fixed);
     args.extend(["--ttl", "1s"]);
     Test::within(env)
         .args(args)
-        .status(9)
+        .status(exit_code::CLOCK)
         .stdout_is("")
         .stderr("clock moved back")
         .run();
@@ -350,7 +355,7 @@ fn stdin_mode_answers_each_line_and_an_empty_line_means_one(env: &TestEnv) {
 fn stdout_carries_ids_only(env: &TestEnv) {
     let run = Test::within(env)
         .args(["lease", "--namespace", "plain", "--count", "3"])
-        .status(0)
+        .status(exit_code::OK)
         .stderr("leased worker")
         .run();
     assert_eq!(run.stdout.lines().count(), 3);
@@ -376,7 +381,7 @@ fn the_worker_node_assigner_never_reuses_a_worker(env: &TestEnv) {
     let args = uid_generator_lease("2025-01-01", "3");
     let workers: Vec<u64> = (0..3)
         .map(|_| {
-            let run = Test::within(env).args(&args).status(0).run();
+            let run = Test::within(env).args(&args).status(exit_code::OK).run();
             acquired_worker(&run.stderr)
         })
         .collect();
@@ -402,7 +407,10 @@ fn the_worker_node_assigner_refuses_once_the_worker_field_is_used_up(env: &TestE
     for _ in 0..3 {
         env.ok(&args);
     }
-    let run = Test::within(env).args(args).status(4).run();
+    let run = Test::within(env)
+        .args(args)
+        .status(exit_code::EXHAUSTED)
+        .run();
     assert!(
         run.stderr.contains("WORKER_NODE") || run.stderr.contains("worker-node table"),
         "{run}"
@@ -420,7 +428,7 @@ fn a_wide_worker_field_needs_the_worker_node_assigner(env: &TestEnv) {
             "--count",
             "1",
         ])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("--assigner worker-node")
         .run();
 }
@@ -438,7 +446,11 @@ fn lease_rejects_bad_input_without_leasing_anything(env: &TestEnv) {
         vec!["lease", "--count", "3", "--stdin"],
         vec!["lease", "--max-clock-back", "x"],
     ] {
-        Test::within(env).args(args).status(2).stdout_is("").run();
+        Test::within(env)
+            .args(args)
+            .status(exit_code::USAGE)
+            .stdout_is("")
+            .run();
     }
     assert!(
         env.lease_namespaces().is_empty(),
@@ -447,7 +459,7 @@ fn lease_rejects_bad_input_without_leasing_anything(env: &TestEnv) {
     // Too many is not too few: the hint says what to do instead.
     Test::within(env)
         .args(["lease", "--count", "100000001"])
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("ask for at most 100000000 per run, or use --stdin")
         .run();
 }
@@ -457,7 +469,11 @@ fn a_bad_stdin_line_fails_with_a_usage_error_and_releases(env: &TestEnv) {
     process.request(1);
     process.send("many");
     let (status, _, stderr) = process.wait();
-    assert_eq!(status.code(), Some(2), "{stderr:?}");
+    assert_eq!(
+        status.code(),
+        Some(i32::from(exit_code::USAGE)),
+        "{stderr:?}"
+    );
     assert!(stderr.iter().any(|l| l.contains("\"many\"")), "{stderr:?}");
     assert!(env.lease_snapshot("badline").free.contains(&worker));
 }
@@ -479,7 +495,7 @@ fn a_killed_holder_leaves_a_fence_the_next_holder_respects(env: &TestEnv) {
     );
     let mut args = crate::harness::lease_args("killed", &fixed);
     args.extend(["--count", "500"]);
-    let run = Test::within(env).args(args).status(0).run();
+    let run = Test::within(env).args(args).status(exit_code::OK).run();
     let latest_before = before.iter().map(|&id| time_of(&layout, id)).max().unwrap();
     assert!(
         run.ids()

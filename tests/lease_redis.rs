@@ -12,6 +12,7 @@ use crate::harness::{
     Coprocess, StopOnDrop, Test, TestEnv, acquired_worker, assert_unique, keys, parse_ids,
     wait_until,
 };
+use idgen::exit_code;
 use idgen::layout::{FieldKind, Layout};
 use redis::Commands;
 use std::collections::{BTreeMap, BTreeSet};
@@ -141,7 +142,7 @@ fn lease_alone(env: &TestEnv, redis: &str, namespace: &str, count: u64) -> (Vec<
     let count = count.to_string();
     let run = on_redis_alone(env, redis)
         .args(two_worker_lease(namespace, &["--count", &count]))
-        .status(0)
+        .status(exit_code::OK)
         .run();
     (run.ids(), run.stderr)
 }
@@ -244,7 +245,7 @@ fn a_lease_on_redis_alone_issues_ids_of_its_worker_and_releases_it() {
     let env = TestEnv::distributed();
     let run = on_redis_alone(&env, &env.redis_url)
         .args(two_worker_lease("solo", &["--count", "1000"]))
-        .status(0)
+        .status(exit_code::OK)
         .stderr("\"released\"")
         .run();
     let ids = run.ids();
@@ -261,7 +262,7 @@ fn a_lease_on_redis_alone_issues_ids_of_its_worker_and_releases_it() {
             TWO_WORKERS_EPOCH,
         ])
         .arg(ids[0].to_string())
-        .status(0)
+        .status(exit_code::OK)
         .run();
     assert!(
         decoded.stdout.contains(&format!("worker={worker}")),
@@ -270,7 +271,7 @@ fn a_lease_on_redis_alone_issues_ids_of_its_worker_and_releases_it() {
     // Released: nobody holds the worker any more.
     let inspected = on_redis_alone(&env, &env.redis_url)
         .args(["inspect-freelist", "--namespace", "solo", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     assert_eq!(inspected["held"], serde_json::json!([]), "{inspected}");
@@ -282,7 +283,7 @@ fn the_first_lease_of_a_namespace_on_redis_alone_waits_out_one_ttl_and_the_margi
     let env = TestEnv::distributed();
     let run = on_redis_alone(&env, &env.redis_url)
         .args(two_worker_lease("fresh", &["--count", "1"]))
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let event = |name: &str| {
         run.stderr
@@ -299,7 +300,7 @@ fn the_first_lease_of_a_namespace_on_redis_alone_waits_out_one_ttl_and_the_margi
     // A second lease finds the record in place: no quarantine.
     on_redis_alone(&env, &env.redis_url)
         .args(two_worker_lease("fresh", &["--count", "1"]))
-        .status(0)
+        .status(exit_code::OK)
         .stderr_lacks("\"quarantined\"")
         .run();
 }
@@ -309,11 +310,11 @@ fn namespace_list_and_inspect_freelist_read_the_namespace_redis_alone_records() 
     let env = TestEnv::distributed();
     on_redis_alone(&env, &env.redis_url)
         .args(two_worker_lease("listed", &["--count", "1"]))
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let list = on_redis_alone(&env, &env.redis_url)
         .args(["namespace", "list", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     let listed = list
@@ -325,7 +326,7 @@ fn namespace_list_and_inspect_freelist_read_the_namespace_redis_alone_records() 
     assert_eq!(listed["capacity"], 2);
     on_redis_alone(&env, &env.redis_url)
         .args(["inspect-freelist", "--namespace", "listed"])
-        .status(0)
+        .status(exit_code::OK)
         .stdout("listed")
         .stdout("no problems")
         .run();
@@ -337,17 +338,17 @@ fn namespace_delete_on_redis_alone_refuses_a_held_namespace_and_forgets_a_free_o
     let (holder, _) = holder_alone(&env, &env.redis_url, "gone");
     on_redis_alone(&env, &env.redis_url)
         .args(["namespace", "delete", "gone", "--yes"])
-        .status(7)
+        .status(exit_code::CONFLICT)
         .one_line_error("held")
         .run();
     assert!(holder.finish().0.success());
     on_redis_alone(&env, &env.redis_url)
         .args(["namespace", "delete", "gone", "--yes"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     on_redis_alone(&env, &env.redis_url)
         .args(["namespace", "list"])
-        .status(0)
+        .status(exit_code::OK)
         .stdout_lacks("gone")
         .run();
 }
@@ -357,7 +358,7 @@ fn segment_ids_on_redis_alone_are_refused_naming_mysql() {
     let env = TestEnv::distributed();
     on_redis_alone(&env, &env.redis_url)
         .args(["next", "--app", "1"])
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("--mysql")
         .run();
 }
@@ -367,7 +368,7 @@ fn the_worker_node_assigner_on_redis_alone_is_refused_naming_mysql() {
     let env = TestEnv::distributed();
     on_redis_alone(&env, &env.redis_url)
         .args(two_worker_lease("nodes", &["--assigner", "worker-node"]))
-        .status(2)
+        .status(exit_code::USAGE)
         .stdout_is("")
         .one_line_error("--mysql")
         .run();
@@ -380,7 +381,7 @@ fn a_replica_runs_no_lease_script() {
     let replica = RedisProcess::replica_of(&master);
     on_redis_alone(&env, &replica.url())
         .args(["inspect-freelist", "--namespace", "any"])
-        .status(5)
+        .status(exit_code::UNAVAILABLE)
         .one_line_error("is not the master")
         .run();
 }
@@ -478,7 +479,7 @@ fn a_mysql_set_back_cannot_start_the_next_holder_below_redis_s_witness() {
     // A TTL long enough to wait for the witnessed fence rather than refuse it.
     let run = Test::within(&env)
         .args(one_worker_lease("10s", &["--count", "1000"]))
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let acquired = run
         .stderr

@@ -16,6 +16,7 @@ use crate::harness::takers::take_during;
 use crate::harness::{
     Run, StopOnDrop, Test, TestEnv, limit_with_last_index, segment_parts, wait_until,
 };
+use idgen::exit_code;
 use std::collections::HashSet;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -74,12 +75,12 @@ fn init_apps(env: &TestEnv, at: &Backends, step: u64) {
             .args(["init-app", "--app", &app.to_string(), "--name", kind])
             .args(["--step", &step, "--min-step", &step, "--max-step", &step])
             .env("IDGEN_DISPENSER", kind)
-            .status(0)
+            .status(exit_code::OK)
             .run();
     }
     at.test(env)
         .args(["reload-segments", "--quiet"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
 }
 
@@ -431,9 +432,6 @@ const LIMIT_STEP: u64 = 100;
 const DRAIN_COUNT: u64 = 300;
 /// A shard still issuing after this many drain calls ignores its limit.
 const DRAIN_CALLS: usize = 200;
-/// `idgen next`'s exit code once `max_limit_id` is reached (src/bin/idgen/exit.rs).
-const EXHAUSTED: i32 = 4;
-
 /// The index that becomes the last one every shard of `app` may issue: half a
 /// segment below the median shard's `max_id`, so about half the shards hold
 /// stock above it and the others still have room below it.
@@ -467,7 +465,7 @@ fn drain_until_exhausted(env: &TestEnv, at: &Backends) -> Round {
                                 .env("IDGEN_DISPENSER", kind)
                                 .run();
                             // Exit 4 (exhausted) is the end sought, not a failure.
-                            record.take(&run, &[0, EXHAUSTED]);
+                            record.take(&run, &[0, i32::from(exit_code::EXHAUSTED)]);
                             run.status.code() != Some(0)
                         });
                         if !ended {
@@ -508,7 +506,7 @@ fn after_a_lowered_limit_no_id_is_above_it(lower: impl Fn(&TestEnv, u8, u64)) {
     }
     at.test(&env)
         .args(["reload-segments", "--quiet"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let after = drain_until_exhausted(&env, &at);
 
@@ -551,7 +549,7 @@ fn a_limit_lowered_by_app_set_is_never_exceeded() {
         Test::within(env)
             .args(["app", "set", &app.to_string()])
             .args(["--max-limit-id", &limit.to_string(), "--yes"])
-            .status(0)
+            .status(exit_code::OK)
             .run();
     });
 }
@@ -616,7 +614,7 @@ fn a_dataset_swapped_back_to_an_older_copy_repeats_nothing_after_a_reload() {
     assert_eq!(redis.run_id(), run_id);
     at.test(&env)
         .args(["reload-segments", "--quiet"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
 
     let after = round(&env, &at, Shards::InTurn, chaos_ids() / 2, || {});

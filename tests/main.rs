@@ -2,6 +2,7 @@
 
 mod acl;
 mod app;
+mod batches;
 mod cluster;
 mod completions;
 mod config;
@@ -28,6 +29,9 @@ mod secrets;
 mod segments;
 mod sentinel;
 mod serve;
+mod serve_health;
+mod serve_tinyid;
+mod serve_wire;
 mod snowflake;
 mod status;
 mod status_monitoring;

@@ -1,6 +1,7 @@
 //! `idgen migrate`: moving an app's stock to another Redis node (two real redis-servers).
 
 use crate::harness::{Test, TestEnv, assert_unique, keys};
+use idgen::exit_code;
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -40,7 +41,7 @@ fn migrate_stocks_the_new_node_switches_the_route_and_retires_the_old_stock() {
     stocked_app(&env, "1");
     let report = Test::within(&env)
         .args(["migrate", "--app", "1", "--to", "hot", "--yes", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     assert_eq!(report["plan"]["from"], "main");
@@ -97,7 +98,7 @@ fn concurrent_next_processes_during_a_move_issue_no_duplicate() {
                         }
                         let run = Test::within(&env)
                             .args(["next", "--app", "3", "--count", "40"])
-                            .status(0)
+                            .status(exit_code::OK)
                             .run();
                         ids.extend(run.ids());
                     }
@@ -145,7 +146,7 @@ fn dry_run_prints_the_plan_and_changes_nothing() {
             "--dry-run",
             "--json",
         ])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     assert_eq!(plan["plan"]["phase"], "not_started");
@@ -162,7 +163,7 @@ fn without_a_terminal_migrate_refuses_unless_told_yes() {
     stocked_app(&env, "5");
     Test::within(&env)
         .args(["migrate", "--app", "5", "--to", "hot"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("--yes")
         .run();
     assert_eq!(stock(&mut env.redis(), 5), 6400);
@@ -212,7 +213,7 @@ fn a_move_killed_midway_is_finished_by_running_it_again() {
         assert_eq!(during.len(), 100);
         Test::within(&env)
             .args(["migrate", "--app", "7", "--to", target, "--yes", "--json"])
-            .status(0)
+            .status(exit_code::OK)
             .run();
         assert_eq!(
             route(&env, 7),
@@ -233,7 +234,11 @@ fn sigint_stops_a_move_between_shards_and_a_rerun_finishes_it() {
         &[("IDGEN_FAILPOINTS", "migrate.retired_shard=stop")],
     );
     let (status, _, stderr) = process.interrupt_when_stopped("the move to pause");
-    assert_eq!(status.code(), Some(130), "{stderr:?}");
+    assert_eq!(
+        status.code(),
+        Some(i32::from(exit_code::INTERRUPTED)),
+        "{stderr:?}"
+    );
     assert!(
         stderr.iter().any(|l| l.contains("hint: rerun")),
         "{stderr:?}"
@@ -266,7 +271,7 @@ fn a_second_move_to_another_node_waits_for_the_first() {
     assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
     Test::within(&env)
         .args(["migrate", "--app", "9", "--to", "cold", "--yes"])
-        .status(7)
+        .status(exit_code::CONFLICT)
         .stderr("idgen migrate --app 9 --to hot")
         .run();
 }
@@ -277,16 +282,16 @@ fn migrate_refuses_unknown_apps_and_nodes_and_does_nothing_when_already_there() 
     stocked_app(&env, "10");
     Test::within(&env)
         .args(["migrate", "--app", "11", "--to", "hot", "--yes"])
-        .status(3)
+        .status(exit_code::NOT_FOUND)
         .run();
     Test::within(&env)
         .args(["migrate", "--app", "10", "--to", "nowhere", "--yes"])
-        .status(3)
+        .status(exit_code::NOT_FOUND)
         .stderr("\"nowhere\"")
         .run();
     Test::within(&env)
         .args(["migrate", "--app", "10", "--to", "main", "--yes"])
-        .status(0)
+        .status(exit_code::OK)
         .stdout("nothing to do")
         .run();
     assert_eq!(stock(&mut env.redis(), 10), 6400);
@@ -353,7 +358,7 @@ fn an_app_moves_from_the_embedded_store_into_redis_and_mysql_without_repeats() {
     let store = laptop.store_path();
     let report = migrate_app_1_from_store(&production, &store)
         .args(["--yes", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     assert_eq!(report["result"]["adopted"], true);
@@ -386,7 +391,7 @@ fn an_app_moves_from_the_embedded_store_into_redis_and_mysql_without_repeats() {
     // The laptop takes no more segments for the app.
     Test::within(&laptop)
         .args(["next", "--app", "1", "--count", "100"])
-        .status(7)
+        .status(exit_code::CONFLICT)
         .stderr("moved out")
         .run();
 }
@@ -399,7 +404,7 @@ fn a_second_store_file_at_the_same_path_is_not_taken_for_a_rerun_of_the_first() 
     let store = laptop.store_path();
     migrate_app_1_from_store(&production, &store)
         .arg("--yes")
-        .status(0)
+        .status(exit_code::OK)
         .run();
     // Another laptop's store, at the same path, issued IDs of app 1 too: its
     // move would overlap the first one's, so it is refused, not skipped as done.
@@ -407,7 +412,7 @@ fn a_second_store_file_at_the_same_path_is_not_taken_for_a_rerun_of_the_first() 
     laptop_with_ids(&laptop);
     migrate_app_1_from_store(&production, &store)
         .arg("--yes")
-        .status(7)
+        .status(exit_code::CONFLICT)
         .one_line_error("another store file at the same path")
         .run();
 }
@@ -431,8 +436,8 @@ fn a_move_out_of_the_store_killed_midway_is_finished_by_running_it_again() {
             "{failpoint}: {run}"
         );
     }
-    move_out().status(0).run();
-    move_out().status(0).run();
+    move_out().status(exit_code::OK).run();
+    move_out().status(exit_code::OK).run();
     let after = Test::within(&production)
         .args(["next", "--app", "1", "--count", "300"])
         .run()
@@ -458,7 +463,10 @@ fn laptop_clients_running_during_the_move_never_collide_with_production() {
                         let run = Test::within(&laptop)
                             .args(["next", "--app", "1", "--count", "7"])
                             .run();
-                        assert!(run.success() || run.code() == 7, "{run}");
+                        assert!(
+                            run.success() || run.code() == i32::from(exit_code::CONFLICT),
+                            "{run}"
+                        );
                         ids.extend(run.ids());
                     }
                     ids
@@ -495,7 +503,7 @@ fn an_app_that_already_issued_ids_in_the_destination_is_not_merged() {
     let store = laptop.store_path();
     migrate_app_1_from_store(&production, &store)
         .arg("--yes")
-        .status(7)
+        .status(exit_code::CONFLICT)
         .stderr("unused app ID")
         .run();
 }
@@ -508,23 +516,88 @@ fn moving_out_of_a_store_needs_an_existing_store_and_a_distributed_destination()
     let missing = laptop.home.path().join("nope.db");
     migrate_app_1_from_store(&production, &missing)
         .arg("--yes")
-        .status(10)
+        .status(exit_code::STORE)
         .run();
     let store = laptop.store_path();
     migrate_app_1_from_store(&laptop, &store)
         .arg("--yes")
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("--redis")
         .run();
     let dry = migrate_app_1_from_store(&production, &store)
         .args(["--dry-run", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     assert_eq!(dry["plan"]["sealed"], false);
     // A dry run leaves the app unsealed.
     Test::within(&laptop)
         .args(["next", "--app", "1", "--count", "100"])
-        .status(0)
+        .status(exit_code::OK)
+        .run();
+}
+
+#[test]
+fn a_dry_run_out_of_the_store_refuses_a_destination_app_of_another_name_as_the_run_does() {
+    let laptop = TestEnv::embedded();
+    let production = TestEnv::distributed();
+    laptop_with_ids(&laptop);
+    production.ok(&["init-app", "--app", "1", "--name", "orders"]);
+    let store = laptop.store_path();
+    for extra in [&["--dry-run"][..], &["--yes"]] {
+        migrate_app_1_from_store(&production, &store)
+            .args(extra.iter().copied())
+            .status(exit_code::CONFLICT)
+            .one_line_error("MySQL names app 1 \"orders\", the store names it \"demo\"")
+            .stderr("app set APP --name NAME")
+            .stderr_lacks("--to embedded")
+            .run();
+    }
+    // Neither sealed the app: the laptop still serves it.
+    laptop.ok(&["next", "--app", "1"]);
+}
+
+#[test]
+fn a_dry_run_out_of_the_store_refuses_a_destination_that_issued_ids_as_the_run_does() {
+    let laptop = TestEnv::embedded();
+    let production = TestEnv::distributed();
+    laptop_with_ids(&laptop);
+    production.ok(&["init-app", "--app", "1", "--name", "demo"]);
+    production.ok(&["next", "--app", "1"]);
+    migrate_app_1_from_store(&production, &laptop.store_path())
+        .arg("--dry-run")
+        .status(exit_code::CONFLICT)
+        .one_line_error("MySQL has already issued IDs of app 1")
+        .run();
+}
+
+#[test]
+fn a_dry_run_out_of_the_store_with_a_wrong_mysql_password_is_refused_access() {
+    let laptop = TestEnv::embedded();
+    let production = TestEnv::distributed();
+    laptop_with_ids(&laptop);
+    let url = crate::secrets::mysql_user("dryrun", "dry-pass", "ALL");
+    migrate_app_1_from_store(&production, &laptop.store_path())
+        .env("IDGEN_MYSQL_URL", url.replacen('@', ":wrong-pass@", 1))
+        .arg("--dry-run")
+        .status(exit_code::ACCESS)
+        .one_line_error("user name and password")
+        .stderr_lacks("wrong-pass")
+        .run();
+}
+
+#[test]
+fn a_dry_run_between_nodes_reaches_the_destination_node() {
+    let env = TestEnv::distributed_with_nodes();
+    stocked_app(&env, "1");
+    // The destination refuses the login: the move would fail, so the dry run does.
+    let (user, _) = crate::secrets::redis_user(&env, "drymove", &["~*", "&*", "+@all"]);
+    let wrong = crate::secrets::redis_url_for(&env, &format!("{user}:not-the-password"));
+    Test::within(&env)
+        .env("IDGEN_REDIS_NODES", format!("hot={wrong}"))
+        .args(["migrate", "--app", "1", "--to", "hot", "--dry-run"])
+        .status(exit_code::ACCESS)
+        .one_line_error("refused access")
+        .stderr_lacks("not-the-password")
         .run();
 }

@@ -3,6 +3,7 @@
 //! single refill.
 
 use crate::harness::{StoreKind, Test, TestEnv, assert_unique, segment_id, segment_parts};
+use idgen::exit_code;
 use std::os::unix::process::ExitStatusExt;
 
 /// The failpoint inside the ledger transaction that takes a batch's segments.
@@ -24,7 +25,7 @@ fn stocks(env: &TestEnv, app: u8) -> Vec<u64> {
 fn reload_report(env: &TestEnv, args: &[&str]) -> serde_json::Value {
     Test::within(env)
         .args(args.iter().copied())
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json()
 }
@@ -67,7 +68,7 @@ fn concurrent_reloaders_and_takers_over_many_apps_issue_no_duplicate(env: &TestE
                     while !done.load(std::sync::atomic::Ordering::Acquire) || runs == 0 {
                         Test::within(env)
                             .args(["reload-segments", "--jobs", "4", "--quiet"])
-                            .status(0)
+                            .status(exit_code::OK)
                             .run();
                         runs += 1;
                     }
@@ -84,7 +85,7 @@ fn concurrent_reloaders_and_takers_over_many_apps_issue_no_duplicate(env: &TestE
                         let app = &apps[(worker + call) % apps.len()];
                         let run = Test::within(env)
                             .args(["next", "--app", app, "--count", "40"])
-                            .status(0)
+                            .status(exit_code::OK)
                             .run();
                         ids.extend(run.ids());
                     }
@@ -192,7 +193,7 @@ fn the_limit_reached_inside_a_batch_exhausts_those_shards_and_refills_the_rest(e
     // An exhausted shard is not a failure.
     let run = Test::within(env)
         .args(["reload-segments", "--app", "57", "--idle", "1", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let second = run.json();
     assert_eq!(second["failures"], serde_json::json!([]), "{second}");
@@ -245,3 +246,73 @@ crate::on_both_backends!(
     the_limit_reached_inside_a_batch_exhausts_those_shards_and_refills_the_rest,
     a_sweep_at_idle_one_refills_every_shard_from_its_history,
 );
+
+/// App 1 with shard 5's queue key holding a string (`SET`), as something
+/// other than idgen would leave it; returns the key.
+fn spoil_shard_five(env: &TestEnv) -> String {
+    init(env, 1, 10);
+    let key = crate::harness::keys::queue(1, 5);
+    let _: () = redis::cmd("SET")
+        .arg(&key)
+        .arg("x")
+        .query(&mut env.redis())
+        .unwrap();
+    key
+}
+
+#[test]
+fn a_key_of_the_wrong_type_fails_its_shard_alone_naming_the_key_and_the_fix() {
+    let env = TestEnv::distributed();
+    let key = spoil_shard_five(&env);
+    let run = Test::within(&env)
+        .args(["reload-segments", "--app", "1", "--json"])
+        .status(exit_code::BAD_DATA)
+        .run();
+    let report = run.json();
+    assert_eq!(report["shards_refilled"], 63, "{report}");
+    let failures = report["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{report}");
+    assert_eq!(failures[0]["shard"], 5);
+    assert_eq!(failures[0]["kind"], "bad-data");
+    let error = failures[0]["error"].as_str().unwrap();
+    assert!(
+        error.contains(&key) && error.contains("a string, not a list"),
+        "{error}"
+    );
+    let hint = failures[0]["hint"].as_str().unwrap();
+    assert!(hint.contains(&format!("redis-cli DEL {key}")), "{hint}");
+    let others: Vec<u64> = (0..64)
+        .filter(|&s| s != 5)
+        .map(|s| env.stock(1, s))
+        .collect();
+    assert_eq!(others, vec![10; 63]);
+    // The key is left as it was found.
+    let value: String = redis::cmd("GET").arg(&key).query(&mut env.redis()).unwrap();
+    assert_eq!(value, "x");
+}
+
+#[test]
+fn a_key_of_the_wrong_type_is_named_once_in_the_human_report() {
+    let env = TestEnv::distributed();
+    let key = spoil_shard_five(&env);
+    let run = Test::within(&env)
+        .args(["reload-segments", "--app", "1"])
+        .status(exit_code::BAD_DATA)
+        .stderr(format!("app 1: shard 5 on node main: Redis key {key} holds unexpected data: a string, not a list"))
+        .stderr(format!("redis-cli DEL {key}"))
+        .run();
+    assert_eq!(run.stderr.matches("error:").count(), 1, "{run}");
+}
+
+#[test]
+fn next_on_a_shard_whose_key_has_the_wrong_type_names_the_key_and_the_fix() {
+    let env = TestEnv::distributed();
+    let key = spoil_shard_five(&env);
+    // Java's hashCode of "E" is 69: shard 69 % 64 = 5.
+    Test::within(&env)
+        .args(["next", "--app", "1", "--gate-pass", "E"])
+        .status(exit_code::BAD_DATA)
+        .one_line_error(format!("{key} holds unexpected data: a string, not a list"))
+        .stderr(format!("redis-cli DEL {key}"))
+        .run();
+}

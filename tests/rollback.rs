@@ -11,6 +11,7 @@ use crate::harness::{
     Coprocess, Test, TestEnv, assert_unique, four_worker_lease, keys, parse_ids, segment_id,
     worker_of_four_worker_id,
 };
+use idgen::exit_code;
 use redis::Commands;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -42,7 +43,7 @@ fn take(env: &TestEnv, redis: &str, kind: &str, total: u64) -> Vec<u64> {
                         .args(["next", "--app", APP, "--count", &BATCH.to_string()])
                         .env("IDGEN_REDIS_URL", redis)
                         .env("IDGEN_DISPENSER", kind)
-                        .status(0)
+                        .status(exit_code::OK)
                         .run();
                     ids.lock().unwrap().extend(run.ids());
                 }
@@ -70,7 +71,7 @@ fn stocked_app(env: &TestEnv, redis: &str, kind: &str) {
         .args(["reload-segments", "--app", APP, "--quiet"])
         .env("IDGEN_REDIS_URL", redis)
         .env("IDGEN_DISPENSER", kind)
-        .status(0)
+        .status(exit_code::OK)
         .run();
 }
 
@@ -81,7 +82,7 @@ fn after_the_fault(env: &TestEnv, redis: &str, kind: &str, mut ids: Vec<u64>) {
         .args(["next", "--app", APP, "--count", "100"])
         .env("IDGEN_REDIS_URL", redis)
         .env("IDGEN_DISPENSER", kind)
-        .status(0)
+        .status(exit_code::OK)
         .stderr("is not the dataset idgen stocked")
         .run();
     ids.extend(first.ids());
@@ -234,7 +235,7 @@ fn take_from_every_shard(env: &TestEnv, redis: &str, kind: &str, per_shard: u64)
             .args(["--gate-pass", &pass])
             .env("IDGEN_REDIS_URL", redis)
             .env("IDGEN_DISPENSER", kind)
-            .status(0)
+            .status(exit_code::OK)
             .run();
         ids.extend(run.ids());
     }
@@ -263,7 +264,7 @@ fn a_master_demoted_and_promoted_again_repeats_nothing(kind: &str) {
         .args(["reload-segments", "--app", APP, "--quiet"])
         .env("IDGEN_REDIS_URL", a.url())
         .env("IDGEN_DISPENSER", kind)
-        .status(0)
+        .status(exit_code::OK)
         .run();
     copy_idgen_keys(&a, &b);
     assert_eq!(idgen_dataset(&a), idgen_dataset(&b));
@@ -297,7 +298,7 @@ fn a_master_demoted_and_promoted_again_repeats_nothing(kind: &str) {
         .args(["reload-segments", "--app", APP, "--quiet"])
         .env("IDGEN_REDIS_URL", a.url())
         .env("IDGEN_DISPENSER", kind)
-        .status(0)
+        .status(exit_code::OK)
         .run();
     ids.extend(take_from_every_shard(&env, &a.url(), kind, 20));
     assert_unique(&ids);
@@ -324,7 +325,7 @@ fn reload_after_a_rollback_restocks_and_reports_it_once_per_node() {
     let run = Test::within(&env)
         .args(["reload-segments", "--app", APP])
         .env("IDGEN_REDIS_URL", redis.url())
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let warnings: Vec<&str> = run
         .stderr
@@ -435,7 +436,7 @@ fn lease_ids(env: &TestEnv, redis: &str, namespace: &str, count: u64) -> (Vec<u6
     let run = Test::within(env)
         .args(four_worker_lease(namespace, &["--count", &count]))
         .env("IDGEN_REDIS_URL", redis)
-        .status(0)
+        .status(exit_code::OK)
         .run();
     (run.ids(), run.stderr)
 }
@@ -611,7 +612,7 @@ fn the_java_algorithm_cannot_pop_a_rollback_idgen_retired() {
     Test::within(&env)
         .args(["reload-segments", "--app", APP, "--quiet"])
         .env("IDGEN_REDIS_URL", redis.url())
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let mut conn = redis.conn();
     for shard in 0..64 {

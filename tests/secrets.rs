@@ -5,6 +5,7 @@
 
 use crate::harness::servers::{mysql_exec, mysql_with_grants};
 use crate::harness::{Test, TestEnv};
+use idgen::exit_code;
 
 /// In every form below; no output may contain it.
 const SECRET: &str = "Pw9Zq";
@@ -202,7 +203,7 @@ fn a_usage_error_from_clap_shows_no_password_either() {
     ] {
         Test::within(&env)
             .args(args)
-            .status(2)
+            .status(exit_code::USAGE)
             .stderr_lacks(SECRET)
             .stdout_lacks(SECRET)
             .run();
@@ -247,14 +248,14 @@ fn a_password_file_or_variable_keeps_the_password_out_of_the_url() {
         .env("IDGEN_REDIS_URL", &url)
         .env("IDGEN_REDIS_PASSWORD_FILE", file)
         .args(["init-app", "--app", "1", "--name", "one"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
 
     let run = Test::within(&env)
         .env("IDGEN_REDIS_URL", &url)
         .env("IDGEN_REDIS_PASSWORD", &password)
         .args(["-v", "next", "--app", "1"])
-        .status(0)
+        .status(exit_code::OK)
         .stderr_lacks(SECRET)
         .run();
     assert_eq!(run.ids().len(), 1);
@@ -264,7 +265,7 @@ fn a_password_file_or_variable_keeps_the_password_out_of_the_url() {
         .env("IDGEN_REDIS_URL", &url)
         .env("IDGEN_REDIS_PASSWORD", &password)
         .args(["--redis-password-file", file, "status"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("IDGEN_REDIS_PASSWORD")
         .stderr_lacks(SECRET)
         .run();
@@ -301,7 +302,7 @@ fn a_comma_in_a_password_does_not_split_the_node_list() {
             format!("hot={hot_on_first},cold={}", env.cold_url),
         )
         .arg("status")
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("IDGEN_REDIS_NODES")
         .stderr("spaces")
         .stderr_lacks(SECRET)
@@ -336,14 +337,14 @@ fn a_mysql_password_variable_is_used_and_never_shown() {
         .env("IDGEN_MYSQL_URL", &url)
         .env("IDGEN_MYSQL_PASSWORD", &password)
         .args(["-v", "init-app", "--app", "3", "--name", "three"])
-        .status(0)
+        .status(exit_code::OK)
         .stderr_lacks(SECRET)
         .run();
     // The same URL without the password is refused: the variable was what logged in.
     Test::within(&env)
         .env("IDGEN_MYSQL_URL", &url)
         .args(["init-app", "--app", "3", "--name", "three"])
-        .status(12)
+        .status(exit_code::ACCESS)
         .run();
 }
 
@@ -358,7 +359,7 @@ fn an_argument_that_is_not_utf8_is_named_by_position_never_shown() {
         .arg("--mysql")
         .arg(url.clone())
         .args(["next", "--app", "1"])
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("argument 2 is not valid UTF-8")
         .stderr_lacks("Secret")
         .stderr_lacks("panicked")
@@ -366,13 +367,13 @@ fn an_argument_that_is_not_utf8_is_named_by_position_never_shown() {
     Test::new()
         .args(["decode"])
         .arg(std::ffi::OsString::from_vec(vec![0xff]))
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("argument 2 is not valid UTF-8")
         .run();
     Test::new()
         .env("IDGEN_MYSQL_URL", url)
         .args(["next", "--app", "1"])
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("IDGEN_MYSQL_URL is not valid UTF-8")
         .stderr_lacks("Secret")
         .run();
@@ -408,7 +409,7 @@ fn user_names_that_are_ordinary_words_are_never_redacted() {
     };
     test()
         .args(["init-app", "--app", "1", "--name", "one"])
-        .status(0)
+        .status(exit_code::OK)
         .stderr_lacks(SECRET)
         .run();
     let metrics = test()
@@ -421,8 +422,40 @@ fn user_names_that_are_ordinary_words_are_never_redacted() {
     assert!(samples.count() > 3, "{metrics}");
     test()
         .args(["next", "--app", "9"])
-        .status(3)
+        .status(exit_code::NOT_FOUND)
         .stderr("`idgen init-app")
         .stderr_lacks("***")
+        .run();
+}
+
+/// Redis's own user `default` in the URL: `idgen config` still says
+/// "default" wherever it means it (only a URL's userinfo is hidden, by its
+/// place in the URL), and the password given beside it never shows.
+#[test]
+fn the_redis_user_default_leaves_the_word_default_alone() {
+    let env = TestEnv::distributed();
+    let redis = redis_url_for(&env, "default");
+    let config = Test::within(&env)
+        .env("IDGEN_REDIS_URL", &redis)
+        .env("IDGEN_REDIS_PASSWORD", SECRET)
+        .args(["config"])
+        .status(exit_code::OK)
+        .stdout("default")
+        .stdout_lacks(SECRET)
+        .run();
+    let hidden = config.stdout.matches("***").count();
+    let userinfos = config.stdout.matches("://***@").count();
+    assert_eq!(hidden, userinfos, "*** outside a URL's userinfo: {config}");
+}
+
+#[test]
+fn a_gate_pass_that_is_not_utf8_is_named_by_position() {
+    use std::os::unix::ffi::OsStringExt;
+    Test::new()
+        .args(["next", "--app", "1", "--gate-pass"])
+        .arg(std::ffi::OsString::from_vec(b"Secret\xff".to_vec()))
+        .status(exit_code::USAGE)
+        .one_line_error("argument 5 is not valid UTF-8")
+        .stderr_lacks("Secret")
         .run();
 }

@@ -3,6 +3,7 @@
 use crate::harness::{
     StoreKind, Test, TestEnv, assert_unique, parse_ids, segment_id, segment_indexes, segment_parts,
 };
+use idgen::exit_code;
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
 use std::sync::Barrier;
@@ -85,7 +86,7 @@ fn init_app_rerun_with_the_same_name_changes_nothing_and_says_so(env: &TestEnv) 
     let before = env.max_id(2, 61);
     let report = Test::within(env)
         .args(["init-app", "--app", "2", "--name", "coupons", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     assert_eq!(report["outcome"], "unchanged");
@@ -98,7 +99,7 @@ fn init_app_refuses_a_different_name_for_an_existing_app(env: &TestEnv) {
     env.ok(&["init-app", "--app", "3", "--name", "users"]);
     Test::within(env)
         .args(["init-app", "--app", "3", "--name", "accounts"])
-        .status(7)
+        .status(exit_code::CONFLICT)
         .one_line_error("\"users\"")
         .run();
     let names = env.query("SELECT DISTINCT app_name FROM id_alloc WHERE app_id = 3");
@@ -114,7 +115,7 @@ fn init_app_completes_an_app_the_java_procedure_left_half_seeded(env: &TestEnv) 
     ));
     let report = Test::within(env)
         .args(["init-app", "--app", "12", "--name", "half", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     assert_eq!(report["outcome"], "completed");
@@ -175,7 +176,7 @@ fn init_app_rejects_bad_input_with_a_usage_error_and_changes_nothing(env: &TestE
         Test::within(env)
             .arg("init-app")
             .args(case)
-            .status(2)
+            .status(exit_code::USAGE)
             .stderr_lacks("panicked")
             .stdout_is("")
             .run();
@@ -259,7 +260,7 @@ fn warm_next_does_not_need_mysql() {
     let run = Test::within(&env)
         .args(["next", "--app", "11", "--gate-pass", "alice@example.com"])
         .env("IDGEN_MYSQL_URL", dead_mysql)
-        .status(0)
+        .status(exit_code::OK)
         .run();
     assert_eq!(segment_parts(run.ids()[0]).0, 2);
 }
@@ -334,7 +335,7 @@ fn next_for_an_unknown_app_is_not_found(env: &TestEnv) {
     env.ok(&["init-app", "--app", "1", "--name", "known"]);
     Test::within(env)
         .args(["next", "--app", "77"])
-        .status(3)
+        .status(exit_code::NOT_FOUND)
         .one_line_error("init-app --app 77")
         .run();
 }
@@ -349,7 +350,11 @@ fn next_rejects_bad_input_with_a_usage_error(env: &TestEnv) {
         vec!["next", "--app", "1", "--dispenser", "stack"],
         vec!["next", "--app", "1", "--timeout", "forever"],
     ] {
-        Test::within(env).args(args).status(2).stdout_is("").run();
+        Test::within(env)
+            .args(args)
+            .status(exit_code::USAGE)
+            .stdout_is("")
+            .run();
     }
 }
 
@@ -363,14 +368,14 @@ fn max_limit_id_is_refused_never_wrapped(env: &TestEnv) {
         let run = Test::within(env)
             .args(["next", "--app", "9"])
             .args(gate)
-            .status(0)
+            .status(exit_code::OK)
             .run();
         ids.extend(run.ids());
     }
     Test::within(env)
         .args(["next", "--app", "9"])
         .args(gate)
-        .status(4)
+        .status(exit_code::EXHAUSTED)
         .stderr("max_limit_id")
         .run();
     assert!(ids.iter().all(|&id| id <= limit), "{ids:?} passes {limit}");
@@ -383,7 +388,7 @@ fn a_batch_that_reaches_max_limit_id_prints_what_it_got_then_fails(env: &TestEnv
     let run = Test::within(env)
         .args(["next", "--app", "9", "--gate-pass", "polygenelubricants"])
         .args(["--count", "10"])
-        .status(4)
+        .status(exit_code::EXHAUSTED)
         .stderr("issued 5 of 10")
         // A warning before the limit.
         .stderr("90%")
@@ -429,7 +434,7 @@ fn a_stale_lock_does_not_block_next(env: &TestEnv) {
     let started = Instant::now();
     Test::within(env)
         .args(["next", "--app", "14", "--gate-pass", "alice@example.com"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     assert!(
         started.elapsed() < Duration::from_secs(5),
@@ -466,7 +471,7 @@ fn hammer(
                         Test::within(env)
                             .args(["reload-segments", "--app", app, "--quiet"])
                             .env("IDGEN_DISPENSER", dispenser)
-                            .status(0)
+                            .status(exit_code::OK)
                             .run();
                         runs += 1;
                     }
@@ -482,7 +487,7 @@ fn hammer(
                         let run = Test::within(env)
                             .args(["next", "--app", app, "--count", &count])
                             .env("IDGEN_DISPENSER", dispenser)
-                            .status(0)
+                            .status(exit_code::OK)
                             .run();
                         ids.extend(run.ids());
                     }
@@ -565,7 +570,7 @@ fn reload_tops_up_every_shard_below_the_threshold(env: &TestEnv) {
     env.ok(&["init-app", "--app", "30", "--name", "cron", "--step", "100"]);
     let report = Test::within(env)
         .args(["reload-segments", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     assert_eq!(report["shards_checked"], 64);
@@ -577,7 +582,7 @@ fn reload_tops_up_every_shard_below_the_threshold(env: &TestEnv) {
     // Full shards are left alone.
     let again = Test::within(env)
         .args(["reload-segments", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     assert_eq!(again["shards_refilled"], 0);
@@ -588,7 +593,7 @@ fn reload_skips_a_shard_whose_lock_another_refiller_holds(env: &TestEnv) {
     env.hold_refill_lock(31, 5, 60);
     let report = Test::within(env)
         .args(["reload-segments", "--app", "31", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     assert_eq!(report["shards_busy"], 1);
@@ -616,7 +621,7 @@ fn reload_reports_orphaned_queues_and_prunes_them_only_when_asked(env: &TestEnv)
 
     let report = Test::within(env)
         .args(["reload-segments", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     let orphans = report["orphans"].as_array().unwrap();
@@ -627,7 +632,7 @@ fn reload_reports_orphaned_queues_and_prunes_them_only_when_asked(env: &TestEnv)
 
     let report = Test::within(env)
         .args(["reload-segments", "--prune", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     assert_eq!(report["orphans"][0]["pruned_ids"], 640);
@@ -650,7 +655,7 @@ fn reload_reports_an_exhausted_app_once_not_as_a_failure(env: &TestEnv) {
     // An exhausted shard is reported once, with the fix, and is not a failure.
     let run = Test::within(env)
         .args(["reload-segments", "--app", "9", "--json"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let report = run.json();
     assert_eq!(report["failures"], serde_json::json!([]), "{report}");
@@ -666,7 +671,7 @@ fn reload_prints_nothing_with_quiet_when_all_went_well(env: &TestEnv) {
     env.ok(&["init-app", "--app", "34", "--name", "quiet", "--step", "10"]);
     let run = Test::within(env)
         .args(["reload-segments", "--quiet"])
-        .status(0)
+        .status(exit_code::OK)
         .stdout_is("")
         .run();
     assert_eq!(run.stderr, "", "{run}");
@@ -763,7 +768,7 @@ fn stock_without_a_stamp_is_retired_unserved_and_reported() {
         .unwrap();
     let run = Test::within(&env)
         .args(["next", "--app", "42", "--gate-pass", "13800138000"])
-        .status(0)
+        .status(exit_code::OK)
         .stderr("carried no stamp")
         .stderr("retired 25 indexes")
         .run();
@@ -798,7 +803,7 @@ fn an_index_past_max_limit_id_is_never_served_whoever_stocked_it() {
     let run = Test::within(&env)
         .args(["next", "--app", "43", "--gate-pass", "13800138000"])
         .args(["--count", "4"])
-        .status(4)
+        .status(exit_code::EXHAUSTED)
         .stderr("max_limit_id")
         .run();
     let served = segment_indexes(&run.ids());
@@ -825,7 +830,7 @@ fn a_malformed_queue_entry_is_bad_data_naming_the_key_and_the_entry() {
         let run = Test::within(&env)
             .args(["next", "--app", "44", "--gate-pass", "13800138000"])
             .args(["--count", "3"])
-            .status(13)
+            .status(exit_code::BAD_DATA)
             .run();
         assert_eq!(
             segment_indexes(&run.ids()),
@@ -851,7 +856,7 @@ fn a_queue_key_of_the_wrong_type_is_bad_data_naming_the_key() {
         .unwrap();
     Test::within(&env)
         .args(["next", "--app", "45", "--gate-pass", "13800138000"])
-        .status(13)
+        .status(exit_code::BAD_DATA)
         .one_line_error(crate::harness::keys::queue(45, 48))
         .run();
 }
@@ -864,7 +869,7 @@ fn configuring_only_one_of_redis_and_mysql_is_a_usage_error() {
     Test::within(&env)
         .args(["next", "--app", "1"])
         .unset("IDGEN_MYSQL_URL")
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("needs both")
         .run();
 }
@@ -882,7 +887,7 @@ fn an_unreachable_redis_fails_fast_with_its_own_exit_code_and_no_password() {
     Test::within(&env)
         .args(["next", "--app", "1"])
         .env("IDGEN_REDIS_URL", url)
-        .status(5)
+        .status(exit_code::UNAVAILABLE)
         .one_line_error("unreachable")
         .stderr_lacks("hunter2")
         .run();
@@ -903,7 +908,7 @@ fn a_silent_server_times_out_within_the_configured_bound() {
         .args(["next", "--app", "1"])
         .env("IDGEN_REDIS_URL", url)
         .env("IDGEN_TIMEOUT", "1s")
-        .status(5)
+        .status(exit_code::UNAVAILABLE)
         .stderr("did not answer within 1s")
         .run();
     assert!(
@@ -921,7 +926,7 @@ fn an_unreachable_mysql_on_a_cold_next_fails_with_the_unavailable_code() {
     Test::within(&env)
         .args(["next", "--app", "1"])
         .env("IDGEN_MYSQL_URL", url)
-        .status(5)
+        .status(exit_code::UNAVAILABLE)
         .stderr_lacks("hunter2")
         .run()
         .one_line_error();
@@ -933,7 +938,7 @@ fn help_lists_the_exit_codes_and_never_shows_a_password() {
     Test::within(&env)
         .arg("--help")
         .env("IDGEN_REDIS_URL", "redis://:hunter2@127.0.0.1:6379/0")
-        .status(0)
+        .status(exit_code::OK)
         .stdout("Exit codes:")
         .stdout("  0  ok")
         .stdout("  2  usage")
@@ -952,7 +957,11 @@ fn an_interrupted_reload_finishes_the_refill_under_way_and_leaves_no_lock(env: &
         &[("IDGEN_FAILPOINTS", "dispenser.before_push=stop")],
     );
     let (status, _, stderr) = process.interrupt_when_stopped("the reload to pause mid-refill");
-    assert_eq!(status.code(), Some(130), "{stderr:?}");
+    assert_eq!(
+        status.code(),
+        Some(i32::from(exit_code::INTERRUPTED)),
+        "{stderr:?}"
+    );
     assert_eq!(
         env.held_refill_locks(35),
         0,

@@ -10,6 +10,7 @@ use crate::harness::{
     Coprocess, Test, TestEnv, assert_unique, four_worker_lease, keys, parse_ids,
     status_of_hot_node, wait_until, worker_of_four_worker_id,
 };
+use idgen::exit_code;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -38,11 +39,11 @@ fn through_a_failover(fault: impl FnOnce(&mut SentinelGroup, u16)) {
         .args([
             "init-app", "--app", APP, "--name", "sentinel", "--step", "3000",
         ])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     on_sentinel()
         .args(["reload-segments", "--app", APP, "--quiet"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
 
     let (mut holder, worker) = lease_holder(&env, &url);
@@ -106,7 +107,7 @@ fn through_a_failover(fault: impl FnOnce(&mut SentinelGroup, u16)) {
     lease_ids.extend(holder.request(1000));
     let second = on_sentinel()
         .args(four_worker_lease("sentinel", &["--count", "1000"]))
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .ids();
     assert!(

@@ -1,11 +1,12 @@
 //! `idgen serve`: every endpoint through real HTTP, against the harness's servers
 //! and the embedded store.
 
-use crate::harness::served::{Served, read_until_closed, try_get};
+use crate::harness::served::{Served, metric, parse_metrics, read_until_closed, try_get};
 use crate::harness::servers::free_port;
 use crate::harness::{
     Test, TestEnv, assert_unique, parse_ids, segment_parts, wait_until, wait_until_stopped,
 };
+use idgen::exit_code;
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
 use std::time::Duration;
@@ -35,7 +36,7 @@ fn segment_get_with_a_gate_pass_takes_the_shard_next_takes() {
     orders(&env);
     let from_next = Test::within(&env)
         .args(["next", "--app", "1", "--gate-pass", "alice@example.com"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let served = Served::start(&env, &[]);
     let id = served
@@ -83,7 +84,7 @@ fn a_list_past_the_maximum_n_is_refused_as_usage() {
         reply.json()["message"]
             .as_str()
             .unwrap()
-            .contains("1..=100")
+            .contains("from 1 to 100")
     );
 }
 
@@ -111,18 +112,16 @@ fn an_app_created_while_serving_is_found_by_name() {
     );
 }
 
+/// App 1, named `name`, that may issue no ID above `max_limit_id`.
+pub fn limited_app(env: &TestEnv, name: &str, max_limit_id: &str) {
+    let args = ["init-app", "--app", "1", "--name", name];
+    env.ok(&[&args[..], &["--max-limit-id", max_limit_id]].concat());
+}
+
 #[test]
 fn an_exhausted_app_is_422_exhausted() {
     let env = TestEnv::embedded();
-    env.ok(&[
-        "init-app",
-        "--app",
-        "1",
-        "--name",
-        "tiny",
-        "--max-limit-id",
-        "100000",
-    ]);
+    limited_app(&env, "tiny", "100000");
     let served = Served::start(&env, &[]);
     let reply = served.get("/api/segment/list/tiny/100000");
     assert_eq!(reply.status, 422, "{}", reply.body);
@@ -140,11 +139,11 @@ fn an_unreachable_redis_is_503_unavailable_and_unhealthy() {
     assert_eq!(reply.code(), "unavailable");
     let health = served.get("/healthz");
     assert_eq!(health.status, 503);
+    let reasons = health.json()["reasons"].as_array().unwrap().clone();
     assert!(
-        health.json()["reasons"][0]
-            .as_str()
-            .unwrap()
-            .contains("segment backend"),
+        reasons
+            .iter()
+            .any(|r| r.as_str().unwrap().starts_with("segment backend: Redis")),
         "{}",
         health.body
     );
@@ -228,10 +227,7 @@ fn the_distributed_backend_serves_snowflake_ids_and_releases_the_lease_on_sigter
         .map(|_| served.get("/api/snowflake/get/orders").id())
         .collect();
     assert_unique(&ids);
-    served.signal(libc::SIGTERM);
-    let (status, stderr) = served.finish();
-    assert!(status.success(), "{status}: {stderr}");
-    assert!(stderr.contains("released worker"), "{stderr}");
+    served.stop_releasing();
 }
 
 #[test]
@@ -248,7 +244,7 @@ fn decode_answers_the_decode_json_object_with_the_id_as_a_string() {
             "discord",
             "175928847299117063",
         ])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .json();
     cli["id"] = serde_json::Value::String("175928847299117063".into());
@@ -312,32 +308,6 @@ fn leaf_decode_snowflake_id_matches_leaf_byte_for_byte() {
 }
 
 // ---- metrics --------------------------------------------------------------------------
-
-/// Every sample line of a Prometheus text answer: (name{labels}, value).
-fn parse_metrics(text: &str) -> Vec<(String, f64)> {
-    text.lines()
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| {
-            let (series, value) = l
-                .rsplit_once(' ')
-                .unwrap_or_else(|| panic!("bad line {l:?}"));
-            let value = match value {
-                "+Inf" => f64::INFINITY,
-                v => v.parse().unwrap_or_else(|_| panic!("bad value in {l:?}")),
-            };
-            (series.to_string(), value)
-        })
-        .collect()
-}
-
-/// The value of the series named `name` whose labels include `labels`.
-fn metric(samples: &[(String, f64)], name: &str, labels: &str) -> f64 {
-    samples
-        .iter()
-        .find(|(series, _)| series.split('{').next() == Some(name) && series.contains(labels))
-        .map(|(_, v)| *v)
-        .unwrap_or_else(|| panic!("no {name}{{{labels}}} in {samples:?}"))
-}
 
 #[test]
 fn metrics_count_requests_ids_errors_latency_and_leases() {
@@ -482,7 +452,7 @@ fn a_non_loopback_address_needs_allow_remote() {
     let env = TestEnv::embedded();
     Test::within(&env)
         .args(["serve", "--listen", "0.0.0.0:0"])
-        .status(2)
+        .status(exit_code::USAGE)
         .one_line_error("--allow-remote")
         .run();
 }
@@ -669,7 +639,7 @@ fn a_buffered_server_repeats_nothing_across_a_redis_restart_from_an_older_snapsh
     Test::within(&env)
         .args(["reload-segments", "--app", "1", "--quiet"])
         .env("IDGEN_REDIS_URL", &url)
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let snapshot = redis.snapshot("stocked");
     let served = Served::start_with(&env, &["--buffer", "500"], &vars, Some(200));
@@ -704,21 +674,8 @@ fn a_buffered_server_repeats_nothing_across_a_redis_restart_from_an_older_snapsh
 fn a_namespace_whose_lease_cannot_be_proven_is_503_and_unhealthy() {
     use crate::harness::faults::TcpProxy;
     let env = TestEnv::distributed();
-    let address = |url: &str| {
-        let rest = url.split_once('@').map_or(url, |(_, rest)| rest);
-        let rest = rest.split_once("://").map_or(rest, |(_, rest)| rest);
-        rest.split('/').next().unwrap().to_string()
-    };
-    let redis = TcpProxy::to(&address(&env.redis_url));
-    let mysql = TcpProxy::to(&address(&env.mysql_url));
-    let redis_url = env.redis_url.replace(
-        &address(&env.redis_url),
-        &format!("127.0.0.1:{}", redis.port()),
-    );
-    let mysql_url = env.mysql_url.replace(
-        &address(&env.mysql_url),
-        &format!("127.0.0.1:{}", mysql.port()),
-    );
+    let (redis, redis_url) = TcpProxy::for_url(&env.redis_url);
+    let (mysql, mysql_url) = TcpProxy::for_url(&env.mysql_url);
     let vars = [
         ("IDGEN_REDIS_URL", redis_url.as_str()),
         ("IDGEN_MYSQL_URL", mysql_url.as_str()),
@@ -788,7 +745,7 @@ fn a_half_sent_request_is_closed_after_the_header_timeout() {
 }
 
 #[test]
-fn sigterm_with_a_half_sent_request_stops_within_the_drain_timeout_and_releases_leases() {
+fn sigterm_closes_a_half_sent_request_at_once_and_releases_leases() {
     let env = TestEnv::embedded();
     let served = Served::start(
         &env,
@@ -798,7 +755,7 @@ fn sigterm_with_a_half_sent_request_stops_within_the_drain_timeout_and_releases_
             "--header-timeout",
             "5m",
             "--drain-timeout",
-            "1s",
+            "5m",
         ],
     );
     let mut stream = served.connect();
@@ -807,13 +764,43 @@ fn sigterm_with_a_half_sent_request_stops_within_the_drain_timeout_and_releases_
         .unwrap();
     // A full answer on another connection: the half-sent one has been accepted.
     assert_eq!(served.get("/healthz").status, 200);
+    let stderr = served.stop_releasing();
+    // Nothing of it was being handled: no drain was waited for it.
+    assert!(!stderr.contains("--drain-timeout"), "{stderr}");
+    assert!(read_until_closed(&mut stream).is_empty());
+}
+
+#[test]
+fn sigterm_with_an_unread_answer_stops_within_the_drain_timeout_and_releases_leases() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let served = Served::start(
+        &env,
+        &[
+            "--namespace",
+            "orders",
+            "--write-timeout",
+            "5m",
+            "--drain-timeout",
+            "1s",
+            "--max-n",
+            "1000000",
+        ],
+    );
+    let mut stuck = served.connect();
+    stuck
+        .write_all(b"GET /api/segment/list/orders/1000000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .unwrap();
+    wait_until(Duration::from_secs(30), "the list to be answered", || {
+        served
+            .metrics()
+            .iter()
+            .any(|(name, n)| name.starts_with("idgen_serve_ids_issued_total") && *n > 0.0)
+    });
     let started = Instant::now();
-    served.signal(libc::SIGTERM);
-    let (status, stderr) = served.finish();
+    let stderr = served.stop_releasing();
     let took = started.elapsed();
-    assert!(status.success(), "{status}: {stderr}");
     assert!(took < Duration::from_secs(20), "{took:?}");
-    assert!(stderr.contains("released worker"), "{stderr}");
     assert!(stderr.contains("--drain-timeout"), "{stderr}");
 }
 
@@ -850,7 +837,7 @@ fn a_zero_timeout_is_refused_as_usage() {
     let env = TestEnv::embedded();
     Test::within(&env)
         .args(["serve", "--drain-timeout", "0s"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("--drain-timeout 0")
         .run();
 }
@@ -866,6 +853,8 @@ fn head_on_an_issuing_endpoint_answers_without_taking_an_id() {
         "/api/segment/get/orders",
         "/api/segment/list/orders/10",
         "/api/snowflake/get/orders",
+        "/tinyid/id/nextId?bizType=orders",
+        "/tinyid/id/nextIdSimple?bizType=orders&batchSize=3",
     ] {
         let reply = served.request("HEAD", path);
         assert_eq!(reply.status, 200, "{path}");
@@ -905,4 +894,40 @@ fn a_path_that_is_not_utf8_is_400_with_a_json_body() {
     let reply = served.get("/api/segment/get/%FF%FE");
     assert_eq!(reply.status, 400, "{}", reply.body);
     assert_eq!(reply.code(), "usage");
+}
+
+/// `serve --namespace` starts holding by the rule `lease` does: a layout that
+/// cannot issue yet is refused before the namespace is recorded or a worker
+/// ID taken, and a bad `--ttl` is named.
+#[test]
+fn serve_refuses_a_namespace_lease_would_refuse_before_recording_it() {
+    let env = TestEnv::embedded();
+    for command in ["serve", "lease"] {
+        let mut args = vec![command, "--namespace", "fut", "--epoch", "2030-01-01"];
+        if command == "serve" {
+            args.extend(["--listen", "127.0.0.1:0"]);
+        }
+        Test::within(&env)
+            .args(args)
+            .status(exit_code::USAGE)
+            .stderr("2030")
+            .run();
+    }
+    Test::within(&env)
+        .args(["namespace", "list"])
+        .stdout_lacks("fut")
+        .run();
+    Test::within(&env)
+        .args([
+            "serve",
+            "--namespace",
+            "ok",
+            "--ttl",
+            "0s",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .status(exit_code::USAGE)
+        .stderr("--ttl")
+        .run();
 }

@@ -2,6 +2,7 @@
 //! in the report when something needs attention.
 
 use crate::harness::{Run, Test, TestEnv, init_app_1_capped_at_index_10};
+use idgen::exit_code::{self, nagios};
 use redis::Commands;
 use serde_json::Value;
 
@@ -58,7 +59,7 @@ fn a_healthy_deployment_exits_0_and_shows_everything() {
     let env = TestEnv::distributed();
     healthy(&env);
     let (run, report) = status(&env);
-    assert_eq!(run.code(), 0, "{run}");
+    assert_eq!(run.code(), i32::from(exit_code::OK), "{run}");
     assert_eq!(report["backend"], "redis+mysql");
     let stores = report["stores"].as_array().unwrap();
     assert_eq!(stores.len(), 2, "{report}");
@@ -94,7 +95,7 @@ fn a_healthy_deployment_exits_0_and_shows_everything() {
     // The human form says the same, on stdout only.
     let human = Test::within(&env)
         .arg("status")
-        .status(0)
+        .status(exit_code::OK)
         .stdout("redis+mysql")
         .stdout("orders")
         .stdout("default")
@@ -111,7 +112,7 @@ fn a_held_lease_is_listed_and_is_not_a_problem() {
     let mut holder = env.coprocess(&["lease", "--stdin", "--holder", "web-1"], &[]);
     holder.request(1);
     let (run, report) = status(&env);
-    assert_eq!(run.code(), 0, "{run}");
+    assert_eq!(run.code(), i32::from(exit_code::OK), "{run}");
     let held = report["namespaces"][0]["held"].as_array().unwrap();
     assert_eq!(held.len(), 1, "{report}");
     assert_eq!(held[0]["holder"], "web-1");
@@ -152,7 +153,7 @@ fn shards_at_or_below_the_threshold_need_attention() {
     let _: () = conn
         .rpush(crate::harness::keys::queue(1, 5), "999999")
         .unwrap();
-    assert_eq!(status(&env).0.code(), 0);
+    assert_eq!(status(&env).0.code(), i32::from(exit_code::OK));
 }
 
 #[test]
@@ -162,7 +163,7 @@ fn an_app_near_its_max_limit_id_needs_attention() {
     env.ok(&["init-app", "--app", "2", "--name", "free"]);
     env.ok(&["reload-segments"]);
     let (run, report) = status(&env);
-    assert_eq!(run.code(), 8);
+    assert_eq!(run.code(), i32::from(exit_code::ATTENTION));
     assert_eq!(attention_kinds(&report), ["near_limit"], "{run}");
     let capped = &report["apps"][0];
     // A string in JSON: IDs and limits may exceed 2^53.
@@ -181,7 +182,7 @@ fn an_unreachable_node_is_reported_and_the_rest_still_shown() {
     healthy(&env);
     env.write_config("[redis.nodes]\ncold = \"redis://127.0.0.1:1/0\"\n");
     let (run, report) = status(&env);
-    assert_eq!(run.code(), 8);
+    assert_eq!(run.code(), i32::from(exit_code::ATTENTION));
     assert_eq!(attention_kinds(&report), ["unreachable"], "{run}");
     let cold = report["stores"]
         .as_array()
@@ -203,7 +204,7 @@ fn an_unreachable_ledger_is_reported_and_the_nodes_still_checked() {
     let report = Test::within(&env)
         .args(["status", "--json"])
         .env("IDGEN_MYSQL_URL", unreachable)
-        .status(8)
+        .status(exit_code::ATTENTION)
         .run()
         .json();
     assert_eq!(report["stores"][0]["role"], "ledger");
@@ -223,7 +224,7 @@ fn an_unreachable_ledger_is_reported_and_the_nodes_still_checked() {
     let check = Test::within(&env)
         .args(["status", "--check"])
         .env("IDGEN_MYSQL_URL", unreachable)
-        .status(2)
+        .status(nagios::CRITICAL)
         .run();
     assert!(check.stdout.starts_with("IDGEN CRITICAL - "), "{check}");
 }
@@ -234,7 +235,7 @@ fn a_lease_problem_needs_attention() {
     healthy(&env);
     let repeated = env.tamper_free_repeat_first("default");
     let (run, report) = status(&env);
-    assert_eq!(run.code(), 8);
+    assert_eq!(run.code(), i32::from(exit_code::ATTENTION));
     assert_eq!(attention_kinds(&report), ["lease_problem"], "{run}");
     let problems = report["namespaces"][0]["problems"].as_array().unwrap();
     assert_eq!(problems[0]["kind"], "duplicate_free", "{report}");
@@ -321,7 +322,7 @@ fn status_rejects_a_bad_idle_ratio() {
     let env = TestEnv::distributed();
     Test::within(&env)
         .args(["status", "--idle", "1.5"])
-        .status(2)
+        .status(exit_code::USAGE)
         .stderr("hint:")
         .run();
 }
@@ -335,7 +336,10 @@ fn the_human_report_lists_apps_layouts_and_what_needs_attention() {
     init_app_1_capped_at_index_10(&env);
     env.ok(&["reload-segments"]);
     env.ok(&["init-app", "--app", "2", "--name", "fresh", "--step", "500"]);
-    let run = Test::within(&env).arg("status").status(8).run();
+    let run = Test::within(&env)
+        .arg("status")
+        .status(exit_code::ATTENTION)
+        .run();
     let lines: Vec<&str> = run.stdout.lines().collect();
     let apps_header = lines
         .iter()

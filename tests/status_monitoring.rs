@@ -2,6 +2,7 @@
 //! prometheus`, parsed and checked here rather than by `promtool`.
 
 use crate::harness::{Test, TestEnv, limit_with_last_index};
+use idgen::exit_code::{self, nagios};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One `status --check` line: its state word, the text and the perfdata.
@@ -103,7 +104,7 @@ fn a_usage_error_under_check_is_unknown() {
         let run = Test::within(&env)
             .args(["status", "--check"])
             .args(bad)
-            .status(3)
+            .status(nagios::UNKNOWN)
             .run();
         assert!(run.stdout.starts_with("IDGEN UNKNOWN - "), "{run}");
     }
@@ -282,7 +283,7 @@ fn prometheus_output_parses_and_covers_stock_limits_leases_layouts_and_backends(
     holder.request(1);
     let run = Test::within(&env)
         .args(["status", "--format", "prometheus"])
-        .status(0)
+        .status(exit_code::OK)
         .stdout("# TYPE idgen_redis_last_rollback_timestamp_seconds gauge")
         .run();
     let samples = parse_exposition(&run.stdout);
@@ -345,7 +346,7 @@ fn prometheus_output_parses_and_covers_stock_limits_leases_layouts_and_backends(
     env.write_config("[redis.nodes]\ncold = \"redis://127.0.0.1:1/0\"\n");
     let run = Test::within(&env)
         .args(["status", "--format", "prometheus"])
-        .status(8)
+        .status(exit_code::ATTENTION)
         .run();
     let samples = parse_exposition(&run.stdout);
     assert_eq!(
@@ -364,14 +365,17 @@ fn prometheus_output_shows_the_last_redis_rollback() {
     let on_redis = || Test::within(&env).env("IDGEN_REDIS_URL", &url);
     on_redis()
         .args(["init-app", "--app", "7", "--name", "seven"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
-    on_redis().arg("reload-segments").status(0).run();
+    on_redis()
+        .arg("reload-segments")
+        .status(exit_code::OK)
+        .run();
     let snapshot = redis.snapshot("stocked");
     redis.restart_from_snapshot(&snapshot);
     on_redis()
         .args(["reload-segments", "--app", "7"])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let run = on_redis().args(["status", "--format", "prometheus"]).run();
     let samples = parse_exposition(&run.stdout);

@@ -8,10 +8,8 @@ use crate::harness::cluster::Cluster;
 use crate::harness::sentinel::TlsSentinels;
 use crate::harness::tls::{TlsEnv, certs, tls_servers};
 use crate::harness::{Test, TestEnv};
+use idgen::exit_code;
 use std::time::{Duration, Instant};
-
-/// The exit code of a TLS failure (README "Exit codes").
-const TLS: i32 = 15;
 
 #[test]
 fn segments_leases_and_status_work_over_tls_to_both_servers() {
@@ -42,11 +40,6 @@ fn segments_leases_and_status_work_over_tls_to_both_servers() {
     }
 }
 
-/// The exit codes of a usage error and of an unreachable server.
-const USAGE: i32 = 2;
-const UNAVAILABLE: i32 = 5;
-const ACCESS: i32 = 12;
-
 fn path(p: std::path::PathBuf) -> String {
     p.display().to_string()
 }
@@ -65,7 +58,7 @@ fn another_ca_is_refused_without_showing_the_password(tls: &TlsEnv) {
             ("IDGEN_REDIS_URL", &with_password),
         ],
     )
-    .status(TLS)
+    .status(exit_code::TLS)
     .one_line_error("UnknownIssuer")
     .stderr("--redis-ca")
     .stderr_lacks("Zq7SecretTls")
@@ -79,7 +72,7 @@ fn a_missing_client_certificate_is_refused(tls: &TlsEnv) {
         &["next", "--app", "1"],
         &[("IDGEN_REDIS_CERT", ""), ("IDGEN_REDIS_KEY", "")],
     )
-    .status(TLS)
+    .status(exit_code::TLS)
     .one_line_error("--redis-cert")
     .run();
 }
@@ -92,15 +85,15 @@ fn serves_unique_ids_and_every_store_is_ok(tls: &TlsEnv, app: &str, count: usize
         &["init-app", "--app", app, "--name", "tls", "--step", "50"],
         &[],
     )
-    .status(0)
+    .status(exit_code::OK)
     .run();
     tls.test(&["reload-segments", "--app", app], &[])
-        .status(0)
+        .status(exit_code::OK)
         .run();
     let count_arg = count.to_string();
     let ids = tls
         .test(&["next", "--app", app, "--count", &count_arg], &[])
-        .status(0)
+        .status(exit_code::OK)
         .run()
         .ids();
     assert_eq!(ids.len(), count);
@@ -124,7 +117,7 @@ fn a_server_certificate_from_another_ca_is_refused_with_the_tls_exit_code() {
             &[("IDGEN_MYSQL_CA", &other)],
         )
         .run();
-    assert_eq!(run.code(), TLS, "{run}");
+    assert_eq!(run.code(), i32::from(exit_code::TLS), "{run}");
     assert!(run.stderr.contains("UnknownIssuer"), "{run}");
     assert!(run.stderr.contains("--mysql-ca"), "{run}");
 
@@ -132,7 +125,7 @@ fn a_server_certificate_from_another_ca_is_refused_with_the_tls_exit_code() {
     let run = tls
         .test(&["next", "--app", "1"], &[("IDGEN_REDIS_CA", "")])
         .run();
-    assert_eq!(run.code(), TLS, "{run}");
+    assert_eq!(run.code(), i32::from(exit_code::TLS), "{run}");
 }
 
 #[test]
@@ -157,7 +150,7 @@ fn a_plain_redis_url_against_a_tls_port_fails_within_the_timeout_and_says_why() 
         )
         .run();
     let took = started.elapsed();
-    assert_eq!(run.code(), UNAVAILABLE, "{run}");
+    assert_eq!(run.code(), i32::from(exit_code::UNAVAILABLE), "{run}");
     assert!(run.stderr.contains("rediss://"), "{run}");
     assert!(took < Duration::from_secs(4), "took {took:?}: {run}");
 }
@@ -176,7 +169,7 @@ fn a_rediss_url_against_a_plain_port_fails_within_the_timeout() {
             &[("IDGEN_REDIS_URL", &url)],
         )
         .run();
-    assert_eq!(run.code(), UNAVAILABLE, "{run}");
+    assert_eq!(run.code(), i32::from(exit_code::UNAVAILABLE), "{run}");
     assert!(run.stderr.contains("within 2s"), "{run}");
     assert!(started.elapsed() < Duration::from_secs(4), "{run}");
 }
@@ -193,7 +186,7 @@ fn a_plain_mysql_url_against_a_tls_only_server_points_at_require_ssl() {
             ],
         )
         .run();
-    assert_eq!(run.code(), ACCESS, "{run}");
+    assert_eq!(run.code(), i32::from(exit_code::ACCESS), "{run}");
     assert!(run.stderr.contains("require_ssl=true"), "{run}");
 }
 
@@ -205,7 +198,7 @@ fn require_ssl_against_a_server_without_tls_is_an_error_not_a_panic() {
         Test::within(&env)
             .args(["init-app", "--app", "1", "--name", "one"])
             .env("IDGEN_MYSQL_URL", url)
-            .status(TLS)
+            .status(exit_code::TLS)
             .stderr_lacks("panicked")
             .stderr("does not offer TLS")
             .run();
@@ -250,7 +243,7 @@ fn jdbc_parameters_from_a_java_config_are_translated_or_refused_by_name() {
         let run = tls
             .test(&["next", "--app", "1"], &[("IDGEN_MYSQL_URL", &url)])
             .run();
-        assert_eq!(run.code(), USAGE, "{param}: {run}");
+        assert_eq!(run.code(), i32::from(exit_code::USAGE), "{param}: {run}");
         assert!(run.stderr.contains(hint), "{param}: {run}");
         assert_eq!(run.stderr.lines().count(), 1, "{param}: {run}");
     }
@@ -284,7 +277,7 @@ fn valkey_urls_are_accepted_with_and_without_tls() {
         Test::within(&env)
             .args(args.iter().copied())
             .env("IDGEN_REDIS_URL", &url)
-            .status(0)
+            .status(exit_code::OK)
             .run();
     }
 }
@@ -377,7 +370,11 @@ fn bad_tls_settings_are_one_line_usage_errors_before_connecting() {
         ),
     ] {
         let run = tls.test(&["next", "--app", "1"], &changes).run();
-        assert_eq!(run.code(), USAGE, "{changes:?}: {run}");
+        assert_eq!(
+            run.code(),
+            i32::from(exit_code::USAGE),
+            "{changes:?}: {run}"
+        );
         assert!(run.stderr.contains(expected), "{changes:?}: {run}");
         assert_eq!(run.stderr.lines().count(), 1, "{changes:?}: {run}");
     }
@@ -409,7 +406,7 @@ fn a_mysql_user_that_requires_a_client_certificate_gets_it_from_the_settings() {
             &[("IDGEN_MYSQL_URL", &url)],
         )
         .run();
-    assert_eq!(run.code(), ACCESS, "{run}");
+    assert_eq!(run.code(), i32::from(exit_code::ACCESS), "{run}");
 }
 
 /// The TLS environment with its Redis URL on the shared TLS cluster.

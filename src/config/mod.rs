@@ -49,10 +49,6 @@ pub struct Settings {
     pub lease_ttl: Duration,
     /// The config file these settings were read from, if any (shown by `status`).
     pub config_file: Option<PathBuf>,
-    /// Where the server and store settings came from (`--mysql`, `IDGEN_STORE`,
-    /// a config file's key), keyed `mysql`, `store`, `redis node NAME`: messages
-    /// about a conflict name them.
-    pub origins: BTreeMap<String, String>,
     /// Where each setting not left at its default came from, by its config-file
     /// key (`mysql`, `redis.nodes.main`, `segments.idle`): `--flag`, `IDGEN_VAR`
     /// or `PATH:LINE`; shown by `idgen config`.
@@ -75,16 +71,27 @@ impl Default for Settings {
             epoch: None,
             lease_ttl: Duration::from_secs(30),
             config_file: None,
-            origins: BTreeMap::new(),
             sources: BTreeMap::new(),
         }
     }
 }
 
 impl Settings {
-    /// Where the setting `key` came from, for messages.
-    pub fn origin(&self, key: &str) -> &str {
-        self.origins.get(key).map_or("the defaults", String::as_str)
+    /// Where the setting `key` (a config-file key: `mysql`, `store`,
+    /// `redis.nodes.NAME`) came from, for messages: `--flag`, `IDGEN_VAR`, or
+    /// `PATH:LINE key KEY`.
+    pub fn origin(&self, key: &str) -> String {
+        match self.sources.get(key) {
+            Some(source) if self.is_file_source(source) => format!("{source} key {key}"),
+            Some(source) => source.clone(),
+            None => "the defaults".to_string(),
+        }
+    }
+
+    fn is_file_source(&self, source: &str) -> bool {
+        self.config_file
+            .as_ref()
+            .is_some_and(|path| source.starts_with(&format!("{}:", path.display())))
     }
 }
 

@@ -20,6 +20,7 @@
 //! dataset Redis cannot prove continuous starts a quarantine of the longest
 //! TTL plus [`QUARANTINE_MARGIN`] (`store::redis::lease`).
 
+pub mod durable;
 pub mod repair;
 pub mod session;
 
@@ -28,6 +29,8 @@ use async_trait::async_trait;
 use serde::Serialize;
 use std::time::Duration;
 
+/// The lease traits live beside the segment traits (`store::traits`), named here too.
+pub use crate::store::{LeaseAdmin, LeaseStore};
 pub use session::{LeaseEvent, LeaseEvents, LeaseSession, LeaseStatus};
 
 /// How worker IDs are handed out.
@@ -151,62 +154,6 @@ impl NamespaceSnapshot {
             fences,
         }
     }
-}
-
-/// Storage of worker-ID leases: Redis, or the embedded store.
-#[async_trait]
-pub trait LeaseStore: Send + Sync {
-    fn describe(&self) -> String;
-
-    /// Claims a free worker ID for `holder` and raises its fence to `fence_ms`.
-    /// Records the namespace's signature on first use and refuses another one.
-    async fn acquire(
-        &self,
-        namespace: &NamespaceSpec,
-        holder: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<Grant>;
-
-    /// Extends the lease and raises the fence, only while `token` holds it.
-    async fn renew(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<Renewal>;
-
-    /// Ends the lease if `token` still holds it: the fence becomes `last_ms`
-    /// (the last time unit really issued) and the ID returns to the free list.
-    async fn release(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        last_ms: i64,
-    ) -> Result<bool>;
-
-    /// Every namespace that has been used, for `status`.
-    async fn namespaces(&self) -> Result<Vec<String>>;
-
-    /// The namespace as stored, for `inspect-freelist`.
-    async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot>;
-
-    /// Rebuilds the free list from the IDs nobody holds, and gives held keys
-    /// without expiry one of `ttl`. Never frees a held ID.
-    async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()>;
-
-    /// Forgets the namespace: its signature, free list, fences and leases.
-    /// Refuses while any worker ID is held, or fenced past `now_ms`: a holder
-    /// could still issue under it.
-    async fn delete_namespace(&self, namespace: &str, now_ms: i64) -> Result<()>;
-
-    /// Takes the namespace lock for an operator's repair.
-    async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>>;
-
-    async fn unlock_namespace(&self, namespace: &str, token: &str) -> Result<()>;
 }
 
 /// Hands out a never-reused worker ID per start (uid-generator's `WORKER_NODE`).

@@ -5,7 +5,8 @@
 //! repair runs meanwhile), rebuild the free list from the held leases, release
 //! the lock, and look again, so the caller reports the state after the repair.
 
-use super::{LeaseStore, NamespaceSnapshot, Problem, problems};
+use super::durable::{DurableNamespace, DurableRecord};
+use super::{LeaseAdmin, NamespaceSnapshot, Problem, problems};
 use crate::error::{Error, Result};
 use std::time::Duration;
 
@@ -14,30 +15,59 @@ use std::time::Duration;
 /// Expiry only matters if the repairing process dies holding it.
 pub const REPAIR_LOCK_TTL: Duration = Duration::from_secs(30);
 
-/// A namespace as found: its lease state and what is wrong with it.
+/// A namespace as found: its lease state, what is wrong with it, and its
+/// durable record.
 #[derive(Debug, Clone)]
 pub struct Inspection {
     pub snapshot: NamespaceSnapshot,
     pub problems: Vec<Problem>,
+    /// The durable record of this namespace alone (see [`DurableRecord`]).
+    pub durable: DurableRecord,
+}
+
+impl Inspection {
+    /// The namespace as MySQL records it, where MySQL keeps the durable record.
+    pub fn recorded(&self) -> Option<&DurableNamespace> {
+        self.durable.namespaces().first()
+    }
+
+    /// The namespace's signature and capacity: Redis's, or the durable
+    /// record's when Redis lost them.
+    pub fn signature_and_capacity(&self) -> (Option<&str>, u64) {
+        super::durable::signature_and_capacity(&self.snapshot, self.recorded())
+    }
 }
 
 /// The lease state of one namespace, to inspect and repair.
 pub struct NamespaceRepair<'a> {
-    pub store: &'a dyn LeaseStore,
+    pub store: &'a dyn LeaseAdmin,
     pub namespace: &'a str,
 }
 
 impl NamespaceRepair<'_> {
-    /// Looks at the namespace; refuses one that was never used.
+    /// Looks at the namespace, in the store and in its durable record;
+    /// refuses one that neither knows.
     pub async fn inspect(&self) -> Result<Inspection> {
-        let snapshot = self.store.snapshot(self.namespace).await?;
-        if snapshot.signature.is_none() {
+        let now_ms = crate::clock::process_now_ms();
+        let (snapshot, durable) = futures::future::join(
+            self.store.snapshot(self.namespace),
+            self.store.durable(Some(self.namespace), now_ms),
+        )
+        .await;
+        let inspection = Inspection {
+            problems: Vec::new(),
+            snapshot: snapshot?,
+            durable: durable?,
+        };
+        if inspection.signature_and_capacity().0.is_none() {
             return Err(Error::UnknownNamespace {
                 namespace: self.namespace.to_string(),
             });
         }
-        let problems = problems(&snapshot);
-        Ok(Inspection { snapshot, problems })
+        Ok(Inspection {
+            problems: problems(&inspection.snapshot),
+            ..inspection
+        })
     }
 
     /// Runs the repair protocol (see the module docs) and returns the

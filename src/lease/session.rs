@@ -23,34 +23,22 @@ pub enum LeaseEvent {
     },
     /// Redis had lost this lease's key (a restart or a failover); the durable
     /// lease still held, and the key was put back.
-    Restored {
-        worker: u64,
-    },
+    Restored { worker: u64 },
     /// No lease can be proven or acquired right now (a backend is down); no ID
     /// is issued until one is, retried after `retry_in`.
-    Waiting {
-        error: String,
-        retry_in: Duration,
-    },
+    Waiting { error: String, retry_in: Duration },
     /// A renewal failed to reach the store; the lease may still be valid.
-    RenewFailed {
-        worker: u64,
-        error: String,
-    },
+    RenewFailed { worker: u64, error: String },
     /// Another holder has the worker now; this session issues nothing under it.
-    Lost {
-        worker: u64,
-    },
+    Lost { worker: u64 },
     /// Redis alone could not prove its state continuous (a restart, a
     /// failover, lost data): the lease just granted issues nothing up to
     /// `until_ms`, when every lease from before has certainly run out.
-    Quarantined {
-        worker: u64,
-        until_ms: i64,
-    },
+    Quarantined { worker: u64, until_ms: i64 },
     Released {
         worker: u64,
-        last_ms: i64,
+        /// The time of the last ID issued under it; `None` when it issued none.
+        last_ms: Option<i64>,
     },
 }
 
@@ -323,7 +311,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
         {
             self.events.event(LeaseEvent::Released {
                 worker: held.grant.worker,
-                last_ms,
+                last_ms: last_issued_ms.map(|_| last_ms),
             });
         }
         Ok(())

@@ -25,9 +25,11 @@ pub use super::reload::{
 use super::sizing::near_limit;
 pub use super::sizing::{Trigger, Want};
 use crate::error::{Error, Result};
+use crate::retry::Backoff;
+use crate::store::locking::under_lock;
 use crate::store::{
     Dispenser, Ledger, LedgerRollback, LockToken, NodeSet, PushOutcome, Rollback, Segment,
-    SegmentRequest, Settled, ShardMarks, Slot, StockPush, Taken, TakenSegment,
+    SegmentRequest, Settled, ShardMarks, ShardTake, Slot, StockPush, Taken, TakenSegment,
 };
 use serde::Serialize;
 use std::sync::Arc;
@@ -35,6 +37,18 @@ use std::time::{Duration, Instant};
 
 /// The most IDs one `next` call hands out.
 pub const MAX_COUNT: u64 = 10_000_000;
+
+/// The one rule for how many IDs one call may ask for.
+pub fn check_count(count: u64) -> Result<()> {
+    if count == 0 || count > MAX_COUNT {
+        return Err(Error::invalid(
+            "--count",
+            format!("{count} is not between 1 and {MAX_COUNT}"),
+            format!("ask for between 1 and {MAX_COUNT} IDs per call"),
+        ));
+    }
+    Ok(())
+}
 
 /// How many times `next` stocks a shard itself before taking straight from the ledger.
 const INLINE_REFILLS: u32 = 3;
@@ -210,14 +224,31 @@ impl SegmentAllocator {
     /// A warm call is one round trip to the default node. MySQL is touched only
     /// when the shard's stock runs short.
     pub async fn next(&self, app: u8, gate_pass: Option<&str>, count: u64) -> Result<Issued> {
-        if count == 0 || count > MAX_COUNT {
-            return Err(Error::invalid(
-                "count",
-                format!("{count} is not between 1 and {MAX_COUNT}"),
-                "ask for between 1 and 10000000 IDs per call",
-            ));
-        }
-        let shard = gate_pass.map_or_else(random_shard, super::id::shard_for_gate_pass);
+        self.next_on(app, Self::shard_for(gate_pass), count).await
+    }
+
+    /// Takes segments from the ledger, counted for `--verbose`.
+    async fn take_from_ledger(&self, request: &SegmentRequest) -> Result<Vec<ShardTake>> {
+        let takes = self.ledger.take_segments(request).await?;
+        let segments = takes
+            .iter()
+            .filter_map(|(_, taken)| taken.as_ref().ok()?.segment);
+        let (count, indexes) = segments.fold((0, 0), |(n, sum), s| (n + 1, sum + s.count()));
+        crate::activity::took_segments(count, indexes);
+        Ok(takes)
+    }
+
+    /// The shard a gate pass picks, as the Java service does; without one, a
+    /// random shard.
+    pub fn shard_for(gate_pass: Option<&str>) -> u8 {
+        gate_pass.map_or_else(random_shard, super::id::shard_for_gate_pass)
+    }
+
+    /// Issues `count` IDs of `app` from `shard`: what [`Self::next`] does
+    /// once the shard is picked. A caller streaming a large count asks for it
+    /// in pieces on one shard.
+    pub async fn next_on(&self, app: u8, shard: u8, count: u64) -> Result<Issued> {
+        check_count(count)?;
         let mut issued = Issued {
             app,
             shard,
@@ -357,13 +388,17 @@ impl SegmentAllocator {
                 .map(Refilled::Direct);
         }
         *refills += 1;
-        match node.lock(kind, slot, self.options.lock_ttl).await? {
-            Some(mut locked) => {
-                issued.notes.rollback(locked.rollback.take());
+        let notes = &mut issued.notes;
+        let refilled = under_lock(
+            node,
+            kind,
+            slot,
+            self.options.lock_ttl,
+            |mut locked| async move {
+                notes.rollback(locked.rollback.take());
                 let stock = locked.stock.unwrap_or(0);
                 if stock > 0 {
                     // Someone stocked it between our take and our lock.
-                    node.unlock(slot, &locked.token).await?;
                     return Ok(Refilled::Stocked);
                 }
                 let want = Want::Refill {
@@ -377,20 +412,22 @@ impl SegmentAllocator {
                     want,
                     marks: locked.marks,
                 }];
-                let outcome = self.refill_locked(node, &batch, &mut issued.notes).await;
-                node.unlock(slot, &batch[0].token).await?;
+                let outcome = self.refill_locked(node, &batch, notes).await;
                 match outcome.and_then(only_one).and_then(|(_, outcome)| outcome) {
                     Ok((_, Some(direct))) => Ok(Refilled::Direct(direct)),
                     Ok((_, None)) => Ok(Refilled::Stocked),
                     Err(Error::Moved { node, .. }) => Ok(Refilled::Moved(node)),
                     Err(e) => Err(e),
                 }
-            }
+            },
+        )
+        .await?;
+        match refilled {
+            Some(refilled) => Ok(refilled),
             None => {
                 // Another process is refilling: give it a moment, then stop waiting.
-                let deadline = Instant::now() + self.options.lock_wait;
-                while Instant::now() < deadline {
-                    tokio::time::sleep(Duration::from_millis(10)).await;
+                let mut poll = Backoff::held_elsewhere(Instant::now() + self.options.lock_wait);
+                while poll.pause().await {
                     let stock = node.stock(kind, &[slot]).await?;
                     if stock.first().copied().flatten().unwrap_or(0) > 0 {
                         return Ok(Refilled::Stocked);
@@ -423,7 +460,7 @@ impl SegmentAllocator {
                 shards: vec![(slot.shard, Want::Direct { wanted })],
                 floors: floor.map(|f| (slot.shard, f)).into_iter().collect(),
             };
-            let (_, taken) = only_one(self.ledger.take_segments(&request).await?)?;
+            let (_, taken) = only_one(self.take_from_ledger(&request).await?)?;
             let taken = taken?;
             self.note_behind(node, &[(slot, &taken)], &mut issued.notes)
                 .await;
@@ -523,7 +560,7 @@ impl SegmentAllocator {
                     .filter_map(|&(i, floor)| Some((locked[i].slot.shard, floor?)))
                     .collect(),
             };
-            let takes = self.ledger.take_segments(&request).await?;
+            let takes = self.take_from_ledger(&request).await?;
             let taken_ok: Vec<(Slot, &TakenSegment)> = pending
                 .iter()
                 .zip(&takes)

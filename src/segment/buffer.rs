@@ -95,7 +95,17 @@ impl BufferedAllocator {
             app,
             shard: gate_pass.map(shard_for_gate_pass),
         };
-        let stock = self.stock(key, gate_pass);
+        let held = self.stocks.lock().expect("not poisoned").get(&key).cloned();
+        let Some(stock) = held else {
+            // A key first met is served directly, and gets a stock only once
+            // its app has issued: an app that does not exist leaves none behind.
+            let issued = self.allocator.next(app, gate_pass, count).await?;
+            if issued.failure.is_none() {
+                let stock = self.stock(key, gate_pass);
+                self.refill(key, stock);
+            }
+            return Ok(self.with_pending(issued));
+        };
         let (taken, left) = {
             let mut ids = stock.ids.lock().expect("not poisoned");
             if ids.len() as u64 >= count {
@@ -110,7 +120,7 @@ impl BufferedAllocator {
         if (left as u64) < self.options.refill_below.max(count) {
             self.refill(key, stock);
         }
-        let mut issued = match taken {
+        let issued = match taken {
             Some(ids) => Issued {
                 app,
                 shard: SegmentId::decompose(ids[0]).shard,
@@ -120,6 +130,11 @@ impl BufferedAllocator {
             },
             None => self.allocator.next(app, gate_pass, count).await?,
         };
+        Ok(self.with_pending(issued))
+    }
+
+    /// The answer with what background refills noted since the last one.
+    fn with_pending(&self, mut issued: Issued) -> Issued {
         let pending = std::mem::take(&mut *self.pending.lock().expect("not poisoned"));
         issued.notes.warnings.extend(pending.warnings);
         issued.notes.rollbacks.extend(pending.rollbacks);
@@ -127,7 +142,7 @@ impl BufferedAllocator {
             .notes
             .ledger_rollbacks
             .extend(pending.ledger_rollbacks);
-        Ok(issued)
+        issued
     }
 
     fn stock(&self, key: BufferKey, gate_pass: Option<&str>) -> Arc<Stock> {
@@ -171,8 +186,15 @@ impl BufferedAllocator {
                     this.refills.fetch_add(1, Ordering::Relaxed);
                 }
                 // A foreground request meets the same failure and reports it.
-                Err(_) => {
+                Err(e) => {
                     this.refill_failures.fetch_add(1, Ordering::Relaxed);
+                    // The app is gone: its empty stock is no series to report.
+                    if e.kind() == crate::ErrorKind::NotFound {
+                        let mut stocks = this.stocks.lock().expect("not poisoned");
+                        if stock.ids.lock().expect("not poisoned").is_empty() {
+                            stocks.remove(&key);
+                        }
+                    }
                 }
             }
             stock.refilling.store(false, Ordering::Release);
@@ -305,6 +327,16 @@ mod tests {
             let issued = buffer.next(1, Some("bob"), 1).await.unwrap();
             assert_eq!(SegmentId::decompose(issued.ids[0]).shard, shard);
         }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_app_that_does_not_exist_gets_no_stock() {
+        let f = fixture(0).await;
+        let buffer = BufferedAllocator::new(f.allocator.clone(), BufferOptions::with_batch(50));
+        assert!(buffer.next(9, None, 1).await.is_err());
+        assert!(buffer.next(9, Some("bob"), 1).await.is_err());
+        assert!(buffer.depths().is_empty());
+        assert_eq!(buffer.refills() + buffer.refill_failures(), 0);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -16,6 +16,7 @@ use super::DispenserKind;
 use super::allocator::{Notes, RefillOutcome, SegmentAllocator, Trigger};
 use super::id::SHARDS;
 use crate::error::{Error, Result};
+use crate::retry::Backoff;
 pub use crate::store::MovePhase;
 use crate::store::{Dispenser, Rollback, Route, Slot};
 use serde::Serialize;
@@ -96,6 +97,11 @@ impl SegmentAllocator {
         let (from, phase) = route.move_to(app, to)?;
         if !self.nodes().contains(&from).await {
             return Err(Error::RouteToUnknownNode { app, node: from });
+        }
+        if phase != MovePhase::Done {
+            // Reach the destination as the move will (its address, its
+            // credentials), so a dry run fails where the move would.
+            self.nodes().get(to).await?;
         }
         let dispenser = record.dispenser;
         let stock_on_from = if phase == MovePhase::Done {
@@ -238,7 +244,7 @@ impl SegmentAllocator {
         slot: Slot,
         cancel: &AtomicBool,
     ) -> Result<u64> {
-        let deadline = Instant::now() + RETIRE_LOCK_WAIT;
+        let mut poll = Backoff::held_elsewhere(Instant::now() + RETIRE_LOCK_WAIT);
         let mut dropped = 0;
         for kind in [DispenserKind::Queue, DispenserKind::Range] {
             loop {
@@ -246,7 +252,8 @@ impl SegmentAllocator {
                     dropped += retired;
                     break;
                 }
-                if Instant::now() >= deadline {
+                check_cancel(cancel, "migrate")?;
+                if !poll.pause().await {
                     return Err(Error::MigrationConflict {
                         app: slot.app,
                         target: node.node().to_string(),
@@ -256,8 +263,6 @@ impl SegmentAllocator {
                         ),
                     });
                 }
-                check_cancel(cancel, "migrate")?;
-                tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }
         Ok(dropped)
@@ -349,30 +354,47 @@ impl StoreExit<'_> {
                 node: to.to_string(),
             });
         }
-        let sealed = match self.source.moved_to(app).await? {
-            Some(destination) if destination != self.destination() => {
-                return Err(Error::AppMovedOut {
-                    app,
-                    to: destination,
-                });
-            }
-            Some(_) => true,
-            None => false,
-        };
+        let sealing = self.source.sealing(app).await?;
+        if let Some(sealed) = sealing
+            .as_ref()
+            .filter(|s| s.destination != self.destination())
+        {
+            return Err(Error::AppMovedOut {
+                app,
+                to: sealed.destination.clone(),
+            });
+        }
         let record = self
             .source
             .app(app)
             .await?
             .ok_or(Error::UnknownApp { app })?;
+        let source = self.source.path().display().to_string();
+        // What the run would refuse, a dry run refuses too: MySQL reached
+        // with the same credentials, judged by the same rule, and the node.
+        self.mysql
+            .check_adoption(
+                app,
+                &record.name,
+                &Self::adopted_from(&source),
+                sealing.as_ref(),
+            )
+            .await?;
+        self.allocator.nodes().get(to).await?;
         let stock_in_source = app_stock(self.source, app).await?;
         Ok(StoreExitPlan {
             app,
             name: record.name,
-            source: self.source.path().display().to_string(),
+            source,
             to: to.to_string(),
-            sealed,
+            sealed: sealing.is_some(),
             stock_in_source,
         })
+    }
+
+    /// How MySQL records the store an app was taken over from.
+    fn adopted_from(source: &str) -> String {
+        format!("embedded store {source}")
     }
 
     /// Seals, adopts, drops the embedded stock, routes and stocks the node.
@@ -390,7 +412,7 @@ impl StoreExit<'_> {
         crate::failpoint::hit("store_exit.after_seal")?;
         report.adopted = self
             .mysql
-            .adopt(&sealed, &format!("embedded store {}", plan.source))
+            .adopt(&sealed, &Self::adopted_from(&plan.source))
             .await?;
         crate::failpoint::hit("store_exit.after_adopt")?;
         report.ids_dropped_from_source = self.source.drop_app_stock(app).await?;

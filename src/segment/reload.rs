@@ -12,7 +12,8 @@
 use super::DispenserKind;
 use super::allocator::{Notes, RefillOutcome, SegmentAllocator, Trigger};
 use crate::error::{Error, Result};
-use crate::store::{Dispenser, LedgerRollback, Rollback, Route, Slot};
+use crate::store::locking::under_lock;
+use crate::store::{Dispenser, LedgerRollback, Rollback, Route, ShardMarks, Slot};
 use futures::StreamExt;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -57,6 +58,23 @@ pub struct ShardFailure {
     pub shard: u8,
     pub node: String,
     pub error: String,
+    /// The error's class, named as its exit code is (`bad-data`).
+    pub kind: crate::ErrorKind,
+    /// The fix, when there is a clear one.
+    pub hint: Option<String>,
+}
+
+impl ShardFailure {
+    fn of(node: &str, slot: Slot, error: &Error) -> Self {
+        ShardFailure {
+            app: slot.app,
+            shard: slot.shard,
+            node: node.to_string(),
+            error: error.to_string(),
+            kind: error.kind(),
+            hint: error.hint(),
+        }
+    }
 }
 
 /// Stock on a node that no app routed there owns.
@@ -78,6 +96,8 @@ pub struct FailureGroup {
     pub node: String,
     pub shards: Vec<u8>,
     pub error: String,
+    pub kind: crate::ErrorKind,
+    pub hint: Option<String>,
 }
 
 /// An app whose shards reached `max_limit_id`: reported, not a failure, since
@@ -131,6 +151,14 @@ pub fn shard_list(shards: &[u8]) -> String {
 }
 
 impl ReloadReport {
+    /// Whether a failure's cause is data idgen did not write under its keys:
+    /// that, not the generic partial failure, is what an operator must fix.
+    pub fn failed_on_bad_data(&self) -> bool {
+        self.failures
+            .iter()
+            .any(|f| f.kind == crate::ErrorKind::BadData)
+    }
+
     /// Records a shard's error: a move or the limit is reported, not a failure.
     fn shard_error(&mut self, node: &str, slot: Slot, error: &Error) {
         match error {
@@ -151,12 +179,7 @@ impl ReloadReport {
                     max_limit_id: *max_limit_id,
                 }),
             },
-            e => self.failures.push(ShardFailure {
-                app: slot.app,
-                shard: slot.shard,
-                node: node.to_string(),
-                error: e.to_string(),
-            }),
+            e => self.failures.push(ShardFailure::of(node, slot, e)),
         }
     }
 
@@ -187,23 +210,81 @@ impl ReloadReport {
         self.warnings = others;
     }
 
-    /// Fills `failure_groups` from `failures`: by app, node and message, in shard order.
+    /// Fills `failure_groups` from `failures`: by app, node and message, in
+    /// shard order. Messages that differ only in the shard's key
+    /// (`id.gen.idList_1_5`) are one cause: the group names the keys as a
+    /// shell brace expansion (`id.gen.idList_1_{0..63}`), which `redis-cli DEL`
+    /// in a hint takes as it is.
     fn group_failures(&mut self) {
         let mut groups: Vec<FailureGroup> = Vec::new();
         for failure in &self.failures {
+            let (app, shard) = (failure.app, failure.shard);
+            let error = shard_keys_generic(&failure.error, app, shard);
+            let hint = failure
+                .hint
+                .as_deref()
+                .map(|h| shard_keys_generic(h, app, shard));
             match groups.iter_mut().find(|g| {
-                g.app == failure.app && g.node == failure.node && g.error == failure.error
+                g.app == app && g.node == failure.node && g.error == error && g.hint == hint
             }) {
-                Some(group) => group.shards.push(failure.shard),
+                Some(group) => group.shards.push(shard),
                 None => groups.push(FailureGroup {
-                    app: failure.app,
+                    app,
                     node: failure.node.clone(),
-                    shards: vec![failure.shard],
-                    error: failure.error.clone(),
+                    shards: vec![shard],
+                    error,
+                    kind: failure.kind,
+                    hint,
                 }),
             }
         }
+        for group in &mut groups {
+            group.shards.sort_unstable();
+            let shards = match group.shards.as_slice() {
+                [one] => one.to_string(),
+                many => brace_list(many),
+            };
+            group.error = group.error.replace(SHARD_PLACEHOLDER, &shards);
+            group.hint = group
+                .hint
+                .take()
+                .map(|h| h.replace(SHARD_PLACEHOLDER, &shards));
+        }
         self.failure_groups = groups;
+    }
+}
+
+/// Stands for the shard number in a shard's key while failures are grouped.
+const SHARD_PLACEHOLDER: &str = "\u{0}";
+
+/// `text` with every key of shard `app`/`shard` (`…_{app}_{shard}`, the
+/// number ending there) naming the shard by [`SHARD_PLACEHOLDER`].
+fn shard_keys_generic(text: &str, app: u8, shard: u8) -> String {
+    let key = format!("_{app}_{shard}");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&key) {
+        let after = &rest[at + key.len()..];
+        out.push_str(&rest[..at]);
+        if after.starts_with(|c: char| c.is_ascii_digit()) {
+            out.push_str(&key);
+        } else {
+            out.push_str(&format!("_{app}_{SHARD_PLACEHOLDER}"));
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Shards as a shell brace expansion: `{0..63}` for a run, else `{1,4,5}`.
+fn brace_list(shards: &[u8]) -> String {
+    let (first, last) = (shards[0], shards[shards.len() - 1]);
+    if usize::from(last - first) + 1 == shards.len() {
+        format!("{{{first}..{last}}}")
+    } else {
+        let each: Vec<String> = shards.iter().map(u8::to_string).collect();
+        format!("{{{}}}", each.join(","))
     }
 }
 
@@ -270,7 +351,7 @@ impl SegmentAllocator {
             let stocks = match self.nodes().get(node_name).await {
                 Ok(node) => {
                     let only: Vec<Slot> = slots.iter().map(|(s, ..)| *s).collect();
-                    match node.stock(*kind, &only).await {
+                    match node.stock_each(*kind, &only).await {
                         Ok(stocks) => node.marks(&only).await.map(|marks| (stocks, marks)),
                         Err(e) => Err(e),
                     }
@@ -283,14 +364,11 @@ impl SegmentAllocator {
                     stocks
                 }
                 Err(e) => {
-                    report
-                        .failures
-                        .extend(slots.iter().map(|(slot, ..)| ShardFailure {
-                            app: slot.app,
-                            shard: slot.shard,
-                            node: node_name.clone(),
-                            error: e.to_string(),
-                        }));
+                    report.failures.extend(
+                        slots
+                            .iter()
+                            .map(|(slot, ..)| ShardFailure::of(node_name, *slot, &e)),
+                    );
                     if stops_the_run(&e) {
                         first_down.get_or_insert(e);
                     } else {
@@ -300,14 +378,22 @@ impl SegmentAllocator {
                 }
             };
             let (stocks, marks) = stocks;
-            let marks = marks.map_or_else(
-                || vec![None; slots.len()],
-                |m| m.into_iter().map(Some).collect(),
-            );
+            let marks: Vec<Option<Result<ShardMarks>>> = match marks {
+                Some(marks) => marks.into_iter().map(Some).collect(),
+                None => slots.iter().map(|_| None).collect(),
+            };
             for (((slot, reference, (max_id, max_limit_id)), stock), marks) in
                 slots.iter().zip(stocks).zip(marks)
             {
-                let stock = stock.unwrap_or(0);
+                // A shard whose keys hold data idgen did not write fails alone;
+                // the others are judged and refilled as usual.
+                let (stock, marks) = match (stock, marks.transpose()) {
+                    (Ok(stock), Ok(marks)) => (stock.unwrap_or(0), marks),
+                    (Err(e), _) | (_, Err(e)) => {
+                        report.shard_error(node_name, *slot, &e);
+                        continue;
+                    }
+                };
                 // A shard whose stock may be older than the ledger (its witness
                 // is behind max_id: replaced inside the server, SWAPDB) or that
                 // obeys another limit (changed by SQL) is brought in line with
@@ -590,10 +676,8 @@ impl SegmentAllocator {
                     node.node()
                 )),
                 Err(e) => report.failures.push(ShardFailure {
-                    app: slot.app,
-                    shard: slot.shard,
-                    node: node.node().to_string(),
                     error: format!("prune failed: {e}"),
+                    ..ShardFailure::of(node.node(), slot, &e)
                 }),
             }
         }
@@ -608,12 +692,35 @@ impl SegmentAllocator {
         kind: DispenserKind,
         slot: Slot,
     ) -> Result<Option<u64>> {
-        let Some(locked) = node.lock(kind, slot, self.options().lock_ttl).await? else {
-            return Ok(None);
-        };
-        let retired = node.retire(kind, slot, &locked.token).await;
-        node.unlock(slot, &locked.token).await?;
+        let retired = under_lock(
+            node,
+            kind,
+            slot,
+            self.options().lock_ttl,
+            |locked| async move { node.retire(kind, slot, &locked.token).await },
+        )
+        .await?;
         // Retiring under a lock we just took cannot lose it within the TTL.
-        Ok(Some(retired?.unwrap_or(0)))
+        Ok(retired.map(|retired| retired.unwrap_or(0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shards_keys_are_made_generic_and_named_again_as_a_brace_expansion() {
+        let five =
+            "key id.gen.idList_1_5 (not id.gen.idList_1_50): redis-cli DEL id.gen.idList_1_5";
+        let seven =
+            "key id.gen.idList_1_7 (not id.gen.idList_1_50): redis-cli DEL id.gen.idList_1_7";
+        let generic = shard_keys_generic(five, 1, 5);
+        assert_eq!(generic, shard_keys_generic(seven, 1, 7));
+        assert_eq!(
+            generic.replace(SHARD_PLACEHOLDER, &brace_list(&[0, 1, 2])),
+            "key id.gen.idList_1_{0..2} (not id.gen.idList_1_50): redis-cli DEL id.gen.idList_1_{0..2}"
+        );
+        assert_eq!(brace_list(&[1, 4, 5]), "{1,4,5}");
     }
 }

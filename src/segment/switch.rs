@@ -17,10 +17,12 @@
 
 use super::allocator::SegmentAllocator;
 use crate::error::{Error, Result};
+use crate::retry::Backoff;
 use crate::segment::{DispenserKind, SHARDS};
+use crate::store::locking::under_lock;
 use crate::store::{AppChange, AppRecord, Dispenser, LockToken, Slot};
 use serde::Serialize;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// What carrying a change of dispenser to the nodes did.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -158,7 +160,8 @@ impl SegmentAllocator {
         kind: DispenserKind,
     ) -> Result<(Vec<(Slot, LockToken)>, Vec<u8>)> {
         let options = self.options();
-        let deadline = Instant::now() + options.lock_ttl;
+        // A refill holds a lock for one ledger round trip and one push.
+        let mut poll = Backoff::held_elsewhere(Instant::now() + options.lock_ttl);
         let mut locks = Vec::new();
         let mut waiting: Vec<u8> = (0..SHARDS).collect();
         loop {
@@ -175,12 +178,10 @@ impl SegmentAllocator {
                     }
                 }
             }
-            if still.is_empty() || Instant::now() >= deadline {
+            if still.is_empty() || !poll.pause().await {
                 return Ok((locks, still));
             }
             waiting = still;
-            // A refill holds a lock for one ledger round trip and one push.
-            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
 
@@ -194,29 +195,28 @@ impl SegmentAllocator {
         retired: &mut u64,
     ) -> Result<Vec<u8>> {
         let options = self.options();
-        let deadline = Instant::now() + options.lock_ttl;
+        // A refill holds a lock for one ledger round trip and one push.
+        let mut poll = Backoff::held_elsewhere(Instant::now() + options.lock_ttl);
         let mut waiting: Vec<u8> = (0..SHARDS).collect();
         loop {
             let mut still = Vec::new();
             for shard in waiting {
                 let slot = Slot { app, shard };
-                let Some(locked) = node.lock(kind, slot, options.lock_ttl).await? else {
-                    still.push(shard);
-                    continue;
-                };
-                let switched = node.switch_kind(kind, slot, &locked.token).await;
-                node.unlock(slot, &locked.token).await?;
-                match switched? {
+                let switched =
+                    under_lock(node, kind, slot, options.lock_ttl, |locked| async move {
+                        node.switch_kind(kind, slot, &locked.token).await
+                    })
+                    .await?;
+                // Held elsewhere, or lost before the switch: tried again.
+                match switched.flatten() {
                     Some(n) => *retired += n,
                     None => still.push(shard),
                 }
             }
-            if still.is_empty() || Instant::now() >= deadline {
+            if still.is_empty() || !poll.pause().await {
                 return Ok(still);
             }
             waiting = still;
-            // A refill holds a lock for one ledger round trip and one push.
-            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
 }

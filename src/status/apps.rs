@@ -140,17 +140,27 @@ async fn check_app(
             ));
         }
         if !status.low_shards.is_empty() {
+            let refilled_on_demand = request.low_stock_is_a_note(backend);
             worst = worst.max(part.flag(
                 AttentionKind::LowStock,
-                Severity::Warning,
+                if refilled_on_demand {
+                    Severity::Ok
+                } else {
+                    Severity::Warning
+                },
                 format!(
-                    "{who}: {} of {} shards at or below the refill threshold ({} x step){}; run `idgen reload-segments`",
+                    "{who}: {} of {} shards at or below the refill threshold ({} x step){}; {}",
                     status.low_shards.len(),
                     status.shards,
                     request.idle,
                     match status.empty_shards.len() {
                         0 => String::new(),
                         n => format!(", {n} empty"),
+                    },
+                    if refilled_on_demand {
+                        "`next` refills them as it needs, in its own transaction (the embedded store needs no cron; `idgen reload-segments` stocks them ahead)"
+                    } else {
+                        "run `idgen reload-segments`"
                     }
                 ),
             ));

@@ -4,8 +4,10 @@ use super::layouts::layout_status;
 use super::{
     Attention, AttentionKind, LayoutState, NamespaceStatus, Part, Severity, WORKERS_FREE_WARNING,
 };
+use crate::ErrorKind;
 use crate::backend::Backend;
-use crate::lease::{LeaseStore, Problem, problems, read_signature};
+use crate::lease::durable::{DurableNamespace, DurableRecord, signature_and_capacity};
+use crate::lease::{LeaseAdmin, Problem, problems, read_signature};
 
 /// Every worker-ID namespace with its findings, for `idgen namespace`.
 pub async fn namespaces(
@@ -20,11 +22,11 @@ pub async fn namespaces(
 pub(super) async fn check_leases(backend: &Backend, now_ms: i64, lease_ttl_ms: i64) -> Part {
     let mut part = Part::default();
     let read = async {
-        let store = backend.lease_store().await?;
+        let store = backend.lease_admin().await?;
         let names = store.namespaces().await?;
         Ok::<_, crate::Error>((store, names))
     };
-    let (store, names): (std::sync::Arc<dyn LeaseStore>, Vec<String>) = match read.await {
+    let (store, mut names): (std::sync::Arc<dyn LeaseAdmin>, Vec<String>) = match read.await {
         Ok(found) => found,
         Err(e) => {
             part.flag(
@@ -35,8 +37,31 @@ pub(super) async fn check_leases(backend: &Backend, now_ms: i64, lease_ttl_ms: i
             return part;
         }
     };
+    // What Redis shows still stands when MySQL cannot be read. The ledger's
+    // own check reports a MySQL that is down or refuses us.
+    let durable = match store.durable(None, now_ms).await {
+        Ok(record) => Some(record),
+        Err(e) => {
+            if !matches!(
+                e.kind(),
+                ErrorKind::Unavailable | ErrorKind::Access | ErrorKind::Tls
+            ) {
+                part.flag(
+                    AttentionKind::Unreadable,
+                    Severity::Unknown,
+                    format!("cannot read the durable record of worker-ID leases: {e}"),
+                );
+            }
+            None
+        }
+    };
+    let recorded = durable.as_ref().map_or(&[][..], DurableRecord::namespaces);
+    names.extend(recorded.iter().map(|ns| ns.name.clone()));
+    names.sort();
+    names.dedup();
     let snapshots = futures::future::join_all(names.iter().map(|name| store.snapshot(name))).await;
     for (name, snapshot) in names.into_iter().zip(snapshots) {
+        let record = recorded.iter().find(|ns| ns.name == name);
         let mut status = NamespaceStatus {
             name: name.clone(),
             severity: Severity::Ok,
@@ -49,18 +74,27 @@ pub(super) async fn check_leases(backend: &Backend, now_ms: i64, lease_ttl_ms: i
             available: 0,
             problems: Vec::new(),
             error: None,
+            durable_record: durable.as_ref().map(DurableRecord::source),
+            redis: record.and_then(|ns| ns.redis),
+            durable: record.map(|ns| ns.workers.clone()),
         };
         let mut worst = Severity::Ok;
         let mut fences = Vec::new();
         match snapshot {
             Ok(snapshot) => {
-                status.capacity = snapshot.capacity;
                 status.free = snapshot.free.len();
                 status.problems = problems(&snapshot);
-                status.available = snapshot.capacity.saturating_sub(snapshot.held.len() as u64);
-                status.held = snapshot.held;
+                // A namespace Redis lost is shown as MySQL records it.
+                let (signature, capacity) = signature_and_capacity(&snapshot, record);
+                let signature = signature.map(str::to_string);
+                status.capacity = capacity;
+                status.held = match record {
+                    Some(ns) => ns.held_with(&snapshot.held, now_ms),
+                    None => snapshot.held,
+                };
+                status.available = capacity.saturating_sub(status.held.len() as u64);
                 fences = snapshot.fences;
-                match snapshot.signature.as_deref().map(read_signature) {
+                match signature.as_deref().map(read_signature) {
                     Some(Ok((layout, assigner))) => {
                         status.layout = Some(layout.name().to_string());
                         status.epoch_ms = layout.epoch_ms();
@@ -85,6 +119,10 @@ pub(super) async fn check_leases(backend: &Backend, now_ms: i64, lease_ttl_ms: i
                 }
             }
             Err(e) => status.error = Some(e.to_string()),
+        }
+        for finding in record.map(DurableNamespace::findings).unwrap_or_default() {
+            worst =
+                worst.max(part.flag(AttentionKind::LeasesNotInRedis, Severity::Warning, finding));
         }
         if let Some(error) = &status.error {
             worst = worst.max(part.flag(

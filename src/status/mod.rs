@@ -8,6 +8,7 @@
 use crate::backend::Backend;
 use crate::config::Settings;
 use crate::layout::Layout;
+use crate::lease::durable::{DurableSource, DurableWorker, InRedis};
 use crate::lease::{Assigner, HeldWorker, Problem};
 use crate::segment::DispenserKind;
 use crate::store::{AppRecord, ForeignRow, LedgerRollbackRecord, RollbackRecord, Route, Slot};
@@ -62,6 +63,11 @@ impl Severity {
 pub struct StatusRequest {
     /// Refill threshold: a shard at or below `idle` × its step is low (a warning).
     pub idle: f64,
+    /// `idle` was asked for (`--warn-stock` or `IDGEN_IDLE`), not defaulted.
+    /// On the embedded store `next` refills an empty shard in its own
+    /// transaction, with nothing to wait for, so low stock there is a note
+    /// unless a threshold was asked for.
+    pub idle_asked: bool,
     /// A shard at or below `crit_stock` × its step is critical; `None`: only a
     /// shard that is empty and cannot be refilled is.
     pub crit_stock: Option<f64>,
@@ -73,6 +79,14 @@ pub struct StatusRequest {
     pub now_ms: i64,
 }
 
+impl StatusRequest {
+    /// Whether a shard at or below the refill threshold is only a note: on
+    /// the embedded store, unless a threshold was asked for.
+    pub fn low_stock_is_a_note(&self, backend: &Backend) -> bool {
+        backend.is_embedded() && !self.idle_asked
+    }
+}
+
 /// Everything `idgen status` shows.
 #[derive(Debug, Clone, Serialize)]
 pub struct StatusReport {
@@ -82,6 +96,8 @@ pub struct StatusReport {
     pub backend: String,
     pub config_file: Option<String>,
     pub idle: f64,
+    /// Low stock is a note, not a warning (see [`StatusRequest::idle_asked`]).
+    pub low_stock_is_a_note: bool,
     pub crit_stock: Option<f64>,
     pub stores: Vec<StoreStatus>,
     /// False when the ledger could not be read: the apps are unknown, not none.
@@ -258,6 +274,12 @@ pub struct NamespaceStatus {
     pub available: u64,
     pub problems: Vec<Problem>,
     pub error: Option<String>,
+    /// Where the durable record of the namespace is; `None` when it could not be read.
+    pub durable_record: Option<DurableSource>,
+    /// Whether Redis holds the namespace's record, where MySQL is the durable one.
+    pub redis: Option<InRedis>,
+    /// Every worker as the durable record (MySQL) has it; `None` without one.
+    pub durable: Option<Vec<DurableWorker>>,
 }
 
 /// How soon a layout's time bits run out.
@@ -319,6 +341,8 @@ pub enum AttentionKind {
     Moving,
     /// Inconsistent worker-ID lease state.
     LeaseProblem,
+    /// Redis lost a namespace or leases that MySQL, the durable record, still has.
+    LeasesNotInRedis,
     /// Worker IDs whose holder died; the next rebuild of the free list takes them back.
     LeakedWorkers,
     /// Few worker IDs of a namespace are free.
@@ -407,6 +431,7 @@ pub async fn gather(
             .as_ref()
             .map(|p| p.display().to_string()),
         idle: request.idle,
+        low_stock_is_a_note: request.low_stock_is_a_note(backend),
         crit_stock: request.crit_stock,
         stores: Vec::new(),
         apps_known: false,

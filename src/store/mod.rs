@@ -5,6 +5,8 @@
 //! indexes, each exactly once. A dispenser merely caches indexes already taken,
 //! so losing or corrupting a dispenser costs gaps, never repeats.
 
+pub mod distributed;
+pub mod locking;
 pub mod mysql;
 pub mod nodes;
 pub mod redis;
@@ -18,8 +20,8 @@ mod traits;
 pub use nodes::NodeSet;
 pub use route::{MovePhase, Route};
 pub use traits::{
-    AppCatalog, Dispenser, Ledger, Locked, PushOutcome, Pushed, Restock, RouteHints, RouteMoves,
-    SegmentSource, Settled, Stock, StockPush, Taken, hints_of,
+    AppCatalog, Dispenser, LeaseAdmin, LeaseStore, Ledger, Locked, PushOutcome, Pushed, Restock,
+    RouteHints, RouteMoves, SegmentSource, Settled, Stock, StockPush, Taken, hints_of,
 };
 
 use crate::error::Result;
@@ -457,6 +459,15 @@ pub struct SealedApp {
     pub sealed_at_ms: i64,
 }
 
+/// Where a sealed app went, and when it was sealed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sealing {
+    /// The destination recorded by the first seal.
+    pub destination: String,
+    /// Unix ms of the first seal.
+    pub sealed_at_ms: i64,
+}
+
 /// One shard of a sealed app.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct SealedShard {
@@ -479,7 +490,7 @@ pub fn version_at_least(version: &str, minimum: (u32, u32)) -> bool {
 
 /// Indexes left in a range dispenser's hash: the current segment `next..=last`
 /// and the pending one, if any (an empty span counts 0). The one count both
-/// Rust dispensers use; `lua/stock.lua`'s `stock_of` is its script twin.
+/// Rust dispensers use; `lua/stock/prelude.lua`'s `stock_of` is its script twin.
 pub fn range_count(next: i128, last: i128, pending: Option<(i128, i128)>) -> u64 {
     let span = |first: i128, last: i128| (last - first + 1).max(0);
     let stock = span(next, last) + pending.map_or(0, |(first, last)| span(first, last));

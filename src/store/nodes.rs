@@ -16,7 +16,16 @@ pub struct NodeSet {
     urls: BTreeMap<String, SecretUrl>,
     tls: TlsFiles,
     timeout: Duration,
-    connected: Mutex<BTreeMap<String, Arc<dyn Dispenser>>>,
+    connected: Mutex<BTreeMap<String, Connected>>,
+}
+
+/// A node connected once and shared by everything that uses it: the stock
+/// (as a [`Dispenser`]) and, on Redis, the lease store built on the same
+/// connection.
+#[derive(Clone)]
+struct Connected {
+    dispenser: Arc<dyn Dispenser>,
+    redis: Option<Arc<RedisNode>>,
 }
 
 impl NodeSet {
@@ -45,7 +54,13 @@ impl NodeSet {
             urls: BTreeMap::new(),
             tls: TlsFiles::default(),
             timeout: Duration::ZERO,
-            connected: Mutex::new(BTreeMap::from([(name, dispenser)])),
+            connected: Mutex::new(BTreeMap::from([(
+                name,
+                Connected {
+                    dispenser,
+                    redis: None,
+                },
+            )])),
         }
     }
 
@@ -73,6 +88,19 @@ impl NodeSet {
 
     /// The node called `name`, connecting on first use.
     pub async fn get(&self, name: &str) -> Result<Arc<dyn Dispenser>> {
+        Ok(self.connect(name).await?.dispenser)
+    }
+
+    /// The Redis server behind node `name` (connected once, shared with
+    /// [`Self::get`]), for what is built on Redis besides the stock: leases.
+    pub async fn redis_node(&self, name: &str) -> Result<Arc<RedisNode>> {
+        self.connect(name)
+            .await?
+            .redis
+            .ok_or_else(|| Error::Internal(format!("node {name:?} is not a Redis server")))
+    }
+
+    async fn connect(&self, name: &str) -> Result<Connected> {
         let mut connected = self.connected.lock().await;
         if let Some(node) = connected.get(name) {
             return Ok(node.clone());
@@ -80,8 +108,11 @@ impl NodeSet {
         let url = self.urls.get(name).ok_or_else(|| Error::UnknownNode {
             node: name.to_string(),
         })?;
-        let node: Arc<dyn Dispenser> =
-            Arc::new(RedisNode::connect(name, url, &self.tls, self.timeout).await?);
+        let redis = Arc::new(RedisNode::connect(name, url, &self.tls, self.timeout).await?);
+        let node = Connected {
+            dispenser: redis.clone(),
+            redis: Some(redis),
+        };
         connected.insert(name.to_string(), node.clone());
         Ok(node)
     }

@@ -10,7 +10,7 @@ use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -325,6 +325,8 @@ pub struct TcpProxy {
     target: Arc<Mutex<String>>,
     cut: Arc<AtomicBool>,
     sessions: Arc<Mutex<Vec<Arc<Session>>>>,
+    /// Reads from clients passed on: each at least one command of theirs.
+    sends: Arc<AtomicU64>,
 }
 
 /// One client connection and its current upstream.
@@ -342,11 +344,13 @@ impl TcpProxy {
             target: Arc::new(Mutex::new(target.to_string())),
             cut: Arc::new(AtomicBool::new(false)),
             sessions: Arc::default(),
+            sends: Arc::default(),
         };
-        let (target, cut, sessions) = (
+        let (target, cut, sessions, sends) = (
             proxy.target.clone(),
             proxy.cut.clone(),
             proxy.sessions.clone(),
+            proxy.sends.clone(),
         );
         std::thread::spawn(move || {
             for client in listener.incoming().flatten() {
@@ -365,15 +369,31 @@ impl TcpProxy {
                     upstream: Mutex::new(Some(server)),
                 });
                 sessions.lock().unwrap().push(session.clone());
-                let target = target.clone();
-                std::thread::spawn(move || forward(&session, &target));
+                let (target, sends) = (target.clone(), sends.clone());
+                std::thread::spawn(move || forward(&session, &target, &sends));
             }
         });
         proxy
     }
 
+    /// A proxy to the server a URL names, and the URL through it.
+    pub fn for_url(url: &str) -> (Self, String) {
+        let rest = url.split_once('@').map_or(url, |(_, rest)| rest);
+        let rest = rest.split_once("://").map_or(rest, |(_, rest)| rest);
+        let address = rest.split('/').next().unwrap().to_string();
+        let proxy = TcpProxy::to(&address);
+        let through = url.replace(&address, &format!("127.0.0.1:{}", proxy.port()));
+        (proxy, through)
+    }
+
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// How often clients sent bytes through: a lower bound on the commands
+    /// they sent (a MySQL client writes each command at once).
+    pub fn sends(&self) -> u64 {
+        self.sends.load(Ordering::SeqCst)
     }
 
     pub fn cut(&self) {
@@ -402,7 +422,7 @@ impl TcpProxy {
 }
 
 /// Client to upstream, (re)connecting the upstream whenever there is none.
-fn forward(session: &Arc<Session>, target: &Mutex<String>) {
+fn forward(session: &Arc<Session>, target: &Mutex<String>, sends: &AtomicU64) {
     let mut client = session.client.try_clone().unwrap();
     let mut buf = [0u8; 16 * 1024];
     loop {
@@ -424,6 +444,7 @@ fn forward(session: &Arc<Session>, target: &Mutex<String>) {
         if upstream.as_mut().unwrap().write_all(&buf[..n]).is_err() {
             break;
         }
+        sends.fetch_add(1, Ordering::SeqCst);
     }
     let _ = session.client.shutdown(Shutdown::Both);
 }

@@ -1,5 +1,5 @@
-//! `idgen serve` as a test drives it: a server on a free loopback port, and
-//! plain HTTP GETs to it.
+//! `idgen serve` as a test drives it: a server on a free loopback port, plain
+//! HTTP GETs to it, raw bytes for clients that misbehave, and its metrics read back.
 
 use super::servers::free_port;
 use super::{Test, TestEnv, wait_until};
@@ -68,6 +68,16 @@ impl Served {
         try_get(self.port, path, headers).expect("an HTTP answer")
     }
 
+    /// Sends raw bytes on a fresh connection; the answers until it closes.
+    pub fn exchange(&self, bytes: &[u8]) -> Vec<Reply> {
+        exchange(self.port, bytes)
+    }
+
+    /// The Prometheus samples `/metrics` answers.
+    pub fn metrics(&self) -> Vec<(String, f64)> {
+        parse_metrics(&self.get("/metrics").body)
+    }
+
     /// A raw TCP connection to the server, for clients that misbehave.
     pub fn connect(&self) -> TcpStream {
         let stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect to idgen serve");
@@ -80,6 +90,15 @@ impl Served {
     pub fn signal(&self, signal: i32) {
         // SAFETY: kill(2) on our own child's pid.
         assert_eq!(unsafe { libc::kill(self.child.id() as i32, signal) }, 0);
+    }
+
+    /// SIGTERM, then a clean exit that released its leases; its stderr.
+    pub fn stop_releasing(self) -> String {
+        self.signal(libc::SIGTERM);
+        let (status, stderr) = self.finish();
+        assert!(status.success(), "{status}: {stderr}");
+        assert!(stderr.contains("released worker"), "{stderr}");
+        stderr
     }
 
     /// Waits for the process to end; its exit status and stderr.
@@ -106,8 +125,10 @@ pub struct Reply {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: String,
-    /// Everything after the status line's headers, byte for byte.
+    /// The body, byte for byte (chunked bodies decoded).
     pub raw_body: Vec<u8>,
+    /// Whether the body arrived whole.
+    pub complete: bool,
 }
 
 impl Reply {
@@ -159,28 +180,131 @@ pub fn try_request(
     stream.write_all(request.as_bytes())?;
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw)?;
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or_else(|| std::io::Error::other("no end of headers"))?;
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| std::io::Error::other("no status line"))?;
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let raw_body = raw[split + 4..].to_vec();
-    Ok(Reply {
-        status,
-        headers,
-        body: String::from_utf8_lossy(&raw_body).into_owned(),
-        raw_body,
-    })
+    let mut replies = parse_replies(&raw, method == "HEAD")?;
+    if replies.is_empty() {
+        return Err(std::io::Error::other("no answer"));
+    }
+    Ok(replies.remove(0))
+}
+
+/// Every answer in what a connection received, in order: bodies framed by
+/// Content-Length, chunked (decoded), or running to the end. A body cut short
+/// by the server is kept as far as it came, with `complete` false.
+pub fn parse_replies(mut raw: &[u8], head_only: bool) -> std::io::Result<Vec<Reply>> {
+    let mut replies = Vec::new();
+    while !raw.is_empty() {
+        let split = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .ok_or_else(|| std::io::Error::other("no end of headers"))?;
+        let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+        raw = &raw[split + 4..];
+        let mut lines = head.split("\r\n");
+        let status = lines
+            .next()
+            .and_then(|l| l.split(' ').nth(1))
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| std::io::Error::other("no status line"))?;
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+            .collect();
+        let mut reply = Reply {
+            status,
+            headers,
+            body: String::new(),
+            raw_body: Vec::new(),
+            complete: true,
+        };
+        let length = reply
+            .header("content-length")
+            .and_then(|v| v.parse::<usize>().ok());
+        let chunked = reply
+            .header("transfer-encoding")
+            .is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
+        match (head_only, chunked, length) {
+            (true, _, _) => {}
+            (false, true, _) => raw = dechunk(raw, &mut reply),
+            (false, false, Some(length)) => {
+                reply.complete = raw.len() >= length;
+                let (body, rest) = raw.split_at(length.min(raw.len()));
+                reply.raw_body = body.to_vec();
+                raw = rest;
+            }
+            (false, false, None) => reply.raw_body = std::mem::take(&mut raw).to_vec(),
+        }
+        reply.body = String::from_utf8_lossy(&reply.raw_body).into_owned();
+        replies.push(reply);
+    }
+    Ok(replies)
+}
+
+/// Decodes a chunked body into the reply; what follows it.
+fn dechunk<'a>(mut raw: &'a [u8], reply: &mut Reply) -> &'a [u8] {
+    loop {
+        let Some(line_end) = raw.windows(2).position(|w| w == b"\r\n") else {
+            reply.complete = false;
+            return &[];
+        };
+        let size = std::str::from_utf8(&raw[..line_end])
+            .ok()
+            .and_then(|line| usize::from_str_radix(line.split(';').next()?.trim(), 16).ok());
+        let Some(size) = size else {
+            reply.complete = false;
+            return &[];
+        };
+        raw = &raw[line_end + 2..];
+        if size == 0 {
+            // No trailers are sent: the final CRLF.
+            return raw.get(2..).unwrap_or_default();
+        }
+        if raw.len() < size + 2 {
+            reply
+                .raw_body
+                .extend_from_slice(&raw[..size.min(raw.len())]);
+            reply.complete = false;
+            return &[];
+        }
+        reply.raw_body.extend_from_slice(&raw[..size]);
+        raw = &raw[size + 2..];
+    }
+}
+
+/// Sends `bytes` as they are on a fresh connection and reads until the server
+/// closes it: the answers it sent.
+pub fn exchange(port: u16, bytes: &[u8]) -> Vec<Reply> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect to idgen serve");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    stream.write_all(bytes).expect("send the request bytes");
+    parse_replies(&read_until_closed(&mut stream), false).expect("HTTP answers")
+}
+
+/// Every sample line of a Prometheus text answer: (name{labels}, value).
+pub fn parse_metrics(text: &str) -> Vec<(String, f64)> {
+    text.lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (series, value) = l
+                .rsplit_once(' ')
+                .unwrap_or_else(|| panic!("bad line {l:?}"));
+            let value = match value {
+                "+Inf" => f64::INFINITY,
+                v => v.parse().unwrap_or_else(|_| panic!("bad value in {l:?}")),
+            };
+            (series.to_string(), value)
+        })
+        .collect()
+}
+
+/// The value of the series named `name` whose labels include `labels`.
+pub fn metric(samples: &[(String, f64)], name: &str, labels: &str) -> f64 {
+    samples
+        .iter()
+        .find(|(series, _)| series.split('{').next() == Some(name) && series.contains(labels))
+        .map(|(_, v)| *v)
+        .unwrap_or_else(|| panic!("no {name}{{{labels}}} in {samples:?}"))
 }
 
 /// Reads until the server closes the connection; what it sent meanwhile.

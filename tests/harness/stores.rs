@@ -182,7 +182,7 @@ impl TestEnv {
     pub fn lease_snapshot(&self, namespace: &str) -> NamespaceSnapshot {
         let backend = self.backend();
         self.block_on(async {
-            let store = backend.lease_store().await.expect("lease store");
+            let store = backend.lease_admin().await.expect("lease admin");
             store.snapshot(namespace).await.expect("snapshot")
         })
     }
@@ -191,7 +191,7 @@ impl TestEnv {
     pub fn lease_namespaces(&self) -> Vec<String> {
         let backend = self.backend();
         self.block_on(async {
-            let store = backend.lease_store().await.expect("lease store");
+            let store = backend.lease_admin().await.expect("lease admin");
             store.namespaces().await.expect("namespaces")
         })
     }

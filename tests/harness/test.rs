@@ -17,7 +17,7 @@ pub struct Test<'e> {
     args: Vec<std::ffi::OsString>,
     vars: Vec<(String, std::ffi::OsString)>,
     unset: Vec<String>,
-    stdin: Option<String>,
+    stdin: Option<Vec<u8>>,
     terminal: bool,
     status: Option<i32>,
     stdout: Vec<String>,
@@ -92,7 +92,7 @@ impl<'e> Test<'e> {
     }
 
     /// Writes `text` to the process's stdin, then closes it.
-    pub fn stdin(mut self, text: impl Into<String>) -> Self {
+    pub fn stdin(mut self, text: impl Into<Vec<u8>>) -> Self {
         self.stdin = Some(text.into());
         self
     }
@@ -105,8 +105,10 @@ impl<'e> Test<'e> {
     }
 
     /// The exit code the run must end with.
-    pub fn status(mut self, code: i32) -> Self {
-        self.status = Some(code);
+    /// The exit code, by name: `.status(exit_code::USAGE)`
+    /// (`exit_code::nagios::WARNING` under `status --check`).
+    pub fn status(mut self, code: u8) -> Self {
+        self.status = Some(i32::from(code));
         self
     }
 
@@ -184,7 +186,7 @@ impl<'e> Test<'e> {
                     .stderr(Stdio::piped());
                 let mut child = cmd.spawn().expect("spawn idgen");
                 let mut input = child.stdin.take().expect("piped stdin");
-                input.write_all(text.as_bytes()).expect("write stdin");
+                input.write_all(text).expect("write stdin");
                 drop(input);
                 Run::wait(child)
             }

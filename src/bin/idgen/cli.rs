@@ -186,7 +186,7 @@ pub struct Globals {
     #[arg(long, global = true, env = "IDGEN_TIMEOUT", value_name = "DURATION")]
     pub timeout: Option<String>,
 
-    /// Explain what the command is doing, on stderr
+    /// Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)
     #[arg(short, long, global = true)]
     pub verbose: bool,
 }

@@ -13,6 +13,9 @@ pub enum Outcome {
     BadInput,
     /// A batch job finished with some items failed (reload-segments).
     Partial,
+    /// [`Outcome::Partial`] where a failure's cause is data idgen did not
+    /// write under its keys: the cause outranks the partial failure.
+    PartialOnBadData,
     /// A check found something that needs an operator (status, inspect-freelist).
     Attention,
     /// The operator answered no at a confirmation prompt; nothing changed.
@@ -21,109 +24,7 @@ pub enum Outcome {
     Check(Severity),
 }
 
-/// One documented exit code.
-pub struct ExitDoc {
-    pub code: u8,
-    pub name: &'static str,
-    pub meaning: &'static str,
-}
-
-/// Every exit code idgen uses, in the order the README and `--help` list them.
-pub const EXIT_CODES: &[ExitDoc] = &[
-    ExitDoc {
-        code: 0,
-        name: "ok",
-        meaning: "success",
-    },
-    ExitDoc {
-        code: 1,
-        name: "internal",
-        meaning: "a bug or an unexpected answer from a backend",
-    },
-    ExitDoc {
-        code: 2,
-        name: "usage",
-        meaning: "bad flag, argument, config value or input (decode: some IDs were rejected)",
-    },
-    ExitDoc {
-        code: 3,
-        name: "not-found",
-        meaning: "unknown app, shard, node or namespace",
-    },
-    ExitDoc {
-        code: 4,
-        name: "exhausted",
-        meaning: "max_limit_id reached, every worker ID held, or the layout's time bits used up",
-    },
-    ExitDoc {
-        code: 5,
-        name: "unavailable",
-        meaning: "a backend is unreachable, timed out or not the master (a Redis replica), or stock stayed empty; safe to retry",
-    },
-    ExitDoc {
-        code: 6,
-        name: "partial",
-        meaning: "a batch job finished but some items failed (reload-segments; app set --dispenser with shards left to switch)",
-    },
-    ExitDoc {
-        code: 7,
-        name: "conflict",
-        meaning: "stored state disagrees: app name, namespace layout, route, sealed or moving app",
-    },
-    ExitDoc {
-        code: 8,
-        name: "attention",
-        meaning: "status or inspect-freelist found problems that were not repaired",
-    },
-    ExitDoc {
-        code: 9,
-        name: "clock",
-        meaning: "the clock moved back further than the generator waits out",
-    },
-    ExitDoc {
-        code: 10,
-        name: "store",
-        meaning: "stored data is corrupt, or the store file cannot be used",
-    },
-    ExitDoc {
-        code: 11,
-        name: "declined",
-        meaning: "the operator answered no at a confirmation prompt; nothing changed",
-    },
-    ExitDoc {
-        code: 12,
-        name: "access",
-        meaning: "a backend refused the credentials, or the user lacks a permission",
-    },
-    ExitDoc {
-        code: 13,
-        name: "bad-data",
-        meaning: "a backend holds data idgen did not write (wrong type, malformed entry) under an idgen key",
-    },
-    ExitDoc {
-        code: 14,
-        name: "output",
-        meaning: "stdout could not be written (a full disk; a closed pipe only where IDs were issued: next, lease, serve); IDs issued meanwhile are a gap, never repeated",
-    },
-    ExitDoc {
-        code: 15,
-        name: "tls",
-        meaning: "a TLS connection failed: the server's certificate was not verified (wrong CA or name), or the handshake was refused",
-    },
-    ExitDoc {
-        code: 130,
-        name: "interrupted",
-        meaning: "stopped by SIGINT or SIGTERM before finishing; safe to rerun",
-    },
-];
-
-fn code_named(name: &str) -> u8 {
-    EXIT_CODES
-        .iter()
-        .find(|doc| doc.name == name)
-        .map(|doc| doc.code)
-        .expect("every exit code name used in exit.rs is in EXIT_CODES")
-}
+pub use idgen::exit_code::{EXIT_CODES, code_named};
 
 /// The exit code for a failure of the given kind.
 pub fn for_kind(kind: ErrorKind) -> u8 {
@@ -149,6 +50,7 @@ pub fn for_outcome(outcome: Outcome) -> u8 {
         Outcome::Success => "ok",
         Outcome::BadInput => "usage",
         Outcome::Partial => "partial",
+        Outcome::PartialOnBadData => "bad-data",
         Outcome::Attention => "attention",
         Outcome::Declined => "declined",
         Outcome::Check(severity) => return nagios(severity).code,
@@ -165,11 +67,12 @@ pub struct NagiosState {
 /// The Nagios/Icinga plugin convention `status --check` exits by, kept apart
 /// from idgen's own codes: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
 pub fn nagios(severity: Severity) -> NagiosState {
+    use idgen::exit_code::nagios;
     let (code, label) = match severity {
-        Severity::Ok => (0, "OK"),
-        Severity::Warning => (1, "WARNING"),
-        Severity::Critical => (2, "CRITICAL"),
-        Severity::Unknown => (3, "UNKNOWN"),
+        Severity::Ok => (nagios::OK, "OK"),
+        Severity::Warning => (nagios::WARNING, "WARNING"),
+        Severity::Critical => (nagios::CRITICAL, "CRITICAL"),
+        Severity::Unknown => (nagios::UNKNOWN, "UNKNOWN"),
     };
     NagiosState { code, label }
 }
@@ -228,6 +131,7 @@ mod tests {
             Outcome::Success,
             Outcome::BadInput,
             Outcome::Partial,
+            Outcome::PartialOnBadData,
             Outcome::Attention,
             Outcome::Declined,
             Outcome::Check(Severity::Critical),

@@ -155,9 +155,6 @@ fn resolve(
                 .redis_nodes
                 .insert(name.to_string(), SecretUrl::new(url));
             settings
-                .origins
-                .insert(format!("redis node {name}"), origin.to_string());
-            settings
                 .sources
                 .insert(format!("redis.nodes.{name}"), origin.to_string());
         }
@@ -166,10 +163,6 @@ fn resolve(
         settings
             .redis_nodes
             .insert(DEFAULT_NODE.to_string(), SecretUrl::new(url.clone()));
-        settings.origins.insert(
-            format!("redis node {DEFAULT_NODE}"),
-            origins.of("redis").into(),
-        );
         settings.sources.insert(
             format!("redis.nodes.{DEFAULT_NODE}"),
             origins.of("redis").into(),
@@ -177,9 +170,6 @@ fn resolve(
     }
     if let Some(url) = &globals.mysql {
         settings.mysql = Some(SecretUrl::new(url.clone()));
-        settings
-            .origins
-            .insert("mysql".into(), origins.of("mysql").into());
         settings
             .sources
             .insert("mysql".into(), origins.of("mysql").into());
@@ -230,9 +220,6 @@ fn resolve(
     if let Some(path) = &globals.store {
         settings.store = Some(path.clone());
         settings.create_store_dir = false;
-        settings
-            .origins
-            .insert("store".into(), origins.of("store").into());
         settings
             .sources
             .insert("store".into(), origins.of("store").into());

@@ -4,6 +4,7 @@
 use super::MysqlLedger;
 use super::schema::WORKER_NODE_DDL;
 use crate::error::{Error, Result};
+use crate::lease::durable::{DurableNamespace, DurableWorker};
 use crate::store::Ledger;
 use mysql_async::TxOpts;
 use mysql_async::prelude::Queryable;
@@ -318,6 +319,59 @@ impl MysqlLedger {
         self.bounded(tx.exec_drop("DELETE FROM idgen_namespace WHERE name = ?", (namespace,)))
             .await?;
         self.bounded(tx.commit()).await
+    }
+
+    /// The durable record of every namespace (or only `only`): its signature,
+    /// capacity and every worker's lease row, `held` as of `now_ms`, not yet
+    /// compared with Redis.
+    pub async fn durable_namespaces(
+        &self,
+        only: Option<&str>,
+        now_ms: i64,
+    ) -> Result<Vec<DurableNamespace>> {
+        self.lease_schema().await?;
+        // Reads only: safe to run again.
+        self.retrying(|| async move {
+            let mut conn = self.conn().await?;
+            // `?` IS NULL selects every namespace; a name, only that one.
+            let namespaces: Vec<(String, String, i64)> = self
+                .bounded(conn.exec(
+                    "SELECT name, signature, capacity FROM idgen_namespace
+                     WHERE ? IS NULL OR name = ? ORDER BY name",
+                    (only, only),
+                ))
+                .await?;
+            let rows: Vec<(String, i64, String, String, i64)> = self
+                .bounded(conn.exec(
+                    "SELECT namespace, worker, token, holder, fence_ms FROM idgen_worker_lease
+                     WHERE ? IS NULL OR namespace = ? ORDER BY namespace, worker",
+                    (only, only),
+                ))
+                .await?;
+            Ok(namespaces
+                .into_iter()
+                .map(|(name, signature, capacity)| DurableNamespace {
+                    workers: rows
+                        .iter()
+                        .filter(|row| row.0 == name)
+                        .filter_map(|(_, worker, token, holder, fence_ms)| {
+                            Some(DurableWorker {
+                                worker: u64::try_from(*worker).ok()?,
+                                holder: holder.clone(),
+                                fence_ms: *fence_ms,
+                                held: !token.is_empty() && *fence_ms > now_ms,
+                                redis: None,
+                            })
+                        })
+                        .collect(),
+                    name,
+                    signature,
+                    capacity: u64::try_from(capacity).unwrap_or(0),
+                    redis: None,
+                })
+                .collect())
+        })
+        .await
     }
 
     /// Who holds `worker` under `token`, as recorded when it was taken.

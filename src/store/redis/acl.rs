@@ -60,7 +60,7 @@ pub fn refused_command(message: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{is_refusal, refused_command, script};
 
     #[test]
     fn the_refused_command_is_found_in_the_message_or_the_script_line() {

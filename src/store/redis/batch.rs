@@ -6,9 +6,12 @@
 //! fails fails for its shard alone. A single-shard lock, push or unlock is a
 //! batch of one, so there is one path and nothing to drift.
 
+use super::RedisNode;
+use super::connection::Link;
 use super::keys::KeyNames;
-use super::{Link, RedisNode, int_of, text_of};
-use crate::error::{Error, Result};
+use super::reply::{fields, int_of, one, text_of};
+use super::scripts::scripts;
+use crate::error::Result;
 use crate::shard::DispenserKind;
 use crate::store::{
     LockToken, Locked, PushOutcome, Pushed, Segment, Settled, ShardMarks, Slot, StockPush,
@@ -26,9 +29,25 @@ struct Call {
 
 impl RedisNode {
     /// Runs `script` once per call in one pipeline; one answer per call, in
-    /// order. Calls the server answered NOSCRIPT (a new or restarted server,
-    /// `SCRIPT FLUSH`) did nothing: the script is loaded and those are sent again.
+    /// order (see [`Self::pipeline_loading`] for a server without the script).
     async fn eval_each(
+        &self,
+        link: Link,
+        script: &Script,
+        calls: &[Call],
+    ) -> Result<Vec<Result<Value>>> {
+        let answers = self.eval_each_unnamed(link, script, calls).await?;
+        // A WRONGTYPE names the call's key that holds another type: its shard alone failed.
+        let named = calls.iter().zip(answers).map(|(call, answer)| async move {
+            match answer {
+                Err(e) => Err(self.name_wrong_type(&call.keys, e).await),
+                answer => answer,
+            }
+        });
+        Ok(futures::future::join_all(named).await)
+    }
+
+    async fn eval_each_unnamed(
         &self,
         link: Link,
         script: &Script,
@@ -51,15 +70,8 @@ impl RedisNode {
             return Ok(futures::future::join_all(calls).await);
         }
         let mut conn = link.conn;
-        let mut answers: Vec<Option<Result<Value>>> = (0..calls.len()).map(|_| None).collect();
-        let mut pending: Vec<usize> = (0..calls.len()).collect();
-        for attempt in 0..2 {
-            if pending.is_empty() {
-                break;
-            }
-            let mut pipe = redis::pipe();
-            pipe.ignore_errors();
-            for &i in &pending {
+        let values = self
+            .pipeline_loading(&mut conn, script, calls.len(), |pipe, i| {
                 let call = &calls[i];
                 let cmd = pipe
                     .cmd("EVALSHA")
@@ -70,39 +82,19 @@ impl RedisNode {
                 for index in call.indexes.iter().flat_map(Segment::indexes) {
                     cmd.arg(index);
                 }
-            }
-            let values: Vec<Value> = self.bounded(pipe.query_async(&mut conn)).await?;
-            let mut missing = Vec::new();
-            for (&i, value) in pending.iter().zip(values) {
-                match value {
-                    Value::ServerError(e)
-                        if attempt == 0 && e.kind() == Some(redis::ServerErrorKind::NoScript) =>
-                    {
-                        missing.push(i)
-                    }
-                    Value::ServerError(e) => {
-                        let key = calls[i].keys.get(1).or(calls[i].keys.first());
-                        let e = redis::RedisError::from(e);
-                        // A script refused a server that is not the master: reconnect next time.
-                        self.forget_if_broken(&e).await;
-                        answers[i] = Some(Err(self.script_error(&e, key.map_or("", |k| k))));
-                    }
-                    value => answers[i] = Some(Ok(value)),
-                }
-            }
-            if !missing.is_empty() {
-                self.bounded(script.load_async(&mut conn)).await?;
-            }
-            pending = missing;
-        }
-        answers
-            .into_iter()
-            .map(|answer| {
-                answer.ok_or_else(|| {
-                    Error::Internal("a Redis pipeline left a script call unanswered".into())
-                })
             })
-            .collect()
+            .await?;
+        let mut answers = Vec::with_capacity(calls.len());
+        for (call, value) in calls.iter().zip(values) {
+            // A script refused a server that is not the master: reconnect next time.
+            let key = call.keys.get(1).or(call.keys.first());
+            answers.push(
+                self.answered([&value], key.map_or("", |k| k))
+                    .await
+                    .map(|()| value),
+            );
+        }
+        Ok(answers)
     }
 
     /// The connection, and the `run_id` the scripts compare stamps with:
@@ -142,7 +134,7 @@ impl RedisNode {
                 indexes: None,
             })
             .collect();
-        let answers = self.eval_each(link, &self.scripts.lock, &calls).await?;
+        let answers = self.eval_each(link, &scripts().lock, &calls).await?;
         let mut locked = Vec::with_capacity(slots.len());
         for ((&slot, token), answer) in slots.iter().zip(tokens).zip(answers) {
             locked.push(match answer {
@@ -199,12 +191,12 @@ impl RedisNode {
                 }
             })
             .collect();
-        let mut answers = self.eval_each(link, &self.scripts.push, &calls).await?;
+        let mut answers = self.eval_each(link, &scripts().push, &calls).await?;
         // The answers were lost and the pushes are sent again, as a cluster
         // client does after a failover: the second answers stand.
         if crate::failpoint::hit_and_armed("dispenser.push_answer_lost")? {
             let (link, _) = self.link_and_run_id().await?;
-            answers = self.eval_each(link, &self.scripts.push, &calls).await?;
+            answers = self.eval_each(link, &scripts().push, &calls).await?;
         }
         let mut pushed = Vec::with_capacity(pushes.len());
         for (push, answer) in pushes.iter().zip(answers) {
@@ -239,7 +231,7 @@ impl RedisNode {
     }
 
     /// Brings one locked shard in line with the ledger (see `settle` in
-    /// `lua/stock.lua`); `None` when the lock is no longer ours.
+    /// `lua/stock/prelude.lua`); `None` when the lock is no longer ours.
     pub(super) async fn settle_one(
         &self,
         slot: Slot,
@@ -259,7 +251,7 @@ impl RedisNode {
             ],
             indexes: None,
         };
-        let answer = super::one(self.eval_each(link, &self.scripts.settle, &[call]).await?)??;
+        let answer = one(self.eval_each(link, &scripts().settle, &[call]).await?)??;
         let answer = fields(answer);
         if int_of(answer.first()) < 0 {
             return Ok(None);
@@ -288,7 +280,7 @@ impl RedisNode {
             })
             .collect();
         let link = self.link().await?;
-        let answers = self.eval_each(link, &self.scripts.unlock, &calls).await?;
+        let answers = self.eval_each(link, &scripts().unlock, &calls).await?;
         answers
             .into_iter()
             .map(|answer| answer.map(|deleted| int_of(Some(&deleted)) == 1))
@@ -299,12 +291,4 @@ impl RedisNode {
 /// The highest index within `max_limit_id` for the shard (0 when none is).
 fn ceiling(slot: Slot, max_limit_id: u64) -> u64 {
     crate::shard::max_index_within(max_limit_id, slot.app, slot.shard).unwrap_or(0)
-}
-
-/// The elements of a script's array answer.
-fn fields(answer: Value) -> Vec<Value> {
-    match answer {
-        Value::Array(items) => items,
-        other => vec![other],
-    }
 }

@@ -100,7 +100,7 @@ pub fn tls_failure(url: &SecretUrl, e: &redis::RedisError) -> Option<Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{SecretUrl, TlsFiles, client, wants_tls};
 
     #[test]
     fn valkey_urls_are_redis_urls() {

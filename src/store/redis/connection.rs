@@ -3,9 +3,21 @@
 //! `run_id` on a direct one); following failovers; and the errors a driver
 //! answer means.
 
-use super::*;
-use crate::store::tls;
-use topology::SentinelSpec;
+use super::errors::connect_error;
+use super::keys::KeyNames;
+use super::reply::{info_field, text_of, texts_in};
+use super::topology::{self, SentinelSpec, Topology};
+use super::{MIN_REDIS_VERSION, RedisNode, connect};
+use crate::activity::Work;
+use crate::config::TlsFiles;
+use crate::error::{Error, Result};
+use crate::redact::SecretUrl;
+use crate::retry::Backoff;
+use crate::store::{tls, version_at_least};
+use redis::aio::MultiplexedConnection;
+use redis::{AsyncConnectionConfig, Value};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// One connection, and what is known about the server process at its end.
 #[derive(Clone)]
@@ -32,6 +44,7 @@ pub(super) enum Conn {
 
 impl redis::aio::ConnectionLike for Conn {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a redis::Cmd) -> redis::RedisFuture<'a, Value> {
+        crate::activity::did(Work::RedisRoundTrip);
         match self {
             Conn::Server(conn) => conn.req_packed_command(cmd),
             Conn::Cluster(conn) => conn.req_packed_command(cmd),
@@ -44,6 +57,7 @@ impl redis::aio::ConnectionLike for Conn {
         offset: usize,
         count: usize,
     ) -> redis::RedisFuture<'a, Vec<Value>> {
+        crate::activity::did(Work::RedisRoundTrip);
         match self {
             Conn::Server(conn) => conn.req_packed_commands(pipeline, offset, count),
             Conn::Cluster(conn) => conn.req_packed_commands(pipeline, offset, count),
@@ -89,7 +103,6 @@ impl RedisNode {
             tls: tls.clone(),
             link: tokio::sync::Mutex::new(None),
             timeout,
-            scripts: Scripts::new(),
         };
         node.link().await?;
         Ok(node)
@@ -139,12 +152,18 @@ impl RedisNode {
         }
     }
 
+    /// How every connection to a server is made: connecting and each answer
+    /// bounded by the node's timeout.
+    fn connection_config(&self) -> AsyncConnectionConfig {
+        AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(self.timeout))
+            .set_response_timeout(Some(self.timeout))
+    }
+
     /// Connects through `client` and probes the server. With `master`, a
     /// server that is not (or no longer) a master is refused.
     pub(super) async fn link_to(&self, client: &redis::Client, master: bool) -> Result<Link> {
-        let config = AsyncConnectionConfig::new()
-            .set_connection_timeout(Some(self.timeout))
-            .set_response_timeout(Some(self.timeout));
+        let config = self.connection_config();
         let connecting = client.get_multiplexed_async_connection_with_config(&config);
         let mut conn = match tokio::time::timeout(self.timeout, connecting).await {
             Ok(Ok(conn)) => conn,
@@ -152,6 +171,8 @@ impl RedisNode {
             Ok(Err(e)) => return Err(self.error(&e)),
             Err(_) => return Err(self.timed_out()),
         };
+        crate::activity::did(Work::RedisConnection);
+        crate::activity::did(Work::RedisRoundTrip);
         // One round trip: what the server is, and where this connection ends.
         // CLIENT INFO needs Redis 6.2; without it the connection counts as indirect.
         let mut probe = redis::pipe();
@@ -252,6 +273,8 @@ impl RedisNode {
                 }
                 Err(_) => return Err(self.timed_out()),
             };
+        crate::activity::did(Work::RedisConnection);
+        crate::activity::did(Work::RedisRoundTrip);
         let info = self
             .bounded(conn.route_command(redis::cmd("INFO").arg("server").clone(), all_masters()))
             .await?;
@@ -268,9 +291,7 @@ impl RedisNode {
     /// Why a TLS connection to the cluster node `seed` alone fails, if TLS is why.
     async fn seed_tls_failure(&self, seed: &SecretUrl) -> Option<Error> {
         let client = connect::client(seed, &self.tls).ok()?;
-        let config = AsyncConnectionConfig::new()
-            .set_connection_timeout(Some(self.timeout))
-            .set_response_timeout(Some(self.timeout));
+        let config = self.connection_config();
         let attempt = async {
             let mut conn = client
                 .get_multiplexed_async_connection_with_config(&config)
@@ -316,8 +337,8 @@ impl RedisNode {
     /// is under way (the named master is down, or is not a master yet) it asks
     /// again, within the node's timeout.
     pub(super) async fn follow_master(&self, spec: &SentinelSpec) -> Result<Link> {
-        const AGAIN_AFTER: Duration = Duration::from_millis(100);
         let deadline = tokio::time::Instant::now() + self.timeout;
+        let mut again = Backoff::failover(deadline.into_std());
         let mut last = None;
         loop {
             // Sentinels that cannot be asked are not waited for: that is no failover.
@@ -334,11 +355,10 @@ impl RedisNode {
                 Ok(Err(e)) => return Err(e),
                 Err(_) => return Err(last.unwrap_or_else(|| self.timed_out())),
             };
-            if tokio::time::Instant::now() + AGAIN_AFTER >= deadline {
+            if !again.pause().await {
                 return Err(failure);
             }
             last = Some(failure);
-            tokio::time::sleep(AGAIN_AFTER).await;
         }
     }
 
@@ -353,13 +373,13 @@ impl RedisNode {
             .collect::<Result<Vec<_>>>()?;
         let asks = clients.into_iter().map(|client| {
             Box::pin(async move {
-                let config = AsyncConnectionConfig::new()
-                    .set_connection_timeout(Some(self.timeout))
-                    .set_response_timeout(Some(self.timeout));
+                let config = self.connection_config();
                 let mut conn = client
                     .get_multiplexed_async_connection_with_config(&config)
                     .await
                     .map_err(|e| (false, e))?;
+                crate::activity::did(Work::RedisConnection);
+                crate::activity::did(Work::RedisRoundTrip);
                 let addr: Option<(String, u16)> = redis::cmd("SENTINEL")
                     .arg("GET-MASTER-ADDR-BY-NAME")
                     .arg(&spec.master)
@@ -396,221 +416,6 @@ impl RedisNode {
                 )
             }
         }
-    }
-
-    /// Runs one Redis exchange with the node's time bound and error mapping.
-    pub(super) async fn bounded<T>(
-        &self,
-        exchange: impl Future<Output = redis::RedisResult<T>>,
-    ) -> Result<T> {
-        match tokio::time::timeout(self.timeout, exchange).await {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => {
-                self.forget_if_broken(&e).await;
-                Err(self.error(&e))
-            }
-            Err(_) => Err(Error::Timeout {
-                backend: "Redis",
-                url: self.url.to_string(),
-                after: self.timeout,
-            }),
-        }
-    }
-
-    /// Like [`Self::bounded`], but hands back Redis's own error for the caller to inspect.
-    pub(super) async fn bounded_raw<T>(
-        &self,
-        exchange: impl Future<Output = redis::RedisResult<T>>,
-    ) -> Result<redis::RedisResult<T>> {
-        let answer = tokio::time::timeout(self.timeout, exchange)
-            .await
-            .map_err(|_| Error::Timeout {
-                backend: "Redis",
-                url: self.url.to_string(),
-                after: self.timeout,
-            })?;
-        if let Err(e) = &answer {
-            self.forget_if_broken(e).await;
-        }
-        Ok(answer)
-    }
-
-    /// Drops the connection when it broke, or when its server turned replica
-    /// (a failover demoted it): the next request connects afresh.
-    pub(super) async fn forget_if_broken(&self, e: &redis::RedisError) {
-        if e.is_io_error()
-            || e.is_connection_dropped()
-            || e.is_connection_refusal()
-            || is_readonly(e)
-        {
-            self.forget_link().await;
-        }
-    }
-
-    /// The error of a server that is not the master, naming this node.
-    pub(super) fn not_master(&self, role: &str, master: Option<String>) -> Error {
-        Error::NotMaster {
-            backend: "Redis",
-            node: self.name.clone(),
-            url: self.url.to_string(),
-            role: role.to_string(),
-            master,
-        }
-    }
-
-    /// Refuses a server whose `INFO replication` answer says it is not the
-    /// master, and drops the connection to it: the next request connects
-    /// afresh (and, through Sentinel, finds the new master).
-    pub(super) async fn refuse_unless_master(&self, replication: &str) -> Result<()> {
-        let role = info_field(replication, "role");
-        if role == "master" {
-            return Ok(());
-        }
-        self.forget_link().await;
-        Err(self.not_master(&role, master_of(replication)))
-    }
-
-    /// A script's refusal of a server that is not the master does not say
-    /// which master that is: asked once more on the same connection, only
-    /// then, so that the error names it.
-    pub(super) async fn naming_master<T>(&self, conn: &Conn, result: Result<T>) -> Result<T> {
-        let Err(Error::NotMaster {
-            role, master: None, ..
-        }) = &result
-        else {
-            return result;
-        };
-        let mut conn = conn.clone();
-        let mut ask = redis::cmd("INFO");
-        ask.arg("replication");
-        match tokio::time::timeout(self.timeout, ask.query_async::<String>(&mut conn)).await {
-            Ok(Ok(info)) if master_of(&info).is_some() => {
-                Err(self.not_master(role, master_of(&info)))
-            }
-            _ => result,
-        }
-    }
-
-    pub(super) fn error(&self, e: &redis::RedisError) -> Error {
-        if e.is_timeout() {
-            return Error::Timeout {
-                backend: "Redis",
-                url: self.url.to_string(),
-                after: self.timeout,
-            };
-        }
-        if e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal() {
-            return connect_error(&self.url, e);
-        }
-        if let Some(denied) = access_error(&self.url, e) {
-            return denied;
-        }
-        if is_readonly(e) {
-            // A read-only replica's own answer, or a script's refusal on any
-            // replica (`lua/stock.lua`): `... (role:slave)`.
-            let message = e.to_string();
-            let role = message
-                .split("(role:")
-                .nth(1)
-                .and_then(|rest| rest.split(')').next())
-                .unwrap_or("slave");
-            return self.not_master(role, None);
-        }
-        match server_failure(&self.url, e) {
-            // The failing command's key is not known here: name the keys it can be.
-            Some((code, message)) if code == "WRONGTYPE" => Error::BadData {
-                backend: "Redis",
-                key: format!("one of node {:?}'s id.gen.* keys", self.name),
-                detail: message,
-            },
-            Some((_, message)) => Error::Backend {
-                backend: "Redis",
-                url: self.url.to_string(),
-                detail: message,
-            },
-            None => Error::Backend {
-                backend: "Redis",
-                url: self.url.to_string(),
-                detail: self.url.describe_error(e),
-            },
-        }
-    }
-
-    /// Every key matching `pattern`, by SCAN (never KEYS, which blocks the
-    /// server); in a cluster, on every master.
-    pub(super) async fn scan(&self, pattern: &str) -> Result<Vec<String>> {
-        match self.conn().await? {
-            Conn::Cluster(mut cluster) => {
-                let masters = self.cluster_masters(&mut cluster).await?;
-                let scans = masters.into_iter().map(|master| {
-                    self.scan_one(Conn::Cluster(cluster.clone()), pattern, Some(master))
-                });
-                let found = futures::future::try_join_all(scans).await?;
-                let mut found: Vec<String> = found.into_iter().flatten().collect();
-                found.sort();
-                found.dedup();
-                Ok(found)
-            }
-            conn => self.scan_one(conn, pattern, None).await,
-        }
-    }
-
-    /// SCAN on one server: the connection's, or the cluster master at `master`.
-    pub(super) async fn scan_one(
-        &self,
-        mut conn: Conn,
-        pattern: &str,
-        master: Option<(String, u16)>,
-    ) -> Result<Vec<String>> {
-        let mut cursor: u64 = 0;
-        let mut found = Vec::new();
-        loop {
-            let mut scan = redis::cmd("SCAN");
-            scan.arg(cursor)
-                .arg("MATCH")
-                .arg(pattern)
-                .arg("COUNT")
-                .arg(1000);
-            let (next, keys): (u64, Vec<String>) = match (&mut conn, &master) {
-                (Conn::Cluster(cluster), Some((host, port))) => {
-                    let at = redis::cluster_routing::RoutingInfo::SingleNode(
-                        redis::cluster_routing::SingleNodeRoutingInfo::ByAddress {
-                            host: host.clone(),
-                            port: *port,
-                        },
-                    );
-                    let answer = self.bounded(cluster.route_command(scan, at)).await?;
-                    redis::from_redis_value(answer).map_err(|e| Error::Backend {
-                        backend: "Redis",
-                        url: self.url.to_string(),
-                        detail: format!("unexpected SCAN answer: {e}"),
-                    })?
-                }
-                _ => self.bounded(scan.query_async(&mut conn)).await?,
-            };
-            found.extend(keys);
-            if next == 0 {
-                return Ok(found);
-            }
-            cursor = next;
-        }
-    }
-
-    pub(super) async fn invoke<T: redis::FromRedisValue>(
-        &self,
-        script: &Script,
-        keys: &[&str],
-        args: &[String],
-    ) -> Result<T> {
-        let mut invocation = script.prepare_invoke();
-        for key in keys {
-            invocation.key(*key);
-        }
-        for arg in args {
-            invocation.arg(arg.as_str());
-        }
-        let mut conn = self.conn().await?;
-        self.bounded(invocation.invoke_async(&mut conn)).await
     }
 }
 
@@ -669,34 +474,6 @@ impl RedisNode {
     }
 }
 
-/// One field of an `INFO` answer (`redis_version`, `run_id`); empty when absent.
-pub(super) fn info_field(info: &str, name: &str) -> String {
-    info.lines()
-        .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
-        .unwrap_or_default()
-        .trim()
-        .to_string()
-}
-
-/// Every text inside an answer (a cluster's per-node answers come as a map).
-pub(super) fn texts_in(value: &Value) -> Vec<String> {
-    match value {
-        Value::Array(items) | Value::Set(items) => items.iter().flat_map(texts_in).collect(),
-        Value::Map(pairs) => pairs.iter().flat_map(|(_, v)| texts_in(v)).collect(),
-        Value::VerbatimString { text, .. } => vec![text.clone()],
-        other => vec![text_of(Some(other))],
-    }
-}
-
-/// The `host:port` of the master an `INFO replication` answer names (a replica's).
-pub(super) fn master_of(replication: &str) -> Option<String> {
-    let (host, port) = (
-        info_field(replication, "master_host"),
-        info_field(replication, "master_port"),
-    );
-    (!host.is_empty() && !port.is_empty()).then(|| format!("{host}:{port}"))
-}
-
 /// Is `local` (the server's own address of this connection, from CLIENT
 /// INFO) the address `client` dialled? Then nothing sits in between.
 pub(super) async fn dialled(client: &redis::Client, local: &str) -> bool {
@@ -728,70 +505,4 @@ pub(super) fn failover_may_fix(e: &Error) -> bool {
             | Error::Backend { .. }
             | Error::NotMaster { .. }
     )
-}
-
-/// A write refused because the server is a replica (a master was demoted, or
-/// a replica is reached directly), or any of idgen's scripts refusing a server
-/// that is not the master: their errors share the READONLY code.
-pub(super) fn is_readonly(e: &redis::RedisError) -> bool {
-    e.code() == Some("READONLY") || e.to_string().contains("READONLY")
-}
-
-pub(super) fn connect_error(url: &SecretUrl, e: &redis::RedisError) -> Error {
-    if let Some(tls) = connect::tls_failure(url, e) {
-        return tls;
-    }
-    access_error(url, e).unwrap_or_else(|| Error::Unreachable {
-        backend: "Redis",
-        url: url.to_string(),
-        detail: url.describe_error(e),
-    })
-}
-
-/// A refused AUTH (at connect: NOAUTH, WRONGPASS) or a command the ACL denies
-/// (NOPERM, or a script's refused command), naming the command.
-pub(super) fn access_error(url: &SecretUrl, e: &redis::RedisError) -> Option<Error> {
-    let failure = server_failure(url, e);
-    let refused = failure
-        .as_ref()
-        .filter(|(code, message)| code == "NOPERM" || acl::is_refusal(message));
-    if let Some((_, message)) = refused {
-        let what = match acl::refused_command(message) {
-            Some(command) => format!("run the command {command}"),
-            None if message.contains("key") => "use one of idgen's keys".to_string(),
-            None => "run a command idgen needs".to_string(),
-        };
-        return Some(Error::AccessDenied {
-            backend: "Redis",
-            url: url.to_string(),
-            detail: format!("the ACL user may not {what} ({message})"),
-        });
-    }
-    let denied = e.kind() == redis::ErrorKind::AuthenticationFailed
-        || failure
-            .as_ref()
-            .is_some_and(|(code, _)| matches!(code.as_str(), "NOAUTH" | "WRONGPASS"));
-    denied.then(|| Error::AccessDenied {
-        backend: "Redis",
-        url: url.to_string(),
-        detail: failure.map_or_else(|| url.describe_error(e), |(_, message)| message),
-    })
-}
-
-/// The server's own error code and scrubbed message, also from a pipeline or a
-/// script (the first failure, the others counted, not repeated).
-pub(super) fn server_failure(url: &SecretUrl, e: &redis::RedisError) -> Option<(String, String)> {
-    let errors = e.clone().into_server_errors()?;
-    let (_, first) = errors.first()?;
-    let mut message = format!("{} {}", first.code(), first.details().unwrap_or_default());
-    if errors.len() > 1 {
-        message.push_str(&format!(" (and {} more commands alike)", errors.len() - 1));
-    }
-    // A script's error carries the code inside its message.
-    let code = ["WRONGTYPE", "NOPERM", "NOAUTH", "WRONGPASS"]
-        .into_iter()
-        .find(|code| message.contains(code))
-        .unwrap_or(first.code())
-        .to_string();
-    Some((code, url.scrub(message.trim())))
 }

@@ -1,4 +1,5 @@
-//! How a node names a shard's keys.
+//! How a node names its keys: the Java service's names, idgen's own, and
+//! a shard's keys on a cluster.
 //!
 //! On one server (or a Sentinel master) every key has the Java service's name.
 //! In a Redis Cluster a script's keys must share a hash slot, and the Java queue
@@ -7,10 +8,51 @@
 //! (lock, range, stamp, witness) get a hash tag chosen so that they hash to the queue
 //! key's slot: `id.gen.lock_7_5{1432}` sits in the slot of `id.gen.idList_7_5`.
 
-use super::{lock_key, queue_key, range_key, stamp_key, witness_key};
 use crate::shard::DispenserKind;
 use crate::store::Slot;
 use std::sync::OnceLock;
+
+/// Key name prefixes: the Java service's, followed by `{app}_{shard}` (a
+/// route: `{app}`). Names and SCAN patterns are both built from these.
+pub const QUEUE_PREFIX: &str = "id.gen.idList_";
+pub const RANGE_PREFIX: &str = "id.gen.range_";
+pub const LOCK_PREFIX: &str = "id.gen.lock_";
+pub const ROUTE_PREFIX: &str = "id.gen.route_";
+pub const STAMP_PREFIX: &str = "id.gen.stamp_";
+pub const WITNESS_PREFIX: &str = "id.gen.witness_";
+
+pub fn queue_key(slot: Slot) -> String {
+    format!("{QUEUE_PREFIX}{}_{}", slot.app, slot.shard)
+}
+
+pub fn range_key(slot: Slot) -> String {
+    format!("{RANGE_PREFIX}{}_{}", slot.app, slot.shard)
+}
+
+pub fn lock_key(slot: Slot) -> String {
+    format!("{LOCK_PREFIX}{}_{}", slot.app, slot.shard)
+}
+
+pub fn route_key(app: u8) -> String {
+    format!("{ROUTE_PREFIX}{app}")
+}
+
+/// The server identity (`run_id`) that stocked a shard, and its `max_limit_id`.
+pub fn stamp_key(slot: Slot) -> String {
+    format!("{STAMP_PREFIX}{}_{}", slot.app, slot.shard)
+}
+
+/// The end of the highest segment ever taken from the ledger for a shard: a
+/// witness, kept outside the ledger, of what the ledger handed out.
+pub fn witness_key(slot: Slot) -> String {
+    format!("{WITNESS_PREFIX}{}_{}", slot.app, slot.shard)
+}
+
+/// The last time a ledger was found behind a witness on this node, for `status`.
+pub const LEDGER_ROLLBACK_KEY: &str = "id.gen.ledger_rollback";
+
+/// The last dataset change the scripts detected on this node, for `status`.
+pub const ROLLBACK_KEY: &str = "id.gen.rollback";
 
 /// The number of hash slots of a Redis Cluster.
 pub const CLUSTER_SLOTS: u16 = 16384;
@@ -74,7 +116,8 @@ impl KeyNames {
 }
 
 /// The hash slot of a key, as Redis Cluster computes it: CRC16 (XMODEM) of the
-/// text inside the first non-empty `{…}`, or of the whole key.
+/// text inside the first non-empty `{…}`, or of the whole key. (redis-rs
+/// computes the same for routing, but does not hand out the number.)
 pub fn hash_slot(key: &[u8]) -> u16 {
     let hashed = key
         .iter()
@@ -85,22 +128,7 @@ pub fn hash_slot(key: &[u8]) -> u16 {
             (close > 0).then(|| &rest[..close])
         })
         .unwrap_or(key);
-    crc16(hashed) % CLUSTER_SLOTS
-}
-
-fn crc16(bytes: &[u8]) -> u16 {
-    let mut crc: u16 = 0;
-    for &byte in bytes {
-        crc ^= u16::from(byte) << 8;
-        for _ in 0..8 {
-            crc = if crc & 0x8000 != 0 {
-                (crc << 1) ^ 0x1021
-            } else {
-                crc << 1
-            };
-        }
-    }
-    crc
+    crc16::State::<crc16::XMODEM>::calculate(hashed) % CLUSTER_SLOTS
 }
 
 /// The hash tag that puts a key into `slot`: the smallest decimal number whose
@@ -113,7 +141,7 @@ pub fn slot_tag(slot: u16) -> &'static str {
         let mut n: u32 = 0;
         while missing > 0 {
             let tag = n.to_string();
-            let found = &mut tags[usize::from(crc16(tag.as_bytes()) % CLUSTER_SLOTS)];
+            let found = &mut tags[usize::from(hash_slot(tag.as_bytes()))];
             if found.is_empty() {
                 *found = tag;
                 missing -= 1;
@@ -127,17 +155,37 @@ pub fn slot_tag(slot: u16) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{CLUSTER_SLOTS, KeyNames, Slot, hash_slot, queue_key, slot_tag};
 
     #[test]
     fn slots_match_redis() {
         // Values from CLUSTER KEYSLOT.
-        assert_eq!(crc16(b"123456789"), 0x31c3);
+        assert_eq!(
+            crc16::State::<crc16::XMODEM>::calculate(b"123456789"),
+            0x31c3
+        );
         assert_eq!(hash_slot(b"foo"), 12182);
         assert_eq!(hash_slot(b"{user1000}.following"), hash_slot(b"user1000"));
         assert_eq!(hash_slot(b"foo{}{bar}"), hash_slot(b"foo{}{bar}"));
         assert_ne!(hash_slot(b"foo{}{bar}"), hash_slot(b"bar"));
         assert_eq!(hash_slot(b"foo{{bar}}zap"), hash_slot(b"{bar"));
+    }
+
+    /// The same slots redis-rs routes by, for every key idgen writes.
+    #[test]
+    fn slots_agree_with_redis_rs_routing() {
+        use redis::cluster_routing::Slot as RoutedSlot;
+        for app in [0u8, 1, 255] {
+            for shard in 0..crate::shard::SHARDS {
+                for key in KeyNames::Cluster.shard(Slot { app, shard }) {
+                    assert_eq!(
+                        RoutedSlot::new(hash_slot(key.as_bytes())),
+                        Some(RoutedSlot::for_key(&key)),
+                        "{key}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

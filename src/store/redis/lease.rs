@@ -1,8 +1,8 @@
-//! Worker-ID leases in a Redis node, and the two [`LeaseStore`](crate::lease::LeaseStore)s built on them:
-//! [`FencedLeaseStore`] (Redis + MySQL: MySQL decides, Redis offers free
-//! workers and witnesses every fence) and [`RedisLeaseStore`] (Redis alone,
-//! seed 000: Redis decides, and waits out every TTL whenever it cannot prove
-//! its state continuous).
+//! Worker-ID leases in a Redis node: the Redis half of the fenced store on
+//! Redis + MySQL ([`FencedLeaseStore`](crate::store::distributed::FencedLeaseStore):
+//! MySQL decides, Redis offers free workers and witnesses every fence), and
+//! [`RedisLeaseStore`] (Redis alone, seed 000: Redis decides, and waits out
+//! every TTL whenever it cannot prove its state continuous).
 //!
 //! Every key of a namespace carries the hash tag `{ns}`, so the multi-key
 //! scripts run on Redis Cluster too:
@@ -13,20 +13,17 @@
 //! held worker: holder, token; with an expiry) and `idgen:{ns}:lock` (repair lock).
 //!
 //! Every lease script first checks that its server is the master
-//! (`lua/lease_prelude.lua`); a replica answers `READONLY`.
+//! (`lua/lease/prelude.lua`); a replica answers `READONLY`.
 
 mod alone;
-mod fenced;
 
 pub use alone::RedisLeaseStore;
-pub use fenced::FencedLeaseStore;
 
 use super::RedisNode;
+use super::scripts::scripts;
 use crate::error::{Error, Result};
 use crate::lease::{Grant, NamespaceSnapshot, NamespaceSpec};
 use crate::store::fresh_token;
-use redis::Script;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 fn key(namespace: &str, part: &str) -> String {
@@ -35,53 +32,6 @@ fn key(namespace: &str, part: &str) -> String {
 
 fn worker_prefix(namespace: &str) -> String {
     key(namespace, "w:")
-}
-
-struct LeaseScripts {
-    acquire: Script,
-    renew: Script,
-    release: Script,
-    snapshot: Script,
-    repair: Script,
-    claim_namespace: Script,
-    restore: Script,
-    unlock: Script,
-    alone_acquire: Script,
-    alone_renew: Script,
-    alone_release: Script,
-    alone_delete: Script,
-}
-
-/// A lease script after the prelude every lease script shares (the master check).
-fn with_prelude(body: &str) -> Script {
-    super::acl::script(&format!(
-        "{}\n{body}",
-        include_str!("lua/lease_prelude.lua")
-    ))
-}
-
-/// A script of leases on Redis alone, after both preludes (the master check,
-/// then the continuity check).
-fn alone_script(body: &str) -> Script {
-    with_prelude(&format!("{}\n{body}", include_str!("lua/lease_alone.lua")))
-}
-
-fn scripts() -> &'static LeaseScripts {
-    static SCRIPTS: OnceLock<LeaseScripts> = OnceLock::new();
-    SCRIPTS.get_or_init(|| LeaseScripts {
-        acquire: with_prelude(include_str!("lua/lease_acquire.lua")),
-        renew: with_prelude(include_str!("lua/lease_renew.lua")),
-        release: with_prelude(include_str!("lua/lease_release.lua")),
-        snapshot: with_prelude(include_str!("lua/lease_snapshot.lua")),
-        repair: with_prelude(include_str!("lua/lease_repair.lua")),
-        claim_namespace: with_prelude(include_str!("lua/lease_claim_namespace.lua")),
-        restore: with_prelude(include_str!("lua/lease_restore.lua")),
-        unlock: super::acl::script(include_str!("lua/unlock.lua")),
-        alone_acquire: alone_script(include_str!("lua/lease_alone_acquire.lua")),
-        alone_renew: alone_script(include_str!("lua/lease_alone_renew.lua")),
-        alone_release: alone_script(include_str!("lua/lease_alone_release.lua")),
-        alone_delete: with_prelude(include_str!("lua/lease_alone_delete.lua")),
-    })
 }
 
 fn millis(d: Duration) -> String {
@@ -93,7 +43,7 @@ impl RedisNode {
     pub async fn claim_namespace(&self, namespace: &NamespaceSpec) -> Result<()> {
         let recorded: String = self
             .invoke(
-                &scripts().claim_namespace,
+                &scripts().lease_claim_namespace,
                 &[&key(&namespace.name, "meta")],
                 &[
                     namespace.signature.clone(),
@@ -115,10 +65,10 @@ impl RedisNode {
 }
 
 /// The Redis half of a lease on Redis + MySQL: a fast free list, the keys that
-/// show who holds what, and the witness of every fence. Only
-/// [`FencedLeaseStore`] uses these; [`RedisLeaseStore`] has its own scripts.
+/// show who holds what, and the witness of every fence. Only the fenced store
+/// uses these; [`RedisLeaseStore`] has its own scripts.
 impl RedisNode {
-    async fn lease_acquire(
+    pub async fn lease_acquire(
         &self,
         namespace: &NamespaceSpec,
         holder: &str,
@@ -129,7 +79,7 @@ impl RedisNode {
         let ns = &namespace.name;
         let answer: Vec<String> = self
             .invoke(
-                &scripts().acquire,
+                &scripts().lease_acquire,
                 &[&key(ns, "meta"), &key(ns, "free"), &key(ns, "last")],
                 &[
                     namespace.signature.clone(),
@@ -146,7 +96,7 @@ impl RedisNode {
         grant_of(&answer, token, namespace, crate::clock::process_now_ms())
     }
 
-    async fn lease_renew(
+    pub async fn lease_renew(
         &self,
         namespace: &str,
         worker: u64,
@@ -155,7 +105,7 @@ impl RedisNode {
         fence_ms: i64,
     ) -> Result<i64> {
         self.invoke(
-            &scripts().renew,
+            &scripts().lease_renew,
             &[
                 &format!("{}{worker}", worker_prefix(namespace)),
                 &key(namespace, "last"),
@@ -171,7 +121,7 @@ impl RedisNode {
     }
 
     /// Gives a worker we claimed in Redis back to the holder MySQL names.
-    async fn lease_restore(
+    pub async fn lease_restore(
         &self,
         namespace: &str,
         worker: u64,
@@ -182,7 +132,7 @@ impl RedisNode {
     ) -> Result<()> {
         let _: i64 = self
             .invoke(
-                &scripts().restore,
+                &scripts().lease_restore,
                 &[&format!("{}{worker}", worker_prefix(namespace))],
                 &[
                     our_token.to_string(),
@@ -196,7 +146,7 @@ impl RedisNode {
         Ok(())
     }
 
-    async fn lease_release(
+    pub async fn lease_release(
         &self,
         namespace: &str,
         worker: u64,
@@ -205,7 +155,7 @@ impl RedisNode {
     ) -> Result<bool> {
         let released: i64 = self
             .invoke(
-                &scripts().release,
+                &scripts().lease_release,
                 &[
                     &format!("{}{worker}", worker_prefix(namespace)),
                     &key(namespace, "last"),
@@ -231,17 +181,20 @@ impl RedisNode {
         Ok(names)
     }
 
-    pub async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot> {
+    /// The namespace as Redis holds it. The lease keys of workers below
+    /// `scan_at_least` are looked up even when Redis lost the namespace's own
+    /// record (a holder may have put its key back since).
+    pub async fn snapshot(&self, namespace: &str, scan_at_least: u64) -> Result<NamespaceSnapshot> {
         type Raw = (String, String, Vec<String>, Vec<String>, Vec<String>);
         let (signature, capacity, free, last, held): Raw = self
             .invoke(
-                &scripts().snapshot,
+                &scripts().lease_snapshot,
                 &[
                     &key(namespace, "meta"),
                     &key(namespace, "free"),
                     &key(namespace, "last"),
                 ],
-                &[worker_prefix(namespace)],
+                &[worker_prefix(namespace), scan_at_least.to_string()],
             )
             .await?;
         let fences: std::collections::BTreeMap<u64, i64> = last
@@ -265,7 +218,7 @@ impl RedisNode {
     pub async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()> {
         let _: i64 = self
             .invoke(
-                &scripts().repair,
+                &scripts().lease_repair,
                 &[&key(namespace, "meta"), &key(namespace, "free")],
                 &[worker_prefix(namespace), millis(ttl)],
             )
@@ -356,7 +309,7 @@ fn grant_of(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{key, worker_prefix};
     use crate::store::redis::keys::hash_slot;
 
     /// In a Redis Cluster every lease script's keys must share a slot: all of

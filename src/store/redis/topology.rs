@@ -257,7 +257,7 @@ fn percent_decode(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{Error, Result, SENTINEL_PORT, SecretUrl, Topology};
 
     fn parse(raw: &str) -> Result<Topology> {
         Topology::parse(&SecretUrl::new(raw))

@@ -1,5 +1,6 @@
-//! The embedded store as the [`LeaseStore`] and the [`WorkerNodeAssigner`],
-//! with the semantics of the Redis scripts in `store/redis/lease.rs`.
+//! The embedded store as the [`LeaseStore`], the [`LeaseAdmin`] and the
+//! [`WorkerNodeAssigner`], with the semantics of the Redis scripts in
+//! `store/redis/lease.rs`.
 //!
 //! A held worker is a row in `idgen_lease_held` with an expiry; a row past its
 //! expiry is treated exactly as a Redis key that expired: not held, and deleted
@@ -8,8 +9,9 @@
 
 use super::{DbError, DbResult, SqliteStore, ms, now_ms};
 use crate::error::{Error, Result};
+use crate::lease::durable::DurableRecord;
 use crate::lease::{
-    Grant, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal, WorkerNodeAssigner,
+    Grant, LeaseAdmin, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal, WorkerNodeAssigner,
 };
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -347,6 +349,10 @@ impl LeaseStore for SqliteStore {
         format!("embedded store {}", self.path().display())
     }
 
+    async fn check_reachable(&self) -> Result<()> {
+        self.namespaces().await.map(drop)
+    }
+
     async fn acquire(
         &self,
         namespace: &NamespaceSpec,
@@ -391,7 +397,10 @@ impl LeaseStore for SqliteStore {
         self.write(move |tx| release(tx, &namespace, worker, &token, last_ms))
             .await
     }
+}
 
+#[async_trait]
+impl LeaseAdmin for SqliteStore {
     async fn namespaces(&self) -> Result<Vec<String>> {
         self.read(|tx| {
             let mut stmt = tx
@@ -407,6 +416,10 @@ impl LeaseStore for SqliteStore {
     async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot> {
         let namespace = namespace.to_string();
         self.read(move |tx| snapshot(tx, &namespace)).await
+    }
+
+    async fn durable(&self, _only: Option<&str>, _now_ms: i64) -> Result<DurableRecord> {
+        Ok(DurableRecord::Itself)
     }
 
     async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()> {

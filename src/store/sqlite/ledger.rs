@@ -5,7 +5,9 @@
 //! here; the way out is sealing an app and recreating it elsewhere
 //! (`idgen migrate --from-store`).
 
-use super::{DbError, DbResult, EMBEDDED_NODE, SealedApp, SealedShard, SqliteStore, now_ms};
+use super::{
+    DbError, DbResult, EMBEDDED_NODE, SealedApp, SealedShard, Sealing, SqliteStore, now_ms,
+};
 use crate::error::{Error, Result};
 use crate::shard::{DispenserKind, SHARDS};
 use crate::store::sql_rows::{
@@ -25,17 +27,25 @@ fn sql_u64(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
-/// Where a sealed app went; `None` while it is served here.
-pub(super) fn moved_to(conn: &Connection, app: u8) -> DbResult<Option<String>> {
+/// Where a sealed app went and when; `None` while it is served here.
+pub(super) fn sealing(conn: &Connection, app: u8) -> DbResult<Option<Sealing>> {
     Ok(conn
-        .prepare_cached("SELECT moved_to FROM idgen_sealed WHERE app_id = ?1")?
-        .query_row([app], |r| r.get(0))
+        .prepare_cached("SELECT moved_to, sealed_at_ms FROM idgen_sealed WHERE app_id = ?1")?
+        .query_row([app], |r| {
+            Ok(Sealing {
+                destination: r.get(0)?,
+                sealed_at_ms: r.get(1)?,
+            })
+        })
         .optional()?)
 }
 
 fn refuse_if_sealed(conn: &Connection, app: u8) -> DbResult<()> {
-    match moved_to(conn, app)? {
-        Some(to) => Err(DbError::Idgen(Error::AppMovedOut { app, to })),
+    match sealing(conn, app)? {
+        Some(sealed) => Err(DbError::Idgen(Error::AppMovedOut {
+            app,
+            to: sealed.destination,
+        })),
         None => Ok(()),
     }
 }
@@ -274,16 +284,15 @@ pub(super) fn seal(conn: &Connection, app: u8, destination: &str) -> DbResult<Se
     let record = records(conn, Some(app))?
         .pop()
         .ok_or(Error::UnknownApp { app })?;
-    let recorded: Option<(String, i64)> = conn
-        .prepare_cached("SELECT moved_to, sealed_at_ms FROM idgen_sealed WHERE app_id = ?1")?
-        .query_row([app], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
-    let (moved_to, sealed_at_ms) = match recorded {
-        Some((to, _)) if to != destination => {
+    let (moved_to, sealed_at_ms) = match sealing(conn, app)? {
+        Some(sealed) if sealed.destination != destination => {
             // Two deployments continuing from the same max_id would repeat IDs.
-            return Err(DbError::Idgen(Error::AppMovedOut { app, to }));
+            return Err(DbError::Idgen(Error::AppMovedOut {
+                app,
+                to: sealed.destination,
+            }));
         }
-        Some(recorded) => recorded,
+        Some(sealed) => (sealed.destination, sealed.sealed_at_ms),
         None => {
             let at = now_ms();
             conn.prepare_cached(

@@ -71,7 +71,7 @@ struct Db {
     conn: Mutex<Option<Connection>>,
 }
 
-pub use super::{SealedApp, SealedShard};
+pub use super::{SealedApp, SealedShard, Sealing};
 
 /// A failure inside a store call, before it is given the file's name.
 pub(crate) enum DbError {
@@ -178,6 +178,7 @@ impl SqliteStore {
         F: FnOnce(&mut Connection) -> DbResult<T> + Send + 'static,
     {
         let db = self.db.clone();
+        crate::activity::did(crate::activity::Work::SqliteTransaction);
         tokio::task::spawn_blocking(move || db.with(work))
             .await
             .map_err(|e| Error::Internal(format!("SQLite worker thread failed: {e}")))?
@@ -234,9 +235,9 @@ impl SqliteStore {
             .await
     }
 
-    /// The destination of a sealed app, `None` while it is served here.
-    pub async fn moved_to(&self, app: u8) -> Result<Option<String>> {
-        self.read(move |tx| ledger::moved_to(tx, app)).await
+    /// Where a sealed app went and when, `None` while it is served here.
+    pub async fn sealing(&self, app: u8) -> Result<Option<crate::store::Sealing>> {
+        self.read(move |tx| ledger::sealing(tx, app)).await
     }
 }
 
@@ -276,14 +277,15 @@ impl Db {
     /// busy handler, to avoid a deadlock between first openers). Every step is
     /// idempotent, so starting over is safe, within the usual timeout.
     fn connect_when_free(&self) -> DbResult<Connection> {
-        let deadline = std::time::Instant::now() + self.timeout;
-        let mut pause = Duration::from_millis(2);
+        let mut again =
+            crate::retry::Backoff::store_file_busy(std::time::Instant::now() + self.timeout);
         loop {
             match self.connect() {
-                Err(DbError::Sql(e)) if is_busy(&e) && std::time::Instant::now() < deadline => {
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(50));
-                }
+                // A blocking thread: the pause is slept here, not awaited.
+                Err(DbError::Sql(e)) if is_busy(&e) => match again.next_pause() {
+                    Some(pause) => std::thread::sleep(pause),
+                    None => return Err(DbError::Sql(e)),
+                },
                 other => return other,
             }
         }

@@ -57,7 +57,7 @@ pub struct ListArgs {
   idgen app show 1
   idgen app show 1 --json | jq '.shard_rows[0]'")]
 pub struct ShowArgs {
-    /// App ID, 0..=255
+    /// App ID, 0 to 255
     #[arg(value_name = "APP")]
     pub app: u8,
 
@@ -68,7 +68,7 @@ pub struct ShowArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct SetArgs {
-    /// App ID, 0..=255
+    /// App ID, 0 to 255
     #[arg(value_name = "APP")]
     pub app: u8,
 

@@ -15,7 +15,7 @@ use serde_json::json;
   idgen init-app --app 2 --name coupons --step 5000 --max-limit-id 4294967295
   idgen init-app --app 1 --name orders --json    # rerun: changes nothing, says so")]
 pub struct InitAppArgs {
-    /// App ID, 0..=255 (the low 8 bits of every ID)
+    /// App ID, 0 to 255 (the low 8 bits of every ID)
     #[arg(long, value_name = "ID")]
     pub app: u8,
 

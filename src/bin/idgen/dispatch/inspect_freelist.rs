@@ -7,8 +7,9 @@ use crate::exit::Outcome;
 use crate::output::TextRows;
 use idgen::backend::Backend;
 use idgen::layout::format_timestamp;
+use idgen::lease::durable::DurableNamespace;
 use idgen::lease::repair::{Inspection, NamespaceRepair};
-use idgen::lease::{NamespaceSnapshot, Problem, read_signature};
+use idgen::lease::{Problem, read_signature};
 use serde_json::json;
 use std::time::Duration;
 
@@ -55,19 +56,19 @@ fn describe(problem: &Problem) -> String {
 pub async fn run(args: InspectArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let backend = Backend::open_existing_for_leases(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.describe()));
-    let store = backend.lease_store().await?;
+    let store = backend.lease_admin().await?;
     let ns = &args.namespace.name;
     let namespace = NamespaceRepair {
         store: &*store,
         namespace: ns,
     };
-    let Inspection {
-        mut snapshot,
-        problems: mut found,
-    } = namespace.inspect().await?;
+    let mut inspection = namespace.inspect().await?;
     let mut repaired = false;
-    if args.repair && !found.is_empty() {
-        let action = format!("repair {} problem(s) in namespace {ns}", found.len());
+    if args.repair && !inspection.problems.is_empty() {
+        let action = format!(
+            "repair {} problem(s) in namespace {ns}",
+            inspection.problems.len()
+        );
         if let Answer::No = confirm::ask(
             ctx.out,
             &action,
@@ -75,15 +76,14 @@ pub async fn run(args: InspectArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
             "rerun with --yes to repair without asking",
         )? {
             ctx.out.note("nothing changed");
-            render(ctx, ns, &snapshot, &found, false, args.json)?;
+            render(ctx, ns, &inspection, false, args.json)?;
             return Ok(Outcome::Declined);
         }
-        let after = namespace.run(ctx.settings.lease_ttl).await?;
+        inspection = namespace.run(ctx.settings.lease_ttl).await?;
         repaired = true;
-        (snapshot, found) = (after.snapshot, after.problems);
     }
-    render(ctx, ns, &snapshot, &found, repaired, args.json)?;
-    Ok(if found.is_empty() {
+    render(ctx, ns, &inspection, repaired, args.json)?;
+    Ok(if inspection.problems.is_empty() {
         Outcome::Success
     } else {
         Outcome::Attention
@@ -93,12 +93,15 @@ pub async fn run(args: InspectArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome
 fn render(
     ctx: &Context<'_>,
     ns: &str,
-    snapshot: &NamespaceSnapshot,
-    found: &[Problem],
+    inspection: &Inspection,
     repaired: bool,
     json: bool,
 ) -> anyhow::Result<()> {
-    let signature = snapshot.signature.clone().unwrap_or_default();
+    let (snapshot, found) = (&inspection.snapshot, &inspection.problems);
+    let (signature, capacity) = inspection.signature_and_capacity();
+    let signature = signature.unwrap_or_default().to_string();
+    let recorded = inspection.recorded();
+    let source = inspection.durable.source();
     let (layout, assigner) = match read_signature(&signature) {
         Ok((layout, assigner)) => (Some(layout), Some(assigner)),
         Err(_) => (None, None),
@@ -110,11 +113,14 @@ fn render(
             "signature": signature,
             "epoch_ms": layout.as_ref().and_then(|l| l.epoch_ms()),
             "assigner": assigner.map(|a| a.as_str()),
-            "capacity": snapshot.capacity,
+            "capacity": capacity,
             "held": snapshot.held,
             "free_count": snapshot.free.len(),
             "problems": found,
             "repaired": repaired,
+            "durable_record": source,
+            "redis": recorded.and_then(|r| r.redis),
+            "durable": recorded.map(|r| &r.workers),
         }))?;
         return Ok(());
     }
@@ -136,7 +142,7 @@ fn render(
             .as_ref()
             .and_then(|l| l.epoch_ms())
             .map_or_else(|| "-".into(), format_timestamp),
-        snapshot.capacity.to_string(),
+        capacity.to_string(),
         snapshot.held.len().to_string(),
         snapshot.free.len().to_string(),
     ]);
@@ -156,6 +162,10 @@ fn render(
             ]);
         }
         ctx.out.print_table(&held)?;
+    }
+    crate::dispatch::namespace::print_durable(ctx, source, recorded.map(|r| &r.workers[..]))?;
+    for finding in recorded.map(DurableNamespace::findings).unwrap_or_default() {
+        ctx.out.print_line(&format!("warning: {finding}"))?;
     }
     if found.is_empty() {
         ctx.out.print_line(if repaired {

@@ -6,10 +6,11 @@
 use crate::dispatch::Context;
 use crate::exit::Outcome;
 use crate::layout_args::LayoutArgs;
+use crate::signals::Interrupt;
 use anyhow::Context as _;
 use idgen::backend::Backend;
 use idgen::clock::ProcessClock;
-use idgen::config::parse_duration;
+use idgen::config::{Settings, parse_duration};
 use idgen::layout::{Layout, format_timestamp};
 use idgen::lease::session::{LeasedGenerator, WorkerSource};
 use idgen::lease::{Assigner, LeaseEvent, LeaseEvents, LeaseSession, NamespaceSpec};
@@ -180,10 +181,13 @@ impl LeaseEvents for EventReport {
                     self.namespace,
                     format_timestamp(*until_ms)
                 ),
-                LeaseEvent::Released { worker, last_ms } => format!(
-                    "idgen: released worker {worker} (last time issued {})",
-                    format_timestamp(*last_ms)
-                ),
+                LeaseEvent::Released { worker, last_ms } => match last_ms {
+                    Some(last_ms) => format!(
+                        "idgen: released worker {worker} (last time issued {})",
+                        format_timestamp(*last_ms)
+                    ),
+                    None => format!("idgen: released worker {worker} (it issued nothing)"),
+                },
             }
         };
         // The holder is anyone's text: no control character reaches the terminal.
@@ -192,16 +196,11 @@ impl LeaseEvents for EventReport {
 }
 
 pub(crate) fn default_holder() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: gethostname writes at most buf.len() bytes into buf.
-    let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
-    let host = if ok {
-        let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-        String::from_utf8_lossy(&buf[..end]).into_owned()
-    } else {
-        "localhost".to_string()
-    };
-    format!("{host}:{}", std::process::id())
+    format!(
+        "{}:{}",
+        gethostname::gethostname().to_string_lossy(),
+        std::process::id()
+    )
 }
 
 /// What to issue.
@@ -217,12 +216,7 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         AssignerArg::WorkerNode => Assigner::WorkerNode,
     };
     let namespace = NamespaceSpec::new(&args.namespace.name, &layout, assigner)?;
-    // The configured TTL was checked where it was read; a flag is checked here, by the same rule.
-    let ttl = match &args.ttl {
-        Some(text) => idgen::config::check_lease_ttl(parse_duration(text)?)
-            .map_err(|e| idgen::config::blame(e, "--ttl"))?,
-        None => ctx.settings.lease_ttl,
-    };
+    let ttl = lease_ttl(args.ttl.as_deref(), &ctx.settings)?;
     let max_backward = parse_duration(&args.max_clock_back)?;
     let mode = match (args.stdin, args.count) {
         (true, _) => Mode::Stdin,
@@ -264,6 +258,87 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         ttl,
         verbose: ctx.out.verbose,
     });
+    let options = GeneratorOptions { max_backward };
+    // The lease is released on the first signal; a second one ends at once.
+    ctx.interrupt.graceful();
+    let Holding {
+        session,
+        mut generator,
+        renewer,
+    } = hold(source, namespace, layout, holder, ttl, options, events)
+        .await
+        .context("leasing a worker ID")?;
+    if let Some(path) = new_store {
+        ctx.out
+            .note(&format!("created the embedded store {}", path.display()));
+    }
+
+    let mut sink = IdSink::new(ctx.interrupt.clone());
+    // Between batches the sink checks for a signal itself; the select stops
+    // a wait for stdin or for a lease that cannot be proven.
+    let outcome = tokio::select! {
+        outcome = issue(&mut generator, &mut sink, &mode) => outcome,
+        () = ctx.interrupt.wait() => Err(idgen::Error::Interrupted {
+            what: "lease (a signal arrived)".into(),
+        }
+        .into()),
+    };
+    renewer.abort();
+    // What was issued is delivered before the lease is given back.
+    let delivered = sink.out.flush();
+    let released = session.release(generator.last_issued_ms()).await;
+    let outcome = match outcome {
+        Err(e) if is_interrupted(&e) => Err(idgen::Error::IssuingInterrupted {
+            issued: sink.issued,
+            asked: match mode {
+                Mode::Count(n) => Some(n),
+                Mode::Stdin => None,
+            },
+        }
+        .into()),
+        outcome => outcome,
+    };
+    let outcome = outcome?;
+    delivered?;
+    released.context("releasing the lease")?;
+    Ok(outcome)
+}
+
+fn is_interrupted(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<idgen::Error>()
+        .is_some_and(|e| e.kind() == idgen::ErrorKind::Interrupted)
+}
+
+/// A lease's TTL: `--ttl` when given, checked by the rule the config file's
+/// is checked by (and naming `--ttl` when it fails), else the configured one.
+pub(crate) fn lease_ttl(flag: Option<&str>, settings: &Settings) -> idgen::Result<Duration> {
+    match flag {
+        Some(text) => idgen::config::check_lease_ttl(parse_duration(text)?)
+            .map_err(|e| idgen::config::blame(e, "--ttl")),
+        None => Ok(settings.lease_ttl),
+    }
+}
+
+/// A worker ID held, renewed in the background, and the generator issuing under it.
+pub(crate) struct Holding {
+    pub(crate) session: Arc<LeaseSession<ProcessClock>>,
+    pub(crate) generator: LeasedGenerator<ProcessClock>,
+    pub(crate) renewer: tokio::task::JoinHandle<()>,
+}
+
+/// The one way `lease` and `serve --namespace` start holding a worker ID: a
+/// layout that cannot issue now (an epoch in the future, time bits used up)
+/// is refused before the namespace is recorded or a worker ID taken; then
+/// the lease is acquired and renewed every third of its TTL.
+pub(crate) async fn hold(
+    source: WorkerSource,
+    namespace: NamespaceSpec,
+    layout: Layout,
+    holder: String,
+    ttl: Duration,
+    options: GeneratorOptions,
+    events: Arc<dyn LeaseEvents>,
+) -> anyhow::Result<Holding> {
     let session = Arc::new(LeaseSession::new(
         source,
         namespace,
@@ -272,50 +347,40 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         idgen::clock::process_clock(),
         events,
     ));
-    let options = GeneratorOptions { max_backward };
-    let mut generator = LeasedGenerator::new(session.clone(), layout, options);
-    // A layout that cannot issue now (an epoch in the future, time bits used
-    // up) is refused before it records the namespace or takes a worker ID.
+    let generator = LeasedGenerator::new(session.clone(), layout, options);
     generator.check_issuable()?;
-    // The lease is released on the first signal; a second one ends at once.
-    ctx.interrupt.graceful();
-    session.acquire().await.context("leasing a worker ID")?;
-    if let Some(path) = new_store {
-        ctx.out
-            .note(&format!("created the embedded store {}", path.display()));
-    }
+    session.acquire().await?;
     let renewer = tokio::spawn(session.clone().keep_renewed());
-
-    let outcome = tokio::select! {
-        outcome = issue(&mut generator, mode) => outcome,
-        () = ctx.interrupt.wait() => Err(idgen::Error::Interrupted {
-            what: "lease (a signal arrived)".into(),
-        }
-        .into()),
-    };
-    renewer.abort();
-    let released = session.release(generator.last_issued_ms()).await;
-    let outcome = outcome?;
-    released.context("releasing the lease")?;
-    Ok(outcome)
+    Ok(Holding {
+        session,
+        generator,
+        renewer,
+    })
 }
 
-/// Writes IDs to stdout, one per line, in batches the generator fills.
+/// Writes IDs to stdout, one per line, in batches the generator fills, and
+/// stops between batches once a signal arrived.
 struct IdSink {
     out: std::io::BufWriter<std::io::Stdout>,
     batch: Vec<u64>,
     text: itoa::Buffer,
+    interrupt: Interrupt,
+    /// IDs issued so far (each written to `out` as soon as it is issued).
+    issued: u64,
 }
 
-/// IDs generated per batch before they are written.
-const BATCH: u64 = 1 << 16;
+/// IDs generated per batch before they are written: small enough that a
+/// signal is answered within milliseconds even on a slow terminal.
+const BATCH: u64 = 1 << 13;
 
 impl IdSink {
-    fn new() -> Self {
+    fn new(interrupt: Interrupt) -> Self {
         IdSink {
             out: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
             batch: Vec::with_capacity(BATCH as usize),
             text: itoa::Buffer::new(),
+            interrupt,
+            issued: 0,
         }
     }
 
@@ -327,8 +392,15 @@ impl IdSink {
     ) -> anyhow::Result<()> {
         let mut left = n;
         while left > 0 {
+            if self.interrupt.raised() {
+                return Err(idgen::Error::Interrupted {
+                    what: "lease (a signal arrived)".into(),
+                }
+                .into());
+            }
             let step = left.min(BATCH);
             generator.issue(step as usize, &mut self.batch).await?;
+            self.issued += step;
             for id in self.batch.drain(..) {
                 self.out.write_all(self.text.format(id).as_bytes())?;
                 self.out.write_all(b"\n")?;
@@ -343,30 +415,52 @@ impl IdSink {
 
 async fn issue(
     generator: &mut LeasedGenerator<ProcessClock>,
-    mode: Mode,
+    sink: &mut IdSink,
+    mode: &Mode,
 ) -> anyhow::Result<Outcome> {
-    let mut sink = IdSink::new();
     match mode {
-        Mode::Count(n) => sink.answer(generator, n).await?,
+        Mode::Count(n) => sink.answer(generator, *n).await?,
         Mode::Stdin => {
-            let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
-            while let Some(line) = lines.next_line().await? {
-                sink.answer(generator, requested(&line)?).await?;
+            let mut input = tokio::io::BufReader::new(tokio::io::stdin());
+            let mut line = Vec::new();
+            let mut number = 0u64;
+            loop {
+                line.clear();
+                let read = input.read_until(b'\n', &mut line).await.map_err(|e| {
+                    idgen::Error::invalid(
+                        "stdin",
+                        format!("cannot read it: {e}"),
+                        "give lease --stdin a readable input",
+                    )
+                })?;
+                if read == 0 {
+                    break;
+                }
+                number += 1;
+                sink.answer(generator, requested(number, &line)?).await?;
             }
         }
     }
     Ok(Outcome::Success)
 }
 
-/// The count a `--stdin` request line asks for; an empty line means 1.
-fn requested(line: &str) -> idgen::Result<u64> {
+/// The count a `--stdin` request line (the `number`th) asks for; an empty
+/// line means 1.
+fn requested(number: u64, line: &[u8]) -> idgen::Result<u64> {
+    let Ok(line) = std::str::from_utf8(line) else {
+        return Err(idgen::Error::invalid(
+            "stdin",
+            format!("line {number} is not UTF-8 text"),
+            format!("write one number per line, from 0 to {MAX_REQUEST}; an empty line means 1"),
+        ));
+    };
     match line.trim() {
         "" => Ok(1),
         text => match text.parse::<u64>() {
             Ok(n) if n <= MAX_REQUEST => Ok(n),
             _ => Err(idgen::Error::invalid(
-                "request line",
-                format!("{text:?} is not a count of IDs"),
+                "stdin",
+                format!("line {number}, {text:?}, is not a count of IDs"),
                 format!(
                     "write one number per line, from 0 to {MAX_REQUEST}; an empty line means 1"
                 ),

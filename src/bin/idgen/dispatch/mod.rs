@@ -45,22 +45,34 @@ pub async fn run(
         origins,
         interrupt: Interrupt::watch(),
     };
+    let started = std::time::Instant::now();
+    let result = dispatch(command, &ctx).await;
+    if ctx.out.verbose {
+        ctx.out.info(&describe_work(
+            &idgen::activity::so_far(),
+            started.elapsed(),
+        ));
+    }
+    result
+}
+
+async fn dispatch(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let outcome = match command {
-        Command::InitApp(args) => init_app::run(args, &ctx).await,
-        Command::Next(args) => next::run(args, &ctx).await,
-        Command::ReloadSegments(args) => reload_segments::run(args, &ctx).await,
-        Command::Migrate(args) => migrate::run(args, &ctx).await,
-        Command::Lease(args) => lease::run(args, &ctx).await,
-        Command::InspectFreelist(args) => inspect_freelist::run(args, &ctx).await,
-        Command::Decode(args) => decode::run(args, &ctx).await,
-        Command::Status(args) => status::run(args, &ctx).await,
-        Command::App(args) => app::run(args, &ctx).await,
-        Command::Namespace(args) => namespace::run(args, &ctx).await,
-        Command::Config(args) => config::run(args, &ctx),
-        Command::Man => completions::man(&ctx),
-        Command::Completions(args) => completions::run(args, &ctx),
+        Command::InitApp(args) => init_app::run(args, ctx).await,
+        Command::Next(args) => next::run(args, ctx).await,
+        Command::ReloadSegments(args) => reload_segments::run(args, ctx).await,
+        Command::Migrate(args) => migrate::run(args, ctx).await,
+        Command::Lease(args) => lease::run(args, ctx).await,
+        Command::InspectFreelist(args) => inspect_freelist::run(args, ctx).await,
+        Command::Decode(args) => decode::run(args, ctx).await,
+        Command::Status(args) => status::run(args, ctx).await,
+        Command::App(args) => app::run(args, ctx).await,
+        Command::Namespace(args) => namespace::run(args, ctx).await,
+        Command::Config(args) => config::run(args, ctx),
+        Command::Man => completions::man(ctx),
+        Command::Completions(args) => completions::run(args, ctx),
         // A signal is how a server is meant to stop: not an interruption.
-        Command::Serve(args) => return serve::run(args, &ctx).await,
+        Command::Serve(args) => return serve::run(args, ctx).await,
     }?;
     if ctx.interrupt.raised() {
         // The command finished what it had started; say it did not run to its end.
@@ -70,4 +82,52 @@ pub async fn run(
         .into());
     }
     Ok(outcome)
+}
+
+/// `--verbose`'s last line: the work the command did with its backends, so
+/// "why was that slow?" and "did it touch MySQL?" have an answer.
+fn describe_work(work: &idgen::activity::Activity, took: std::time::Duration) -> String {
+    let counted = |n: u64, one: &str, many: &str| match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    };
+    let mut parts = Vec::new();
+    if work.redis_connections + work.redis_round_trips > 0 {
+        parts.push(format!(
+            "Redis: {}, {}",
+            counted(work.redis_connections, "connection", "connections"),
+            counted(work.redis_round_trips, "round trip", "round trips")
+        ));
+    }
+    if work.mysql_connections + work.mysql_queries > 0 {
+        parts.push(format!(
+            "MySQL: {}, {}",
+            counted(work.mysql_connections, "connection", "connections"),
+            counted(work.mysql_queries, "query", "queries")
+        ));
+    }
+    if work.sqlite_transactions > 0 {
+        parts.push(format!(
+            "embedded store: {}",
+            counted(work.sqlite_transactions, "transaction", "transactions")
+        ));
+    }
+    if parts.is_empty() {
+        parts.push("no backend contacted".to_string());
+    }
+    parts.push(format!(
+        "{} from the ledger{}",
+        counted(work.segments_taken, "segment", "segments"),
+        if work.segments_taken > 0 {
+            format!(" ({} indexes)", work.indexes_taken)
+        } else {
+            String::new()
+        }
+    ));
+    parts.push(counted(work.retries, "retry", "retries"));
+    format!(
+        "work: {}; {}",
+        parts.join("; "),
+        idgen::error::fmt_duration(took)
+    )
 }

@@ -1,4 +1,5 @@
-//! `idgen namespace list|show`: worker-ID namespaces without reading Redis or SQL.
+//! `idgen namespace list|show|delete`: worker-ID namespaces as the lease store
+//! shows them and as its durable record (MySQL) has them.
 
 use crate::confirm::{Answer, ask};
 use crate::dispatch::Context;
@@ -6,6 +7,7 @@ use crate::exit::Outcome;
 use crate::output::{TextRows, grouped, span};
 use idgen::backend::Backend;
 use idgen::layout::format_timestamp;
+use idgen::lease::durable::{DurableSource, DurableWorker, InRedis};
 use idgen::status::{NamespaceStatus, Severity, namespaces};
 
 #[derive(Debug, clap::Args)]
@@ -76,7 +78,7 @@ pub async fn run(args: NamespaceArgs, ctx: &Context<'_>) -> anyhow::Result<Outco
     match args.command {
         NamespaceCommand::Delete(args) => return delete(ctx, &backend, &args, now_ms).await,
         NamespaceCommand::List(args) => {
-            let (found, _) = read(&backend, now_ms, ttl_ms).await?;
+            let (found, _, source) = read(&backend, now_ms, ttl_ms).await?;
             if args.json {
                 ctx.out.print_json(&found)?;
             } else if found.is_empty() {
@@ -85,9 +87,17 @@ pub async fn run(args: NamespaceArgs, ctx: &Context<'_>) -> anyhow::Result<Outco
             } else {
                 print_list(ctx, &found)?;
             }
+            if let Some(line) = source.absence() {
+                // On stderr under --json, which stays a list of namespaces.
+                if args.json {
+                    ctx.out.note(line);
+                } else {
+                    ctx.out.print_line(line)?;
+                }
+            }
         }
         NamespaceCommand::Show(args) => {
-            let (found, findings) = read(&backend, now_ms, ttl_ms).await?;
+            let (found, findings, source) = read(&backend, now_ms, ttl_ms).await?;
             let ns = found
                 .iter()
                 .find(|ns| ns.name == args.namespace)
@@ -99,6 +109,7 @@ pub async fn run(args: NamespaceArgs, ctx: &Context<'_>) -> anyhow::Result<Outco
             } else {
                 print_list(ctx, std::slice::from_ref(ns))?;
                 print_held(ctx, ns, now_ms)?;
+                print_durable(ctx, source, ns.durable.as_deref())?;
                 let prefix = format!("namespace {:?}", ns.name);
                 for finding in findings.iter().filter(|f| f.message.starts_with(&prefix)) {
                     ctx.out.print_line(&format!(
@@ -113,15 +124,22 @@ pub async fn run(args: NamespaceArgs, ctx: &Context<'_>) -> anyhow::Result<Outco
     Ok(Outcome::Success)
 }
 
-/// The namespaces and their findings; an unreachable store is an error here,
-/// not a finding.
+/// The namespaces, their findings, and where their durable record is; an
+/// unreachable store (or durable record) is an error here, not a finding.
 async fn read(
     backend: &Backend,
     now_ms: i64,
     ttl_ms: i64,
-) -> anyhow::Result<(Vec<NamespaceStatus>, Vec<idgen::status::Attention>)> {
-    backend.lease_store().await?.namespaces().await?;
-    Ok(namespaces(backend, now_ms, ttl_ms).await)
+) -> anyhow::Result<(
+    Vec<NamespaceStatus>,
+    Vec<idgen::status::Attention>,
+    DurableSource,
+)> {
+    let store = backend.lease_admin().await?;
+    store.namespaces().await?;
+    let source = store.durable(None, now_ms).await?.source();
+    let (found, findings) = namespaces(backend, now_ms, ttl_ms).await;
+    Ok((found, findings, source))
 }
 
 async fn delete(
@@ -130,7 +148,7 @@ async fn delete(
     args: &NamespaceDeleteArgs,
     now_ms: i64,
 ) -> anyhow::Result<Outcome> {
-    let store = backend.lease_store().await?;
+    let store = backend.lease_admin().await?;
     let action = format!(
         "delete namespace {:?} (its layout, epoch, free list and fences)",
         args.namespace
@@ -172,6 +190,7 @@ fn print_list(ctx: &Context<'_>, found: &[NamespaceStatus]) -> anyhow::Result<()
             grouped(ns.capacity),
             match (&ns.error, ns.severity) {
                 (Some(e), _) => e.clone(),
+                (None, _) if ns.redis == Some(InRedis::Missing) => "redis: missing".into(),
                 (None, Severity::Ok) => "ok".into(),
                 (None, severity) => severity.as_str().to_uppercase(),
             },
@@ -196,6 +215,43 @@ fn print_held(ctx: &Context<'_>, ns: &NamespaceStatus, now_ms: i64) -> anyhow::R
                 let left = (ms - now_ms).max(0) as u64 / 1000;
                 format!("{} (in {})", format_timestamp(ms), span(left))
             }),
+        ]);
+    }
+    ctx.out.print_table(&table)?;
+    Ok(())
+}
+
+/// Each worker as the durable record has it, and whether Redis still holds
+/// it; or the one line saying there is no durable record.
+pub fn print_durable(
+    ctx: &Context<'_>,
+    source: DurableSource,
+    workers: Option<&[DurableWorker]>,
+) -> anyhow::Result<()> {
+    if let Some(line) = source.absence() {
+        return Ok(ctx.out.print_line(line)?);
+    }
+    let Some(workers) = workers else {
+        return Ok(());
+    };
+    if workers.is_empty() {
+        return Ok(ctx.out.print_line("MySQL records no worker lease")?);
+    }
+    let mut table = ctx.out.table();
+    table.set_header(vec![
+        "worker",
+        "holder (MySQL)",
+        "leased",
+        "fenced until",
+        "redis",
+    ]);
+    for w in workers {
+        table.add_text_row(vec![
+            w.worker.to_string(),
+            w.holder.clone(),
+            if w.held { "yes" } else { "no" }.into(),
+            format_timestamp(w.fence_ms),
+            w.redis.map_or("-", InRedis::as_str).into(),
         ]);
     }
     ctx.out.print_table(&table)?;

@@ -103,7 +103,7 @@ pub async fn run(args: ReloadArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome>
                 group.node,
                 group.error
             ),
-            None,
+            group.hint.as_deref(),
         );
     }
     let failed = !report.failures.is_empty();
@@ -112,7 +112,9 @@ pub async fn run(args: ReloadArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome>
     } else if !args.quiet || failed {
         render(ctx, &report, args.prune)?;
     }
-    Ok(if failed {
+    Ok(if report.failed_on_bad_data() {
+        Outcome::PartialOnBadData
+    } else if failed {
         Outcome::Partial
     } else {
         Outcome::Success

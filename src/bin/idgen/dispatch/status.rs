@@ -132,6 +132,7 @@ async fn collect(args: &StatusArgs, ctx: &Context<'_>) -> anyhow::Result<StatusR
     ctx.out.info(&format!("backend: {}", backend.kind));
     let request = StatusRequest {
         idle,
+        idle_asked: args.idle.is_some(),
         crit_stock,
         default_layout,
         lease_ttl_ms: ctx.settings.lease_ttl.as_millis() as i64,
@@ -514,7 +515,11 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
             if !app.critical_shards.is_empty() {
                 state.push("CRITICAL STOCK".to_string());
             } else if !app.low_shards.is_empty() {
-                state.push("LOW".to_string());
+                state.push(if report.low_stock_is_a_note {
+                    "low: next refills".to_string()
+                } else {
+                    "LOW".to_string()
+                });
             }
             if !app.missing_shards.is_empty() {
                 state.push(format!("{} SHARDS MISSING", app.missing_shards.len()));

@@ -1,6 +1,6 @@
 //! Worker leases on Redis alone (seed 000: worker IDs "without depending on a
 //! database"). Redis decides who holds a worker and up to which time, so it
-//! must also say when it cannot know: see `lua/lease_alone.lua`.
+//! must also say when it cannot know: see `lua/lease/alone/prelude.lua`.
 //!
 //! Why two holders of one worker never overlap in time:
 //! * while Redis's state is continuous (the same server process, the same
@@ -16,10 +16,11 @@
 //!   written before the loss, lies in the past.
 
 use super::super::RedisNode;
-use super::{grant_of, key, millis, scripts, worker_prefix};
+use super::super::scripts::scripts;
+use super::{grant_of, key, millis, worker_prefix};
 use crate::error::{Error, Result};
 use crate::lease::{
-    Grant, LeaseStore, NamespaceSnapshot, NamespaceSpec, QUARANTINE_MARGIN, Renewal,
+    Grant, LeaseAdmin, LeaseStore, NamespaceSnapshot, NamespaceSpec, QUARANTINE_MARGIN, Renewal,
 };
 use crate::store::fresh_token;
 use async_trait::async_trait;
@@ -165,6 +166,12 @@ impl LeaseStore for RedisLeaseStore {
         )
     }
 
+    async fn check_reachable(&self) -> Result<()> {
+        crate::store::Dispenser::server_version(&*self.redis)
+            .await
+            .map(drop)
+    }
+
     async fn acquire(
         &self,
         namespace: &NamespaceSpec,
@@ -223,13 +230,16 @@ impl LeaseStore for RedisLeaseStore {
             answer => answer,
         }
     }
+}
 
+#[async_trait]
+impl LeaseAdmin for RedisLeaseStore {
     async fn namespaces(&self) -> Result<Vec<String>> {
         self.redis.namespaces().await
     }
 
     async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot> {
-        self.redis.snapshot(namespace).await
+        self.redis.snapshot(namespace, 0).await
     }
 
     async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()> {

@@ -2,6 +2,7 @@
 //! body whose `code` is the CLI's exit-code name for the same failure.
 
 use crate::exit;
+use crate::output::Output;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use idgen::ErrorKind;
@@ -51,6 +52,13 @@ impl ApiError {
             code: code_for(kind),
             message: message.into(),
         }
+    }
+
+    /// An error as anyone may read it: an outage names no address (no host,
+    /// port or URL), and secrets are scrubbed from the rest.
+    pub fn public(e: &idgen::Error, out: &Output) -> Self {
+        let message = e.outage().unwrap_or_else(|| out.scrub(&e.to_string()));
+        ApiError::new(e.kind(), message)
     }
 
     /// A failure whose status is already decided (axum's 405 and the like).

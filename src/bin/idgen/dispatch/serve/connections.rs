@@ -2,9 +2,13 @@
 //! it stops accepting, so the kernel's backlog queues new clients), each with a
 //! header-read and a write timeout, and a bounded drain on shutdown.
 //!
+//! Every request head passes [`HeadGuard`] first, so malformed or oversized
+//! ones get a JSON answer rather than hyper's empty one.
+//!
 //! Run here rather than through `axum::serve`, which sets no timer: there an
 //! idle or half-sent connection holds its slot for as long as the client likes.
 
+use super::head_guard::HeadGuard;
 use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -20,6 +24,12 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 use tokio::time::Sleep;
+
+/// Most bytes hyper buffers per connection, each way. Reading, it is above the
+/// largest head [`HeadGuard`] lets through; writing, it bounds what a client
+/// that does not read holds in memory (hyper's default is about 400 KiB, which
+/// a streamed list would fill): a couple of list chunks.
+const MAX_BUFFERED: usize = 32 * 1024;
 
 /// How long each stage of a connection may take.
 #[derive(Clone, Copy, Debug)]
@@ -74,7 +84,10 @@ pub async fn serve(
         };
         // One small answer per request: do not wait to coalesce.
         let _ = stream.set_nodelay(true);
-        let io = TokioIo::new(WriteTimedStream::new(stream, timeouts.write));
+        let io = TokioIo::new(HeadGuard::new(WriteTimedStream::new(
+            stream,
+            timeouts.write,
+        )));
         let service = TowerToHyperService::new(router.clone());
         let mut stopped = stopped.clone();
         connections.spawn(async move {
@@ -82,7 +95,8 @@ pub async fn serve(
             let mut builder = http1::Builder::new();
             builder
                 .timer(TokioTimer::new())
-                .header_read_timeout(timeouts.header);
+                .header_read_timeout(timeouts.header)
+                .max_buf_size(MAX_BUFFERED);
             let mut connection = std::pin::pin!(builder.serve_connection(io, service));
             tokio::select! {
                 _ = connection.as_mut() => return,

@@ -18,14 +18,18 @@ pub enum Endpoint {
     SegmentList,
     SnowflakeGet,
     Decode,
+    TinyidNextId,
+    TinyidNextIdSimple,
 }
 
 impl Endpoint {
-    const ALL: [Endpoint; 4] = [
+    const ALL: [Endpoint; 6] = [
         Endpoint::SegmentGet,
         Endpoint::SegmentList,
         Endpoint::SnowflakeGet,
         Endpoint::Decode,
+        Endpoint::TinyidNextId,
+        Endpoint::TinyidNextIdSimple,
     ];
 
     fn name(self) -> &'static str {
@@ -34,6 +38,8 @@ impl Endpoint {
             Endpoint::SegmentList => "segment_list",
             Endpoint::SnowflakeGet => "snowflake_get",
             Endpoint::Decode => "decode",
+            Endpoint::TinyidNextId => "tinyid_next_id",
+            Endpoint::TinyidNextIdSimple => "tinyid_next_id_simple",
         }
     }
 }
@@ -93,6 +99,11 @@ impl Metrics {
     /// A request for `key` that issued `ids` IDs of `kind` (`segment`, `snowflake`).
     pub fn issued(&self, endpoint: Endpoint, kind: &'static str, key: &str, ids: u64) {
         bump(&self.requests, (endpoint.name(), key.to_string()), 1);
+        bump(&self.issued, (kind, key.to_string()), ids);
+    }
+
+    /// More IDs for a request already counted (a list's later chunks).
+    pub fn more_ids(&self, kind: &'static str, key: &str, ids: u64) {
         bump(&self.issued, (kind, key.to_string()), ids);
     }
 

@@ -7,17 +7,23 @@
 
 mod api_error;
 mod connections;
+mod head_guard;
+mod health;
+mod lists;
 mod metrics;
+mod segments;
+mod snowflake;
+mod tinyid;
 
 use crate::dispatch::Context;
-use crate::dispatch::lease::{EventReport, default_holder};
+use crate::dispatch::lease::{EventReport, Holding, default_holder, hold, lease_ttl};
 use crate::exit::Outcome;
 use crate::layout_args::LayoutArgs;
 use crate::output::Output;
 use anyhow::Context as _;
 use api_error::ApiError;
 use axum::Router;
-use axum::extract::{Path, Query, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -27,19 +33,19 @@ use idgen::ErrorKind;
 use idgen::backend::Backend;
 use idgen::clock::ProcessClock;
 use idgen::config::{Settings, parse_duration};
-use idgen::layout::{DecodedJson, Layout, read_id};
+use idgen::layout::Layout;
 use idgen::lease::session::{LeasedGenerator, WorkerSource};
 use idgen::lease::{Assigner, LeaseEvent, LeaseEvents, LeaseSession, NamespaceSpec};
 use idgen::segment::{BufferOptions, BufferedAllocator};
 use idgen::snowflake::GeneratorOptions;
 use idgen::store::Ledger;
-use metrics::{Endpoint, Metrics};
+use metrics::Metrics;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use subtle::ConstantTimeEq;
 use tokio::sync::Semaphore;
 
@@ -56,18 +62,28 @@ const PROBE_EVERY: Duration = Duration::from_secs(2);
 #[command(after_help = "Endpoints (Leaf's paths and plain-text answers):
   GET /api/segment/get/{app}[?gate_pass=S]   one segment ID; app = name or number
   GET /api/segment/list/{app}/{n}            n IDs, one per line (JSON array of strings
-                                             with Accept: application/json)
+                                             with Accept: application/json); over 1024,
+                                             streamed, taken chunk by chunk as read
   GET /api/snowflake/get/{namespace}         one snowflake ID under the namespace's lease
   GET /api/decode/{id}[?layout=&epoch=&bits=&unit=]   the `decode --json` object
   GET /decodeSnowflakeId?snowflakeId=ID      Leaf's decode answer
-  GET /healthz                               200 when it can issue, else 503 with reasons
+  GET /tinyid/id/nextId?bizType=APP[&batchSize=N][&token=T]
+                                             Didi Tinyid's answer, byte for byte:
+                                             {\"data\":[IDs as numbers],\"code\":200,\"message\":\"\"}
+  GET /tinyid/id/nextIdSimple?bizType=APP[&batchSize=N][&token=T]
+                                             Tinyid's: the IDs joined by commas
+  GET /healthz                               200 when every backend answers, else 503
+                                             with reasons (no host names)
   GET /metrics                               Prometheus text
 Errors: JSON {\"code\": EXIT-CODE-NAME, \"message\": ...}; see `idgen --help` for the names.
+A malformed request head (400), a URI over 8 KiB (414) or headers over 16 KiB (431)
+answer the same JSON, then the connection is closed.
 HEAD on an endpoint that issues IDs answers its headers without taking one.
 
 Access: loopback only unless --allow-remote. With a token (--token-file, or the
 IDGEN_SERVE_TOKEN environment variable), every endpoint but /healthz asks for
-`Authorization: Bearer TOKEN` (a token file's first line). The token is never printed.
+`Authorization: Bearer TOKEN` (a token file's first line); Tinyid's two also take
+it as ?token=T, and refuse as Tinyid does. The token is never printed.
 
 Slow clients: a connection that sends no complete request headers within
 --header-timeout (counted from its opening or its last answer, so idle
@@ -167,8 +183,11 @@ struct Server {
     in_flight: Arc<Semaphore>,
     max_requests: usize,
     max_n: u64,
-    /// Why the segment backend cannot issue now, from the probe or the last request.
-    backend_problem: Mutex<Option<String>>,
+    /// Keys the ledger did not know lately.
+    unknown: Mutex<segments::Unknown>,
+    /// The backends `/healthz` checks, and what it last found.
+    probes: health::Probes,
+    health: Mutex<health::Health>,
 }
 
 /// Lease events: reported as `idgen lease` reports them, and kept for metrics.
@@ -232,10 +251,7 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
             args.listen
         ));
     }
-    let ttl = match &args.ttl {
-        Some(text) => idgen::config::check_lease_ttl(parse_duration(text)?)?,
-        None => ctx.settings.lease_ttl,
-    };
+    let ttl = lease_ttl(args.ttl.as_deref(), &ctx.settings)?;
     let options = GeneratorOptions {
         max_backward: parse_duration(&args.max_clock_back)?,
     };
@@ -253,32 +269,38 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
     // Leases are released on the first signal; a second one ends at once.
     ctx.interrupt.graceful();
     let mut namespaces = BTreeMap::new();
+    // The first namespace's store is also the one `/healthz` probes.
+    let mut lease_store = None;
     for spec in &args.namespaces {
         let (name, layout) = namespace_layout(spec, &args.layout, &ctx.settings)?;
-        let session = Arc::new(LeaseSession::new(
-            WorkerSource::Lease(backend.lease_store().await?),
+        let store = backend.lease_store().await?;
+        lease_store.get_or_insert_with(|| store.clone());
+        let events = Arc::new(ServeEvents {
+            report: EventReport {
+                json: false,
+                namespace: name.clone(),
+                holder: holder.clone(),
+                layout: layout.clone(),
+                ttl,
+                verbose: ctx.out.verbose,
+            },
+            metrics: metrics.clone(),
+        });
+        let Holding {
+            session,
+            generator,
+            renewer,
+        } = hold(
+            WorkerSource::Lease(store),
             NamespaceSpec::new(&name, &layout, Assigner::Lease)?,
+            layout,
             holder.clone(),
             ttl,
-            idgen::clock::process_clock(),
-            Arc::new(ServeEvents {
-                report: EventReport {
-                    json: false,
-                    namespace: name.clone(),
-                    holder: holder.clone(),
-                    layout: layout.clone(),
-                    ttl,
-                    verbose: ctx.out.verbose,
-                },
-                metrics: metrics.clone(),
-            }),
-        ));
-        session
-            .acquire()
-            .await
-            .with_context(|| format!("leasing a worker ID in namespace {name}"))?;
-        let renewer = tokio::spawn(session.clone().keep_renewed());
-        let generator = LeasedGenerator::new(session.clone(), layout, options);
+            options,
+            events,
+        )
+        .await
+        .with_context(|| format!("leasing a worker ID in namespace {name}"))?;
         namespaces.insert(
             name,
             Namespace {
@@ -289,6 +311,11 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         );
     }
 
+    let probes = health::Probes {
+        ledger: backend.has_ledger(),
+        nodes: backend.has_redis_nodes().then(|| backend.nodes.clone()),
+        lease_store,
+    };
     let server = Arc::new(Server {
         segments: BufferedAllocator::new(
             Arc::new(backend.allocator(&ctx.settings)),
@@ -304,7 +331,9 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         in_flight: Arc::new(Semaphore::new(args.max_requests)),
         max_requests: args.max_requests,
         max_n: args.max_n,
-        backend_problem: Mutex::new(None),
+        unknown: Mutex::default(),
+        probes,
+        health: Mutex::default(),
     });
     server.probe().await;
     let prober = tokio::spawn({
@@ -425,20 +454,28 @@ fn routes(server: Arc<Server>) -> Router {
     Router::new()
         .route(
             "/api/segment/get/{key}",
-            get(segment_get).head(head_without_issuing),
+            get(segments::segment_get).head(head_without_issuing),
         )
         .route(
             "/api/segment/list/{key}/{n}",
-            get(segment_list).head(head_without_issuing),
+            get(segments::segment_list).head(head_without_issuing),
         )
         .route(
             "/api/snowflake/get/{key}",
-            get(snowflake_get).head(head_without_issuing),
+            get(snowflake::snowflake_get).head(head_without_issuing),
         )
-        .route("/api/decode/{id}", get(decode))
-        .route("/decodeSnowflakeId", get(leaf_decode))
-        .route("/healthz", get(healthz))
-        .route("/metrics", get(metrics_text))
+        .route("/api/decode/{id}", get(snowflake::decode))
+        .route("/decodeSnowflakeId", get(snowflake::leaf_decode))
+        .route(
+            tinyid::NEXT_ID,
+            get(tinyid::next_id).head(tinyid::head_next_id),
+        )
+        .route(
+            tinyid::NEXT_ID_SIMPLE,
+            get(tinyid::next_id_simple).head(head_without_issuing),
+        )
+        .route("/healthz", get(health::healthz))
+        .route("/metrics", get(health::metrics_text))
         .fallback(|| async { ApiError::new(ErrorKind::NotFound, "no such endpoint") })
         .layer(axum::middleware::from_fn_with_state(server.clone(), gate))
         .with_state(server)
@@ -446,7 +483,13 @@ fn routes(server: Arc<Server>) -> Router {
 
 /// Access and load control in front of every endpoint; counts failures.
 async fn gate(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
-    let open = request.uri().path() == "/healthz";
+    // A head refused before hyper read it: answered as such, token or not.
+    if let Some(refused) = head_guard::refusal(request.headers()) {
+        server.metrics.error(refused.code);
+        return refused.into_response();
+    }
+    // Tinyid's endpoints check their token themselves, to refuse in Tinyid's shape.
+    let open = request.uri().path() == "/healthz" || tinyid::checks_its_token(request.uri().path());
     if !open
         && let Some(token) = &server.token
         && !bearer_matches(request.headers(), token)
@@ -513,8 +556,13 @@ fn bearer_matches(headers: &HeaderMap, token: &[u8; 32]) -> bool {
     else {
         return false;
     };
+    scheme.eq_ignore_ascii_case(b"Bearer ") && token_matches(given, token)
+}
+
+/// Whether `given` is the token, compared as fixed-size digests in constant time.
+fn token_matches(given: &[u8], token: &[u8; 32]) -> bool {
     let given: [u8; 32] = Sha256::digest(given).into();
-    scheme.eq_ignore_ascii_case(b"Bearer ") && bool::from(given.ct_eq(token))
+    bool::from(given.ct_eq(token))
 }
 
 /// `HEAD` on an endpoint that issues IDs: the headers its `GET` would carry,
@@ -531,338 +579,6 @@ fn leaf_text(body: String) -> Response {
             HeaderValue::from_static("text/plain;charset=UTF-8"),
         )],
         body,
-    )
-        .into_response()
-}
-
-impl Server {
-    /// Checks the ledger for `/healthz` and refreshes the app names.
-    async fn probe(&self) {
-        match self.ledger.apps().await {
-            Ok(apps) => {
-                *self.apps.write().expect("not poisoned") =
-                    apps.into_iter().map(|a| (a.name, a.app)).collect();
-                *self.backend_problem.lock().expect("not poisoned") = None;
-            }
-            Err(e) => self.note_failure(&e),
-        }
-    }
-
-    /// Remembers an outage for `/healthz` until a probe or a request succeeds.
-    fn note_failure(&self, e: &idgen::Error) {
-        if e.kind() == ErrorKind::Unavailable {
-            *self.backend_problem.lock().expect("not poisoned") = Some(format!(
-                "segment backend: {}",
-                self.out.scrub(&e.to_string())
-            ));
-        }
-    }
-
-    fn api_error(&self, e: &idgen::Error) -> ApiError {
-        self.note_failure(e);
-        ApiError::new(e.kind(), self.out.scrub(&e.to_string()))
-    }
-
-    /// The app a key names: its number, or a name in the ledger.
-    async fn app(&self, key: &str) -> Result<u8, ApiError> {
-        if let Ok(app) = key.parse::<u8>() {
-            return Ok(app);
-        }
-        let known = |server: &Server| server.apps.read().expect("not poisoned").get(key).copied();
-        if let Some(app) = known(self) {
-            return Ok(app);
-        }
-        // Perhaps created since the last probe.
-        self.probe().await;
-        known(self).ok_or_else(|| {
-            ApiError::new(
-                ErrorKind::NotFound,
-                format!("no app is named {key:?}; create it with `idgen init-app`"),
-            )
-        })
-    }
-
-    /// Issues `count` segment IDs for the key.
-    async fn segment_ids(
-        &self,
-        endpoint: Endpoint,
-        key: &str,
-        gate_pass: Option<&str>,
-        count: u64,
-    ) -> Result<Vec<u64>, ApiError> {
-        let started = Instant::now();
-        let app = self.app(key).await?;
-        let issued = self
-            .segments
-            .next(app, gate_pass, count)
-            .await
-            .map_err(|e| self.api_error(&e))?;
-        if !issued.notes.rollbacks.is_empty() {
-            self.metrics.rollbacks(issued.notes.rollbacks.len() as u64);
-            for line in idgen::store::Rollback::summarize(&issued.notes.rollbacks) {
-                self.out.warn(&line);
-            }
-        }
-        if !issued.notes.ledger_rollbacks.is_empty() {
-            let rollbacks = &issued.notes.ledger_rollbacks;
-            self.metrics.ledger_rollbacks(rollbacks.len() as u64);
-            let ledger = self.segments.allocator().ledger().describe();
-            for line in idgen::store::LedgerRollback::summarize(&ledger, rollbacks) {
-                self.out.warn(&line);
-            }
-        }
-        for warning in &issued.notes.warnings {
-            self.out.info(warning);
-        }
-        if let Some(failure) = issued.failure {
-            // The IDs already issued become a gap: never handed out, never reissued.
-            return Err(self.api_error(&failure));
-        }
-        *self.backend_problem.lock().expect("not poisoned") = None;
-        // Tests stop the process here to signal it with a request in flight.
-        idgen::failpoint::hit("serve.before_answer").map_err(|e| self.api_error(&e))?;
-        self.metrics.issued(
-            endpoint,
-            "segment",
-            &app.to_string(),
-            issued.ids.len() as u64,
-        );
-        self.metrics.latency(endpoint, started.elapsed());
-        Ok(issued.ids)
-    }
-}
-
-async fn segment_get(
-    State(server): State<Arc<Server>>,
-    Path(key): Path<String>,
-    Query(query): Query<HashMap<String, String>>,
-) -> Result<Response, ApiError> {
-    let gate_pass = query.get("gate_pass").map(String::as_str);
-    let ids = server
-        .segment_ids(Endpoint::SegmentGet, &key, gate_pass, 1)
-        .await?;
-    Ok(leaf_text(ids[0].to_string()))
-}
-
-async fn segment_list(
-    State(server): State<Arc<Server>>,
-    Path((key, n)): Path<(String, String)>,
-    Query(query): Query<HashMap<String, String>>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let n = match n.parse::<u64>() {
-        Ok(n) if (1..=server.max_n).contains(&n) => n,
-        _ => {
-            return Err(ApiError::new(
-                ErrorKind::Usage,
-                format!("n must be a number in 1..={} (--max-n)", server.max_n),
-            ));
-        }
-    };
-    let gate_pass = query.get("gate_pass").map(String::as_str);
-    let ids = server
-        .segment_ids(Endpoint::SegmentList, &key, gate_pass, n)
-        .await?;
-    let json = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|accept| accept.contains("application/json"));
-    let mut text = itoa::Buffer::new();
-    let body = if json {
-        let mut body = String::with_capacity(ids.len() * 22 + 2);
-        body.push('[');
-        for (i, id) in ids.iter().enumerate() {
-            if i > 0 {
-                body.push(',');
-            }
-            body.push('"');
-            body.push_str(text.format(*id));
-            body.push('"');
-        }
-        body.push(']');
-        return Ok((
-            [(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            )],
-            body,
-        )
-            .into_response());
-    } else {
-        let mut body = String::with_capacity(ids.len() * 20);
-        for id in &ids {
-            body.push_str(text.format(*id));
-            body.push('\n');
-        }
-        body
-    };
-    Ok(leaf_text(body))
-}
-
-async fn snowflake_get(
-    State(server): State<Arc<Server>>,
-    Path(key): Path<String>,
-) -> Result<Response, ApiError> {
-    let started = Instant::now();
-    let Some(namespace) = server.namespaces.get(&key) else {
-        return Err(ApiError::new(
-            ErrorKind::NotFound,
-            format!("namespace {key:?} is not served; start the server with --namespace {key}"),
-        ));
-    };
-    let mut ids = Vec::with_capacity(1);
-    // The generator waits out a backend outage; a request waits at most the
-    // configured timeout for it (the IDs of an abandoned step are a gap).
-    let patience = server.settings.timeout.max(MIN_LEASE_WAIT);
-    let issue = async { namespace.generator.lock().await.issue(1, &mut ids).await };
-    match tokio::time::timeout(patience, issue).await {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(ApiError::new(e.kind(), server.out.scrub(&e.to_string()))),
-        Err(_) => {
-            return Err(ApiError::new(
-                ErrorKind::Unavailable,
-                format!(
-                    "no lease in namespace {key} could be proven within {}",
-                    idgen::error::fmt_duration(patience)
-                ),
-            ));
-        }
-    }
-    server
-        .metrics
-        .issued(Endpoint::SnowflakeGet, "snowflake", &key, 1);
-    server
-        .metrics
-        .latency(Endpoint::SnowflakeGet, started.elapsed());
-    Ok(leaf_text(ids[0].to_string()))
-}
-
-async fn decode(
-    State(server): State<Arc<Server>>,
-    Path(id): Path<String>,
-    Query(query): Query<HashMap<String, String>>,
-) -> Result<Response, ApiError> {
-    let started = Instant::now();
-    let args = LayoutArgs {
-        layout: query.get("layout").cloned(),
-        epoch: query.get("epoch").cloned(),
-        bits: query.get("bits").cloned(),
-        unit: query.get("unit").cloned(),
-        fix: Vec::new(),
-    };
-    let usage = |e: idgen::Error| ApiError::new(e.kind(), e.to_string());
-    let layout = args.resolve(&server.settings).map_err(usage)?;
-    let read = read_id(&id, layout.text_form()).map_err(|e| usage(e.into()))?;
-    let decoded = layout.decompose(read.id).map_err(|e| usage(e.into()))?;
-    let body = serde_json::to_string(&DecodedJson {
-        layout: &layout,
-        layout_key: true,
-        decoded: &decoded,
-    })
-    .map_err(|e| ApiError::new(ErrorKind::Internal, e.to_string()))?;
-    server.metrics.decoded();
-    server.metrics.latency(Endpoint::Decode, started.elapsed());
-    Ok((
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        body,
-    )
-        .into_response())
-}
-
-/// Leaf's `decodeSnowflakeId`: its keys in the order its `HashMap` writes
-/// them, every value a string, the time in UTC; a bad ID is Leaf's 200 with `errorMsg`.
-async fn leaf_decode(Query(query): Query<HashMap<String, String>>) -> Response {
-    let layout = Layout::named("leaf").expect("leaf is a named layout");
-    let parts = query
-        .get("snowflakeId")
-        .and_then(|text| text.parse::<i64>().ok())
-        .and_then(|id| layout.decompose(id as u64).ok());
-    let body = match parts {
-        Some(decoded) => {
-            let value = |kind| decoded.get(kind).unwrap_or(0).to_string();
-            let ms = decoded.unix_ms.unwrap_or(0);
-            let shown = idgen::layout::format_timestamp(ms);
-            // Leaf writes `yyyy-MM-dd HH:mm:ss.SSS`.
-            let when = shown.trim_end_matches('Z').replacen('T', " ", 1);
-            // Written out by hand: a JSON map here would sort the keys.
-            format!(
-                "{{\"workerId\":\"{}\",\"sequenceId\":\"{}\",\"timestamp\":\"{ms}({when})\"}}",
-                value(idgen::layout::FieldKind::Worker),
-                value(idgen::layout::FieldKind::Sequence),
-            )
-        }
-        None => serde_json::json!({"errorMsg": "snowflake Id反解析发生异常!"}).to_string(),
-    };
-    (
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        body,
-    )
-        .into_response()
-}
-
-async fn healthz(State(server): State<Arc<Server>>) -> Response {
-    let mut reasons: Vec<String> = server
-        .backend_problem
-        .lock()
-        .expect("not poisoned")
-        .iter()
-        .cloned()
-        .collect();
-    for (name, namespace) in &server.namespaces {
-        let Some(lease) = namespace.session.status() else {
-            reasons.push(format!("namespace {name}: no provably valid lease"));
-            continue;
-        };
-        // On Redis alone, after Redis could not prove its state continuous.
-        let now_ms = idgen::clock::process_now_ms();
-        if let Some(until) = lease.quarantine_until_ms.filter(|&until| until >= now_ms) {
-            reasons.push(format!(
-                "namespace {name}: Redis could not prove it kept every lease; issuing resumes after {}",
-                idgen::layout::format_timestamp(until)
-            ));
-        }
-    }
-    let (status, body) = if reasons.is_empty() {
-        (StatusCode::OK, serde_json::json!({"status": "ok"}))
-    } else {
-        (
-            StatusCode::SERVICE_UNAVAILABLE,
-            serde_json::json!({
-                "status": "unavailable",
-                "code": api_error::code_for(ErrorKind::Unavailable),
-                "reasons": reasons,
-            }),
-        )
-    };
-    (
-        status,
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        body.to_string(),
-    )
-        .into_response()
-}
-
-async fn metrics_text(State(server): State<Arc<Server>>) -> Response {
-    // A lease can lapse without an event (nothing asked for an ID): read it now.
-    for (name, namespace) in &server.namespaces {
-        let held = namespace.session.status().is_some();
-        server.metrics.lease(name, |g| g.held = held);
-    }
-    (
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
-        )],
-        server.metrics.render(&server.segments),
     )
         .into_response()
 }

@@ -35,18 +35,23 @@
 //! that cron reads every two minutes should be reported once, precisely (file, line,
 //! key), before anything connects.
 
-use super::{DEFAULT_NODE, Settings, TlsFiles, check_idle, check_lease_ttl, parse_duration};
+mod text;
+mod values;
+
+pub use text::passwords_in;
+
+use super::{Settings, TlsFiles, check_lease_ttl};
 use crate::error::{Error, Result};
-use crate::layout::{Layout, parse_epoch};
-use crate::redact::{SecretUrl, redact_url, scrub_all, secrets_in};
+use crate::layout::Layout;
+use crate::redact::SecretUrl;
 use crate::shard::DispenserKind;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use text::Site;
 use toml::Spanned;
-use toml::de::{DeTable, DeValue};
+use values::{check_node_name, check_url, dispenser, duration, epoch, idle};
 
 /// The keys a config file may contain, for the help text and for hints.
 pub const KEYS: &[(&str, &str)] = &[
@@ -334,17 +339,11 @@ impl ConfigFile {
                 .sources
                 .insert(key.clone(), format!("{}:{line}", self.path.display()));
         }
-        let origin = |key: &str| format!("{} key {key}", self.path.display());
         for (name, url) in &self.redis_nodes {
             settings.redis_nodes.insert(name.clone(), url.clone());
-            settings.origins.insert(
-                format!("redis node {name}"),
-                origin(&format!("redis.nodes.{name}")),
-            );
         }
         if let Some(url) = &self.mysql {
             settings.mysql = Some(url.clone());
-            settings.origins.insert("mysql".into(), origin("mysql"));
         }
         for (from, into) in [
             (&self.redis_tls, &mut settings.redis_tls),
@@ -363,7 +362,6 @@ impl ConfigFile {
         if let Some(path) = &self.store {
             settings.store = Some(path.clone());
             settings.create_store_dir = true;
-            settings.origins.insert("store".into(), origin("store"));
         }
         if let Some(timeout) = self.timeout {
             settings.timeout = timeout;
@@ -390,67 +388,6 @@ impl ConfigFile {
 /// parse or check, so that no message about the file can show them. Every string
 /// under `mysql` or `[redis]` counts as a URL setting (a bare password pasted
 /// there is a secret too); elsewhere only strings that look like URLs do.
-pub fn passwords_in(text: &str) -> Vec<String> {
-    let (document, _) = DeTable::parse_recoverable(text);
-    let mut strings = Vec::new();
-    collect_strings(document.get_ref(), &mut Vec::new(), &mut strings);
-    let mut passwords: Vec<String> = strings
-        .iter()
-        .filter(|(path, s)| {
-            // Under [mysql] and [redis], a key that holds a password or a URL
-            // (a bare value there may be a password pasted in the wrong
-            // place); elsewhere only what looks like a URL. Other values
-            // (`dispenser = "queue"`) are ordinary words, never searched for.
-            let under_a_server =
-                matches!(path.first().map(String::as_str), Some("mysql" | "redis"));
-            let secret_key = path.iter().skip(1).any(|key| {
-                let key = key.to_ascii_lowercase();
-                ["pass", "url", "secret", "token", "node"]
-                    .iter()
-                    .any(|word| key.contains(word))
-            });
-            // `mysql = "…"` and `redis = "…"` are the URLs themselves.
-            (under_a_server && (path.len() == 1 || secret_key))
-                || s.contains("://")
-                || s.contains('@')
-        })
-        .flat_map(|(_, s)| secrets_in(s))
-        .collect();
-    passwords.sort();
-    passwords.dedup();
-    passwords
-}
-
-/// Every string of a document with the path of keys it sits under.
-fn collect_strings(
-    table: &DeTable<'_>,
-    path: &mut Vec<String>,
-    into: &mut Vec<(Vec<String>, String)>,
-) {
-    for (key, value) in table.iter() {
-        // A key is never a URL setting itself, but a URL pasted as a key is caught.
-        into.push((Vec::new(), key.get_ref().to_string()));
-        path.push(key.get_ref().to_string());
-        collect_value_strings(value.get_ref(), path, into);
-        path.pop();
-    }
-}
-
-fn collect_value_strings(
-    value: &DeValue<'_>,
-    path: &mut Vec<String>,
-    into: &mut Vec<(Vec<String>, String)>,
-) {
-    match value {
-        DeValue::String(s) => into.push((path.clone(), s.to_string())),
-        DeValue::Array(items) => items
-            .iter()
-            .for_each(|item| collect_value_strings(item.get_ref(), path, into)),
-        DeValue::Table(table) => collect_strings(table, path, into),
-        _ => {}
-    }
-}
-
 /// A problem with a value and its fix, before the file position is known.
 type ProblemAndFix = (String, String);
 
@@ -462,237 +399,10 @@ fn split(error: &Error) -> ProblemAndFix {
     (problem, error.hint().unwrap_or_default())
 }
 
-/// The file being checked, for turning spans into positions.
-struct Site<'a> {
-    path: &'a Path,
-    text: &'a str,
-}
-
-impl Site<'_> {
-    fn line_of(&self, offset: usize) -> usize {
-        let end = offset.min(self.text.len());
-        self.text.as_bytes()[..end]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1
-    }
-
-    fn at<T>(&self, value: &Spanned<T>, key: &str, problem: String, hint: String) -> Error {
-        Error::ConfigFile {
-            path: self.path.display().to_string(),
-            line: Some(self.line_of(value.span().start)),
-            key: Some(key.to_string()),
-            problem: self.scrub(&problem),
-            hint,
-        }
-    }
-
-    /// A syntax error, an unknown key or a value of the wrong type, from the parser.
-    fn toml_error(&self, error: &toml::de::Error) -> Error {
-        let span = error.span();
-        let key = span.as_ref().and_then(|s| key_at(self.text, s));
-        let message = error
-            .message()
-            .trim()
-            .replace("unknown field", "unknown key");
-        // Values are checked by `parse`; what the parser reports is a key it does
-        // not know, a value of the wrong type, or broken TOML.
-        let hint = if message.starts_with("unknown key") {
-            format!("check the spelling; {SCHEMA_HINT}")
-        } else if message.starts_with("invalid type") {
-            format!("give the key a value of the right type; {SCHEMA_HINT}")
-        } else {
-            "fix the TOML syntax on that line (strings need double quotes; see https://toml.io)"
-                .to_string()
-        };
-        Error::ConfigFile {
-            path: self.path.display().to_string(),
-            line: span.map(|s| self.line_of(s.start)),
-            key,
-            problem: self.scrub(&message),
-            hint,
-        }
-    }
-
-    /// Removes the file's own passwords from a message about it.
-    fn scrub(&self, message: &str) -> String {
-        scrub_all(message, &passwords_in(self.text))
-    }
-}
-
-/// The dotted path of the key whose name or value covers `span`, the innermost one;
-/// failing that, the last key on the span's line.
-fn key_at(text: &str, span: &Range<usize>) -> Option<String> {
-    let (document, _) = DeTable::parse_recoverable(text);
-    let mut entries = Vec::new();
-    walk(document.get_ref(), &mut Vec::new(), &mut entries);
-    let covering = entries
-        .iter()
-        .filter(|(_, key, value)| {
-            contains(key, span.start) || contains(value, span.start) || key == span
-        })
-        .min_by_key(|(path, key, value)| {
-            let covered = if contains(key, span.start) {
-                key
-            } else {
-                value
-            };
-            (covered.len(), usize::MAX - path.len())
-        });
-    if let Some((path, _, _)) = covering {
-        return Some(path.clone());
-    }
-    let line_start = text[..span.start.min(text.len())]
-        .rfind('\n')
-        .map_or(0, |i| i + 1);
-    entries
-        .iter()
-        .filter(|(_, key, _)| key.start >= line_start && key.start <= span.start)
-        .max_by_key(|(_, key, _)| key.start)
-        .map(|(path, _, _)| path.clone())
-}
-
-fn contains(range: &Range<usize>, offset: usize) -> bool {
-    range.start <= offset && offset < range.end
-}
-
-type Entry = (String, Range<usize>, Range<usize>);
-
-fn walk(table: &DeTable<'_>, path: &mut Vec<String>, into: &mut Vec<Entry>) {
-    for (key, value) in table.iter() {
-        path.push(key.get_ref().to_string());
-        into.push((path.join("."), key.span(), value.span()));
-        walk_value(value.get_ref(), path, into);
-        path.pop();
-    }
-}
-
-fn walk_value(value: &DeValue<'_>, path: &mut Vec<String>, into: &mut Vec<Entry>) {
-    match value {
-        DeValue::Table(table) => walk(table, path, into),
-        DeValue::Array(items) => {
-            for item in items.iter() {
-                walk_value(item.get_ref(), path, into);
-            }
-        }
-        _ => {}
-    }
-}
-
-fn check_node_name(name: &str) -> std::result::Result<(), ProblemAndFix> {
-    if crate::name::is_well_formed(name) {
-        Ok(())
-    } else {
-        Err((
-            format!("{name:?} is not a node name"),
-            format!(
-                "use {}; {DEFAULT_NODE:?} serves apps without a route",
-                crate::name::NAME_RULE
-            ),
-        ))
-    }
-}
-
-fn check_url(
-    url: &Spanned<String>,
-    schemes: &[&str],
-) -> std::result::Result<SecretUrl, ProblemAndFix> {
-    let text = url.get_ref().trim();
-    let wanted = schemes
-        .iter()
-        .map(|s| format!("{s}://"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let example = match schemes[0] {
-        "mysql" => "mysql://USER:PASSWORD@HOST:3306/DATABASE",
-        _ => "redis://[:PASSWORD@]HOST[:PORT][/DB]",
-    };
-    let parsed = url::Url::parse(text).map_err(|e| {
-        (
-            format!("{} is not a URL: {e}", redact_url(text)),
-            format!("write it as {example}"),
-        )
-    })?;
-    if !schemes.contains(&parsed.scheme()) {
-        return Err((
-            format!(
-                "{} has the scheme {:?}, not one of {wanted}",
-                redact_url(text),
-                parsed.scheme()
-            ),
-            format!("write it as {example}"),
-        ));
-    }
-    Ok(SecretUrl::new(text))
-}
-
-fn duration(value: &Spanned<toml::Value>) -> std::result::Result<Duration, ProblemAndFix> {
-    let bad = || {
-        (
-            format!("{} is not a duration", shown(value.get_ref())),
-            "write a number with a unit in quotes: \"500ms\", \"5s\", \"2m\" or \"1h\"".to_string(),
-        )
-    };
-    match value.get_ref() {
-        toml::Value::String(text) => parse_duration(text).map_err(|_| bad()),
-        toml::Value::Integer(secs) if *secs >= 0 => Ok(Duration::from_secs(*secs as u64)),
-        _ => Err(bad()),
-    }
-}
-
-fn idle(value: &Spanned<toml::Value>) -> std::result::Result<f64, ProblemAndFix> {
-    let number = match value.get_ref() {
-        toml::Value::Float(f) => *f,
-        toml::Value::Integer(i) => *i as f64,
-        other => {
-            return Err((
-                format!("{} is not a number", shown(other)),
-                "use a fraction between 0 and 1, e.g. idle = 0.2".into(),
-            ));
-        }
-    };
-    check_idle(number).map_err(|_| {
-        (
-            format!("{number} is not between 0 and 1"),
-            "use a fraction between 0 and 1, e.g. idle = 0.2".into(),
-        )
-    })
-}
-
-fn dispenser(kind: &Spanned<String>) -> std::result::Result<DispenserKind, ProblemAndFix> {
-    DispenserKind::parse(kind.get_ref()).map_err(|e| split(&e))
-}
-
-fn epoch(value: &Spanned<toml::Value>) -> std::result::Result<String, ProblemAndFix> {
-    let text = match value.get_ref() {
-        toml::Value::String(text) => text.clone(),
-        toml::Value::Integer(ms) => ms.to_string(),
-        toml::Value::Datetime(at) => at.to_string(),
-        other => {
-            return Err((
-                format!("{} is not an epoch", shown(other)),
-                "use Unix milliseconds, an RFC 3339 date-time or YYYY-MM-DD".into(),
-            ));
-        }
-    };
-    parse_epoch(&text).map_err(|e| (e.to_string(), e.hint()))?;
-    Ok(text)
-}
-
-/// A value as the file spells it, for messages.
-fn shown(value: &toml::Value) -> String {
-    match value {
-        toml::Value::String(s) => format!("{s:?}"),
-        toml::Value::Table(_) => "a table".into(),
-        toml::Value::Array(_) => "an array".into(),
-        other => other.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::parse_epoch;
 
     fn parse(text: &str) -> Result<ConfigFile> {
         ConfigFile::parse(Path::new("/etc/idgen.toml"), text)
@@ -771,7 +481,7 @@ ca = "/pki/mysql-ca.pem"
 
     #[test]
     fn the_example_file_is_valid() {
-        let file = parse(include_str!("../../config.example.toml")).unwrap();
+        let file = parse(include_str!("../../../config.example.toml")).unwrap();
         assert_eq!(file.redis_nodes.keys().collect::<Vec<_>>(), ["hot", "main"]);
         assert_eq!(file.dispenser, Some(DispenserKind::Queue));
     }

@@ -2,10 +2,10 @@
 //! recorded in Redis like a leased one (so the two assigners can never share a
 //! namespace), the worker ID comes from MySQL's `WORKER_NODE`.
 
-use super::RedisNode;
 use crate::error::Result;
 use crate::lease::{NamespaceSpec, WorkerNodeAssigner};
 use crate::store::mysql::MysqlLedger;
+use crate::store::redis::RedisNode;
 use async_trait::async_trait;
 use std::sync::Arc;
 

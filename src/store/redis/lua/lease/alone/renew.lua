@@ -3,7 +3,7 @@
 -- KEYS: meta, worker key, last, free. ARGV: token, ttl ms, worker, fence ms,
 -- now ms, margin ms, worker prefix.
 -- Returns 1 when renewed, 0 when lost: another token holds the worker, its
--- key expired, or Redis cannot prove it kept the lease (see lease_alone.lua).
+-- key expired, or Redis cannot prove it kept the lease (see alone/prelude.lua).
 local ttl = tonumber(ARGV[2])
 local incarnation, _, began = continuity(KEYS[1], tonumber(ARGV[5]), ttl, tonumber(ARGV[6]),
   ARGV[7], KEYS[4], nil)

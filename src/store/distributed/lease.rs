@@ -1,13 +1,14 @@
 //! Worker leases on Redis + MySQL: MySQL decides who holds a worker and up
 //! to which time; Redis offers free workers and keeps a witness of every fence.
 
-use super::super::RedisNode;
 use crate::error::{Error, Result};
-use crate::lease::{Grant, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal};
-use crate::store::Ledger;
+use crate::lease::durable::DurableRecord;
+use crate::lease::{Grant, LeaseAdmin, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal};
 use crate::store::mysql::{MysqlLedger, WorkerClaim};
+use crate::store::redis::RedisNode;
+use crate::store::{Dispenser, Ledger};
 use async_trait::async_trait;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Worker leases on the distributed backend: Redis hands out free worker IDs
@@ -28,11 +29,20 @@ use std::time::Duration;
 pub struct FencedLeaseStore {
     redis: Arc<RedisNode>,
     ledger: Arc<MysqlLedger>,
+    /// Why MySQL could not be met while this store was opened: the first
+    /// read of the durable record reports it at once instead of waiting out
+    /// a second timeout (`status` takes about one, whatever is down).
+    unmet: Mutex<Option<Error>>,
 }
 
 impl FencedLeaseStore {
-    pub fn new(redis: Arc<RedisNode>, ledger: Arc<MysqlLedger>) -> Self {
-        FencedLeaseStore { redis, ledger }
+    /// `warmed`: how meeting MySQL went while Redis connected.
+    pub fn new(redis: Arc<RedisNode>, ledger: Arc<MysqlLedger>, warmed: Result<()>) -> Self {
+        FencedLeaseStore {
+            redis,
+            ledger,
+            unmet: Mutex::new(warmed.err()),
+        }
     }
 }
 
@@ -40,11 +50,18 @@ impl FencedLeaseStore {
 impl LeaseStore for FencedLeaseStore {
     fn describe(&self) -> String {
         format!(
-            "redis node {} ({}) with fences in {}",
-            self.redis.name,
-            self.redis.url,
+            "{} with fences in {}",
+            Dispenser::describe(&*self.redis),
             Ledger::describe(&*self.ledger)
         )
+    }
+
+    async fn check_reachable(&self) -> Result<()> {
+        let (redis, mysql) = tokio::join!(
+            crate::store::Dispenser::server_version(&*self.redis),
+            Ledger::server_version(&*self.ledger)
+        );
+        redis.and(mysql).map(drop)
     }
 
     async fn acquire(
@@ -177,13 +194,34 @@ impl LeaseStore for FencedLeaseStore {
             .await;
         Ok(released)
     }
+}
 
+#[async_trait]
+impl LeaseAdmin for FencedLeaseStore {
     async fn namespaces(&self) -> Result<Vec<String>> {
         self.redis.namespaces().await
     }
 
     async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot> {
-        self.redis.snapshot(namespace).await
+        self.redis.snapshot(namespace, 0).await
+    }
+
+    async fn durable(&self, only: Option<&str>, now_ms: i64) -> Result<DurableRecord> {
+        let unmet = self.unmet.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(e) = unmet {
+            return Err(e);
+        }
+        let mut recorded = self.ledger.durable_namespaces(only, now_ms).await?;
+        let snapshots = futures::future::join_all(
+            recorded
+                .iter()
+                .map(|ns| self.redis.snapshot(&ns.name, ns.capacity)),
+        )
+        .await;
+        for (ns, snapshot) in recorded.iter_mut().zip(snapshots) {
+            ns.compare(&snapshot?);
+        }
+        Ok(DurableRecord::Mysql(recorded))
     }
 
     async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()> {
@@ -201,7 +239,7 @@ impl LeaseStore for FencedLeaseStore {
                     });
                 }
                 if let Some(detail) =
-                    crate::lease::in_use(&redis.snapshot(namespace).await?, now_ms)
+                    crate::lease::in_use(&redis.snapshot(namespace, 0).await?, now_ms)
                 {
                     return Err(Error::NamespaceInUse {
                         namespace: namespace.to_string(),

@@ -1,5 +1,5 @@
 -- Prelude of the scripts of leases on Redis alone (no MySQL), after
--- lease_prelude.lua: the namespace's record (its meta hash) names the server
+-- lease/prelude.lua: the namespace's record (its meta hash) names the server
 -- process (`run_id`), the replication history (`master_replid`) and the
 -- incarnation of the namespace that every lease key was granted under.
 --

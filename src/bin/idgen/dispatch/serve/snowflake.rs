@@ -1,0 +1,122 @@
+//! Snowflake IDs under a namespace's lease, and the decode endpoints (ours and
+//! Leaf's `decodeSnowflakeId`).
+
+use super::api_error::ApiError;
+use super::metrics::Endpoint;
+use super::{MIN_LEASE_WAIT, Server, leaf_text};
+use crate::layout_args::LayoutArgs;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use idgen::ErrorKind;
+use idgen::layout::{DecodedJson, Layout, read_id};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+pub(super) async fn snowflake_get(
+    State(server): State<Arc<Server>>,
+    Path(key): Path<String>,
+) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let Some(namespace) = server.namespaces.get(&key) else {
+        return Err(ApiError::new(
+            ErrorKind::NotFound,
+            format!("namespace {key:?} is not served; start the server with --namespace {key}"),
+        ));
+    };
+    let mut ids = Vec::with_capacity(1);
+    // The generator waits out a backend outage; a request waits at most the
+    // configured timeout for it (the IDs of an abandoned step are a gap).
+    let patience = server.settings.timeout.max(MIN_LEASE_WAIT);
+    let issue = async { namespace.generator.lock().await.issue(1, &mut ids).await };
+    match tokio::time::timeout(patience, issue).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(ApiError::public(&e, &server.out)),
+        Err(_) => {
+            return Err(ApiError::new(
+                ErrorKind::Unavailable,
+                format!(
+                    "no lease in namespace {key} could be proven within {}",
+                    idgen::error::fmt_duration(patience)
+                ),
+            ));
+        }
+    }
+    server
+        .metrics
+        .issued(Endpoint::SnowflakeGet, "snowflake", &key, 1);
+    server
+        .metrics
+        .latency(Endpoint::SnowflakeGet, started.elapsed());
+    Ok(leaf_text(ids[0].to_string()))
+}
+
+pub(super) async fn decode(
+    State(server): State<Arc<Server>>,
+    Path(id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let args = LayoutArgs {
+        layout: query.get("layout").cloned(),
+        epoch: query.get("epoch").cloned(),
+        bits: query.get("bits").cloned(),
+        unit: query.get("unit").cloned(),
+        fix: Vec::new(),
+    };
+    let usage = |e: idgen::Error| ApiError::new(e.kind(), e.to_string());
+    let layout = args.resolve(&server.settings).map_err(usage)?;
+    let read = read_id(&id, layout.text_form()).map_err(|e| usage(e.into()))?;
+    let decoded = layout.decompose(read.id).map_err(|e| usage(e.into()))?;
+    let body = serde_json::to_string(&DecodedJson {
+        layout: &layout,
+        layout_key: true,
+        decoded: &decoded,
+    })
+    .map_err(|e| ApiError::new(ErrorKind::Internal, e.to_string()))?;
+    server.metrics.decoded();
+    server.metrics.latency(Endpoint::Decode, started.elapsed());
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response())
+}
+
+/// Leaf's `decodeSnowflakeId`: its keys in the order its `HashMap` writes
+/// them, every value a string, the time in UTC; a bad ID is Leaf's 200 with `errorMsg`.
+pub(super) async fn leaf_decode(Query(query): Query<HashMap<String, String>>) -> Response {
+    let layout = Layout::named("leaf").expect("leaf is a named layout");
+    let parts = query
+        .get("snowflakeId")
+        .and_then(|text| text.parse::<i64>().ok())
+        .and_then(|id| layout.decompose(id as u64).ok());
+    let body = match parts {
+        Some(decoded) => {
+            let value = |kind| decoded.get(kind).unwrap_or(0).to_string();
+            let ms = decoded.unix_ms.unwrap_or(0);
+            let shown = idgen::layout::format_timestamp(ms);
+            // Leaf writes `yyyy-MM-dd HH:mm:ss.SSS`.
+            let when = shown.trim_end_matches('Z').replacen('T', " ", 1);
+            // Written out by hand: a JSON map here would sort the keys.
+            format!(
+                "{{\"workerId\":\"{}\",\"sequenceId\":\"{}\",\"timestamp\":\"{ms}({when})\"}}",
+                value(idgen::layout::FieldKind::Worker),
+                value(idgen::layout::FieldKind::Sequence),
+            )
+        }
+        None => serde_json::json!({"errorMsg": "snowflake Id反解析发生异常!"}).to_string(),
+    };
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}

@@ -1,0 +1,156 @@
+//! One exchange with the node: bounded by its timeout, its errors mapped
+//! (`errors`); SCAN over every master; a script's invocation.
+
+use super::RedisNode;
+use super::connection::Conn;
+use crate::error::{Error, Result};
+use redis::{Script, Value};
+use std::future::Future;
+
+impl RedisNode {
+    /// Runs one Redis exchange with the node's time bound and error mapping.
+    pub(super) async fn bounded<T>(
+        &self,
+        exchange: impl Future<Output = redis::RedisResult<T>>,
+    ) -> Result<T> {
+        match tokio::time::timeout(self.timeout, exchange).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => {
+                self.forget_if_broken(&e).await;
+                Err(self.error(&e))
+            }
+            Err(_) => Err(Error::Timeout {
+                backend: "Redis",
+                url: self.url.to_string(),
+                after: self.timeout,
+            }),
+        }
+    }
+
+    /// Sends `count` commands in one pipeline, `command` adding the `i`th,
+    /// and hands back each one's answer in order, a server's error included.
+    /// The EVALSHAs of `script` the server answered NOSCRIPT (a new or
+    /// restarted server, `SCRIPT FLUSH`) did nothing: the script is loaded
+    /// and those alone are sent again, so no other command runs twice.
+    pub(super) async fn pipeline_loading(
+        &self,
+        conn: &mut Conn,
+        script: &Script,
+        count: usize,
+        command: impl Fn(&mut redis::Pipeline, usize),
+    ) -> Result<Vec<Value>> {
+        let mut answers: Vec<Option<Value>> = vec![None; count];
+        let mut pending: Vec<usize> = (0..count).collect();
+        for attempt in 0..2 {
+            if pending.is_empty() {
+                break;
+            }
+            let mut pipe = redis::pipe();
+            pipe.ignore_errors();
+            for &i in &pending {
+                command(&mut pipe, i);
+            }
+            let values: Vec<Value> = self.bounded(pipe.query_async(conn)).await?;
+            let mut missing = Vec::new();
+            for (&i, value) in pending.iter().zip(values) {
+                match value {
+                    Value::ServerError(e)
+                        if attempt == 0 && e.kind() == Some(redis::ServerErrorKind::NoScript) =>
+                    {
+                        missing.push(i)
+                    }
+                    value => answers[i] = Some(value),
+                }
+            }
+            if !missing.is_empty() {
+                self.bounded(script.load_async(conn)).await?;
+            }
+            pending = missing;
+        }
+        answers
+            .into_iter()
+            .map(|answer| {
+                answer.ok_or_else(|| {
+                    Error::Internal("a Redis pipeline left a command unanswered".into())
+                })
+            })
+            .collect()
+    }
+
+    /// Every key matching `pattern`, by SCAN (never KEYS, which blocks the
+    /// server); in a cluster, on every master.
+    pub(super) async fn scan(&self, pattern: &str) -> Result<Vec<String>> {
+        match self.conn().await? {
+            Conn::Cluster(mut cluster) => {
+                let masters = self.cluster_masters(&mut cluster).await?;
+                let scans = masters.into_iter().map(|master| {
+                    self.scan_one(Conn::Cluster(cluster.clone()), pattern, Some(master))
+                });
+                let found = futures::future::try_join_all(scans).await?;
+                let mut found: Vec<String> = found.into_iter().flatten().collect();
+                found.sort();
+                found.dedup();
+                Ok(found)
+            }
+            conn => self.scan_one(conn, pattern, None).await,
+        }
+    }
+
+    /// SCAN on one server: the connection's, or the cluster master at `master`.
+    pub(super) async fn scan_one(
+        &self,
+        mut conn: Conn,
+        pattern: &str,
+        master: Option<(String, u16)>,
+    ) -> Result<Vec<String>> {
+        let mut cursor: u64 = 0;
+        let mut found = Vec::new();
+        loop {
+            let mut scan = redis::cmd("SCAN");
+            scan.arg(cursor)
+                .arg("MATCH")
+                .arg(pattern)
+                .arg("COUNT")
+                .arg(1000);
+            let (next, keys): (u64, Vec<String>) = match (&mut conn, &master) {
+                (Conn::Cluster(cluster), Some((host, port))) => {
+                    let at = redis::cluster_routing::RoutingInfo::SingleNode(
+                        redis::cluster_routing::SingleNodeRoutingInfo::ByAddress {
+                            host: host.clone(),
+                            port: *port,
+                        },
+                    );
+                    let answer = self.bounded(cluster.route_command(scan, at)).await?;
+                    redis::from_redis_value(answer).map_err(|e| Error::Backend {
+                        backend: "Redis",
+                        url: self.url.to_string(),
+                        detail: format!("unexpected SCAN answer: {e}"),
+                    })?
+                }
+                _ => self.bounded(scan.query_async(&mut conn)).await?,
+            };
+            found.extend(keys);
+            if next == 0 {
+                return Ok(found);
+            }
+            cursor = next;
+        }
+    }
+
+    pub(super) async fn invoke<T: redis::FromRedisValue>(
+        &self,
+        script: &Script,
+        keys: &[&str],
+        args: &[String],
+    ) -> Result<T> {
+        let mut invocation = script.prepare_invoke();
+        for key in keys {
+            invocation.key(*key);
+        }
+        for arg in args {
+            invocation.arg(arg.as_str());
+        }
+        let mut conn = self.conn().await?;
+        self.bounded(invocation.invoke_async(&mut conn)).await
+    }
+}
