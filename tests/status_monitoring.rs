@@ -284,7 +284,7 @@ fn prometheus_output_parses_and_covers_stock_limits_leases_layouts_and_backends(
     let run = Test::within(&env)
         .args(["status", "--format", "prometheus"])
         .status(exit_code::OK)
-        .stdout("# TYPE idgen_redis_last_rollback_timestamp_seconds gauge")
+        .stdout("# TYPE idgen_app_shard_stock gauge")
         .run();
     let samples = parse_exposition(&run.stdout);
     let app = [("app", "1"), ("name", "or\"ders\\x")];

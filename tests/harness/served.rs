@@ -298,11 +298,15 @@ pub fn parse_metrics(text: &str) -> Vec<(String, f64)> {
         .collect()
 }
 
-/// The value of the series named `name` whose labels include `labels`.
+/// The value of the series named `name` whose labels include each of
+/// `labels` (`a="1",b="2"`, in any order: the exposition sorts them by name).
 pub fn metric(samples: &[(String, f64)], name: &str, labels: &str) -> f64 {
+    let wanted: Vec<&str> = labels.split(',').filter(|l| !l.is_empty()).collect();
     samples
         .iter()
-        .find(|(series, _)| series.split('{').next() == Some(name) && series.contains(labels))
+        .find(|(series, _)| {
+            series.split('{').next() == Some(name) && wanted.iter().all(|l| series.contains(l))
+        })
         .map(|(_, v)| *v)
         .unwrap_or_else(|| panic!("no {name}{{{labels}}} in {samples:?}"))
 }

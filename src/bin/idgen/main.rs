@@ -4,6 +4,7 @@ mod cli;
 mod confirm;
 mod dispatch;
 mod exit;
+mod exposition;
 mod layout_args;
 mod output;
 mod settings;
