@@ -3,6 +3,7 @@
 
 use crate::exit;
 use crate::output::Output;
+use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use idgen::ErrorKind;
@@ -89,15 +90,21 @@ impl ApiError {
     }
 }
 
+/// The body of every error answer.
+#[derive(serde::Serialize)]
+struct ErrorBody {
+    code: &'static str,
+    message: String,
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = serde_json::json!({"code": self.code, "message": self.message}).to_string();
-        let mut response = (self.status, body).into_response();
+        let body = ErrorBody {
+            code: self.code,
+            message: self.message,
+        };
+        let mut response = (self.status, Json(body)).into_response();
         response.extensions_mut().insert(ErrorCode(self.code));
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
         if self.status == StatusCode::UNAUTHORIZED {
             response
                 .headers_mut()

@@ -4,6 +4,7 @@
 
 use super::Server;
 use super::api_error;
+use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -122,27 +123,35 @@ pub(super) async fn healthz(State(server): State<Arc<Server>>) -> Response {
             ));
         }
     }
-    let (status, body) = if reasons.is_empty() {
-        (StatusCode::OK, serde_json::json!({"status": "ok"}))
+    let body = if reasons.is_empty() {
+        HealthBody {
+            status: "ok",
+            code: None,
+            reasons,
+        }
     } else {
-        (
-            StatusCode::SERVICE_UNAVAILABLE,
-            serde_json::json!({
-                "status": "unavailable",
-                "code": api_error::code_for(ErrorKind::Unavailable),
-                "reasons": reasons,
-            }),
-        )
+        HealthBody {
+            status: "unavailable",
+            code: Some(api_error::code_for(ErrorKind::Unavailable)),
+            reasons,
+        }
     };
-    (
-        status,
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        body.to_string(),
-    )
-        .into_response()
+    let status = if body.code.is_none() {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, Json(body)).into_response()
+}
+
+/// The `/healthz` body: `{"status":"ok"}`, or why not, with the error code.
+#[derive(serde::Serialize)]
+struct HealthBody {
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code: Option<&'static str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    reasons: Vec<String>,
 }
 
 pub(super) async fn metrics_text(State(server): State<Arc<Server>>) -> Response {

@@ -5,8 +5,8 @@ use super::api_error::ApiError;
 use super::metrics::Endpoint;
 use super::{MIN_LEASE_WAIT, Server, leaf_text};
 use crate::layout_args::LayoutArgs;
+use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use idgen::ErrorKind;
 use idgen::layout::{DecodedJson, Layout, read_id};
@@ -69,22 +69,15 @@ pub(super) async fn decode(
     let layout = args.resolve(&server.settings).map_err(usage)?;
     let read = read_id(&id, layout.text_form()).map_err(|e| usage(e.into()))?;
     let decoded = layout.decompose(read.id).map_err(|e| usage(e.into()))?;
-    let body = serde_json::to_string(&DecodedJson {
+    let body = Json(DecodedJson {
         layout: &layout,
         layout_key: true,
         decoded: &decoded,
     })
-    .map_err(|e| ApiError::new(ErrorKind::Internal, e.to_string()))?;
+    .into_response();
     server.metrics.decoded();
     server.metrics.latency(Endpoint::Decode, started.elapsed());
-    Ok((
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        body,
-    )
-        .into_response())
+    Ok(body)
 }
 
 /// Leaf's `decodeSnowflakeId`: its keys in the order its `HashMap` writes
@@ -95,28 +88,39 @@ pub(super) async fn leaf_decode(Query(query): Query<HashMap<String, String>>) ->
         .get("snowflakeId")
         .and_then(|text| text.parse::<i64>().ok())
         .and_then(|id| layout.decompose(id as u64).ok());
-    let body = match parts {
+    match parts {
         Some(decoded) => {
             let value = |kind| decoded.get(kind).unwrap_or(0).to_string();
             let ms = decoded.unix_ms.unwrap_or(0);
             let shown = idgen::layout::format_timestamp(ms);
             // Leaf writes `yyyy-MM-dd HH:mm:ss.SSS`.
             let when = shown.trim_end_matches('Z').replacen('T', " ", 1);
-            // Written out by hand: a JSON map here would sort the keys.
-            format!(
-                "{{\"workerId\":\"{}\",\"sequenceId\":\"{}\",\"timestamp\":\"{ms}({when})\"}}",
-                value(idgen::layout::FieldKind::Worker),
-                value(idgen::layout::FieldKind::Sequence),
-            )
+            Json(LeafDecoded {
+                worker_id: value(idgen::layout::FieldKind::Worker),
+                sequence_id: value(idgen::layout::FieldKind::Sequence),
+                timestamp: format!("{ms}({when})"),
+            })
+            .into_response()
         }
-        None => serde_json::json!({"errorMsg": "snowflake Id反解析发生异常!"}).to_string(),
-    };
-    (
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        body,
-    )
-        .into_response()
+        None => Json(LeafDecodeError {
+            error_msg: "snowflake Id反解析发生异常!",
+        })
+        .into_response(),
+    }
+}
+
+/// Leaf's decode answer, its keys in the order its `HashMap` writes them.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LeafDecoded {
+    worker_id: String,
+    sequence_id: String,
+    timestamp: String,
+}
+
+/// Leaf's answer to an ID it cannot decode (with status 200, as Leaf does).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LeafDecodeError {
+    error_msg: &'static str,
 }
