@@ -292,37 +292,79 @@ fn a_writable_replica_beside_its_master_serves_nothing_from_a_range() {
     a_writable_replica_beside_its_master_serves_nothing("range");
 }
 
-// ---- a master demoted by REPLICAOF under idgen serve ----------------------------------
+// ---- a master demoted under idgen serve, by REPLICAOF or Redis's own FAILOVER -----------
 
-/// A (serve's) demoted by `REPLICAOF` to a replica of B, which `next` takers
-/// use meanwhile; then A promoted back and B demoted to its replica.
-fn a_master_demoted_by_replicaof_under_serve_serves_nothing(kind: &str) {
-    let env = TestEnv::distributed();
-    let (mut a, mut b) = master_and_writable_replica(&env, kind);
-    let served = serve_on(&env, &a, kind);
+/// How the master role moves from one node to the other.
+#[derive(Clone, Copy)]
+enum Handover {
+    /// `REPLICAOF NO ONE` on the replica, then `REPLICAOF` on the old master.
+    Replicaof,
+    /// Redis's own `FAILOVER TO`, which demotes the master itself.
+    Failover,
+}
+
+impl Handover {
+    fn name(self) -> &'static str {
+        match self {
+            Handover::Replicaof => "REPLICAOF",
+            Handover::Failover => "FAILOVER",
+        }
+    }
+
+    /// `from` hands the master role to `to`.
+    fn hand(self, from: &mut RedisProcess, to: &mut RedisProcess) {
+        match self {
+            Handover::Replicaof => {
+                to.promote();
+                from.demote_to_replica_of(to);
+            }
+            Handover::Failover => from.fail_over_to(to),
+        }
+    }
+}
+
+/// `call` from two threads all along while A hands the master role to B,
+/// which `next` takers use meanwhile, and then takes it back. Every call, and
+/// every ID issued (by the calls and on B), checked for repeats.
+fn through_a_handover(
+    env: &TestEnv,
+    kind: &str,
+    (a, b): (&mut RedisProcess, &mut RedisProcess),
+    handover: Handover,
+    who: &str,
+    call: impl Fn() -> Result<Vec<u64>, String> + Sync,
+) -> Vec<Call> {
     let quarter = chaos_ids() / 4;
-
-    let (calls, on_b) = calls_during(2, serve_call(served.port), |serve| {
-        serve.wait_for_more(quarter, "serve's IDs from the master");
-        serve.enter(CHANGING);
-        b.promote();
-        a.demote_to_replica_of(&b);
-        serve.enter(DEMOTED);
-        let on_b = take_on_new_master(&env, &b, kind, 2 * quarter);
-        serve.enter(CHANGING);
-        a.promote();
-        b.demote_to_replica_of(&a);
-        serve.enter(MASTER_AGAIN);
-        serve.wait_for_more(quarter, "serve's IDs from the master again");
+    let (calls, on_b) = calls_during(2, call, |clients| {
+        clients.wait_for_more(quarter, &format!("{who}'s IDs from the master"));
+        clients.enter(CHANGING);
+        handover.hand(a, b);
+        clients.enter(DEMOTED);
+        let on_b = take_on_new_master(env, b, kind, 2 * quarter);
+        clients.enter(CHANGING);
+        handover.hand(b, a);
+        clients.enter(MASTER_AGAIN);
+        clients.wait_for_more(quarter, &format!("{who}'s IDs from the master again"));
         on_b
     });
     let mut ids = ids_of(&calls);
     ids.extend(on_b);
     assert_no_repeats(
-        &format!("a master demoted by REPLICAOF under serve ({kind})"),
+        &format!("{who} through a {} ({kind})", handover.name()),
         &ids,
     );
     assert!(ids.len() as u64 >= chaos_ids());
+    calls
+}
+
+/// A (serve's) hands the master role to B and takes it back: serve refuses
+/// while A is a replica, naming no host, and serves again after.
+fn a_master_demoted_under_serve_serves_nothing(kind: &str, handover: Handover) {
+    let env = TestEnv::distributed();
+    let (mut a, mut b) = master_and_writable_replica(&env, kind);
+    let served = serve_on(&env, &a, kind);
+    let call = serve_call(served.port);
+    let calls = through_a_handover(&env, kind, (&mut a, &mut b), handover, "serve", call);
     assert_refused_while_demoted(&calls, "503 {\"code\":\"unavailable\"");
     // serve's answers name no host: not the new master's address either.
     assert_refused_while_demoted(&calls, "Redis is not the master: it is a replica\"");
@@ -331,57 +373,22 @@ fn a_master_demoted_by_replicaof_under_serve_serves_nothing(kind: &str) {
 
 #[test]
 fn a_master_demoted_by_replicaof_under_serve_serves_nothing_from_a_queue() {
-    a_master_demoted_by_replicaof_under_serve_serves_nothing("queue");
+    a_master_demoted_under_serve_serves_nothing("queue", Handover::Replicaof);
 }
 
 #[test]
 fn a_master_demoted_by_replicaof_under_serve_serves_nothing_from_a_range() {
-    a_master_demoted_by_replicaof_under_serve_serves_nothing("range");
-}
-
-// ---- a master demoted by Redis's own FAILOVER ------------------------------------------
-
-/// A (serve's) hands the master role to B by `FAILOVER`, which `next` takers
-/// use meanwhile; then B hands it back the same way.
-fn a_master_demoted_by_failover_under_serve_serves_nothing(kind: &str) {
-    let env = TestEnv::distributed();
-    let (mut a, mut b) = master_and_writable_replica(&env, kind);
-    let served = serve_on(&env, &a, kind);
-    let quarter = chaos_ids() / 4;
-
-    let (calls, on_b) = calls_during(2, serve_call(served.port), |serve| {
-        serve.wait_for_more(quarter, "serve's IDs from the master");
-        serve.enter(CHANGING);
-        a.fail_over_to(&mut b);
-        serve.enter(DEMOTED);
-        let on_b = take_on_new_master(&env, &b, kind, 2 * quarter);
-        serve.enter(CHANGING);
-        b.fail_over_to(&mut a);
-        serve.enter(MASTER_AGAIN);
-        serve.wait_for_more(quarter, "serve's IDs from the master again");
-        on_b
-    });
-    let mut ids = ids_of(&calls);
-    ids.extend(on_b);
-    assert_no_repeats(
-        &format!("a master demoted by FAILOVER under serve ({kind})"),
-        &ids,
-    );
-    assert!(ids.len() as u64 >= chaos_ids());
-    assert_refused_while_demoted(&calls, "503 {\"code\":\"unavailable\"");
-    // serve's answers name no host: not the new master's address either.
-    assert_refused_while_demoted(&calls, "Redis is not the master: it is a replica\"");
-    assert_served_again(&calls);
+    a_master_demoted_under_serve_serves_nothing("range", Handover::Replicaof);
 }
 
 #[test]
 fn a_master_demoted_by_failover_under_serve_serves_nothing_from_a_queue() {
-    a_master_demoted_by_failover_under_serve_serves_nothing("queue");
+    a_master_demoted_under_serve_serves_nothing("queue", Handover::Failover);
 }
 
 #[test]
 fn a_master_demoted_by_failover_under_serve_serves_nothing_from_a_range() {
-    a_master_demoted_by_failover_under_serve_serves_nothing("range");
+    a_master_demoted_under_serve_serves_nothing("range", Handover::Failover);
 }
 
 /// A long-lived allocator in this process, on `redis` and the env's MySQL.
@@ -408,27 +415,8 @@ fn a_library_client_rides_through_a_failover_without_serving_from_the_replica(ki
         Ok(issued) => Ok(issued.ids),
         Err(e) => Err(format!("{:?}: {e}", e.kind())),
     };
-    let quarter = chaos_ids() / 4;
-
-    let (calls, on_b) = calls_during(2, call, |library| {
-        library.wait_for_more(quarter, "the library's IDs from the master");
-        library.enter(CHANGING);
-        a.fail_over_to(&mut b);
-        library.enter(DEMOTED);
-        let on_b = take_on_new_master(&env, &b, kind, 2 * quarter);
-        library.enter(CHANGING);
-        b.fail_over_to(&mut a);
-        library.enter(MASTER_AGAIN);
-        library.wait_for_more(quarter, "the library's IDs from the master again");
-        on_b
-    });
-    let mut ids = ids_of(&calls);
-    ids.extend(on_b);
-    assert_no_repeats(
-        &format!("a library client through a FAILOVER ({kind})"),
-        &ids,
-    );
-    assert!(ids.len() as u64 >= chaos_ids());
+    let handover = Handover::Failover;
+    let calls = through_a_handover(&env, kind, (&mut a, &mut b), handover, "the library", call);
     assert_refused_while_demoted(&calls, "Unavailable: Redis node \"main\"");
     assert_refused_while_demoted(&calls, &not_the_master(&b));
     assert_served_again(&calls);

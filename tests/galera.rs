@@ -12,7 +12,7 @@
 //! `IDGEN_CHAOS_IDS` sets how many IDs the kill-and-rejoin case issues
 //! (100 000 by default; `scripts/chaos.sh` runs it with 1 000 000).
 
-use crate::harness::faults::{Persistence, RedisProcess};
+use crate::harness::faults::{Persistence, RedisProcess, chaos_ids};
 use crate::harness::galera::GaleraCluster;
 use crate::harness::servers::mysql_exec;
 use crate::harness::{Run, StopOnDrop, Test, TestEnv, assert_unique, wait_until};
@@ -28,14 +28,6 @@ use std::time::{Duration, Instant};
 const NODES: usize = 3;
 /// The database idgen keeps its ledger in, on every node.
 const DATABASE: &str = "idgen";
-/// How many IDs the kill-and-rejoin case issues in all.
-fn chaos_ids() -> u64 {
-    std::env::var("IDGEN_CHAOS_IDS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(100_000)
-}
-
 /// The cluster, the one Redis every idgen process shares, and a home.
 struct Deployment {
     /// Locked only to kill, rejoin or read counters: callers use `ledgers`.

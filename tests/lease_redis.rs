@@ -7,7 +7,7 @@
 //! redis-servers of their own and collect `IDGEN_CHAOS_IDS` IDs (100 000 by
 //! default) from two holders.
 
-use crate::harness::faults::{Persistence, RedisProcess};
+use crate::harness::faults::{Persistence, RedisProcess, chaos_ids};
 use crate::harness::{
     Coprocess, StopOnDrop, Test, TestEnv, acquired_worker, assert_unique, keys, parse_ids,
     wait_until,
@@ -19,14 +19,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::ExitStatusExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-
-/// How many IDs a fault case collects from its holders.
-fn chaos_ids() -> u64 {
-    std::env::var("IDGEN_CHAOS_IDS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(100_000)
-}
 
 /// A layout with two worker IDs: two holders share the namespace, and a
 /// holder that loses its worker may get the other one's. Its 64 IDs per

@@ -10,7 +10,7 @@
 //! `IDGEN_CHAOS_IDS` sets how many IDs each case issues (100 000 by default;
 //! `scripts/chaos.sh` runs them with 1 000 000).
 
-use crate::harness::faults::{Persistence, RedisProcess};
+use crate::harness::faults::{Persistence, RedisProcess, chaos_ids};
 use crate::harness::mysql_faults::{MariadbPair, MariadbProcess, gtid_seq};
 use crate::harness::takers::take_during;
 use crate::harness::{
@@ -21,14 +21,6 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
-
-/// How many IDs a case issues in all (more where it drains an app).
-fn chaos_ids() -> u64 {
-    std::env::var("IDGEN_CHAOS_IDS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(100_000)
-}
 
 /// Both dispensers: the app and its dispenser.
 const APPS: [(u8, &str); 2] = [(1, "queue"), (2, "range")];

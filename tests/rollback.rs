@@ -6,7 +6,7 @@
 //! `IDGEN_CHAOS_IDS` sets how many IDs each case issues (100 000 by default;
 //! `scripts/chaos.sh` runs them with 1 000 000).
 
-use crate::harness::faults::{Persistence, RedisProcess, TcpProxy};
+use crate::harness::faults::{Persistence, RedisProcess, TcpProxy, chaos_ids};
 use crate::harness::{
     Coprocess, Test, TestEnv, assert_unique, four_worker_lease, keys, parse_ids, segment_id,
     worker_of_four_worker_id,
@@ -15,14 +15,6 @@ use idgen::exit_code;
 use redis::Commands;
 use std::sync::Mutex;
 use std::time::Duration;
-
-/// How many IDs a case issues in all, half before the fault and half after.
-fn chaos_ids() -> u64 {
-    std::env::var("IDGEN_CHAOS_IDS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(100_000)
-}
 
 const APP: &str = "7";
 /// Concurrent `idgen next` processes.
