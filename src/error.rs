@@ -555,7 +555,9 @@ fn describe_role(role: &str, master: Option<&str>) -> String {
     }
 }
 
-/// Formats a duration for messages: `1.5s`, `250ms`.
+/// Formats a duration for messages: `1.5s`, `250ms`, in the syntax the
+/// duration flags take (`--timeout 1.5s`), so a message can be pasted back.
+/// Tables show spans of hours and days instead (`output::span` in the binary).
 pub fn fmt_duration(d: Duration) -> String {
     if d.as_millis() < 1000 {
         format!("{}ms", d.as_millis())

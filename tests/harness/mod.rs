@@ -209,7 +209,7 @@ impl TestEnv {
     pub fn ok(&self, args: &[&str]) -> String {
         Test::within(self)
             .args(args.iter().copied())
-            .status(0)
+            .status(idgen::exit_code::OK)
             .run()
             .stdout
     }
@@ -219,7 +219,7 @@ impl TestEnv {
     pub fn json(&self, args: &[&str]) -> serde_json::Value {
         Test::within(self)
             .args(args.iter().copied())
-            .status(0)
+            .status(idgen::exit_code::OK)
             .run()
             .json()
     }

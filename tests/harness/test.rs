@@ -1,8 +1,8 @@
 //! One way to run the binary and state what it must do:
 //!
 //! ```ignore
-//! Test::new().args(["decode", "1"]).stdout("worker=0").status(0).run();
-//! Test::within(&env).args(["next", "--app", "9"]).stderr("unknown app").status(3).run();
+//! Test::new().args(["decode", "1"]).stdout("worker=0").status(exit_code::OK).run();
+//! Test::within(&env).args(["next", "--app", "9"]).stderr("unknown app").status(exit_code::NOT_FOUND).run();
 //! ```
 //!
 //! `run` checks every expectation and fails with the whole run shown.

@@ -190,6 +190,7 @@ pub fn grouped(n: u64) -> String {
 }
 
 /// A span of time for a table, in its two largest units: `3 d 4 h`, `12 min`, `45 s`.
+/// Messages use `idgen::error::fmt_duration` instead, in the flags' syntax.
 pub fn span(secs: u64) -> String {
     const UNITS: [(u64, &str); 5] = [
         (365 * 86_400, "y"),
