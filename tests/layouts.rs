@@ -932,12 +932,10 @@ fn a_discord_id_is_guessed_as_discord_inside_a_window_around_its_moment() {
 }
 
 #[test]
-fn every_guess_carries_the_ids_decoded_under_it() {
-    let candidates = guess(
-        &read_all(&["175928847299117063"]),
-        window("2016-04-30", "2016-05-01"),
-    );
-    let decoded = &candidates[0].decoded[0];
+fn every_guess_takes_the_ids_apart_under_its_layout() {
+    let ids = read_all(&["175928847299117063"]);
+    let candidates = guess(&ids, window("2016-04-30", "2016-05-01"));
+    let decoded = candidates[0].decode(&ids).next().unwrap();
     assert_eq!(decoded.get(FieldKind::Increment), Some(7));
     assert_eq!(
         format_timestamp(decoded.unix_ms.unwrap()),

@@ -301,17 +301,17 @@ fn run_guess(args: &DecodeArgs, style: Style, ctx: &Context<'_>) -> anyhow::Resu
         ));
     }
     match style {
-        Style::Json => ctx.out.print_json(&GuessJson(&candidates))?,
+        Style::Json => ctx.out.print_json(&GuessJson(&candidates, &ids))?,
         Style::Lines => {
             for (rank, candidate) in ranked(&candidates) {
-                for decoded in &candidate.decoded {
-                    let line = plain_line(&candidate.layout, decoded);
+                for decoded in candidate.decode(&ids) {
+                    let line = plain_line(&candidate.layout, &decoded);
                     ctx.out.print_line(&format!("{rank} {line}"))?;
                 }
             }
         }
         Style::Table if !candidates.is_empty() => {
-            ctx.out.print_table(&guess_table(ctx, &candidates))?
+            ctx.out.print_table(&guess_table(ctx, &candidates, &ids))?
         }
         Style::Table => {}
     }
@@ -375,11 +375,11 @@ fn ranked(candidates: &[Candidate]) -> impl Iterator<Item = (usize, &Candidate)>
     candidates.iter().enumerate().map(|(i, c)| (i + 1, c))
 }
 
-fn guess_table(ctx: &Context<'_>, candidates: &[Candidate]) -> Table {
+fn guess_table(ctx: &Context<'_>, candidates: &[Candidate], ids: &[ReadId]) -> Table {
     let mut table = ctx.out.table();
     table.set_header(["RANK", "LAYOUT", "ID", "TIMESTAMP (UTC)", "FIELDS"]);
     for (rank, candidate) in ranked(candidates) {
-        for (i, decoded) in candidate.decoded.iter().enumerate() {
+        for (i, decoded) in candidate.decode(ids).enumerate() {
             let (rank, name) = if i == 0 {
                 (rank.to_string(), candidate.layout.name().to_string())
             } else {
@@ -390,7 +390,7 @@ fn guess_table(ctx: &Context<'_>, candidates: &[Candidate]) -> Table {
                 name,
                 decoded.id.to_string(),
                 decoded.unix_ms.map(format_timestamp).unwrap_or_default(),
-                fields_text(&candidate.layout, decoded),
+                fields_text(&candidate.layout, &decoded),
             ]);
         }
     }
@@ -403,23 +403,27 @@ fn guess_table(ctx: &Context<'_>, candidates: &[Candidate]) -> Table {
 }
 
 /// `{"candidates": [{"rank", "layout", "signature", "ids": [...]}, ...]}`, IDs as strings.
-struct GuessJson<'a>(&'a [Candidate]);
+struct GuessJson<'a>(&'a [Candidate], &'a [ReadId]);
 
 impl Serialize for GuessJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry("candidates", &CandidatesJson(self.0))?;
+        map.serialize_entry("candidates", &CandidatesJson(self.0, self.1))?;
         map.end()
     }
 }
 
-struct CandidatesJson<'a>(&'a [Candidate]);
+struct CandidatesJson<'a>(&'a [Candidate], &'a [ReadId]);
 
 impl Serialize for CandidatesJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
         for (rank, candidate) in ranked(self.0) {
-            seq.serialize_element(&CandidateJson { rank, candidate })?;
+            seq.serialize_element(&CandidateJson {
+                rank,
+                candidate,
+                ids: self.1,
+            })?;
         }
         seq.end()
     }
@@ -428,27 +432,42 @@ impl Serialize for CandidatesJson<'_> {
 struct CandidateJson<'a> {
     rank: usize,
     candidate: &'a Candidate,
+    ids: &'a [ReadId],
 }
 
 impl Serialize for CandidateJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let layout = &self.candidate.layout;
-        let records: Vec<DecodedJson<'_>> = self
-            .candidate
-            .decoded
-            .iter()
-            .map(|decoded| DecodedJson {
-                layout,
-                layout_key: false,
-                decoded,
-            })
-            .collect();
+        let records = DecodedIdsJson {
+            candidate: self.candidate,
+            ids: self.ids,
+        };
         let mut map = serializer.serialize_map(Some(4))?;
         map.serialize_entry("rank", &self.rank)?;
         map.serialize_entry("layout", layout.name())?;
         map.serialize_entry("signature", &layout.signature())?;
         map.serialize_entry("ids", &records)?;
         map.end()
+    }
+}
+
+/// A candidate's IDs, each taken apart as it is written.
+struct DecodedIdsJson<'a> {
+    candidate: &'a Candidate,
+    ids: &'a [ReadId],
+}
+
+impl Serialize for DecodedIdsJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.ids.len()))?;
+        for decoded in self.candidate.decode(self.ids) {
+            seq.serialize_element(&DecodedJson {
+                layout: &self.candidate.layout,
+                layout_key: false,
+                decoded: &decoded,
+            })?;
+        }
+        seq.end()
     }
 }
 
