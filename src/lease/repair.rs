@@ -8,6 +8,7 @@
 use super::durable::{DurableNamespace, DurableRecord};
 use super::{LeaseAdmin, NamespaceSnapshot, Problem, problems};
 use crate::error::{Error, Result};
+use crate::store::locking::under_namespace_lock;
 use std::time::Duration;
 
 /// How long the repair holds the namespace's lock at most: a few exchanges
@@ -74,18 +75,15 @@ impl NamespaceRepair<'_> {
     /// namespace as it is afterwards. `lease_ttl` is the lease lifetime the
     /// rebuilt state assumes for the holders' keys.
     pub async fn run(&self, lease_ttl: Duration) -> Result<Inspection> {
-        let Some(token) = self
-            .store
-            .lock_namespace(self.namespace, REPAIR_LOCK_TTL)
-            .await?
-        else {
+        let repaired = under_namespace_lock(self.store, self.namespace, REPAIR_LOCK_TTL, || {
+            self.store.repair(self.namespace, lease_ttl)
+        })
+        .await?;
+        if repaired.is_none() {
             return Err(Error::NamespaceBusy {
                 namespace: self.namespace.to_string(),
             });
-        };
-        let repaired = self.store.repair(self.namespace, lease_ttl).await;
-        self.store.unlock_namespace(self.namespace, &token).await?;
-        repaired?;
+        }
         self.inspect().await
     }
 }

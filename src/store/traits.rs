@@ -1,7 +1,7 @@
 //! The capability traits a store implements: a ledger's (apps, segments,
 //! route moves), a dispenser's (stock, restock, route hints) and a lease
-//! store's (the holder's hot path, the operator's administration), with the
-//! answers their calls return.
+//! store's (the holder's hot path, the operator's administration: see
+//! `lease`), with the answers their calls return.
 
 use super::{
     AppChange, AppRecord, AppSpec, ForeignRow, InitReport, LedgerRollback, LedgerRollbackRecord,
@@ -9,12 +9,14 @@ use super::{
     ShardMarks, ShardTake, Slot,
 };
 use crate::error::Result;
-use crate::lease::durable::DurableRecord;
-use crate::lease::{Grant, NamespaceSnapshot, NamespaceSpec, Renewal};
 use crate::shard::DispenserKind;
 use async_trait::async_trait;
 use std::collections::BTreeMap;
 use std::time::Duration;
+
+pub(crate) mod lease;
+
+pub use lease::{LeaseAdmin, LeaseStore};
 
 /// Durable allocation: the only place where uniqueness is decided.
 #[async_trait]
@@ -378,81 +380,4 @@ pub fn hints_of(node: &dyn Dispenser) -> Result<&dyn RouteHints> {
             node.node()
         ))
     })
-}
-
-/// Worker-ID leases as their holder uses them: acquire, renew, release.
-/// A store of leases (Redis + MySQL, Redis alone, or the embedded store)
-/// also implements [`LeaseAdmin`] for inspection and repair.
-#[async_trait]
-pub trait LeaseStore: Send + Sync {
-    /// Where the leases live, redacted.
-    fn describe(&self) -> String;
-
-    /// Succeeds when every server the leases live on answers, for health
-    /// checks; else the first failure.
-    async fn check_reachable(&self) -> Result<()>;
-
-    /// Claims a free worker ID for `holder` and raises its fence to `fence_ms`.
-    /// Records the namespace's signature on first use and refuses another one.
-    async fn acquire(
-        &self,
-        namespace: &NamespaceSpec,
-        holder: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<Grant>;
-
-    /// Extends the lease and raises the fence, only while `token` holds it.
-    async fn renew(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<Renewal>;
-
-    /// Ends the lease if `token` still holds it: the fence becomes `last_ms`
-    /// (the last time unit really issued) and the ID returns to the free list.
-    async fn release(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        last_ms: i64,
-    ) -> Result<bool>;
-}
-
-/// Worker-ID namespaces as an operator sees them: listed, inspected,
-/// repaired under the namespace's lock, deleted (`status`, `namespace`,
-/// `inspect-freelist`). Kept apart from [`LeaseStore`], the holder's hot path.
-#[async_trait]
-pub trait LeaseAdmin: Send + Sync {
-    /// Every namespace that has been used, for `status`.
-    async fn namespaces(&self) -> Result<Vec<String>>;
-
-    /// The namespace as stored, for `inspect-freelist`.
-    async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot>;
-
-    /// The durable record of every namespace (`only`: of one), each compared
-    /// with what Redis still holds of it, so that a namespace Redis lost is
-    /// still shown as it is. A store that keeps nothing durable (Redis
-    /// alone) has none.
-    async fn durable(&self, _only: Option<&str>, _now_ms: i64) -> Result<DurableRecord> {
-        Ok(DurableRecord::Nothing)
-    }
-
-    /// Rebuilds the free list from the IDs nobody holds, and gives held keys
-    /// without expiry one of `ttl`. Never frees a held ID.
-    async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()>;
-
-    /// Forgets the namespace: its signature, free list, fences and leases.
-    /// Refuses while any worker ID is held, or fenced past `now_ms`: a holder
-    /// could still issue under it.
-    async fn delete_namespace(&self, namespace: &str, now_ms: i64) -> Result<()>;
-
-    /// Takes the namespace lock for an operator's repair.
-    async fn lock_namespace(&self, namespace: &str, ttl: Duration) -> Result<Option<String>>;
-
-    async fn unlock_namespace(&self, namespace: &str, token: &str) -> Result<()>;
 }

@@ -3,9 +3,12 @@
 
 use crate::error::{Error, Result};
 use crate::lease::durable::DurableRecord;
-use crate::lease::{Grant, LeaseAdmin, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal};
+use crate::lease::{Grant, LeaseAdmin, NamespaceSnapshot, Renewal};
 use crate::store::mysql::{MysqlLedger, WorkerClaim};
 use crate::store::redis::RedisNode;
+use crate::store::traits::lease::{
+    Acquire, LeaseCalls, Release, Renew, refuse_in_use, refuse_unknown,
+};
 use crate::store::{Dispenser, Ledger};
 use async_trait::async_trait;
 use std::sync::{Arc, Mutex};
@@ -13,7 +16,7 @@ use std::time::Duration;
 
 /// Worker leases on the distributed backend: Redis hands out free worker IDs
 /// fast and shows who holds what; MySQL decides, durably, who holds a worker
-/// and up to which time ([`MysqlLedger::take_worker`]).
+/// and up to which time ([`MysqlLedger`], `take_worker`).
 ///
 /// Redis can lose or revert its keys (a restart without persistence, an older
 /// snapshot, a lagging replica promoted, FLUSHALL). Then it may offer a worker
@@ -47,7 +50,7 @@ impl FencedLeaseStore {
 }
 
 #[async_trait]
-impl LeaseStore for FencedLeaseStore {
+impl LeaseCalls for FencedLeaseStore {
     fn describe(&self) -> String {
         format!(
             "{} with fences in {}",
@@ -64,14 +67,9 @@ impl LeaseStore for FencedLeaseStore {
         redis.and(mysql).map(drop)
     }
 
-    async fn acquire(
-        &self,
-        namespace: &NamespaceSpec,
-        holder: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<Grant> {
-        let now = fence_ms - i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+    async fn acquire(&self, call: Acquire) -> Result<Grant> {
+        let namespace = &call.namespace;
+        let now = call.now_ms();
         // Checked durably first: a Redis that lost the namespace's record must
         // not let another layout into it.
         self.ledger.claim_namespace(namespace, now).await?;
@@ -79,15 +77,8 @@ impl LeaseStore for FencedLeaseStore {
         // Each offer Redis makes of a held worker is handed back, so the free
         // list shrinks; it runs out after at most `capacity` offers.
         for _ in 0..=namespace.capacity {
-            let offer = self
-                .redis
-                .lease_acquire(namespace, holder, ttl, fence_ms)
-                .await?;
-            let claim = self
-                .ledger
-                .take_worker(namespace, offer.worker, &offer.token, holder, fence_ms, now)
-                .await;
-            match claim {
+            let offer = self.redis.lease_acquire(&call).await?;
+            match self.ledger.take_worker(&call, &offer).await {
                 Ok(WorkerClaim::Granted { floor_ms }) => {
                     // The higher of MySQL's fence and Redis's witness: either
                     // authority may have gone back in time, not both at once.
@@ -118,38 +109,16 @@ impl LeaseStore for FencedLeaseStore {
                 }
                 Err(e) => {
                     // Give the offer back (best effort: it expires in any case).
-                    let _ = self
-                        .redis
-                        .lease_release(
-                            &namespace.name,
-                            offer.worker,
-                            &offer.token,
-                            offer.floor_ms.unwrap_or(0),
-                        )
-                        .await;
+                    let _ = self.redis.lease_release(&give_back(&call, offer)).await;
                     return Err(e);
                 }
             }
         }
-        Err(Error::AllWorkersHeld {
-            namespace: namespace.name.clone(),
-            capacity: namespace.capacity,
-        })
+        Err(call.all_held())
     }
 
-    async fn renew(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<Renewal> {
-        if !self
-            .ledger
-            .renew_worker(namespace, worker, token, fence_ms)
-            .await?
-        {
+    async fn renew(&self, call: Renew) -> Result<Renewal> {
+        if !self.ledger.renew_worker(&call).await? {
             return Ok(Renewal::Lost);
         }
         // MySQL holds the lease; Redis keeps the key only as a mirror, but its
@@ -157,17 +126,14 @@ impl LeaseStore for FencedLeaseStore {
         // the fence: a Redis that cannot take it fails the renewal (the holder
         // keeps its old fence), so a MySQL restored from a backup cannot let a
         // new holder start below a fence this one issued up to.
-        let mirrored = self
-            .redis
-            .lease_renew(namespace, worker, token, ttl, fence_ms)
-            .await?;
-        if mirrored != 2 {
+        if self.redis.lease_renew(&call).await? != 2 {
             return Ok(Renewal::Held);
         }
-        let holder = self.redis_holder(namespace, worker, token).await;
+        let holder = self.redis_holder(&call).await;
+        let (worker, token) = (call.worker, &call.token);
         let put_back = self
             .redis
-            .lease_restore(namespace, worker, token, &holder, token, ttl)
+            .lease_restore(&call.namespace, worker, token, &holder, token, call.ttl)
             .await;
         Ok(if put_back.is_ok() {
             Renewal::Restored
@@ -176,23 +142,23 @@ impl LeaseStore for FencedLeaseStore {
         })
     }
 
-    async fn release(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        last_ms: i64,
-    ) -> Result<bool> {
-        let released = self
-            .ledger
-            .release_worker(namespace, worker, token, last_ms)
-            .await?;
+    async fn release(&self, call: Release) -> Result<bool> {
+        let released = self.ledger.release_worker(&call).await?;
         // Redis's key expires by itself if this fails: the worker only comes back later.
-        let _ = self
-            .redis
-            .lease_release(namespace, worker, token, last_ms)
-            .await;
+        let _ = self.redis.lease_release(&call).await;
         Ok(released)
+    }
+}
+
+/// Ends the lease Redis offered for `call` and MySQL did not grant: nothing
+/// was issued under it, so the worker's fence goes back to where the earlier
+/// holders left it.
+fn give_back(call: &Acquire, offer: Grant) -> Release {
+    Release {
+        namespace: call.namespace.name.clone(),
+        worker: offer.worker,
+        token: offer.token,
+        last_ms: offer.floor_ms.unwrap_or(0),
     }
 }
 
@@ -233,19 +199,9 @@ impl LeaseAdmin for FencedLeaseStore {
         self.ledger
             .delete_namespace(namespace, now_ms, |durable| async move {
                 let known = durable || redis.namespaces().await?.iter().any(|n| n == namespace);
-                if !known {
-                    return Err(Error::UnknownNamespace {
-                        namespace: namespace.to_string(),
-                    });
-                }
-                if let Some(detail) =
-                    crate::lease::in_use(&redis.snapshot(namespace, 0).await?, now_ms)
-                {
-                    return Err(Error::NamespaceInUse {
-                        namespace: namespace.to_string(),
-                        detail,
-                    });
-                }
+                refuse_unknown(namespace, known)?;
+                let snapshot = redis.snapshot(namespace, 0).await?;
+                refuse_in_use(namespace, crate::lease::in_use(&snapshot, now_ms))?;
                 redis.delete_namespace_keys(namespace).await
             })
             .await
@@ -262,9 +218,9 @@ impl LeaseAdmin for FencedLeaseStore {
 
 impl FencedLeaseStore {
     /// The holder name MySQL records for our lease, to put back in Redis.
-    async fn redis_holder(&self, namespace: &str, worker: u64, token: &str) -> String {
+    async fn redis_holder(&self, call: &Renew) -> String {
         self.ledger
-            .lease_holder(namespace, worker, token)
+            .lease_holder(&call.namespace, call.worker, &call.token)
             .await
             .ok()
             .flatten()

@@ -4,10 +4,12 @@
 use super::MysqlLedger;
 use super::schema::WORKER_NODE_DDL;
 use crate::error::{Error, Result};
+use crate::lease::Grant;
 use crate::lease::durable::{DurableNamespace, DurableWorker};
 use crate::store::Ledger;
-use mysql_async::TxOpts;
+use crate::store::traits::lease::{Acquire, Release, Renew, check_signature, refuse_in_use};
 use mysql_async::prelude::Queryable;
+use mysql_async::{Params, TxOpts};
 use std::future::Future;
 use std::sync::atomic::Ordering;
 
@@ -106,46 +108,24 @@ impl MysqlLedger {
                 .bounded(conn.exec_first(READ, (&namespace.name,)))
                 .await?;
         }
-        match recorded {
-            Some(recorded) if recorded != namespace.signature => Err(Error::NamespaceMismatch {
-                namespace: namespace.name.clone(),
-                recorded,
-                requested: namespace.signature.clone(),
-            }),
-            _ => Ok(()),
-        }
+        check_signature(namespace, recorded)
     }
 
-    /// Takes `worker` for `token` unless someone holds it durably (a fence
-    /// after `now_ms` under another token). On success the row carries our
-    /// token and at least `fence_ms`.
-    pub async fn take_worker(
-        &self,
-        namespace: &crate::lease::NamespaceSpec,
-        worker: u64,
-        token: &str,
-        holder: &str,
-        fence_ms: i64,
-        now_ms: i64,
-    ) -> Result<WorkerClaim> {
+    /// Takes the worker Redis offered for `call`, under the offer's token,
+    /// unless someone holds it durably (a fence after the holder's clock
+    /// under another token). On success the row carries our token and at
+    /// least the call's fence.
+    pub(crate) async fn take_worker(&self, call: &Acquire, offer: &Grant) -> Result<WorkerClaim> {
         self.lease_schema().await?;
         // Each attempt reads the lease row under its lock and decides on what
         // it read; an aborted one committed nothing, so the next decides as
         // the first would have.
-        self.retrying(|| self.take_worker_once(namespace, worker, token, holder, fence_ms, now_ms))
-            .await
+        self.retrying(|| self.take_worker_once(call, offer)).await
     }
 
-    #[allow(clippy::too_many_arguments)]
-    async fn take_worker_once(
-        &self,
-        namespace: &crate::lease::NamespaceSpec,
-        worker: u64,
-        token: &str,
-        holder: &str,
-        fence_ms: i64,
-        now_ms: i64,
-    ) -> Result<WorkerClaim> {
+    async fn take_worker_once(&self, call: &Acquire, offer: &Grant) -> Result<WorkerClaim> {
+        let (namespace, worker, token) = (&call.namespace, offer.worker, offer.token.as_str());
+        let (fence_ms, now_ms) = (call.fence_ms, call.now_ms());
         let mut conn = self.conn().await?;
         let mut tx = self
             .bounded(conn.start_transaction(Self::tx_opts()))
@@ -173,7 +153,7 @@ impl MysqlLedger {
                 fence_ms: fence,
             });
         }
-        let holder: String = holder.chars().take(255).collect();
+        let holder: String = call.holder.chars().take(255).collect();
         self.bounded(tx.exec_drop(
             "UPDATE idgen_worker_lease SET token = ?, holder = ?, fence_ms = GREATEST(fence_ms, ?), renewals = 0
              WHERE namespace = ? AND worker = ?",
@@ -187,70 +167,53 @@ impl MysqlLedger {
         })
     }
 
-    /// Raises the worker's fence while `token` still holds it. `false`: another
-    /// holder took the worker; this one must stop at the fence it had.
-    pub async fn renew_worker(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        fence_ms: i64,
-    ) -> Result<bool> {
-        // One statement that only raises the fence, and only under our token:
-        // an aborted one changed nothing, and running it again is the same.
-        self.retrying(|| self.renew_worker_once(namespace, worker, token, fence_ms))
-            .await
-    }
-
-    async fn renew_worker_once(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        fence_ms: i64,
-    ) -> Result<bool> {
-        let mut conn = self.conn().await?;
-        // `renewals` always changes, so the row counts as affected whenever it matched.
-        self.bounded(conn.exec_drop(
+    /// Raises the worker's fence while the call's token still holds it.
+    /// `false`: another holder took the worker; this one must stop at the
+    /// fence it had.
+    pub(crate) async fn renew_worker(&self, call: &Renew) -> Result<bool> {
+        // Only raises the fence, so running it again is the same.
+        self.update_under_token(
             "UPDATE idgen_worker_lease SET fence_ms = GREATEST(fence_ms, ?), renewals = renewals + 1
              WHERE namespace = ? AND worker = ? AND token = ?",
-            (fence_ms, namespace, worker, token),
-        ))
-        .await?;
-        Ok(conn.affected_rows() == 1)
+            (call.fence_ms, call.namespace.as_str(), call.worker, call.token.as_str()),
+        )
+        .await
     }
 
-    /// Ends the lease if `token` still holds it: the fence becomes `last_ms`,
-    /// the last time unit really issued (never below any earlier holder's fence,
-    /// which the caller's floor already covers).
-    pub async fn release_worker(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        last_ms: i64,
-    ) -> Result<bool> {
-        // One statement under our token: an aborted one changed nothing, so
-        // the token is still ours when it runs again.
-        self.retrying(|| self.release_worker_once(namespace, worker, token, last_ms))
-            .await
-    }
-
-    async fn release_worker_once(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        last_ms: i64,
-    ) -> Result<bool> {
-        let mut conn = self.conn().await?;
-        self.bounded(conn.exec_drop(
+    /// Ends the lease if the call's token still holds it: the fence becomes
+    /// `last_ms`, the last time unit really issued (never below any earlier
+    /// holder's fence, which the caller's floor already covers).
+    pub(crate) async fn release_worker(&self, call: &Release) -> Result<bool> {
+        self.update_under_token(
             "UPDATE idgen_worker_lease SET token = '', fence_ms = ?, renewals = renewals + 1
              WHERE namespace = ? AND worker = ? AND token = ?",
-            (last_ms, namespace, worker, token),
-        ))
-        .await?;
-        Ok(conn.affected_rows() == 1)
+            (
+                call.last_ms,
+                call.namespace.as_str(),
+                call.worker,
+                call.token.as_str(),
+            ),
+        )
+        .await
+    }
+
+    /// Runs one UPDATE of a lease row that matches only under the holder's
+    /// token; `true` when it matched. The statement changes `renewals`
+    /// every time, so the row counts as affected whenever it matched. One
+    /// statement under our token: an aborted one changed nothing, so the
+    /// token is still ours when it runs again.
+    async fn update_under_token(
+        &self,
+        statement: &str,
+        params: impl Into<Params> + Clone + Send,
+    ) -> Result<bool> {
+        self.retrying(|| async {
+            let mut conn = self.conn().await?;
+            self.bounded(conn.exec_drop(statement, params.clone()))
+                .await?;
+            Ok(conn.affected_rows() == 1)
+        })
+        .await
     }
 
     /// Every durable lease of a namespace: (worker, holder, fence), held ones only.
@@ -304,12 +267,7 @@ impl MysqlLedger {
             .await?
             .unwrap_or((None, None));
         let held = held.unwrap_or(0).max(0) as u64;
-        if let Some(detail) = crate::lease::in_use_because(held, fence, now_ms) {
-            return Err(Error::NamespaceInUse {
-                namespace: namespace.to_string(),
-                detail,
-            });
-        }
+        refuse_in_use(namespace, crate::lease::in_use_because(held, fence, now_ms))?;
         others(known.is_some()).await?;
         self.bounded(tx.exec_drop(
             "DELETE FROM idgen_worker_lease WHERE namespace = ?",

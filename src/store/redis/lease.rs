@@ -24,6 +24,8 @@ use super::scripts::scripts;
 use crate::error::{Error, Result};
 use crate::lease::{Grant, NamespaceSnapshot, NamespaceSpec};
 use crate::store::fresh_token;
+use crate::store::traits::lease::{Acquire, Release, Renew, check_signature, mismatch};
+use redis::Script;
 use std::time::Duration;
 
 fn key(namespace: &str, part: &str) -> String {
@@ -34,8 +36,23 @@ fn worker_prefix(namespace: &str) -> String {
     key(namespace, "w:")
 }
 
+/// The key of a held worker (holder, token; with an expiry).
+fn worker_key(namespace: &str, worker: u64) -> String {
+    format!("{}{worker}", worker_prefix(namespace))
+}
+
 fn millis(d: Duration) -> String {
     d.as_millis().max(1).to_string()
+}
+
+/// The arguments every renew script starts with.
+fn renew_args(call: &Renew) -> Vec<String> {
+    vec![
+        call.token.clone(),
+        millis(call.ttl),
+        call.worker.to_string(),
+        call.fence_ms.to_string(),
+    ]
 }
 
 impl RedisNode {
@@ -52,15 +69,69 @@ impl RedisNode {
                 ],
             )
             .await?;
-        if recorded.is_empty() || recorded == namespace.signature {
-            Ok(())
-        } else {
-            Err(Error::NamespaceMismatch {
-                namespace: namespace.name.clone(),
-                recorded,
-                requested: namespace.signature.clone(),
-            })
-        }
+        check_signature(namespace, (!recorded.is_empty()).then_some(recorded))
+    }
+
+    /// Runs an acquire script, the fenced store's or Redis alone's, and reads
+    /// its answer. Both take the namespace's meta, free list and fences, and
+    /// the same arguments up to `now_ms`; `more` follows them.
+    async fn run_acquire(
+        &self,
+        script: &Script,
+        call: &Acquire,
+        now_ms: i64,
+        more: &[String],
+    ) -> Result<Grant> {
+        let token = fresh_token();
+        let ns = &call.namespace.name;
+        let mut args = vec![
+            call.namespace.signature.clone(),
+            call.namespace.capacity.to_string(),
+            worker_prefix(ns),
+            call.holder.clone(),
+            token.clone(),
+            millis(call.ttl),
+            call.fence_ms.to_string(),
+            now_ms.to_string(),
+        ];
+        args.extend_from_slice(more);
+        let answer: Vec<String> = self
+            .invoke(
+                script,
+                &[&key(ns, "meta"), &key(ns, "free"), &key(ns, "last")],
+                &args,
+            )
+            .await?;
+        grant_of(&answer, token, call, now_ms)
+    }
+
+    /// Runs a release script, the fenced store's or Redis alone's: both take
+    /// the worker's key, the fences and the free list (after the keys in
+    /// `ahead`) and the same arguments. `true`: the lease was ours and ended.
+    async fn run_release(&self, script: &Script, ahead: &[&str], call: &Release) -> Result<bool> {
+        let ns = &call.namespace;
+        let own = [
+            worker_key(ns, call.worker),
+            key(ns, "last"),
+            key(ns, "free"),
+        ];
+        let keys: Vec<&str> = ahead
+            .iter()
+            .copied()
+            .chain(own.iter().map(String::as_str))
+            .collect();
+        let released: i64 = self
+            .invoke(
+                script,
+                &keys,
+                &[
+                    call.token.clone(),
+                    call.worker.to_string(),
+                    call.last_ms.to_string(),
+                ],
+            )
+            .await?;
+        Ok(released == 1)
     }
 }
 
@@ -68,54 +139,22 @@ impl RedisNode {
 /// show who holds what, and the witness of every fence. Only the fenced store
 /// uses these; [`RedisLeaseStore`] has its own scripts.
 impl RedisNode {
-    pub async fn lease_acquire(
-        &self,
-        namespace: &NamespaceSpec,
-        holder: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<Grant> {
-        let token = fresh_token();
-        let ns = &namespace.name;
-        let answer: Vec<String> = self
-            .invoke(
-                &scripts().lease_acquire,
-                &[&key(ns, "meta"), &key(ns, "free"), &key(ns, "last")],
-                &[
-                    namespace.signature.clone(),
-                    namespace.capacity.to_string(),
-                    worker_prefix(ns),
-                    holder.to_string(),
-                    token.clone(),
-                    millis(ttl),
-                    fence_ms.to_string(),
-                    crate::clock::process_now_ms().to_string(),
-                ],
-            )
-            .await?;
-        grant_of(&answer, token, namespace, crate::clock::process_now_ms())
+    pub(crate) async fn lease_acquire(&self, call: &Acquire) -> Result<Grant> {
+        // This script never answers a quarantine: the time it is judged at
+        // does not matter.
+        let now_ms = crate::clock::process_now_ms();
+        self.run_acquire(&scripts().lease_acquire, call, now_ms, &[])
+            .await
     }
 
-    pub async fn lease_renew(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<i64> {
+    /// Raises Redis's witness of the fence and extends the worker's key:
+    /// 1 when extended, 2 when the key is gone, 0 when another token holds it.
+    pub(crate) async fn lease_renew(&self, call: &Renew) -> Result<i64> {
+        let ns = &call.namespace;
         self.invoke(
             &scripts().lease_renew,
-            &[
-                &format!("{}{worker}", worker_prefix(namespace)),
-                &key(namespace, "last"),
-            ],
-            &[
-                token.to_string(),
-                millis(ttl),
-                worker.to_string(),
-                fence_ms.to_string(),
-            ],
+            &[&worker_key(ns, call.worker), &key(ns, "last")],
+            &renew_args(call),
         )
         .await
     }
@@ -133,7 +172,7 @@ impl RedisNode {
         let _: i64 = self
             .invoke(
                 &scripts().lease_restore,
-                &[&format!("{}{worker}", worker_prefix(namespace))],
+                &[&worker_key(namespace, worker)],
                 &[
                     our_token.to_string(),
                     holder.to_string(),
@@ -146,25 +185,8 @@ impl RedisNode {
         Ok(())
     }
 
-    pub async fn lease_release(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        last_ms: i64,
-    ) -> Result<bool> {
-        let released: i64 = self
-            .invoke(
-                &scripts().lease_release,
-                &[
-                    &format!("{}{worker}", worker_prefix(namespace)),
-                    &key(namespace, "last"),
-                    &key(namespace, "free"),
-                ],
-                &[token.to_string(), worker.to_string(), last_ms.to_string()],
-            )
-            .await?;
-        Ok(released == 1)
+    pub(crate) async fn lease_release(&self, call: &Release) -> Result<bool> {
+        self.run_release(&scripts().lease_release, &[], call).await
     }
 
     pub async fn namespaces(&self) -> Result<Vec<String>> {
@@ -271,12 +293,7 @@ impl RedisNode {
 /// Reads an acquire script's answer: `{'ok', worker, floor ('': none)[,
 /// quarantine until]}`, `{'mismatch', recorded}` or `{'full'}`. Only a
 /// quarantine still running at `now_ms` matters to the new holder.
-fn grant_of(
-    answer: &[String],
-    token: String,
-    namespace: &NamespaceSpec,
-    now_ms: i64,
-) -> Result<Grant> {
+fn grant_of(answer: &[String], token: String, call: &Acquire, now_ms: i64) -> Result<Grant> {
     let number = |i: usize| answer.get(i).and_then(|f| f.parse::<i64>().ok());
     match answer.first().map(String::as_str) {
         Some("ok") => {
@@ -285,22 +302,15 @@ fn grant_of(
                 .and_then(|w| w.parse().ok())
                 .ok_or_else(|| Error::Internal("acquire returned no worker".into()))?;
             Ok(Grant {
-                worker,
-                token,
-                floor_ms: number(2),
-                restored: 0,
                 quarantine_until_ms: number(3).filter(|&until| until > now_ms),
+                ..call.granted(worker, token, number(2))
             })
         }
-        Some("mismatch") => Err(Error::NamespaceMismatch {
-            namespace: namespace.name.clone(),
-            recorded: answer.get(1).cloned().unwrap_or_default(),
-            requested: namespace.signature.clone(),
-        }),
-        Some("full") => Err(Error::AllWorkersHeld {
-            namespace: namespace.name.clone(),
-            capacity: namespace.capacity,
-        }),
+        Some("mismatch") => Err(mismatch(
+            &call.namespace,
+            answer.get(1).cloned().unwrap_or_default(),
+        )),
+        Some("full") => Err(call.all_held()),
         _ => Err(Error::Internal(format!(
             "unexpected acquire answer {answer:?}"
         ))),
@@ -309,7 +319,7 @@ fn grant_of(
 
 #[cfg(test)]
 mod tests {
-    use super::{key, worker_prefix};
+    use super::{key, worker_key};
     use crate::store::redis::keys::hash_slot;
 
     /// In a Redis Cluster every lease script's keys must share a slot: all of
@@ -321,7 +331,7 @@ mod tests {
             let keys = ["free", "last", "lock"]
                 .map(|part| key(namespace, part))
                 .into_iter()
-                .chain((0..1024).map(|w| format!("{}{w}", worker_prefix(namespace))));
+                .chain((0..1024).map(|w| worker_key(namespace, w)));
             for k in keys {
                 assert_eq!(hash_slot(k.as_bytes()), slot, "{k}");
             }

@@ -11,7 +11,11 @@ use super::{DbError, DbResult, SqliteStore, ms, now_ms};
 use crate::error::{Error, Result};
 use crate::lease::durable::DurableRecord;
 use crate::lease::{
-    Grant, LeaseAdmin, LeaseStore, NamespaceSnapshot, NamespaceSpec, Renewal, WorkerNodeAssigner,
+    Grant, LeaseAdmin, NamespaceSnapshot, NamespaceSpec, Renewal, WorkerNodeAssigner,
+};
+use crate::store::traits::lease::{
+    Acquire, LeaseCalls, Release, Renew, check_signature, held_or_lost, refuse_in_use,
+    refuse_unknown,
 };
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -29,26 +33,18 @@ fn claim_namespace(conn: &Connection, namespace: &NamespaceSpec, now: i64) -> Db
         .prepare_cached("SELECT signature FROM idgen_lease_namespace WHERE namespace = ?1")?
         .query_row([&namespace.name], |r| r.get(0))
         .optional()?;
-    match recorded {
-        None => {
-            conn.prepare_cached(
-                "INSERT INTO idgen_lease_namespace (namespace, signature, capacity, created_ms) VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![
-                namespace.name,
-                namespace.signature,
-                sql_capacity(namespace.capacity),
-                now
-            ])?;
-            Ok(())
-        }
-        Some(recorded) if recorded == namespace.signature => Ok(()),
-        Some(recorded) => Err(DbError::Idgen(Error::NamespaceMismatch {
-            namespace: namespace.name.clone(),
-            recorded,
-            requested: namespace.signature.clone(),
-        })),
+    if recorded.is_none() {
+        conn.prepare_cached(
+            "INSERT INTO idgen_lease_namespace (namespace, signature, capacity, created_ms) VALUES (?1, ?2, ?3, ?4)",
+        )?
+        .execute(params![
+            namespace.name,
+            namespace.signature,
+            sql_capacity(namespace.capacity),
+            now
+        ])?;
     }
+    check_signature(namespace, recorded).map_err(DbError::Idgen)
 }
 
 /// Workers held right now (rows with no expiry count as held).
@@ -146,35 +142,23 @@ fn set_fence(conn: &Connection, namespace: &str, worker: i64, last_ms: i64) -> D
     Ok(())
 }
 
-fn acquire(
-    conn: &Connection,
-    namespace: &NamespaceSpec,
-    holder: &str,
-    ttl: Duration,
-    fence_ms: i64,
-) -> DbResult<Grant> {
+fn acquire(conn: &Connection, call: &Acquire) -> DbResult<Grant> {
     let now = now_ms();
-    claim_namespace(conn, namespace, now)?;
-    let ns = namespace.name.as_str();
-    let capacity = sql_capacity(namespace.capacity);
+    claim_namespace(conn, &call.namespace, now)?;
+    let ns = call.namespace.name.as_str();
+    let capacity = sql_capacity(call.namespace.capacity);
     let token = crate::store::fresh_token();
     let claim = Claim {
         namespace: ns,
-        holder,
+        holder: &call.holder,
         token: &token,
         now,
-        expires_at_ms: now.saturating_add(ms(ttl)),
+        expires_at_ms: now.saturating_add(ms(call.ttl)),
     };
     let grant = |worker: i64| -> DbResult<Grant> {
-        let floor_ms = raise_fence(conn, ns, worker, fence_ms)?;
+        let floor_ms = raise_fence(conn, ns, worker, call.fence_ms)?;
         crate::failpoint::hit("sqlite.lease.before_commit")?;
-        Ok(Grant {
-            worker: worker as u64,
-            token: token.clone(),
-            floor_ms,
-            restored: 0,
-            quarantine_until_ms: None,
-        })
+        Ok(call.granted(worker as u64, token.clone(), floor_ms))
     };
     loop {
         let head: Option<(i64, i64)> = conn
@@ -194,10 +178,7 @@ fn acquire(
     let held = live_holders(conn, ns, now)?;
     let mut unheld = (0..capacity).filter(|id| !held.contains(id));
     let Some(found) = unheld.next() else {
-        return Err(DbError::Idgen(Error::AllWorkersHeld {
-            namespace: ns.to_string(),
-            capacity: namespace.capacity,
-        }));
+        return Err(DbError::Idgen(call.all_held()));
     };
     let rest: Vec<i64> = unheld.collect();
     push_free(conn, ns, &rest)?;
@@ -205,14 +186,9 @@ fn acquire(
     grant(found)
 }
 
-fn renew(
-    conn: &Connection,
-    namespace: &str,
-    worker: i64,
-    token: &str,
-    ttl: Duration,
-    fence_ms: i64,
-) -> DbResult<bool> {
+/// `worker`: the call's, as SQLite stores it.
+fn renew(conn: &Connection, call: &Renew, worker: i64) -> DbResult<bool> {
+    let (namespace, token) = (&call.namespace, &call.token);
     let now = now_ms();
     let renewed = conn
         .prepare_cached(
@@ -223,33 +199,29 @@ fn renew(
             namespace,
             worker,
             token,
-            now.saturating_add(ms(ttl)),
+            now.saturating_add(ms(call.ttl)),
             now
         ])?;
     if renewed == 0 {
         return Ok(false);
     }
-    raise_fence(conn, namespace, worker, fence_ms)?;
+    raise_fence(conn, namespace, worker, call.fence_ms)?;
     Ok(true)
 }
 
-fn release(
-    conn: &Connection,
-    namespace: &str,
-    worker: i64,
-    token: &str,
-    last_ms: i64,
-) -> DbResult<bool> {
+/// `worker`: the call's, as SQLite stores it.
+fn release(conn: &Connection, call: &Release, worker: i64) -> DbResult<bool> {
+    let namespace = &call.namespace;
     let released = conn
         .prepare_cached(
             "DELETE FROM idgen_lease_held WHERE namespace = ?1 AND worker = ?2 AND token = ?3
                AND (expires_at_ms IS NULL OR expires_at_ms > ?4)",
         )?
-        .execute(params![namespace, worker, token, now_ms()])?;
+        .execute(params![namespace, worker, call.token, now_ms()])?;
     if released == 0 {
         return Ok(false);
     }
-    set_fence(conn, namespace, worker, last_ms)?;
+    set_fence(conn, namespace, worker, call.last_ms)?;
     push_free(conn, namespace, &[worker])?;
     Ok(true)
 }
@@ -344,7 +316,7 @@ fn repair(conn: &Connection, namespace: &str, ttl: Duration) -> DbResult<()> {
 }
 
 #[async_trait]
-impl LeaseStore for SqliteStore {
+impl LeaseCalls for SqliteStore {
     fn describe(&self) -> String {
         format!("embedded store {}", self.path().display())
     }
@@ -353,49 +325,24 @@ impl LeaseStore for SqliteStore {
         self.namespaces().await.map(drop)
     }
 
-    async fn acquire(
-        &self,
-        namespace: &NamespaceSpec,
-        holder: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<Grant> {
-        let (namespace, holder) = (namespace.clone(), holder.to_string());
-        self.write(move |tx| acquire(tx, &namespace, &holder, ttl, fence_ms))
-            .await
+    async fn acquire(&self, call: Acquire) -> Result<Grant> {
+        self.write(move |tx| acquire(tx, &call)).await
     }
 
-    async fn renew(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<Renewal> {
-        let Ok(worker) = i64::try_from(worker) else {
+    async fn renew(&self, call: Renew) -> Result<Renewal> {
+        // A worker ID beyond SQLite's integers is nobody's lease.
+        let Ok(worker) = i64::try_from(call.worker) else {
             return Ok(Renewal::Lost);
         };
-        let (namespace, token) = (namespace.to_string(), token.to_string());
-        let held = self
-            .write(move |tx| renew(tx, &namespace, worker, &token, ttl, fence_ms))
-            .await?;
-        Ok(if held { Renewal::Held } else { Renewal::Lost })
+        let held = self.write(move |tx| renew(tx, &call, worker)).await?;
+        Ok(held_or_lost(held))
     }
 
-    async fn release(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        last_ms: i64,
-    ) -> Result<bool> {
-        let Ok(worker) = i64::try_from(worker) else {
+    async fn release(&self, call: Release) -> Result<bool> {
+        let Ok(worker) = i64::try_from(call.worker) else {
             return Ok(false);
         };
-        let (namespace, token) = (namespace.to_string(), token.to_string());
-        self.write(move |tx| release(tx, &namespace, worker, &token, last_ms))
-            .await
+        self.write(move |tx| release(tx, &call, worker)).await
     }
 }
 
@@ -436,12 +383,9 @@ impl LeaseAdmin for SqliteStore {
                 .query_row([&namespace], |_| Ok(()))
                 .optional()?
                 .is_some();
-            if !known {
-                return Err(DbError::Idgen(Error::UnknownNamespace { namespace }));
-            }
-            if let Some(detail) = crate::lease::in_use(&snapshot(tx, &namespace)?, now_ms) {
-                return Err(DbError::Idgen(Error::NamespaceInUse { namespace, detail }));
-            }
+            refuse_unknown(&namespace, known)?;
+            let state = snapshot(tx, &namespace)?;
+            refuse_in_use(&namespace, crate::lease::in_use(&state, now_ms))?;
             for table in [
                 "idgen_lease_namespace",
                 "idgen_lease_free",

@@ -17,12 +17,12 @@
 
 use super::super::RedisNode;
 use super::super::scripts::scripts;
-use super::{grant_of, key, millis, worker_prefix};
+use super::{key, millis, renew_args, worker_key, worker_prefix};
 use crate::error::{Error, Result};
-use crate::lease::{
-    Grant, LeaseAdmin, LeaseStore, NamespaceSnapshot, NamespaceSpec, QUARANTINE_MARGIN, Renewal,
+use crate::lease::{Grant, LeaseAdmin, NamespaceSnapshot, QUARANTINE_MARGIN, Renewal};
+use crate::store::traits::lease::{
+    Acquire, LeaseCalls, Release, Renew, held_or_lost, refuse_in_use, refuse_unknown,
 };
-use crate::store::fresh_token;
 use async_trait::async_trait;
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,89 +39,6 @@ impl RedisLeaseStore {
 }
 
 impl RedisNode {
-    async fn alone_acquire(
-        &self,
-        namespace: &NamespaceSpec,
-        holder: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<Grant> {
-        let token = fresh_token();
-        let ns = &namespace.name;
-        let now_ms = fence_ms - ttl.as_millis() as i64;
-        let answer: Vec<String> = self
-            .invoke(
-                &scripts().alone_acquire,
-                &[&key(ns, "meta"), &key(ns, "free"), &key(ns, "last")],
-                &[
-                    namespace.signature.clone(),
-                    namespace.capacity.to_string(),
-                    worker_prefix(ns),
-                    holder.to_string(),
-                    token.clone(),
-                    millis(ttl),
-                    fence_ms.to_string(),
-                    now_ms.to_string(),
-                    millis(QUARANTINE_MARGIN),
-                ],
-            )
-            .await?;
-        grant_of(&answer, token, namespace, now_ms)
-    }
-
-    async fn alone_renew(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<bool> {
-        let renewed: i64 = self
-            .invoke(
-                &scripts().alone_renew,
-                &[
-                    &key(namespace, "meta"),
-                    &format!("{}{worker}", worker_prefix(namespace)),
-                    &key(namespace, "last"),
-                    &key(namespace, "free"),
-                ],
-                &[
-                    token.to_string(),
-                    millis(ttl),
-                    worker.to_string(),
-                    fence_ms.to_string(),
-                    (fence_ms - ttl.as_millis() as i64).to_string(),
-                    millis(QUARANTINE_MARGIN),
-                    worker_prefix(namespace),
-                ],
-            )
-            .await?;
-        Ok(renewed == 1)
-    }
-
-    async fn alone_release(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        last_ms: i64,
-    ) -> Result<bool> {
-        let released: i64 = self
-            .invoke(
-                &scripts().alone_release,
-                &[
-                    &key(namespace, "meta"),
-                    &format!("{}{worker}", worker_prefix(namespace)),
-                    &key(namespace, "last"),
-                    &key(namespace, "free"),
-                ],
-                &[token.to_string(), worker.to_string(), last_ms.to_string()],
-            )
-            .await?;
-        Ok(released == 1)
-    }
-
     async fn alone_delete(&self, namespace: &str, now_ms: i64) -> Result<()> {
         let answer: Vec<String> = self
             .invoke(
@@ -137,18 +54,13 @@ impl RedisNode {
             .await?;
         match answer.first().map(String::as_str) {
             Some("deleted") => Ok(()),
-            Some("unknown") => Err(Error::UnknownNamespace {
-                namespace: namespace.to_string(),
-            }),
+            Some("unknown") => refuse_unknown(namespace, false),
             Some("in_use") => {
                 let held = answer.get(1).and_then(|n| n.parse().ok()).unwrap_or(0);
                 let fence = answer.get(2).and_then(|f| f.parse().ok());
                 let detail = crate::lease::in_use_because(held, fence, now_ms)
                     .unwrap_or_else(|| "a worker ID is held".into());
-                Err(Error::NamespaceInUse {
-                    namespace: namespace.to_string(),
-                    detail,
-                })
+                refuse_in_use(namespace, Some(detail))
             }
             _ => Err(Error::Internal(format!(
                 "unexpected namespace delete answer {answer:?}"
@@ -158,7 +70,7 @@ impl RedisNode {
 }
 
 #[async_trait]
-impl LeaseStore for RedisLeaseStore {
+impl LeaseCalls for RedisLeaseStore {
     fn describe(&self) -> String {
         format!(
             "redis node {} ({}) alone, no MySQL",
@@ -172,61 +84,52 @@ impl LeaseStore for RedisLeaseStore {
             .map(drop)
     }
 
-    async fn acquire(
-        &self,
-        namespace: &NamespaceSpec,
-        holder: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<Grant> {
+    async fn acquire(&self, call: Acquire) -> Result<Grant> {
+        let margin = [millis(QUARANTINE_MARGIN)];
         self.redis
-            .alone_acquire(namespace, holder, ttl, fence_ms)
+            .run_acquire(&scripts().alone_acquire, &call, call.now_ms(), &margin)
             .await
     }
 
-    async fn renew(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        ttl: Duration,
-        fence_ms: i64,
-    ) -> Result<Renewal> {
+    async fn renew(&self, call: Renew) -> Result<Renewal> {
+        let ns = &call.namespace;
+        let mut args = renew_args(&call);
+        args.extend([
+            call.now_ms().to_string(),
+            millis(QUARANTINE_MARGIN),
+            worker_prefix(ns),
+        ]);
+        let renewed: i64 = self
+            .redis
+            .invoke(
+                &scripts().alone_renew,
+                &[
+                    &key(ns, "meta"),
+                    &worker_key(ns, call.worker),
+                    &key(ns, "last"),
+                    &key(ns, "free"),
+                ],
+                &args,
+            )
+            .await?;
         // Nothing else holds the lease, so a key Redis lost cannot be put back:
         // the lease is lost, and the holder acquires again under the quarantine.
-        Ok(
-            if self
-                .redis
-                .alone_renew(namespace, worker, token, ttl, fence_ms)
-                .await?
-            {
-                Renewal::Held
-            } else {
-                Renewal::Lost
-            },
-        )
+        Ok(held_or_lost(renewed == 1))
     }
 
-    async fn release(
-        &self,
-        namespace: &str,
-        worker: u64,
-        token: &str,
-        last_ms: i64,
-    ) -> Result<bool> {
-        let released = self
-            .redis
-            .alone_release(namespace, worker, token, last_ms)
-            .await;
-        match released {
+    async fn release(&self, call: Release) -> Result<bool> {
+        // The script first proves the namespace's incarnation from its meta.
+        let meta = key(&call.namespace, "meta");
+        let ahead = [meta.as_str()];
+        let release = || {
+            self.redis
+                .run_release(&scripts().alone_release, &ahead, &call)
+        };
+        match release().await {
             // A link that broke (a Redis restart) was dropped: the one release
             // a holder makes gets one more try, on a new link. Renewals and
             // acquires are retried on their own schedule.
-            Err(e) if e.kind() == crate::ErrorKind::Unavailable => {
-                self.redis
-                    .alone_release(namespace, worker, token, last_ms)
-                    .await
-            }
+            Err(e) if e.kind() == crate::ErrorKind::Unavailable => release().await,
             answer => answer,
         }
     }
