@@ -1,9 +1,12 @@
 //! Inspecting a namespace's lease state and repairing it, shaped like
 //! `segment::migrate`: look first (the plan), then run the repair protocol.
 //!
-//! The protocol: take the namespace's lock (no acquire, renewal or other
-//! repair runs meanwhile), rebuild the free list from the held leases, release
-//! the lock, and look again, so the caller reports the state after the repair.
+//! The protocol: take the namespace's lock, rebuild the free list from the
+//! held leases, release the lock, and look again, so the caller reports the
+//! state after the repair. The lock keeps two repairs from overlapping; it does
+//! not stop holders (acquire and renew never read it). They need no stopping:
+//! the rebuild is one atomic step in the store (a Redis script, an SQLite
+//! transaction), so an acquire or renewal lands wholly before or after it.
 
 use super::durable::{DurableNamespace, DurableRecord};
 use super::{LeaseAdmin, NamespaceSnapshot, Problem, problems};
