@@ -255,13 +255,13 @@ pub enum Error {
     ClockMovedBack { behind_ms: u64, tolerance_ms: u64 },
 
     #[error(
-        "namespace {namespace:?} is recorded with {}, but this holder uses {}",
-        crate::lease::describe_signature(recorded),
-        crate::lease::describe_signature(requested)
+        "namespace {namespace:?} is recorded with {recorded}, but this holder uses {requested}"
     )]
     NamespaceMismatch {
         namespace: String,
+        /// The recorded layout and epoch, described for people (`layout ... since ...`).
         recorded: String,
+        /// This holder's layout and epoch, described the same way.
         requested: String,
     },
 

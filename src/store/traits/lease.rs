@@ -248,8 +248,8 @@ fn holder_now_ms(fence_ms: i64, ttl: Duration) -> i64 {
 pub(crate) fn mismatch(namespace: &NamespaceSpec, recorded: String) -> Error {
     Error::NamespaceMismatch {
         namespace: namespace.name.clone(),
-        recorded,
-        requested: namespace.signature.clone(),
+        recorded: crate::lease::describe_signature(&recorded),
+        requested: crate::lease::describe_signature(&namespace.signature),
     }
 }
 
