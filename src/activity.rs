@@ -26,6 +26,8 @@ pub enum Work {
     /// One transaction on the embedded store's file.
     SqliteTransaction,
     /// One attempt run again after a failure the caller judged safe to retry.
+    /// A poll of something another process holds (a refill lock) is no retry:
+    /// nothing failed, and its round trips are counted as such.
     Retry,
 }
 

@@ -1,5 +1,8 @@
 //! Retry policies: bounded exponential backoff with full jitter, each named for
-//! what its pauses wait on ([`Backoff::ledger_conflict`]).
+//! what its pauses wait on ([`Backoff::ledger_conflict`]). Every wait loop in
+//! the crate pauses through one of them, so how long a loop waits, how it
+//! spreads out processes that collided, and how `--verbose` counts the pauses
+//! are decided here, once.
 //!
 //! A policy never decides *whether* a failure may be retried: only the caller
 //! knows what a failed attempt may have committed, so it passes that test to
@@ -13,6 +16,12 @@
 //! refills of the same row on two Galera nodes) then rarely collide again, and
 //! the ceiling keeps a long wait (a node rejoining its cluster) from hammering
 //! the server.
+//!
+//! Retries and polls: a pause after a failed attempt is a retry, counted in
+//! `--verbose`'s work line ([`crate::activity`]); a pause between polls of
+//! something another process holds is not (nothing failed, and each poll's
+//! round trip is already counted as one). Which one a policy's pauses are
+//! follows from what it waits on, so its constructor says it.
 
 use crate::error::{Error, Result};
 use std::future::Future;
@@ -24,13 +33,26 @@ pub struct Backoff {
     /// What the pauses wait on, named for the test log.
     waits_on: &'static str,
     started: Instant,
-    deadline: Instant,
+    /// `None`: no budget; the caller waits as long as what it waits on lasts
+    /// (a lease holder through an outage, a server's accept loop).
+    deadline: Option<Instant>,
     /// The ceiling of the first pause.
     first: Duration,
     /// The largest ceiling any pause is drawn under.
     cap: Duration,
-    /// Failed attempts so far.
+    /// What each pause follows: a failed attempt (a retry) or a poll.
+    follows: Follows,
+    /// Pauses so far: failed attempts, or polls that found nothing changed.
     attempts: u32,
+}
+
+/// What a pause follows, which decides whether `--verbose` counts it as a retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Follows {
+    /// An attempt that failed: the next attempt is a retry.
+    Failure,
+    /// A poll that found nothing changed yet: no retry, nothing failed.
+    Poll,
 }
 
 impl Backoff {
@@ -45,9 +67,10 @@ impl Backoff {
     pub fn ledger_conflict(deadline: Instant) -> Self {
         Backoff::new(
             "ledger_conflict",
-            deadline,
+            Some(deadline),
             Duration::from_millis(4),
             Duration::from_millis(250),
+            Follows::Failure,
         )
     }
 
@@ -55,13 +78,14 @@ impl Backoff {
     /// shard's refill lock (held for one ledger round trip and one push), the
     /// stock another refiller is about to push. The first polls come quickly,
     /// so a short hold costs little; the cap keeps a long one from flooding
-    /// the node.
+    /// the node. Polls, not retries: nothing failed.
     pub fn held_elsewhere(deadline: Instant) -> Self {
         Backoff::new(
             "held_elsewhere",
-            deadline,
+            Some(deadline),
             Duration::from_millis(5),
             Duration::from_millis(100),
+            Follows::Poll,
         )
     }
 
@@ -70,9 +94,10 @@ impl Backoff {
     pub fn failover(deadline: Instant) -> Self {
         Backoff::new(
             "failover",
-            deadline,
+            Some(deadline),
             Duration::from_millis(50),
             Duration::from_millis(400),
+            Follows::Failure,
         )
     }
 
@@ -81,49 +106,117 @@ impl Backoff {
     pub fn store_file_busy(deadline: Instant) -> Self {
         Backoff::new(
             "store_file_busy",
-            deadline,
+            Some(deadline),
             Duration::from_millis(2),
             Duration::from_millis(50),
+            Follows::Failure,
         )
     }
 
-    fn new(waits_on: &'static str, deadline: Instant, first: Duration, cap: Duration) -> Self {
+    /// Between attempts to prove or acquire a lease while a backend is down
+    /// (the store unreachable, a master not reachable yet). An outage lasts
+    /// as long as it lasts, so there is no budget: a holder never exits for
+    /// one. The first attempts come quickly, since a blip is the common case;
+    /// the cap keeps a long outage from flooding the store, and the jitter
+    /// keeps a fleet of holders from coming back at the same instant.
+    pub fn backend_outage() -> Self {
+        Backoff::new(
+            "backend_outage",
+            None,
+            Duration::from_millis(100),
+            Duration::from_secs(2),
+            Follows::Failure,
+        )
+    }
+
+    /// Between attempts to accept a connection while the process or the
+    /// kernel is out of what a connection needs (file descriptors, buffers):
+    /// connections closing free them. No budget: a server keeps accepting.
+    /// The pauses keep the accept loop from spinning; the cap keeps a client
+    /// waiting in the backlog from waiting long once one is free.
+    pub fn out_of_descriptors() -> Self {
+        Backoff::new(
+            "out_of_descriptors",
+            None,
+            Duration::from_millis(50),
+            Duration::from_millis(250),
+            Follows::Failure,
+        )
+    }
+
+    fn new(
+        waits_on: &'static str,
+        deadline: Option<Instant>,
+        first: Duration,
+        cap: Duration,
+        follows: Follows,
+    ) -> Self {
         Backoff {
             waits_on,
             started: Instant::now(),
             deadline,
             first,
             cap,
+            follows,
             attempts: 0,
         }
     }
 
-    /// Failed attempts so far.
+    /// Pauses so far: failed attempts, or polls that found nothing changed.
     pub fn attempts(&self) -> u32 {
         self.attempts
     }
 
-    /// Counts one more failed attempt and returns how long to pause before the
-    /// next one, or `None` once the deadline has passed: no attempt is begun
-    /// after it, and no pause runs past it.
-    pub fn next_pause(&mut self) -> Option<Duration> {
+    /// Counts one more pause and returns how long it lasts, or `None` once
+    /// the deadline has passed: no attempt is begun after it, and no pause
+    /// runs past it.
+    fn next_pause(&mut self) -> Option<Duration> {
         self.attempts = self.attempts.saturating_add(1);
-        let left = self
-            .deadline
-            .checked_duration_since(Instant::now())
-            .filter(|left| !left.is_zero())?;
+        let left = match self.deadline {
+            Some(deadline) => deadline
+                .checked_duration_since(Instant::now())
+                .filter(|left| !left.is_zero())?,
+            None => Duration::MAX,
+        };
         let doublings = (self.attempts - 1).min(16);
         let ceiling = self.first.saturating_mul(1 << doublings).min(self.cap);
         Some(full_jitter(ceiling).min(left))
     }
 
-    /// Pauses before polling again; `false`, without pausing, once the
-    /// deadline has passed.
+    /// The next pause, counted for `--verbose` when it is a retry.
+    fn counted_pause(&mut self) -> Option<Duration> {
+        let pause = self.next_pause()?;
+        if self.follows == Follows::Failure {
+            crate::activity::did(crate::activity::Work::Retry);
+        }
+        Some(pause)
+    }
+
+    /// Pauses before trying (or polling) again; `false`, without pausing,
+    /// once the deadline has passed. A policy without a deadline always pauses.
     pub async fn pause(&mut self) -> bool {
-        match self.next_pause() {
+        self.pause_announced(|_| {}).await
+    }
+
+    /// [`Backoff::pause`], first telling `announce` how long the pause will
+    /// be, for a caller that says it is waiting ("retrying in 150ms").
+    pub async fn pause_announced(&mut self, announce: impl FnOnce(Duration)) -> bool {
+        match self.counted_pause() {
             Some(pause) => {
-                crate::activity::did(crate::activity::Work::Retry);
+                announce(pause);
                 tokio::time::sleep(pause).await;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// [`Backoff::pause`] for a blocking thread (the embedded store's calls
+    /// run on one): the pause is slept, not awaited.
+    pub fn pause_blocking(&mut self) -> bool {
+        match self.counted_pause() {
+            Some(pause) => {
+                std::thread::sleep(pause);
                 true
             }
             None => false,
@@ -145,9 +238,8 @@ impl Backoff {
                 Err(error) if retryable(&error) => error,
                 done => return done,
             };
-            match self.next_pause() {
+            match self.counted_pause() {
                 Some(pause) => {
-                    crate::activity::did(crate::activity::Work::Retry);
                     note_retry(self.waits_on, self.attempts, &error);
                     tokio::time::sleep(pause).await;
                 }
@@ -243,6 +335,15 @@ mod tests {
         let mut backoff = Backoff::ledger_conflict(Instant::now());
         assert_eq!(backoff.next_pause(), None);
         assert_eq!(backoff.attempts(), 1);
+    }
+
+    #[test]
+    fn a_policy_without_a_deadline_always_pauses_under_its_cap() {
+        let mut backoff = Backoff::backend_outage();
+        for _ in 0..40 {
+            let pause = backoff.next_pause().expect("no budget to spend");
+            assert!(pause <= Duration::from_secs(2), "{pause:?}");
+        }
     }
 
     #[tokio::test]

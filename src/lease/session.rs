@@ -8,6 +8,7 @@ use super::{Assigner, Grant, LeaseStore, NamespaceSpec, Renewal, WorkerNodeAssig
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use crate::retry::Backoff;
 use crate::snowflake::{GeneratorOptions, SnowflakeGenerator};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -342,10 +343,6 @@ fn max_quarantine() -> Duration {
     *crate::config::LEASE_TTL_RANGE.end() + super::QUARANTINE_MARGIN + Duration::from_secs(60)
 }
 
-/// Backoff between attempts to prove or acquire a lease while a backend is down.
-const RETRY_MIN: Duration = Duration::from_millis(100);
-const RETRY_MAX: Duration = Duration::from_secs(2);
-
 impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
     pub fn new(session: Arc<LeaseSession<C>>, layout: Layout, options: GeneratorOptions) -> Self {
         let max_floor_wait = session.ttl();
@@ -379,6 +376,7 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
     /// valid and within its fence; a step that outlived the lease is thrown away.
     pub async fn issue(&mut self, n: usize, out: &mut Vec<u64>) -> Result<()> {
         let target = out.len() + n;
+        let mut renewal_outage = Backoff::backend_outage();
         while out.len() < target {
             let status = self.valid_lease().await?;
             self.prepare(&status).await?;
@@ -411,7 +409,7 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
                     if e.kind() != crate::ErrorKind::Unavailable {
                         return Err(e);
                     }
-                    tokio::time::sleep(RETRY_MIN).await;
+                    renewal_outage.pause().await;
                 }
             }
         }
@@ -421,17 +419,20 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
     /// A provably valid lease, waiting out backend outages: a holder stops
     /// issuing while it cannot prove its lease, and carries on once it can.
     async fn valid_lease(&self) -> Result<LeaseStatus> {
-        let mut retry_in = RETRY_MIN;
+        let mut outage = Backoff::backend_outage();
         loop {
             match self.session.ensure_valid().await {
                 Ok(status) => return Ok(status),
                 Err(e) if e.kind() == crate::ErrorKind::Unavailable => {
-                    self.session.events.event(LeaseEvent::Waiting {
-                        error: e.to_string(),
-                        retry_in,
-                    });
-                    tokio::time::sleep(retry_in).await;
-                    retry_in = (retry_in * 2).min(RETRY_MAX);
+                    let events = &self.session.events;
+                    outage
+                        .pause_announced(|retry_in| {
+                            events.event(LeaseEvent::Waiting {
+                                error: e.to_string(),
+                                retry_in,
+                            })
+                        })
+                        .await;
                 }
                 Err(e) => return Err(e),
             }

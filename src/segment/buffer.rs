@@ -228,11 +228,12 @@ impl BufferedAllocator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::retry::Backoff;
     use crate::segment::AllocatorOptions;
     use crate::store::sqlite::SqliteStore;
     use crate::store::{AppCatalog, AppPolicy, AppSpec, Dispenser, NodeSet};
     use std::collections::HashSet;
-    use std::time::Duration;
+    use std::time::{Duration, Instant};
 
     struct Fixture {
         _dir: tempfile::TempDir,
@@ -260,8 +261,11 @@ mod tests {
         }
     }
 
+    /// Waits for a background refill to land, as a caller waits for stock
+    /// another refiller is about to push.
     async fn filled(buffer: &Arc<BufferedAllocator>, key: BufferKey, at_least: usize) {
-        for _ in 0..500 {
+        let mut poll = Backoff::held_elsewhere(Instant::now() + Duration::from_secs(5));
+        loop {
             if buffer
                 .depths()
                 .iter()
@@ -269,10 +273,10 @@ mod tests {
             {
                 return;
             }
-            tokio::task::yield_now().await;
-            tokio::time::sleep(Duration::from_millis(2)).await;
+            if !poll.pause().await {
+                panic!("the buffer was never refilled");
+            }
         }
-        panic!("the buffer was never refilled");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

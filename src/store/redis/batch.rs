@@ -9,12 +9,12 @@
 use super::RedisNode;
 use super::connection::Link;
 use super::keys::KeyNames;
-use super::reply::{fields, int_of, one, text_of};
+use super::reply::{fields, int_of, text_of};
 use super::scripts::scripts;
 use crate::error::Result;
 use crate::shard::DispenserKind;
 use crate::store::{
-    LockToken, Locked, PushOutcome, Pushed, Segment, Settled, ShardMarks, Slot, StockPush,
+    LockToken, Locked, PushOutcome, Pushed, Segment, Settled, ShardMarks, Slot, StockPush, only_one,
 };
 use redis::{Script, Value};
 use std::time::Duration;
@@ -251,7 +251,7 @@ impl RedisNode {
             ],
             indexes: None,
         };
-        let answer = one(self.eval_each(link, &scripts().settle, &[call]).await?)??;
+        let answer = only_one(self.eval_each(link, &scripts().settle, &[call]).await?)??;
         let answer = fields(answer);
         if int_of(answer.first()) < 0 {
             return Ok(None);

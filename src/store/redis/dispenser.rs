@@ -8,13 +8,14 @@ use super::keys::{
     KeyNames, LEDGER_ROLLBACK_KEY, QUEUE_PREFIX, RANGE_PREFIX, ROLLBACK_KEY, ROUTE_PREFIX,
     route_key,
 };
-use super::reply::{info_field, int_of, one, parse_slot, text_of, texts_in};
+use super::reply::{info_field, int_of, parse_slot, text_of, texts_in};
 use super::scripts::scripts;
 use crate::error::Result;
 use crate::shard::DispenserKind;
 use crate::store::{
     Dispenser, LedgerRollback, LedgerRollbackRecord, LockToken, Locked, Pushed, Restock,
     RollbackRecord, RouteHints, Segment, Settled, ShardMarks, Slot, Stock, StockPush, Taken,
+    only_one,
 };
 use async_trait::async_trait;
 use redis::Value;
@@ -199,7 +200,7 @@ impl Stock for RedisNode {
 #[async_trait]
 impl Restock for RedisNode {
     async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>> {
-        one(self.lock_batch(kind, &[slot], ttl).await?)?
+        only_one(self.lock_batch(kind, &[slot], ttl).await?)?
     }
     async fn lock_many(
         &self,
@@ -223,7 +224,7 @@ impl Restock for RedisNode {
             max_limit_id,
             token: token.clone(),
         };
-        one(self.push_batch(kind, &[push]).await?)?
+        only_one(self.push_batch(kind, &[push]).await?)?
     }
     async fn push_many(
         &self,
@@ -254,7 +255,7 @@ impl Restock for RedisNode {
             .await
     }
     async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool> {
-        one(self.unlock_batch(&[(slot, token.clone())]).await?)
+        only_one(self.unlock_batch(&[(slot, token.clone())]).await?)
     }
     async fn unlock_many(&self, locks: &[(Slot, LockToken)]) -> Result<()> {
         self.unlock_batch(locks).await.map(drop)

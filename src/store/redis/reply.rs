@@ -2,7 +2,6 @@
 //! aside), texts and numbers out of script replies, slots out of key names,
 //! and fields of `INFO`.
 
-use crate::error::{Error, Result};
 use crate::store::{Malformed, Slot, Taken};
 use redis::Value;
 
@@ -85,13 +84,6 @@ pub(super) fn reject(taken: &mut Taken, key: &str, entry: &[u8]) {
         count: 0,
     });
     malformed.count += 1;
-}
-/// The answer of a batch of one.
-pub(super) fn one<T>(answers: Vec<T>) -> Result<T> {
-    answers
-        .into_iter()
-        .next()
-        .ok_or_else(|| Error::Internal("a batch of one gave no answer".into()))
 }
 /// Parses `{app}_{shard}`; anything else (such as the Java service's bare
 /// `id.gen.idList_` lock key) is not a slot.

@@ -281,11 +281,12 @@ impl Db {
             crate::retry::Backoff::store_file_busy(std::time::Instant::now() + self.timeout);
         loop {
             match self.connect() {
-                // A blocking thread: the pause is slept here, not awaited.
-                Err(DbError::Sql(e)) if is_busy(&e) => match again.next_pause() {
-                    Some(pause) => std::thread::sleep(pause),
-                    None => return Err(DbError::Sql(e)),
-                },
+                Err(DbError::Sql(e)) if is_busy(&e) => {
+                    // A blocking thread: the pause is slept here, not awaited.
+                    if !again.pause_blocking() {
+                        return Err(DbError::Sql(e));
+                    }
+                }
                 other => return other,
             }
         }

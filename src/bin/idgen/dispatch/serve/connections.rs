@@ -13,6 +13,7 @@ use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
+use idgen::retry::Backoff;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -64,6 +65,9 @@ pub async fn serve(
     let (stop, stopped) = watch::channel(false);
     let mut connections = JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
+    // Set while accepting fails (out of file descriptors and the like), so
+    // the loop backs off instead of spinning; a connection accepted resets it.
+    let mut accept_failing: Option<Backoff> = None;
     loop {
         // Finished connections are reaped here so the set does not grow.
         while connections.try_join_next().is_some() {}
@@ -73,10 +77,15 @@ pub async fn serve(
         };
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                // Out of file descriptors and the like: back off instead of spinning.
+                Ok((stream, _)) => {
+                    accept_failing = None;
+                    stream
+                }
                 Err(_) => {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    accept_failing
+                        .get_or_insert_with(Backoff::out_of_descriptors)
+                        .pause()
+                        .await;
                     continue;
                 }
             },

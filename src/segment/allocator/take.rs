@@ -1,0 +1,253 @@
+//! The take path: how one `next` call gets its IDs. Stock is taken from the
+//! node first; a shortfall is made up by a refill this call runs under the
+//! shard's lock, by waiting briefly for another refiller, or by a segment
+//! taken straight from the ledger for this call alone.
+
+use super::compose::{compose_into, compose_within};
+use super::{
+    Issued, LockedShard, SegmentAllocator, Trigger, WITNESS_ROUNDS, Want, warn_near_limit,
+    witness_ahead,
+};
+use crate::error::{Error, Result};
+use crate::retry::Backoff;
+use crate::segment::DispenserKind;
+use crate::store::locking::under_lock;
+use crate::store::{Dispenser, Segment, SegmentRequest, Slot, Taken, only_one};
+use std::time::Instant;
+
+/// How many times `next` stocks a shard itself before taking straight from the ledger.
+const INLINE_REFILLS: u32 = 3;
+
+/// How many route hints `next` follows before giving up (a loop is a misconfiguration).
+const MAX_HOPS: u32 = 3;
+
+/// How a shortfall in stock was made up.
+enum Refilled {
+    /// A segment to hand out directly.
+    Direct(Segment),
+    /// The dispenser was (or may have been) stocked: take again.
+    Stocked,
+    /// The app is served elsewhere.
+    Moved(String),
+}
+
+impl SegmentAllocator {
+    pub(super) async fn fill(&self, issued: &mut Issued, count: u64) -> Result<()> {
+        let slot = Slot {
+            app: issued.app,
+            shard: issued.shard,
+        };
+        let guess = self.options.dispenser;
+        let mut node_name = self.nodes.default_node().to_string();
+        let (mut hops, mut refills) = (0, 0);
+        loop {
+            let node = self.nodes.get(&node_name).await?;
+            let remaining = count - issued.ids.len() as u64;
+            let mut taken = node.take(guess, slot, remaining).await?;
+            let kind = taken.kind.unwrap_or(guess);
+            issued.notes.rollback(taken.rollback.take());
+            let max_limit_id = self.limit_of(&*node, slot, &taken).await?;
+            let malformed = taken.malformed.take();
+            compose_within(&mut issued.ids, slot, max_limit_id, taken.indexes)?;
+            if let Some(bad) = malformed {
+                return Err(Error::BadData {
+                    backend: "dispenser",
+                    key: bad.key,
+                    detail: format!(
+                        "{} entr{} not an index idgen could have stocked, such as {:?}; dropped unserved",
+                        bad.count,
+                        if bad.count == 1 { "y is" } else { "ies are" },
+                        bad.entry
+                    ),
+                });
+            }
+            if issued.ids.len() as u64 == count {
+                return Ok(());
+            }
+            let remaining = count - issued.ids.len() as u64;
+            let moved = match taken.route_hint {
+                Some(hint) if hint != node_name => Some(hint),
+                _ => match self
+                    .make_up(&*node, kind, slot, remaining, &mut refills, issued)
+                    .await?
+                {
+                    Refilled::Direct(segment) => {
+                        // Usually the whole shortfall; less only near max_limit_id,
+                        // and the next round then reports the limit.
+                        compose_into(&mut issued.ids, slot, segment.indexes())?;
+                        if issued.ids.len() as u64 == count {
+                            return Ok(());
+                        }
+                        None
+                    }
+                    Refilled::Stocked => None,
+                    Refilled::Moved(to) => {
+                        // Repair the hint so the next call goes straight there.
+                        let default = self.nodes.get(self.nodes.default_node()).await?;
+                        crate::store::hints_of(&*default)?
+                            .set_route_hint(slot.app, Some(&to))
+                            .await?;
+                        Some(to)
+                    }
+                },
+            };
+            if let Some(to) = moved {
+                hops += 1;
+                if hops > MAX_HOPS {
+                    return Err(Error::Internal(format!(
+                        "route hints for app {} loop between nodes",
+                        slot.app
+                    )));
+                }
+                if !self.nodes.contains(&to).await {
+                    return Err(Error::RouteToUnknownNode {
+                        app: slot.app,
+                        node: to,
+                    });
+                }
+                node_name = to;
+            }
+        }
+    }
+
+    /// The `max_limit_id` the taken indexes must respect: as recorded with the
+    /// stock, else (stock another tool pushed) from the ledger, then recorded.
+    async fn limit_of(&self, node: &dyn Dispenser, slot: Slot, taken: &Taken) -> Result<u64> {
+        if let Some(limit) = taken.max_limit_id {
+            return Ok(limit);
+        }
+        if taken.indexes.is_empty() {
+            return Ok(0);
+        }
+        let app = self
+            .ledger
+            .app(slot.app)
+            .await?
+            .ok_or(Error::UnknownApp { app: slot.app })?;
+        let limit = app
+            .shards
+            .iter()
+            .find(|s| s.shard == slot.shard)
+            .ok_or(Error::ShardMissing {
+                app: slot.app,
+                shard: slot.shard,
+            })?
+            .max_limit_id;
+        node.note_limit(slot, limit).await?;
+        Ok(limit)
+    }
+
+    /// The stock ran short: refill it under the lock, wait for another
+    /// refiller, or take a segment straight from the ledger.
+    async fn make_up(
+        &self,
+        node: &dyn Dispenser,
+        kind: DispenserKind,
+        slot: Slot,
+        remaining: u64,
+        refills: &mut u32,
+        issued: &mut Issued,
+    ) -> Result<Refilled> {
+        if *refills >= INLINE_REFILLS {
+            return self
+                .take_direct(node, slot, remaining, issued)
+                .await
+                .map(Refilled::Direct);
+        }
+        *refills += 1;
+        let notes = &mut issued.notes;
+        let refilled = under_lock(
+            node,
+            kind,
+            slot,
+            self.options.lock_ttl,
+            |mut locked| async move {
+                notes.rollback(locked.rollback.take());
+                let stock = locked.stock.unwrap_or(0);
+                if stock > 0 {
+                    // Someone stocked it between our take and our lock.
+                    return Ok(Refilled::Stocked);
+                }
+                let want = Want::Refill {
+                    trigger: Trigger::Empty,
+                    stock,
+                    direct_for: Some(remaining),
+                };
+                let batch = [LockedShard {
+                    slot,
+                    token: locked.token,
+                    want,
+                    marks: locked.marks,
+                }];
+                let outcome = self.refill_locked(node, &batch, notes).await;
+                match outcome.and_then(only_one).and_then(|(_, outcome)| outcome) {
+                    Ok((_, Some(direct))) => Ok(Refilled::Direct(direct)),
+                    Ok((_, None)) => Ok(Refilled::Stocked),
+                    Err(Error::Moved { node, .. }) => Ok(Refilled::Moved(node)),
+                    Err(e) => Err(e),
+                }
+            },
+        )
+        .await?;
+        match refilled {
+            Some(refilled) => Ok(refilled),
+            None => {
+                // Another process is refilling: give it a moment, then stop waiting.
+                let mut poll = Backoff::held_elsewhere(Instant::now() + self.options.lock_wait);
+                while poll.pause().await {
+                    let stock = node.stock(kind, &[slot]).await?;
+                    if stock.first().copied().flatten().unwrap_or(0) > 0 {
+                        return Ok(Refilled::Stocked);
+                    }
+                }
+                self.take_direct(node, slot, remaining, issued)
+                    .await
+                    .map(Refilled::Direct)
+            }
+        }
+    }
+
+    /// Takes a segment for the caller alone: no stock, so no lock. It is
+    /// recorded in the node's witness before it is served; one the witness
+    /// refuses (the ledger went back, or another process recorded a later
+    /// segment first) is a gap, and the ledger is asked again above it.
+    async fn take_direct(
+        &self,
+        node: &dyn Dispenser,
+        slot: Slot,
+        wanted: u64,
+        issued: &mut Issued,
+    ) -> Result<Segment> {
+        let mut floor = None;
+        for _ in 0..WITNESS_ROUNDS {
+            let request = SegmentRequest {
+                app: slot.app,
+                node: None,
+                now_ms: crate::clock::process_now_ms(),
+                shards: vec![(slot.shard, Want::Direct { wanted })],
+                floors: floor.map(|f| (slot.shard, f)).into_iter().collect(),
+            };
+            let (_, taken) = only_one(self.take_from_ledger(&request).await?)?;
+            let taken = taken?;
+            self.note_behind(node, &[(slot, &taken)], &mut issued.notes)
+                .await;
+            let segment = taken.segment.ok_or(Error::StockEmpty {
+                app: slot.app,
+                shard: slot.shard,
+            })?;
+            match node.witness(slot, segment).await? {
+                None => {
+                    warn_near_limit(
+                        &mut issued.notes.warnings,
+                        taken.state.max_limit_id,
+                        slot,
+                        segment.last,
+                    );
+                    return Ok(segment);
+                }
+                Some(witness) => floor = Some(witness),
+            }
+        }
+        Err(witness_ahead(node, slot, floor))
+    }
+}
