@@ -27,8 +27,11 @@ pub struct NextArgs {
 }
 
 /// IDs asked of the allocator at a time: a large `--count` is written as it
-/// is issued, in bounded memory, and a signal is answered between pieces.
-const PIECE: u64 = 1 << 14;
+/// is issued, in bounded memory (1 MiB of IDs), and a signal is answered
+/// between pieces. Each piece may refill its shard from the ledger, so a
+/// smaller piece costs round trips: at 16,384, `--count 100000` took seven
+/// refills and twice the time of one piece (scripts/bench-against.sh).
+const PIECE: u64 = 1 << 17;
 
 pub async fn run(args: NextArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     idgen::segment::allocator::check_count(args.count)?;
