@@ -280,7 +280,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
             cand --max-clock-back 'Largest backward clock step waited out instead of refused'
             cand --max-connections 'Most connections held open at once; more wait in the kernel''s backlog'
             cand --max-requests 'Most requests handled at once; more are refused with 503'
-            cand --buffer 'Segment IDs kept ready in memory per app and shard, refilled in the background at half; 0 turns the buffer off. A crash loses them (gaps, never repeats)'
+            cand --buffer 'Segment IDs kept ready in memory per app and shard, refilled in the background at half; a request that outruns the refills doubles them, up to 64 x N; 0 turns the buffer off. A crash loses them (gaps, never repeats)'
             cand --header-timeout 'Longest a connection may take to send a request''s headers, counted from its opening or its last answer: idle keep-alive connections are closed after it too'
             cand --write-timeout 'Longest an answer may wait for a client that does not read it; then the connection ends'
             cand --drain-timeout 'On SIGTERM or SIGINT, longest the connections still open may take to finish'

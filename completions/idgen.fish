@@ -283,7 +283,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand serve" -l ttl -d 'Lease expi
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l max-clock-back -d 'Largest backward clock step waited out instead of refused' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l max-connections -d 'Most connections held open at once; more wait in the kernel\'s backlog' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l max-requests -d 'Most requests handled at once; more are refused with 503' -r
-complete -c idgen -n "__fish_idgen_using_subcommand serve" -l buffer -d 'Segment IDs kept ready in memory per app and shard, refilled in the background at half; 0 turns the buffer off. A crash loses them (gaps, never repeats)' -r
+complete -c idgen -n "__fish_idgen_using_subcommand serve" -l buffer -d 'Segment IDs kept ready in memory per app and shard, refilled in the background at half; a request that outruns the refills doubles them, up to 64 x N; 0 turns the buffer off. A crash loses them (gaps, never repeats)' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l header-timeout -d 'Longest a connection may take to send a request\'s headers, counted from its opening or its last answer: idle keep-alive connections are closed after it too' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l write-timeout -d 'Longest an answer may wait for a client that does not read it; then the connection ends' -r
 complete -c idgen -n "__fish_idgen_using_subcommand serve" -l drain-timeout -d 'On SIGTERM or SIGINT, longest the connections still open may take to finish' -r

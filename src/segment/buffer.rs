@@ -20,11 +20,20 @@ use std::sync::{Arc, Mutex};
 /// How much to keep ready.
 #[derive(Debug, Clone, Copy)]
 pub struct BufferOptions {
-    /// IDs taken per background refill; 0 turns the buffer off.
+    /// IDs taken per background refill at first; 0 turns the buffer off.
     pub batch: u64,
-    /// A refill starts when fewer than this many are left.
+    /// A refill starts when fewer than this many are left (at the first batch
+    /// size; it grows with the batch).
     pub refill_below: u64,
 }
+
+/// How far a key's refill may grow past [`BufferOptions::batch`]: a request
+/// the buffer could not serve doubles the next refills, up to this factor.
+/// Requests that outrun the refills otherwise all go to the store one by one;
+/// on the embedded store each is a write transaction, and `get` ran at a
+/// third of `/healthz` with the default 1,000. A crash loses what is held:
+/// a larger gap, never a repeat.
+pub const MAX_GROWTH: u64 = 64;
 
 impl BufferOptions {
     /// Refill at half a batch, so a refill has half a batch of time to land.
@@ -48,6 +57,9 @@ pub struct BufferKey {
 struct Stock {
     ids: Mutex<VecDeque<u64>>,
     refilling: AtomicBool,
+    /// IDs the next refill takes: the options' batch, doubled by each request
+    /// the stock could not serve, up to [`MAX_GROWTH`] times it.
+    batch: AtomicU64,
     /// A gate pass that picks this shard, for the refills.
     gate_pass: Option<String>,
 }
@@ -117,7 +129,10 @@ impl BufferedAllocator {
                 (None, ids.len())
             }
         };
-        if (left as u64) < self.options.refill_below.max(count) {
+        if taken.is_none() {
+            self.grow(&stock);
+        }
+        if (left as u64) < self.refill_below(&stock).max(count) {
             self.refill(key, stock);
         }
         let issued = match taken {
@@ -152,11 +167,44 @@ impl BufferedAllocator {
             .entry(key)
             .or_insert_with(|| {
                 Arc::new(Stock {
+                    batch: AtomicU64::new(self.options.batch),
                     gate_pass: gate_pass.map(str::to_string),
                     ..Stock::default()
                 })
             })
             .clone()
+    }
+
+    /// Doubles the stock's next refills, up to [`MAX_GROWTH`] times the batch.
+    fn grow(&self, stock: &Stock) {
+        // No more than one call may ask for, nor less than the batch itself.
+        let most = self
+            .options
+            .batch
+            .saturating_mul(MAX_GROWTH)
+            .min(super::allocator::MAX_COUNT)
+            .max(self.options.batch);
+        let _ = stock
+            .batch
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |batch| {
+                (batch < most).then(|| batch.saturating_mul(2).min(most))
+            });
+    }
+
+    /// Below how many held IDs a refill starts: the options' threshold, grown
+    /// with the stock's batch.
+    fn refill_below(&self, stock: &Stock) -> u64 {
+        let growth = stock.batch.load(Ordering::Acquire) / self.options.batch.max(1);
+        self.options.refill_below.saturating_mul(growth.max(1))
+    }
+
+    /// IDs the stock's next refill takes.
+    #[cfg(test)]
+    fn batch_of(&self, key: BufferKey) -> Option<u64> {
+        let stocks = self.stocks.lock().expect("not poisoned");
+        stocks
+            .get(&key)
+            .map(|stock| stock.batch.load(Ordering::Acquire))
     }
 
     /// Starts one background refill of the key's stock, unless one is running.
@@ -168,7 +216,11 @@ impl BufferedAllocator {
         tokio::spawn(async move {
             let result = this
                 .allocator
-                .next(key.app, stock.gate_pass.as_deref(), this.options.batch)
+                .next(
+                    key.app,
+                    stock.gate_pass.as_deref(),
+                    stock.batch.load(Ordering::Acquire),
+                )
                 .await;
             match result {
                 Ok(issued) => {
@@ -314,6 +366,33 @@ mod tests {
         buffer.next(1, None, 20).await.unwrap();
         filled(&buffer, key, 140).await;
         assert_eq!(buffer.refills(), 2);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn requests_the_buffer_cannot_serve_double_its_refills_up_to_the_bound() {
+        let f = fixture(0).await;
+        let buffer = BufferedAllocator::new(f.allocator.clone(), BufferOptions::with_batch(10));
+        let key = BufferKey {
+            app: 1,
+            shard: None,
+        };
+        buffer.next(1, None, 1).await.unwrap();
+        filled(&buffer, key, 10).await;
+        buffer.next(1, None, 5).await.unwrap();
+        assert_eq!(
+            buffer.batch_of(key),
+            Some(10),
+            "served from memory: no growth"
+        );
+        // Each of these asks for more than all refills so far could hold
+        // (10 + 20 + ... + 640 < 5,000), so each is a miss.
+        let mut batches = Vec::new();
+        for _ in 0..7 {
+            buffer.next(1, None, 5000).await.unwrap();
+            batches.push(buffer.batch_of(key).unwrap());
+        }
+        assert_eq!(batches, [20, 40, 80, 160, 320, 640, 640]);
+        assert_eq!(640, 10 * MAX_GROWTH);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -138,7 +138,8 @@ pub struct ServeArgs {
     pub max_requests: usize,
 
     /// Segment IDs kept ready in memory per app and shard, refilled in the
-    /// background at half; 0 turns the buffer off. A crash loses them (gaps, never repeats)
+    /// background at half; a request that outruns the refills doubles them, up to 64 x N;
+    /// 0 turns the buffer off. A crash loses them (gaps, never repeats)
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub buffer: u64,
 
