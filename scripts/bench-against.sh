@@ -29,16 +29,6 @@ old="$against/release/idgen"
 new="$idgen"
 echo "== $rev ($old) against this checkout ($new); ratio: mean relative to the first command"
 
-ratio() { # ratio FILE: mean of each command relative to the first
-  python3 - "$1" <<'PY'
-import json, sys
-results = json.load(open(sys.argv[1]))["results"]
-base = results[0]["mean"]
-for r in results:
-    print(f"  {r['command'][:70]:<70} mean {r['mean']*1e3:9.3f} ms  ±{r['stddev']*1e3:7.3f}  ratio {r['mean']/base:5.2f}x")
-PY
-}
-
 start_servers
 "$new" init-app --app 1 --name bench >/dev/null
 "$new" reload-segments --quiet

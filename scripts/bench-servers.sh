@@ -4,7 +4,8 @@
 # `start_servers`: a redis-server and a mariadbd of their own on free loopback
 # ports in $scratch, or the servers IDGEN_BENCH_REDIS_URL and
 # IDGEN_BENCH_MYSQL_URL name. It exports IDGEN_REDIS_URL and IDGEN_MYSQL_URL and
-# sets redis_cli and mysql_cli to reach them.
+# sets redis_cli and mysql_cli to reach them. `ratio FILE` prints a hyperfine
+# export as each command's mean relative to the first.
 
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 idgen="$target/release/idgen"
@@ -47,4 +48,14 @@ start_servers() {
   export IDGEN_REDIS_URL="redis://127.0.0.1:$rport/0" IDGEN_MYSQL_URL="mysql://root@127.0.0.1:$mport/idgen"
   redis_cli=(redis-cli -p "$rport" -n 0)
   mysql_cli=(mariadb -h127.0.0.1 -P"$mport" -uroot idgen)
+}
+
+ratio() { # ratio FILE: mean of each command relative to the first
+  python3 - "$1" <<'PY'
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+base = results[0]["mean"]
+for r in results:
+    print(f"  {r['command'][:70]:<70} mean {r['mean']*1e3:9.3f} ms  ±{r['stddev']*1e3:7.3f}  ratio {r['mean']/base:5.2f}x")
+PY
 }

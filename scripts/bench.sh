@@ -18,16 +18,6 @@ command -v hyperfine >/dev/null || { echo "bench: install hyperfine (apt-get ins
 cargo build --release --quiet
 . scripts/bench-servers.sh
 
-ratio() { # ratio FILE: mean of each command relative to the first
-  python3 - "$1" <<'EOF'
-import json, sys
-results = json.load(open(sys.argv[1]))["results"]
-base = results[0]["mean"]
-for r in results:
-    print(f"  {r['command'][:70]:<70} mean {r['mean']*1e3:9.3f} ms  ±{r['stddev']*1e3:7.3f}  ratio {r['mean']/base:5.2f}x")
-EOF
-}
-
 
 bench_segments() {
   start_servers
