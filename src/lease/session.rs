@@ -376,7 +376,8 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
     /// valid and within its fence; a step that outlived the lease is thrown away.
     pub async fn issue(&mut self, n: usize, out: &mut Vec<u64>) -> Result<()> {
         let target = out.len() + n;
-        let mut renewal_outage = Backoff::backend_outage();
+        // Made at the first failure only: `issue` is the generator's hot path.
+        let mut renewal_outage: Option<Backoff> = None;
         while out.len() < target {
             let status = self.valid_lease().await?;
             self.prepare(&status).await?;
@@ -409,7 +410,10 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
                     if e.kind() != crate::ErrorKind::Unavailable {
                         return Err(e);
                     }
-                    renewal_outage.pause().await;
+                    renewal_outage
+                        .get_or_insert_with(Backoff::backend_outage)
+                        .pause()
+                        .await;
                 }
             }
         }
@@ -419,13 +423,15 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
     /// A provably valid lease, waiting out backend outages: a holder stops
     /// issuing while it cannot prove its lease, and carries on once it can.
     async fn valid_lease(&self) -> Result<LeaseStatus> {
-        let mut outage = Backoff::backend_outage();
+        // Made at the first outage only: a valid lease is the hot path.
+        let mut outage: Option<Backoff> = None;
         loop {
             match self.session.ensure_valid().await {
                 Ok(status) => return Ok(status),
                 Err(e) if e.kind() == crate::ErrorKind::Unavailable => {
                     let events = &self.session.events;
                     outage
+                        .get_or_insert_with(Backoff::backend_outage)
                         .pause_announced(|retry_in| {
                             events.event(LeaseEvent::Waiting {
                                 error: e.to_string(),
