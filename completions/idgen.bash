@@ -781,13 +781,17 @@ _idgen() {
             return 0
             ;;
         idgen__subcmd__decode)
-            opts="-v -h -V --json --guess --between --layout --epoch --bits --unit --fix --redis --redis-node --redis-password-file --redis-ca --redis-cert --redis-key --mysql --mysql-password-file --mysql-ca --mysql-cert --mysql-key --store --dispenser --timeout --config --verbose --help --version"
+            opts="-v -h -V --json --guess --between --candidates --layout --epoch --bits --unit --fix --redis --redis-node --redis-password-file --redis-ca --redis-cert --redis-key --mysql --mysql-password-file --mysql-ca --mysql-cert --mysql-key --store --dispenser --timeout --config --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --between)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --candidates)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -591,6 +591,7 @@ set edit:completion:arg-completer[idgen] = {|@words|
         }
         &'idgen;decode'= {
             cand --between 'With --guess: the window a plausible moment lies in, e.g. 2020-01-01..2021-01-01; either end may be left out [default: the layout''s epoch..a day from now]'
+            cand --candidates 'With --guess: how many of the best-ranked layouts decode every ID; the others show their first ID only [default: all for up to 10 IDs, else 1]'
             cand --layout 'Named layout or alias; see the list below [env: IDGEN_LAYOUT] [default: snowflake]'
             cand --epoch 'Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout''s]'
             cand --bits 'Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)'

@@ -528,6 +528,7 @@ complete -c idgen -n "__fish_idgen_using_subcommand completions" -s v -l verbose
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c idgen -n "__fish_idgen_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l between -d 'With --guess: the window a plausible moment lies in, e.g. 2020-01-01..2021-01-01; either end may be left out [default: the layout\'s epoch..a day from now]' -r
+complete -c idgen -n "__fish_idgen_using_subcommand decode" -l candidates -d 'With --guess: how many of the best-ranked layouts decode every ID; the others show their first ID only [default: all for up to 10 IDs, else 1]' -r
 complete -c idgen -n "__fish_idgen_using_subcommand decode" -l layout -d 'Named layout or alias; see the list below [env: IDGEN_LAYOUT] [default: snowflake]' -r -f -a "snowflake\t''
 snowflake-dc\t''
 discord\t''

@@ -762,6 +762,72 @@ fn guess_on_a_column_keeps_only_layouts_that_explain_every_id() {
     }
 }
 
+/// Eleven tweet IDs of one day: one more than `--guess` decodes under every layout.
+fn eleven_tweets() -> String {
+    (0..11u64)
+        .map(|i| format!("{}\n", 1050118621198921728 + (i << 22)))
+        .collect()
+}
+
+/// How many lines each rank printed, in rank order.
+fn lines_per_rank(stdout: &str) -> Vec<usize> {
+    let mut counts: Vec<usize> = Vec::new();
+    for line in stdout.lines() {
+        let rank: usize = line.split(' ').next().unwrap().parse().unwrap();
+        if counts.len() < rank {
+            counts.resize(rank, 0);
+        }
+        counts[rank - 1] += 1;
+    }
+    counts
+}
+
+#[test]
+fn guess_of_many_ids_decodes_all_under_the_leading_layout_and_the_first_under_the_rest() {
+    let run = decode_stdin(&["--guess"], &eleven_tweets())
+        .status(exit_code::OK)
+        .stderr("--candidates all decodes all 11 IDs")
+        .run();
+    let counts = lines_per_rank(&run.stdout);
+    assert!(counts.len() > 1, "{}", run.stdout);
+    assert_eq!(counts[0], 11, "{}", run.stdout);
+    assert!(counts[1..].iter().all(|&n| n == 1), "{}", run.stdout);
+}
+
+#[test]
+fn candidates_all_decodes_every_id_under_every_layout() {
+    let run = decode_stdin(&["--guess", "--candidates", "all"], &eleven_tweets())
+        .status(exit_code::OK)
+        .stderr_lacks("--candidates all")
+        .run();
+    let counts = lines_per_rank(&run.stdout);
+    assert!(counts.len() > 1, "{}", run.stdout);
+    assert!(counts.iter().all(|&n| n == 11), "{}", run.stdout);
+}
+
+#[test]
+fn guess_json_counts_the_ids_a_lower_candidate_left_out() {
+    let run = decode_stdin(&["--guess", "--json", "--candidates", "1"], &eleven_tweets())
+        .status(exit_code::OK)
+        .run();
+    let candidates = run.json()["candidates"].as_array().unwrap().clone();
+    assert!(candidates.len() > 1);
+    assert_eq!(candidates[0]["ids"].as_array().unwrap().len(), 11);
+    assert!(candidates[0].get("ids_left_out").is_none());
+    for lower in &candidates[1..] {
+        assert_eq!(lower["ids"].as_array().unwrap().len(), 1, "{lower}");
+        assert_eq!(lower["ids_left_out"], 10, "{lower}");
+    }
+}
+
+#[test]
+fn candidates_is_a_count_from_one_or_all() {
+    decode(&["--guess", "--candidates", "0", "175928847299117063"])
+        .status(exit_code::USAGE)
+        .stderr("give a whole number from 1, or all")
+        .run();
+}
+
 #[test]
 fn guess_reads_tsid_text_as_a_tsid() {
     let run = decode(&["--guess", "01226N0640J7Q"]).run();

@@ -33,6 +33,11 @@ pub struct DecodeArgs {
     #[arg(long, value_name = "FROM..TO", requires = "guess")]
     pub between: Option<String>,
 
+    /// With --guess: how many of the best-ranked layouts decode every ID; the others show
+    /// their first ID only [default: all for up to 10 IDs, else 1]
+    #[arg(long, value_name = "N|all", requires = "guess", value_parser = parse_candidates)]
+    pub candidates: Option<Candidates>,
+
     #[command(flatten)]
     pub layout: LayoutArgs,
 }
@@ -300,20 +305,36 @@ fn run_guess(args: &DecodeArgs, style: Style, ctx: &Context<'_>) -> anyhow::Resu
             candidate.window_bits
         ));
     }
+    let shown = Shown {
+        in_full: args.candidates.unwrap_or_default().in_full(ids.len()),
+        ids: ids.len(),
+    };
     match style {
-        Style::Json => ctx.out.print_json(&GuessJson(&candidates, &ids))?,
+        Style::Json => ctx.out.print_json(&GuessJson(&candidates, &ids, shown))?,
         Style::Lines => {
             for (rank, candidate) in ranked(&candidates) {
-                for decoded in candidate.decode(&ids) {
+                for decoded in candidate.decode(&ids).take(shown.ids_of(rank)) {
                     let line = plain_line(&candidate.layout, &decoded);
                     ctx.out.print_line(&format!("{rank} {line}"))?;
                 }
             }
         }
         Style::Table if !candidates.is_empty() => {
-            ctx.out.print_table(&guess_table(ctx, &candidates, &ids))?
+            ctx.out.print_table(&guess_table(ctx, &candidates, &ids, shown))?
         }
         Style::Table => {}
+    }
+    if candidates.len() > shown.in_full {
+        let first_abridged = shown.in_full + 1;
+        let ranks = if first_abridged == candidates.len() {
+            format!("rank {first_abridged} shows")
+        } else {
+            format!("ranks {first_abridged} to {} show", candidates.len())
+        };
+        ctx.out.note(&format!(
+            "{ranks} their first ID only; --candidates all decodes all {} IDs under each",
+            ids.len()
+        ));
     }
     if candidates.is_empty() && !ids.is_empty() {
         let what = if ids.len() == 1 {
@@ -370,16 +391,72 @@ fn parse_window(text: &str, now_ms: i64) -> idgen::Result<Window> {
     Ok(window)
 }
 
+/// How many ranked layouts `--guess` decodes every ID under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Candidates {
+    /// Every layout for a handful of IDs, the leading one for more.
+    #[default]
+    Auto,
+    All,
+    Best(usize),
+}
+
+/// Up to this many IDs, every candidate decodes them all by default: a few lines each.
+/// Past it, the others' lines would outnumber the leading candidate's.
+const ALL_CANDIDATES_UP_TO: usize = 10;
+
+impl Candidates {
+    /// How many of the ranked candidates decode all `ids` IDs.
+    fn in_full(self, ids: usize) -> usize {
+        match self {
+            Candidates::Auto if ids <= ALL_CANDIDATES_UP_TO => usize::MAX,
+            Candidates::Auto => 1,
+            Candidates::All => usize::MAX,
+            Candidates::Best(n) => n,
+        }
+    }
+}
+
+fn parse_candidates(text: &str) -> Result<Candidates, String> {
+    if text.eq_ignore_ascii_case("all") {
+        return Ok(Candidates::All);
+    }
+    match text.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(Candidates::Best(n)),
+        _ => Err(format!(
+            "{text:?} is not a count: give a whole number from 1, or all"
+        )),
+    }
+}
+
+/// Which IDs each rank shows: all of them up to `in_full`, the first below.
+#[derive(Debug, Clone, Copy)]
+struct Shown {
+    in_full: usize,
+    ids: usize,
+}
+
+impl Shown {
+    fn ids_of(self, rank: usize) -> usize {
+        if rank <= self.in_full { self.ids } else { 1 }
+    }
+}
+
 /// Candidates with their rank, from 1.
 fn ranked(candidates: &[Candidate]) -> impl Iterator<Item = (usize, &Candidate)> {
     candidates.iter().enumerate().map(|(i, c)| (i + 1, c))
 }
 
-fn guess_table(ctx: &Context<'_>, candidates: &[Candidate], ids: &[ReadId]) -> Table {
+fn guess_table(
+    ctx: &Context<'_>,
+    candidates: &[Candidate],
+    ids: &[ReadId],
+    shown: Shown,
+) -> Table {
     let mut table = ctx.out.table();
     table.set_header(["RANK", "LAYOUT", "ID", "TIMESTAMP (UTC)", "FIELDS"]);
     for (rank, candidate) in ranked(candidates) {
-        for (i, decoded) in candidate.decode(ids).enumerate() {
+        for (i, decoded) in candidate.decode(ids).take(shown.ids_of(rank)).enumerate() {
             let (rank, name) = if i == 0 {
                 (rank.to_string(), candidate.layout.name().to_string())
             } else {
@@ -402,18 +479,19 @@ fn guess_table(ctx: &Context<'_>, candidates: &[Candidate], ids: &[ReadId]) -> T
     table
 }
 
-/// `{"candidates": [{"rank", "layout", "signature", "ids": [...]}, ...]}`, IDs as strings.
-struct GuessJson<'a>(&'a [Candidate], &'a [ReadId]);
+/// `{"candidates": [{"rank", "layout", "signature", "ids": [...]}, ...]}`, IDs as strings;
+/// a candidate that shows its first ID only says how many it left out (`ids_left_out`).
+struct GuessJson<'a>(&'a [Candidate], &'a [ReadId], Shown);
 
 impl Serialize for GuessJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry("candidates", &CandidatesJson(self.0, self.1))?;
+        map.serialize_entry("candidates", &CandidatesJson(self.0, self.1, self.2))?;
         map.end()
     }
 }
 
-struct CandidatesJson<'a>(&'a [Candidate], &'a [ReadId]);
+struct CandidatesJson<'a>(&'a [Candidate], &'a [ReadId], Shown);
 
 impl Serialize for CandidatesJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -423,6 +501,7 @@ impl Serialize for CandidatesJson<'_> {
                 rank,
                 candidate,
                 ids: self.1,
+                shown: self.2.ids_of(rank),
             })?;
         }
         seq.end()
@@ -433,20 +512,26 @@ struct CandidateJson<'a> {
     rank: usize,
     candidate: &'a Candidate,
     ids: &'a [ReadId],
+    /// How many of `ids` are decoded.
+    shown: usize,
 }
 
 impl Serialize for CandidateJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let layout = &self.candidate.layout;
+        let shown = self.shown.min(self.ids.len());
         let records = DecodedIdsJson {
             candidate: self.candidate,
-            ids: self.ids,
+            ids: &self.ids[..shown],
         };
-        let mut map = serializer.serialize_map(Some(4))?;
+        let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("rank", &self.rank)?;
         map.serialize_entry("layout", layout.name())?;
         map.serialize_entry("signature", &layout.signature())?;
         map.serialize_entry("ids", &records)?;
+        if shown < self.ids.len() {
+            map.serialize_entry("ids_left_out", &(self.ids.len() - shown))?;
+        }
         map.end()
     }
 }
@@ -571,6 +656,8 @@ Guessing (--guess, no --layout):
   layout's epoch and at most a day from now (or inside --between FROM..TO). With several
   IDs, or a column on stdin, a layout must explain all of them. Ranked by how few IDs the
   layout could issue in that window: the fewer, the less likely the fit is chance.
+  For up to 10 IDs every layout listed decodes them all; for more, the leading layout does
+  and the others show their first ID (--candidates N|all decodes all under the first N).
   Lines: RANK ID LAYOUT TIMESTAMP FIELD=VALUE...; --json: one document, IDs as strings.
   Exit code 2 when no layout fits.
 
