@@ -24,6 +24,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -158,7 +159,8 @@ def hyperfine(name, commands, env, runs, warmup, prepare=None, shell=False):
     if not shell:
         args.append("-N")
     if prepare:
-        args += ["--prepare", prepare]
+        # Through a shell even under -N, and failing loudly.
+        args += ["--prepare", shlex.join(["bash", "-ec", prepare])]
     subprocess.run(args + commands, env=env, stdout=subprocess.DEVNULL, check=True)
     return [r["times"] for r in json.load(open(export))["results"]]
 
@@ -261,7 +263,8 @@ def bench_embedded_next(scratch, _servers):
 
 def bench_serve_embedded(scratch, _servers):
     env = embedded_env(scratch, "serve")
-    idgen(env, "init-app", "--app", "1", "--name", "bench")
+    # Large steps, as a deployment serving lists would choose: the ledger is not what is measured.
+    idgen(env, "init-app", "--app", "1", "--name", "bench", "--step", "200000", "--max-step", "2000000")
     proc, base = served(scratch, env, "--max-n", "1000")
     rates = wrk_rounds("serve-embedded", base, [("healthz", "/healthz"),
                                                 ("get", "/api/segment/get/bench"),
@@ -348,8 +351,8 @@ def bench_reload(scratch, servers):
     for app in range(100, 100 + apps):
         idgen(env, "init-app", "--app", str(app), "--name", f"reload{app}", "--dispenser", "queue")
     # Each run starts from an empty Redis and no refill history, so every shard loads one step.
-    prepare = (f"{' '.join(servers.redis_cli('FLUSHDB'))} >/dev/null && "
-               f"{' '.join(servers.mysql_cli('DELETE FROM idgen_refill'))}")
+    prepare = (f"{shlex.join(servers.redis_cli('FLUSHDB'))} >/dev/null && "
+               f"{shlex.join(servers.mysql_cli('DELETE FROM idgen_refill'))}")
     times = {}
     for dispenser in ("queue", "range"):
         if dispenser == "range":

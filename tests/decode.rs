@@ -807,9 +807,12 @@ fn candidates_all_decodes_every_id_under_every_layout() {
 
 #[test]
 fn guess_json_counts_the_ids_a_lower_candidate_left_out() {
-    let run = decode_stdin(&["--guess", "--json", "--candidates", "1"], &eleven_tweets())
-        .status(exit_code::OK)
-        .run();
+    let run = decode_stdin(
+        &["--guess", "--json", "--candidates", "1"],
+        &eleven_tweets(),
+    )
+    .status(exit_code::OK)
+    .run();
     let candidates = run.json()["candidates"].as_array().unwrap().clone();
     assert!(candidates.len() > 1);
     assert_eq!(candidates[0]["ids"].as_array().unwrap().len(), 11);

@@ -687,11 +687,11 @@ fn verbose_says_what_a_warm_next_did_one_round_trip_and_no_mysql() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "1", "--name", "one"]);
     env.ok(&["reload-segments", "--quiet"]);
-    // Connecting probes the server (one round trip); the take is the other.
+    // The probe of the server rides with the take.
     Test::within(&env)
         .args(["-v", "next", "--app", "1"])
         .status(exit_code::OK)
-        .stderr("work: Redis: 1 connection, 2 round trips; 0 segments from the ledger; 0 retries")
+        .stderr("work: Redis: 1 connection, 1 round trip; 0 segments from the ledger; 0 retries")
         .stderr_lacks("MySQL")
         .run();
     // reload-segments reads the ledger: the line counts MySQL's part.

@@ -265,8 +265,9 @@ fn warm_next_does_not_need_mysql() {
     assert_eq!(segment_parts(run.ids()[0]).0, 2);
 }
 
-/// Every command the server runs in `db` while `during` runs, by name, as
-/// MONITOR reports them (other tests' commands run in other databases).
+/// Every command clients send to `db` while `during` runs, by name, as
+/// MONITOR reports them (other tests' commands run in other databases); the
+/// commands a script runs inside the server are left out.
 fn commands_in_db(env: &TestEnv, db: &str, during: impl FnOnce()) -> Vec<String> {
     use std::io::{BufRead, BufReader, Write};
     let address = env
@@ -293,7 +294,9 @@ fn commands_in_db(env: &TestEnv, db: &str, during: impl FnOnce()) -> Vec<String>
         if line.contains(&marker) {
             break;
         }
-        if let Some(rest) = line.split_once(&tag).map(|(_, rest)| rest) {
+        if let Some(rest) = line.split_once(&tag).map(|(_, rest)| rest)
+            && !rest.starts_with("lua]")
+        {
             let name = rest
                 .split('"')
                 .nth(1)
@@ -306,7 +309,7 @@ fn commands_in_db(env: &TestEnv, db: &str, during: impl FnOnce()) -> Vec<String>
 }
 
 #[test]
-fn warm_next_is_one_verified_pop_and_one_route_read() {
+fn a_first_next_is_one_round_trip_the_probe_and_a_verified_take() {
     let env = TestEnv::distributed();
     env.ok(&["init-app", "--app", "12", "--name", "trips"]);
     env.ok(&["next", "--app", "12", "--gate-pass", "a"]);
@@ -319,16 +322,50 @@ fn warm_next_is_one_verified_pop_and_one_route_read() {
         .map(String::as_str)
         .filter(|c| !matches!(*c, "CLIENT" | "SELECT" | "HELLO"))
         .collect();
-    // Once per connection: what the server is (INFO) and that the connection
-    // ends at it (CLIENT INFO, filtered out above). Then one round trip: the
-    // shard's stamp and limit, the pop, the route hint and the server's
-    // replication ID (INFO replication, which a demotion and promotion change
-    // under a live connection); no script.
+    // One pipeline: what the server is (INFO) and that the connection ends
+    // at it (CLIENT INFO, filtered out above), the take by script (which
+    // checks the shard's stamp against the server's own run_id and
+    // replication ID) and the route hint.
     assert_eq!(
         data,
-        ["INFO", "HMGET", "LPOP", "GET", "INFO"],
+        ["INFO", "EVALSHA", "GET"],
         "all commands: {commands:?}"
     );
+}
+
+#[test]
+fn later_takes_on_a_direct_connection_are_one_verified_pop_and_one_route_read() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "12", "--name", "trips"]);
+    env.ok(&["reload-segments", "--app", "12", "--quiet"]);
+    let db = env.redis_url.rsplit('/').next().unwrap().to_string();
+    // A count past one piece (131,072) takes twice on one connection.
+    let commands = commands_in_db(&env, &db, || {
+        Test::within(&env)
+            .args([
+                "next",
+                "--app",
+                "12",
+                "--gate-pass",
+                "a",
+                "--count",
+                "131073",
+            ])
+            .status(exit_code::OK)
+            .run();
+    });
+    let data: Vec<&str> = commands
+        .iter()
+        .map(String::as_str)
+        .filter(|c| !matches!(*c, "CLIENT" | "SELECT" | "HELLO"))
+        .collect();
+    // The stamp and limit, the pop, the route hint and the server's
+    // replication ID (INFO replication, which a demotion and promotion
+    // change under a live connection); no script.
+    let later = data
+        .windows(4)
+        .any(|w| w == ["HMGET", "LPOP", "GET", "INFO"]);
+    assert!(later, "all commands: {commands:?}");
 }
 
 fn next_for_an_unknown_app_is_not_found(env: &TestEnv) {

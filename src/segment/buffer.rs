@@ -62,6 +62,14 @@ struct Stock {
     batch: AtomicU64,
     /// A gate pass that picks this shard, for the refills.
     gate_pass: Option<String>,
+    /// Wakes the requests that wait for a refill, when it lands or fails.
+    landed: tokio::sync::Notify,
+}
+
+/// `count` IDs from the stock, if it holds that many.
+fn take_held(stock: &Stock, count: u64) -> Option<Vec<u64>> {
+    let mut ids = stock.ids.lock().expect("not poisoned");
+    (ids.len() as u64 >= count).then(|| ids.drain(..count as usize).collect())
 }
 
 /// Segment IDs served from memory when possible, from the allocator otherwise.
@@ -118,21 +126,23 @@ impl BufferedAllocator {
             }
             return Ok(self.with_pending(issued));
         };
-        let (taken, left) = {
-            let mut ids = stock.ids.lock().expect("not poisoned");
-            if ids.len() as u64 >= count {
-                (
-                    Some(ids.drain(..count as usize).collect::<Vec<_>>()),
-                    ids.len(),
-                )
-            } else {
-                (None, ids.len())
-            }
-        };
+        let mut taken = take_held(&stock, count);
         if taken.is_none() {
             self.grow(&stock);
+            if count <= self.largest_refill() {
+                // Wait for the refill under way, or one started now, instead
+                // of going to the store alone: requests that miss together then
+                // cost the store one transaction, not one each.
+                let landed = stock.landed.notified();
+                tokio::pin!(landed);
+                landed.as_mut().enable();
+                self.refill(key, stock.clone());
+                landed.await;
+                taken = take_held(&stock, count);
+            }
         }
-        if (left as u64) < self.refill_below(&stock).max(count) {
+        let left = stock.ids.lock().expect("not poisoned").len() as u64;
+        if left < self.refill_below(&stock).max(count) {
             self.refill(key, stock);
         }
         let issued = match taken {
@@ -175,15 +185,19 @@ impl BufferedAllocator {
             .clone()
     }
 
-    /// Doubles the stock's next refills, up to [`MAX_GROWTH`] times the batch.
-    fn grow(&self, stock: &Stock) {
-        // No more than one call may ask for, nor less than the batch itself.
-        let most = self
-            .options
+    /// The most IDs one refill takes: [`MAX_GROWTH`] times the batch, no more
+    /// than one call may ask for, nor less than the batch itself.
+    fn largest_refill(&self) -> u64 {
+        self.options
             .batch
             .saturating_mul(MAX_GROWTH)
             .min(super::allocator::MAX_COUNT)
-            .max(self.options.batch);
+            .max(self.options.batch)
+    }
+
+    /// Doubles the stock's next refills, up to [`Self::largest_refill`].
+    fn grow(&self, stock: &Stock) {
+        let most = self.largest_refill();
         let _ = stock
             .batch
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |batch| {
@@ -250,6 +264,7 @@ impl BufferedAllocator {
                 }
             }
             stock.refilling.store(false, Ordering::Release);
+            stock.landed.notify_waiters();
         });
     }
 

@@ -281,6 +281,24 @@ impl Command {
         )
     }
 
+    /// Does the command need worker threads? `serve` answers many connections
+    /// at once, `lease` renews its worker ID while it generates (in
+    /// `block_in_place`), and `reload-segments`, `migrate` and `app` work
+    /// through many shards at once, formatting and parsing large batches.
+    /// Every other command does one small thing at a time on the main thread:
+    /// a short `next` then pays no hand-offs between threads, which on a busy
+    /// machine cost more than its round trip.
+    pub fn needs_worker_threads(&self) -> bool {
+        matches!(
+            self,
+            Command::Lease(_)
+                | Command::Serve(_)
+                | Command::ReloadSegments(_)
+                | Command::Migrate(_)
+                | Command::App(_)
+        )
+    }
+
     /// Is this `status --check`, which exits by the Nagios convention even on errors?
     pub fn is_nagios_check(&self) -> bool {
         matches!(self, Command::Status(args) if args.check)

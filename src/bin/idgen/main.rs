@@ -82,11 +82,14 @@ fn main() -> ExitCode {
         }
         Err(err) => return report(&out, &err),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let mut runtime = if cli.command.needs_worker_threads() {
+        let mut threads = tokio::runtime::Builder::new_multi_thread();
+        threads.worker_threads(2);
+        threads
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    let runtime = match runtime.enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
             out.error(&format!("cannot start the async runtime: {err}"), None);

@@ -34,6 +34,16 @@ pub(super) struct Link {
     pub(super) lpop_count: bool,
 }
 
+/// How far a node's connection is made.
+pub(super) enum LinkState {
+    /// None yet, or the last one broke: the next request makes one.
+    None,
+    /// Connected to a standalone server, not yet probed: the first take
+    /// probes it in its own round trip (see `RedisNode::take_as`).
+    Unprobed(MultiplexedConnection),
+    Ready(Link),
+}
+
 /// A connection to one server, or to a whole Redis Cluster (which routes each
 /// command by its first key, and each pipeline to its keys' one slot).
 #[derive(Clone)]
@@ -101,22 +111,33 @@ impl RedisNode {
             client,
             keys,
             tls: tls.clone(),
-            link: tokio::sync::Mutex::new(None),
+            link: tokio::sync::Mutex::new(LinkState::None),
             timeout,
         };
-        node.link().await?;
+        // A standalone server is dialled now, so an unreachable one fails
+        // here as ever; the probe waits for the first request, which a take
+        // carries in the same round trip.
+        let unprobed = match &node.client {
+            Some(client) => LinkState::Unprobed(node.dial(client).await?),
+            None => LinkState::Ready(node.make_link().await?),
+        };
+        *node.link.lock().await = unprobed;
         Ok(node)
     }
 
     /// The current connection, made (and its server probed) if there is none.
     pub(super) async fn link(&self) -> Result<Link> {
-        let mut link = self.link.lock().await;
-        if let Some(link) = link.as_ref() {
-            return Ok(link.clone());
-        }
-        let made = self.make_link().await?;
-        *link = Some(made.clone());
-        Ok(made)
+        let mut state = self.link.lock().await;
+        let link = match std::mem::replace(&mut *state, LinkState::None) {
+            LinkState::Ready(link) => link,
+            LinkState::Unprobed(conn) => match &self.client {
+                Some(client) => self.probe(client, conn, false).await?,
+                None => self.make_link().await?,
+            },
+            LinkState::None => self.make_link().await?,
+        };
+        *state = LinkState::Ready(link.clone());
+        Ok(link)
     }
 
     pub(super) async fn conn(&self) -> Result<Conn> {
@@ -125,7 +146,12 @@ impl RedisNode {
 
     /// Drops a connection that broke, so the next request makes a new one.
     pub(super) async fn forget_link(&self) {
-        self.link.lock().await.take();
+        *self.link.lock().await = LinkState::None;
+    }
+
+    /// Is there no connection (none made yet, or the last one broke)?
+    pub(super) async fn has_no_link(&self) -> bool {
+        matches!(*self.link.lock().await, LinkState::None)
     }
 
     pub(super) async fn make_link(&self) -> Result<Link> {
@@ -163,27 +189,36 @@ impl RedisNode {
     /// Connects through `client` and probes the server. With `master`, a
     /// server that is not (or no longer) a master is refused.
     pub(super) async fn link_to(&self, client: &redis::Client, master: bool) -> Result<Link> {
+        let conn = self.dial(client).await?;
+        self.probe(client, conn, master).await
+    }
+
+    /// Connects through `client`, within the node's timeout.
+    pub(super) async fn dial(&self, client: &redis::Client) -> Result<MultiplexedConnection> {
         let config = self.connection_config();
         let connecting = client.get_multiplexed_async_connection_with_config(&config);
-        let mut conn = match tokio::time::timeout(self.timeout, connecting).await {
+        let conn = match tokio::time::timeout(self.timeout, connecting).await {
             Ok(Ok(conn)) => conn,
             Ok(Err(e)) if e.is_timeout() => return Err(self.timed_out()),
             Ok(Err(e)) => return Err(self.error(&e)),
             Err(_) => return Err(self.timed_out()),
         };
         crate::activity::did(Work::RedisConnection);
+        Ok(conn)
+    }
+
+    /// One round trip: what the server is, and where this connection ends.
+    async fn probe(
+        &self,
+        client: &redis::Client,
+        mut conn: MultiplexedConnection,
+        master: bool,
+    ) -> Result<Link> {
         crate::activity::did(Work::RedisRoundTrip);
-        // One round trip: what the server is, and where this connection ends.
-        // CLIENT INFO needs Redis 6.2; without it the connection counts as indirect.
         let mut probe = redis::pipe();
-        probe
-            .ignore_errors()
-            .cmd("INFO")
-            .arg("server")
-            .cmd("CLIENT")
-            .arg("INFO");
-        if master {
-            probe.cmd("ROLE");
+        probe.ignore_errors();
+        for command in probe_commands(master) {
+            probe.add_command(command);
         }
         let answers: Vec<Value> =
             match tokio::time::timeout(self.timeout, probe.query_async(&mut conn)).await {
@@ -191,6 +226,18 @@ impl RedisNode {
                 Ok(Err(e)) => return Err(self.error(&e)),
                 Err(_) => return Err(self.timed_out()),
             };
+        self.link_of(client, conn, &answers, master).await
+    }
+
+    /// The connection `conn` made through `client`, as the answers to
+    /// [`probe_commands`] describe it.
+    pub(super) async fn link_of(
+        &self,
+        client: &redis::Client,
+        conn: MultiplexedConnection,
+        answers: &[Value],
+        master: bool,
+    ) -> Result<Link> {
         let info = text_of(answers.first());
         if let Some(Value::ServerError(e)) = answers.first() {
             return Err(self.error(&redis::RedisError::from(e.clone())));
@@ -480,9 +527,17 @@ pub(super) async fn dialled(client: &redis::Client, local: &str) -> bool {
     match client.get_connection_info().addr() {
         redis::ConnectionAddr::Tcp(host, port)
         | redis::ConnectionAddr::TcpTls { host, port, .. } => {
-            let Ok(local) = local.parse::<std::net::SocketAddr>() else {
+            // Redis writes an IPv6 address unbracketed: `laddr=::1:6379`.
+            let Some(local) = local.rsplit_once(':').and_then(|(ip, port)| {
+                let ip = ip.trim_matches(['[', ']']).parse().ok()?;
+                Some(std::net::SocketAddr::new(ip, port.parse().ok()?))
+            }) else {
                 return false;
             };
+            // An address needs no lookup, which would cost a blocking thread.
+            if let Ok(ip) = host.trim_matches(['[', ']']).parse::<std::net::IpAddr>() {
+                return std::net::SocketAddr::new(ip, *port) == local;
+            }
             match tokio::net::lookup_host((host.as_str(), *port)).await {
                 Ok(mut dialled) => dialled.any(|a| a == local),
                 Err(_) => false,
@@ -493,6 +548,20 @@ pub(super) async fn dialled(client: &redis::Client, local: &str) -> bool {
         }
         _ => false,
     }
+}
+
+/// What a probe asks: the server's INFO, where the connection ends (CLIENT
+/// INFO, Redis 6.2; without it the connection counts as indirect) and, with
+/// `master`, its role. The answers are read by [`RedisNode::link_of`].
+pub(super) fn probe_commands(master: bool) -> Vec<redis::Cmd> {
+    let mut commands = vec![
+        redis::cmd("INFO").arg("server").clone(),
+        redis::cmd("CLIENT").arg("INFO").clone(),
+    ];
+    if master {
+        commands.push(redis::cmd("ROLE"));
+    }
+    commands
 }
 
 /// Failures a Sentinel failover under way explains: the master named is down

@@ -44,7 +44,7 @@ pub use keys::{
 
 use crate::config::TlsFiles;
 use crate::redact::SecretUrl;
-use connection::Link;
+use connection::LinkState;
 use keys::KeyNames;
 use std::time::Duration;
 use topology::Topology;
@@ -66,7 +66,7 @@ pub struct RedisNode {
     keys: KeyNames,
     /// The CA and client certificate every client of this node uses with TLS.
     tls: TlsFiles,
-    link: tokio::sync::Mutex<Option<Link>>,
+    link: tokio::sync::Mutex<LinkState>,
     timeout: Duration,
 }
 

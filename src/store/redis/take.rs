@@ -3,7 +3,7 @@
 //! failover once. Stock another server process stocked is never served.
 
 use super::RedisNode;
-use super::connection::Conn;
+use super::connection::{Conn, LinkState, probe_commands};
 use super::keys::{KeyNames, route_key};
 use super::reply::{
     StampFields, bytes_of, info_field, int_of, parse_entries, parse_index, reject, shown, text_of,
@@ -133,7 +133,7 @@ impl RedisNode {
         let mut taken = self.take_as(kind, slot, n).await;
         if taken.is_err()
             && matches!(self.topology, Topology::Sentinel(_) | Topology::Cluster(_))
-            && self.link.lock().await.is_none()
+            && self.has_no_link().await
         {
             taken = self.take_as(kind, slot, n).await;
         }
@@ -145,6 +145,12 @@ impl RedisNode {
 
     /// One take from `kind`'s stock (see [`Stock::take`](crate::store::Stock::take)).
     async fn take_as(&self, kind: DispenserKind, slot: Slot, n: u64) -> Result<Taken> {
+        if let Some(first) = self.probe_and_take(kind, slot, n).await {
+            let (answer, hint) = first?;
+            return self
+                .taken_of(kind, slot, answer, hint, &self.keys.stock(kind, slot))
+                .await;
+        }
         let link = self.link().await?;
         let (answer, hint, stock) = match (kind, &link.direct_run_id) {
             (DispenserKind::Queue, Some(run_id)) if n == 1 || link.lpop_count => {
@@ -164,6 +170,94 @@ impl RedisNode {
                 (answer, hint, key)
             }
         };
+        self.taken_of(kind, slot, answer, hint, &stock).await
+    }
+
+    /// The first take on a connection not yet probed, with the probe in the
+    /// same round trip: a short-lived process (`idgen next`) makes one
+    /// round trip in all. The take is the script, which compares the shard's
+    /// stamp with the server's own `run_id` whatever the connection passes
+    /// through; the probe's answers are read first, and a server the probe
+    /// refuses (too old) fails the take, its answer unserved: a gap at most.
+    /// `None` when the connection is already probed (or there is none).
+    async fn probe_and_take(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        n: u64,
+    ) -> Option<Result<(Vec<Value>, Option<String>)>> {
+        let mut state = self.link.lock().await;
+        let (LinkState::Unprobed(_), Some(client)) = (&*state, &self.client) else {
+            return None;
+        };
+        let LinkState::Unprobed(raw) = std::mem::replace(&mut *state, LinkState::None) else {
+            return None;
+        };
+        let script = match kind {
+            DispenserKind::Queue => &scripts().take_queue,
+            DispenserKind::Range => &scripts().take_range,
+        };
+        let mut conn = Conn::Server(raw);
+        let probe = probe_commands(false);
+        let asked = probe.len();
+        let answers = self
+            .pipeline_loading(&mut conn, script, asked + 2, |pipe, i| {
+                if let Some(command) = probe.get(i) {
+                    pipe.add_command(command.clone());
+                } else if i == asked {
+                    self.take_command(pipe, script, slot, n, "");
+                } else {
+                    pipe.cmd("GET").arg(route_key(slot.app));
+                }
+            })
+            .await;
+        Some(
+            async {
+                let mut answers = answers?.into_iter();
+                let probe: Vec<Value> = answers.by_ref().take(asked).collect();
+                let Conn::Server(raw) = conn.clone() else {
+                    return Err(Error::Internal(
+                        "a standalone node holds a cluster link".into(),
+                    ));
+                };
+                let link = self.link_of(client, raw, &probe, false).await?;
+                *state = LinkState::Ready(link);
+                drop(state);
+                let (take, hint) = (answers.next(), answers.next());
+                let taken = match (take, hint) {
+                    (Some(take), Some(hint)) => self
+                        .answered([&take, &hint], &self.keys.stock(kind, slot))
+                        .await
+                        .map(|()| (take, hint)),
+                    _ => Err(Error::Internal(
+                        "a Redis pipeline left a command unanswered".into(),
+                    )),
+                };
+                let (take, hint) = self.naming_master(&conn, taken).await?;
+                let answer = match take {
+                    Value::Array(answer) => answer,
+                    _ => Vec::new(),
+                };
+                let hint = match hint {
+                    Value::Nil => None,
+                    hint => Some(text_of(Some(&hint))),
+                };
+                Ok((answer, hint))
+            }
+            .await,
+        )
+    }
+
+    /// A take's answer to the script (`rollback stamp`, retired, limit, kind,
+    /// then the entries) as what was taken from `stock`.
+    async fn taken_of(
+        &self,
+        kind: DispenserKind,
+        slot: Slot,
+        answer: Vec<Value>,
+        hint: Option<String>,
+        stock: &str,
+    ) -> Result<Taken> {
         let mut taken = Taken {
             route_hint: hint,
             max_limit_id: text_of(answer.get(2)).parse().ok(),
@@ -175,7 +269,7 @@ impl RedisNode {
             .await;
         let entries = answer.get(4..).unwrap_or_default();
         match kind {
-            DispenserKind::Queue => parse_entries(&mut taken, &stock, entries),
+            DispenserKind::Queue => parse_entries(&mut taken, stock, entries),
             DispenserKind::Range => {
                 for pair in entries.chunks(2) {
                     let first = pair.first().and_then(bytes_of).unwrap_or_default();
@@ -186,7 +280,7 @@ impl RedisNode {
                         }
                         _ => reject(
                             &mut taken,
-                            &stock,
+                            stock,
                             format!("{}..{}", shown(first), shown(last)).as_bytes(),
                         ),
                     }
@@ -194,6 +288,26 @@ impl RedisNode {
             }
         }
         Ok(taken)
+    }
+
+    /// The scripted take of `n` from the shard, as one pipelined command;
+    /// `run_id` as [`Self::take_scripted`] takes it.
+    fn take_command(
+        &self,
+        pipe: &mut redis::Pipeline,
+        script: &Script,
+        slot: Slot,
+        n: u64,
+        run_id: &str,
+    ) {
+        pipe.cmd("EVALSHA")
+            .arg(script.get_hash())
+            .arg(3)
+            .arg(self.keys.queue(slot))
+            .arg(self.keys.range(slot))
+            .arg(self.keys.stamp(slot))
+            .arg(n)
+            .arg(run_id);
     }
 
     /// A take by script, with the route hint in the same round trip. `run_id`
@@ -226,14 +340,7 @@ impl RedisNode {
             let answers = self
                 .pipeline_loading(&mut conn, script, commands, |pipe, i| {
                     if i == 0 {
-                        pipe.cmd("EVALSHA")
-                            .arg(script.get_hash())
-                            .arg(3)
-                            .arg(self.keys.queue(slot))
-                            .arg(self.keys.range(slot))
-                            .arg(self.keys.stamp(slot))
-                            .arg(n)
-                            .arg(run_id);
+                        self.take_command(pipe, script, slot, n, run_id);
                     } else {
                         pipe.cmd("GET").arg(route_key(slot.app));
                     }

@@ -247,6 +247,26 @@ fn is_missing(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
 }
 
+/// Which files the store file and its WAL are (device and inode), `None` for
+/// a missing one: a change across opening means opening created one.
+#[derive(Debug, PartialEq, Eq)]
+struct FileIdentities([Option<(u64, u64)>; 2]);
+
+impl FileIdentities {
+    fn of(path: &Path) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        let identity = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+        FileIdentities([identity(path), identity(&wal_path(path))])
+    }
+}
+
+/// SQLite's name for the store's write-ahead log.
+fn wal_path(path: &Path) -> PathBuf {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    PathBuf::from(wal)
+}
+
 /// A store file that should exist and does not.
 fn missing(path: &Path) -> Error {
     Error::StoreUnusable {
@@ -297,6 +317,7 @@ impl Db {
             return Err(DbError::Idgen(missing(&self.path)));
         }
         self.check_path()?;
+        let before = FileIdentities::of(&self.path);
         let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         if self.create {
             flags |= OpenFlags::SQLITE_OPEN_CREATE;
@@ -318,14 +339,39 @@ impl Db {
         // leave them there, and `Drop` empties the WAL once it has grown.
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         schema::ensure(&mut conn)?;
+        // Reading the schema opened the WAL: both files exist now.
+        if FileIdentities::of(&self.path) != before {
+            self.sync_directory()?;
+        }
         Ok(conn)
+    }
+
+    /// Makes the names of the store file and its WAL durable. SQLite is built
+    /// without its own directory syncs (`SQLITE_DISABLE_DIRSYNC`, set in
+    /// `.cargo/config.toml`), which cost every process that opens the store an
+    /// fsync of the directory on its first commit, although the WAL is kept
+    /// between processes. The names only need syncing when a file is new, and
+    /// [`Self::connect`] does that itself. It is also what makes a new store
+    /// file survive a power cut: SQLite never syncs the directory for the main
+    /// file.
+    fn sync_directory(&self) -> DbResult<()> {
+        let parent = match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        std::fs::File::open(parent)
+            .and_then(|dir| dir.sync_all())
+            .map_err(|e| {
+                DbError::Unusable(format!(
+                    "cannot sync its directory {}, so a new file might not survive a power cut: {e}",
+                    parent.display()
+                ))
+            })
     }
 
     /// The WAL's size in bytes (0 when missing).
     fn wal_bytes(&self) -> u64 {
-        let mut wal = self.path.clone().into_os_string();
-        wal.push("-wal");
-        std::fs::metadata(wal).map_or(0, |m| m.len())
+        std::fs::metadata(wal_path(&self.path)).map_or(0, |m| m.len())
     }
 
     /// Explains a path SQLite could only call "unable to open".

@@ -320,7 +320,8 @@ fn run_guess(args: &DecodeArgs, style: Style, ctx: &Context<'_>) -> anyhow::Resu
             }
         }
         Style::Table if !candidates.is_empty() => {
-            ctx.out.print_table(&guess_table(ctx, &candidates, &ids, shown))?
+            ctx.out
+                .print_table(&guess_table(ctx, &candidates, &ids, shown))?
         }
         Style::Table => {}
     }
@@ -447,12 +448,7 @@ fn ranked(candidates: &[Candidate]) -> impl Iterator<Item = (usize, &Candidate)>
     candidates.iter().enumerate().map(|(i, c)| (i + 1, c))
 }
 
-fn guess_table(
-    ctx: &Context<'_>,
-    candidates: &[Candidate],
-    ids: &[ReadId],
-    shown: Shown,
-) -> Table {
+fn guess_table(ctx: &Context<'_>, candidates: &[Candidate], ids: &[ReadId], shown: Shown) -> Table {
     let mut table = ctx.out.table();
     table.set_header(["RANK", "LAYOUT", "ID", "TIMESTAMP (UTC)", "FIELDS"]);
     for (rank, candidate) in ranked(candidates) {
