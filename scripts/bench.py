@@ -256,9 +256,19 @@ def bench_embedded_next(scratch, _servers):
     version, nxt = hyperfine("embedded-next", [f"{IDGEN} --version", f"{IDGEN} next --app 1"], env,
                              runs=size(300, 3), warmup=size(20, 1))
     ratio = median(nxt) / median(version)
+    syncs = fsyncs([IDGEN, "next", "--app", "1"], env)
     row("embedded `next --app 1` vs `idgen --version`, whole process",
-        f"{ratio:.2f}x ({median(nxt) * 1e3:.2f} vs {median(version) * 1e3:.2f} ms)", "≤ 1.5x",
-        ratio <= 1.5, f"{spread(nxt)}, {spread(version)}")
+        f"{ratio:.2f}x ({median(nxt) * 1e3:.2f} vs {median(version) * 1e3:.2f} ms), {syncs} fsync",
+        "≤ 1.5x", ratio <= 1.5, f"{spread(nxt)}, {spread(version)}")
+
+
+def fsyncs(cmd, env):
+    """How many fsync and fdatasync calls one run of `cmd` makes, by strace."""
+    report = OUT / "strace.txt"
+    subprocess.run(["strace", "-f", "-c", "-e", "trace=fsync,fdatasync", "-o", str(report), *cmd],
+                   env=env, stdout=subprocess.DEVNULL, check=True)
+    total = [line.split() for line in report.read_text().splitlines() if line.split()[-1:] == ["total"]]
+    return int(total[0][3]) if total else 0
 
 
 def bench_serve_embedded(scratch, _servers):
@@ -436,10 +446,11 @@ def main(argv):
     unknown = [w for w in wanted if w not in BENCHES]
     if unknown:
         raise SystemExit(f"bench: no row {unknown[0]!r}; rows: all, smoke, {', '.join(ROWS)}")
-    for tool in ("hyperfine", "wrk", "redis-server", "redis-cli", "mariadbd", "mariadb", "/usr/bin/time"):
+    for tool in ("hyperfine", "wrk", "redis-server", "redis-cli", "mariadbd", "mariadb", "/usr/bin/time",
+                 "strace"):
         if not shutil.which(tool):
             raise SystemExit(f"bench: {tool} is missing; install it (apt-get install hyperfine wrk "
-                             "redis-server mariadb-server time)")
+                             "redis-server mariadb-server time strace)")
     OUT.mkdir(parents=True, exist_ok=True)
     scratch = Scratch()
     try:
