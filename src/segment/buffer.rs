@@ -346,6 +346,18 @@ mod tests {
         }
     }
 
+    /// A buffer of `batch` over the fixture's app 1, its first refill landed.
+    async fn warm_buffer(f: &Fixture, batch: u64) -> (Arc<BufferedAllocator>, BufferKey) {
+        let buffer = BufferedAllocator::new(f.allocator.clone(), BufferOptions::with_batch(batch));
+        let key = BufferKey {
+            app: 1,
+            shard: None,
+        };
+        buffer.next(1, None, 1).await.unwrap();
+        filled(&buffer, key, batch as usize).await;
+        (buffer, key)
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn ids_from_the_buffer_and_the_allocator_never_repeat() {
         let f = fixture(0).await;
@@ -365,15 +377,40 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn requests_that_miss_together_wait_for_one_refill_and_never_repeat() {
+        let f = fixture(0).await;
+        let (buffer, key) = warm_buffer(&f, 100).await;
+        let mut seen = HashSet::new();
+        for round in 0..20 {
+            // Far more than the stock holds, all at once: most miss, and wait.
+            let requests: Vec<_> = (0..64)
+                .map(|_| {
+                    let buffer = buffer.clone();
+                    tokio::spawn(async move { buffer.next(1, None, 7).await })
+                })
+                .collect();
+            for request in requests {
+                let issued = request.await.unwrap().unwrap();
+                assert_eq!(issued.ids.len(), 7);
+                for id in issued.ids {
+                    assert!(seen.insert(id), "{id} repeated in round {round}");
+                }
+            }
+        }
+        // The misses grew the refills and were served by them: far fewer
+        // refills than requests.
+        assert!(
+            buffer.refills() < 20 * 64 / 4,
+            "{} refills",
+            buffer.refills()
+        );
+        assert!(buffer.batch_of(key).unwrap() > 100);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_warm_buffer_answers_without_the_allocator_and_refills_below_the_mark() {
         let f = fixture(0).await;
-        let buffer = BufferedAllocator::new(f.allocator.clone(), BufferOptions::with_batch(100));
-        let key = BufferKey {
-            app: 1,
-            shard: None,
-        };
-        buffer.next(1, None, 1).await.unwrap();
-        filled(&buffer, key, 100).await;
+        let (buffer, key) = warm_buffer(&f, 100).await;
         assert_eq!(buffer.refills(), 1);
         buffer.next(1, None, 40).await.unwrap();
         assert_eq!(buffer.depths(), vec![(key, 60)]);
