@@ -47,7 +47,7 @@ EXPECTED = {
     "holder": {0, 4, 5, 9},
     "serve": {0, 4, 5, 9},
 }
-HTTP_EXPECTED = {503: {"unavailable"}, 422: {"exhausted"}}
+HTTP_EXPECTED = {503: {"unavailable", "clock"}, 422: {"exhausted"}}
 RECOVERY_KINDS = ("next", "serve segment", "serve snowflake", "lease holder")
 BUCKETS = 64
 
@@ -62,9 +62,10 @@ class Violations:
 
 def _short(record):
     record = dict(record)
-    for key in ("ids",):
-        if key in record and len(record[key]) > 8:
-            record[key] = record[key][:4] + ["…"] + record[key][-2:]
+    ids = record.get("ids")
+    if ids is not None:
+        ids = list(ids)
+        record["ids"] = ids[:4] + ["…"] + ids[-2:] if len(ids) > 8 else ids
     record.pop("traceback", None)
     return record
 

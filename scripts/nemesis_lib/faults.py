@@ -123,6 +123,11 @@ class ClockStep(Fault):
                 f.write(f"{offset:+.3f}\n")
 
         for_a_while(ctx, out, p["hold"], lambda: step(p["delta_s"]), lambda: step(0))
+        # A holder whose clock ran ahead issued time units up to `delta_s`
+        # into the future, and issues nothing on that worker until the real
+        # clock has passed them (its time fence, by design): the fault's
+        # effect heals only then.
+        out["healed"] += max(0.0, p["delta_s"])
 
 
 # -- the network ---------------------------------------------------------------------

@@ -20,6 +20,7 @@ Record types (field `type`):
   gate        a rollback fault waiting for (or skipping on) its gate
 """
 
+import array
 import json
 import os
 import threading
@@ -58,6 +59,10 @@ def read_dir(path):
                 except json.JSONDecodeError:
                     # A run killed mid-write leaves half a last line.
                     continue
+                if record.get("ids"):
+                    # 8 bytes an ID instead of a Python int's 36: a long run
+                    # holds tens of millions.
+                    record["ids"] = array.array("Q", record["ids"])
                 record["_file"] = name
                 record["_line"] = n
                 records.append(record)

@@ -16,7 +16,7 @@ import traceback
 
 from . import faults
 
-WARMUP = 10.0
+WARMUP = 5.0
 MEAN_GAP = 4.0
 # What a heal takes after the hold, as planned (the runner waits for the real one).
 SETTLE = {

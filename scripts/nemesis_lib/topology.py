@@ -46,6 +46,16 @@ def parallel(*calls):
         raise errors[0]
 
 
+def keep_last(snapshots, path_of, n=12):
+    """The last n snapshots (a restart goes back up to three minutes); the older files are deleted."""
+    for old in snapshots[:-n]:
+        try:
+            os.remove(path_of(old))
+        except OSError:
+            pass
+    return snapshots[-n:]
+
+
 class RedisGroup:
     """Master, replica, three sentinels; plus the nemesis's snapshots and AOF
     positions of the master, for restarts into the past."""
@@ -116,6 +126,7 @@ class RedisGroup:
                 self.snapshots.append((time.time(), master.name, master.snapshot()))
             except (OSError, resp.RedisError, RuntimeError):
                 pass
+            self.snapshots = keep_last(self.snapshots, lambda s: s[2])
 
     def heal(self):
         """After the schedule: every data server and sentinel running."""
@@ -147,6 +158,7 @@ class SecondNode:
                 self.snapshots.append((time.time(), self.server.snapshot()))
             except (OSError, resp.RedisError, RuntimeError):
                 pass
+            self.snapshots = keep_last(self.snapshots, lambda s: s[1])
 
     def heal(self):
         if not self.server.alive():
