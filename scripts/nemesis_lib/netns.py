@@ -135,9 +135,20 @@ class Network:
                     pass
         for ns in stale:
             run("ip", "netns", "del", ns, check=False)
+        self._delete_veths()
         run("ip", "link", "del", BRIDGE, check=False)
         if stale:
             self.log(f"network: removed {len(stale)} namespace(s) left by an earlier run")
+
+    def _delete_veths(self):
+        """A namespace is freed only once the kernel drops its last reference
+        (a socket closing can keep it for a while), and its veth with it: the
+        root ends are deleted here, which takes the pairs at once."""
+        links = run("ip", "-o", "link", "show", capture=True, check=False).stdout
+        for line in links.splitlines():
+            name = line.split(":")[1].strip().split("@")[0] if ":" in line else ""
+            if name.startswith(VETH_PREFIX):
+                run("ip", "link", "del", name, check=False)
 
     def up(self):
         run("ip", "link", "add", BRIDGE, "type", "bridge")
@@ -168,6 +179,7 @@ class Network:
                     pass
         for host in self.hosts.values():
             run("ip", "netns", "del", host.ns, check=False)
+        self._delete_veths()
         run("ip", "link", "del", BRIDGE, check=False)
         self.hosts.clear()
         if self._lock:
