@@ -245,7 +245,9 @@ class MariaDB:
             self.proc.kill9()
 
     def client_argv(self, tool="mariadb"):
-        return [tool, "--no-defaults", "--protocol=tcp", f"--host={self.host.ip}", f"--port={self.port}", "--user=root", "--connect-timeout=3"]
+        argv = [tool, "--no-defaults", "--protocol=tcp", f"--host={self.host.ip}", f"--port={self.port}", "--user=root"]
+        # mariadb-dump has no such option; a dump runs against a live server anyway.
+        return argv + ["--connect-timeout=3"] if tool == "mariadb" else argv
 
     def query(self, sql, database=None, timeout=10):
         """Rows as lists of text; raises RuntimeError when the server refuses or is unreachable."""

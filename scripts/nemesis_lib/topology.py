@@ -16,6 +16,7 @@ and the omniscient reads the schedule's rollback gate uses.
 """
 
 import os
+import subprocess
 import threading
 import time
 
@@ -233,11 +234,15 @@ class MysqlPair:
         node.kill()
         node.install()
         node.start()
-        node.query("SET GLOBAL read_only = 1")
+        # A fresh server: nothing in its binary log may claim a GTID the dump's
+        # position (gtid_slave_pos) is behind.
+        node.query("SET GLOBAL read_only = 1; RESET MASTER")
         dump = os.path.join(node.dir, "rebuild.sql")
-        import subprocess
         with open(dump, "wb") as out:
-            subprocess.run(self.primary.client_argv("mariadb-dump") + ["--single-transaction", "--gtid", "--master-data=1", "--databases", LEDGER_DB], stdout=out, check=True, timeout=120)
+            out.write(b"SET SESSION sql_log_bin = 0;\n")
+            out.flush()
+            subprocess.run(self.primary.client_argv("mariadb-dump") + ["--single-transaction", "--gtid", "--master-data=1", "--databases", LEDGER_DB],
+                           stdout=out, check=True, timeout=120)
         with open(dump, "rb") as f:
             subprocess.run(node.client_argv(), stdin=f, check=True, timeout=120)
         self.replicate(node, self.primary)
@@ -331,7 +336,6 @@ class GaleraCluster:
 
     def rejoin(self, node):
         """From its last committed position (IST), as galera_recovery does."""
-        import subprocess
         log = os.path.join(node.dir, f"recover.{node.starts}.log")
         argv = node.argv() + ["--wsrep-cluster-address=gcomm://", "--wsrep-recover", f"--log-error={log}"]
         subprocess.run(node.host.wrap(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=galera_env(), timeout=120)

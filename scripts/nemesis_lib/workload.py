@@ -188,6 +188,9 @@ class Clients:
         self.http.start()
 
     def stop(self):
+        """Ends every client once (a second SIGTERM would stop serve at once)."""
+        if self.stop_event.is_set():
+            return
         self.stop_event.set()
         for holder in self.holders:
             holder.close()
