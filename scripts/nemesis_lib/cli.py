@@ -23,7 +23,7 @@ from .history import Recorder
 from .netns import Network, SetupError
 from .procs import Registry
 from .topology import PROFILES
-from .workload import APPS, LIMIT_APP, LIMIT_STEP, NAMESPACE, Clients
+from .workload import APPS, LIMIT_APP, LIMIT_STEP, NAMESPACE, Clients, find_libfaketime
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EPOCH_MS = 1704067200000  # 2024-01-01, the --epoch of workload.LAYOUT
@@ -72,6 +72,9 @@ def main(argv=None):
         print(f"seed {seed}, profile {args.profile}, {args.duration:.0f}s: {len(entries)} faults")
         print(schedule.describe(entries))
         return 0
+    if find_libfaketime() is None:
+        print("error: libfaketime is missing (the lease holders' clocks are stepped with it); install it with `apt-get install -y faketime`", file=sys.stderr)
+        return 2
     if not os.access(args.binary, os.X_OK):
         print(f"error: no idgen binary at {args.binary}; build it with `cargo build --release --bin idgen` (or pass --binary)", file=sys.stderr)
         return 2

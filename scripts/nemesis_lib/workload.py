@@ -20,6 +20,7 @@ else from the nemesis's own environment but PATH, so no config file or
 variable of the machine leaks in.
 """
 
+import glob
 import json
 import os
 import queue
@@ -36,7 +37,14 @@ NAMESPACE = "nemesis"
 # change hands all the time, which is what the overlap check needs.
 LAYOUT = ["--bits", "time:41,worker:3,seq:19", "--unit", "ms", "--epoch", "2024-01-01"]
 LEASE_TTL = "2s"
-LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+def find_libfaketime():
+    """libfaketime's multithreaded library (Debian's `faketime` package), or None."""
+    for pattern in ("/usr/lib/*-linux-gnu/faketime/libfaketimeMT.so.1", "/usr/lib/faketime/libfaketimeMT.so.1",
+                    "/usr/local/lib/faketime/libfaketimeMT.so.1"):
+        found = sorted(glob.glob(pattern))
+        if found:
+            return found[0]
+    return None
 
 # App 4's max_limit_id: indexes up to LIMIT_STEP per shard at first; the app
 # setter raises it by LIMIT_STEP now and then, so takers meet the limit
@@ -78,6 +86,7 @@ class Clients:
         self.http = None
         self._seq = 0
         self._seq_lock = threading.Lock()
+        self.libfaketime = find_libfaketime()
 
     def history(self, name):
         return Recorder(os.path.join(self.run_dir, "history", f"{name}.jsonl"))
@@ -303,7 +312,7 @@ class Clients:
         """The environment that runs a holder on a clock the nemesis can step:
         libfaketime re-reads the offset in its file at most once a second."""
         return [
-            "env", f"LD_PRELOAD={LIBFAKETIME}", f"FAKETIME_TIMESTAMP_FILE={self.clock_file(name)}",
+            "env", f"LD_PRELOAD={self.libfaketime}", f"FAKETIME_TIMESTAMP_FILE={self.clock_file(name)}",
             "FAKETIME_CACHE_DURATION=1", "DONT_FAKE_MONOTONIC=1",
         ]
 
