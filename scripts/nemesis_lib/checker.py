@@ -234,12 +234,13 @@ def serve_holder_at(records):
                     if life[0] == r["holder"]:
                         life[2] = r["t"]
 
-    def at(t0, t1):
-        best = None
+    def at(t0):
+        # The process that was running when the request was sent; one that
+        # was started later could not have answered it.
         for holder, start, end in lives:
-            if start <= t1 and (end is None or end >= t0):
-                best = holder
-        return best
+            if start <= t0 and (end is None or end >= t0):
+                return holder
+        return None
 
     return at
 
@@ -250,7 +251,7 @@ def check_overlap(meta, records, violations):
     issued = collections.defaultdict(list)  # holder -> list of ids
     for r, ids in sources_of(records, "snowflake"):
         if r.get("type") == "http":
-            holder = serve_at(r["t0"], r["t1"]) or "serve-?"
+            holder = serve_at(r["t0"]) or "serve-?"
         else:
             holder = r["holder"]
         issued[holder].extend(ids)
