@@ -16,6 +16,7 @@ import os
 import sqlite3
 import time
 
+from . import resp
 from .servers import DOWN_AFTER_MS, MASTER_NAME, gtid_seq
 from .topology import MYSQL_VIP
 
@@ -339,11 +340,17 @@ class RedisDemote(RedisFault):
         if not master:
             return
         out["target"] = master.name
-        if p["how"] == "sentinel-failover":
-            redis.sentinels[0].call("SENTINEL", "FAILOVER", MASTER_NAME)
-        else:
-            replica = redis.other(master)
-            master.call("FAILOVER", "TO", replica.host.ip, replica.port, "TIMEOUT", 5000)
+        try:
+            if p["how"] == "sentinel-failover":
+                redis.sentinels[0].call("SENTINEL", "FAILOVER", MASTER_NAME)
+            else:
+                replica = redis.other(master)
+                master.call("FAILOVER", "TO", replica.host.ip, replica.port, "TIMEOUT", 5000)
+        except resp.RedisError as e:
+            # No replica fit to take over right now (still syncing after a restart).
+            out["effective"] = False
+            out["notes"] = str(e)
+            return
         try:
             redis.wait_master(timeout=60)
             ctx.wait(1.0)
@@ -549,8 +556,13 @@ class MysqlSwitchover(MysqlFault):
 
     def run(self, ctx, p, out):
         pair = ctx.profile.mysql
+        if not pair.replicating():
+            out["effective"] = False
+            out["notes"] = "the replica is not replicating"
+            return
         old = pair.primary
         pair.drop_vip()
+        pair.kill_client_sessions(old)
         pair.wait_caught_up()
         pair.promote(pair.replica)
         out["healed"] = time.time()

@@ -262,8 +262,8 @@ class MariaDB:
             raise RuntimeError(f"{self.name}: {result.stderr.strip()}")
         return [line.split("\t") for line in result.stdout.splitlines()]
 
-    def value(self, sql, database=None):
-        rows = self.query(sql, database)
+    def value(self, sql, database=None, timeout=10):
+        rows = self.query(sql, database, timeout=timeout)
         return rows[0][0] if rows and rows[0] else None
 
     def slave_status(self):

@@ -211,7 +211,7 @@ class MysqlPair:
     def wait_caught_up(self, timeout=60):
         position = self.primary.value("SELECT @@gtid_binlog_pos")
         if position:
-            waited = self.replica.value(f"SELECT MASTER_GTID_WAIT('{position}', {timeout})")
+            waited = self.replica.value(f"SELECT MASTER_GTID_WAIT('{position}', {timeout})", timeout=timeout + 10)
             if waited != "0":
                 raise RuntimeError(f"the replica did not apply {position} within {timeout}s")
 
@@ -225,6 +225,25 @@ class MysqlPair:
         """A former primary that has every transaction of the new one replicates from it."""
         node.query("SET GLOBAL read_only = 1; SET GLOBAL gtid_slave_pos = @@gtid_binlog_pos")
         self.replicate(node, self.primary)
+
+    def kill_client_sessions(self, node):
+        """What a failover tool does to a primary it takes the VIP from: the
+        sessions of clients that can no longer reach it are killed, or their
+        open transactions would hold row locks that the replication thread
+        waits on once it is a replica (until it gives up, error 1205)."""
+        rows = node.query(
+            "SELECT id FROM information_schema.processlist WHERE id <> CONNECTION_ID() "
+            "AND user NOT IN ('system user', 'event_scheduler') AND command NOT IN ('Binlog Dump', 'Daemon', 'Slave_IO', 'Slave_SQL')"
+        )
+        for (session,) in rows:
+            try:
+                node.query(f"KILL {session}")
+            except RuntimeError:
+                pass  # ended meanwhile
+
+    def replicating(self):
+        status = self.replica.slave_status()
+        return status.get("Slave_IO_Running") == "Yes" and status.get("Slave_SQL_Running") == "Yes"
 
     def rebuild_replica(self):
         """The old primary of a lagging promotion has transactions the new one
@@ -255,6 +274,9 @@ class MysqlPair:
                     self.replicate(node, self.primary)
         if self.vip_host is not self.primary.host:
             self.move_vip(self.primary)
+        if not self.replicating():
+            self.log("mysql: the replica stopped replicating; rebuilding it from a dump of the primary")
+            self.rebuild_replica()
 
     # -- omniscient reads for the rollback gate --------------------------------
 
