@@ -532,6 +532,10 @@ class MysqlLaggingPromote(MysqlFault):
 
     def run(self, ctx, p, out):
         pair = ctx.profile.mysql
+        if not pair.replicating():
+            out["effective"] = False
+            out["notes"] = "the replica is not replicating"
+            return
         old, new = pair.primary, pair.replica
         new.query("STOP SLAVE SQL_THREAD")
         ctx.wait(p["lag"])
