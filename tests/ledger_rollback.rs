@@ -382,6 +382,72 @@ fn a_lagging_replica_promoted_as_the_ledger_repeats_nothing_and_is_reported() {
     );
 }
 
+/// The witness of what the ledger handed out lives on the node that stocked
+/// each segment, so an app that moves after the ledger went back must not be
+/// stocked on its new node from below what the node it leaves witnessed.
+/// Found by the nemesis (`scripts/nemesis`, seed 30001): an app moved back to
+/// `main` after a lagging replica was promoted served again what it had
+/// served on the other node.
+#[test]
+fn an_app_moved_after_the_ledger_went_back_repeats_nothing() {
+    let env = TestEnv::distributed_with_nodes();
+    let mut pair = MariadbPair::start();
+    let on_primary = Backends {
+        redis: env.redis_url.clone(),
+        mysql: pair.primary.ledger_url(),
+    };
+    let step = SMALL_STEP.to_string();
+    on_primary
+        .test(&env)
+        .args([
+            "init-app", "--app", "5", "--name", "moving", "--step", &step,
+        ])
+        .args(["--min-step", &step, "--max-step", &step])
+        .status(exit_code::OK)
+        .run();
+    on_primary
+        .test(&env)
+        .args(["migrate", "--app", "5", "--to", "hot", "--yes"])
+        .status(exit_code::OK)
+        .run();
+    let shard_zero = &gate_passes()[0];
+    let next = |at: &Backends| {
+        at.test(&env)
+            .args([
+                "next",
+                "--app",
+                "5",
+                "--count",
+                "500",
+                "--gate-pass",
+                shard_zero,
+            ])
+            .status(exit_code::OK)
+            .run()
+            .ids()
+    };
+
+    // Taken while the replica lags: witnessed on `hot` alone.
+    pair.stop_applying();
+    let mut ids = next(&on_primary);
+    pair.wait_received_all();
+    pair.kill_primary();
+    pair.promote_replica();
+    let on_replica = Backends {
+        mysql: pair.replica.ledger_url(),
+        ..on_primary
+    };
+    on_replica
+        .test(&env)
+        .args(["migrate", "--app", "5", "--to", "main", "--yes"])
+        .status(exit_code::OK)
+        .run();
+    ids.extend(next(&on_replica));
+
+    assert_eq!(ids.len(), 1000);
+    assert_no_repeat(&ids);
+}
+
 #[test]
 fn a_ledger_restored_from_an_older_dump_repeats_nothing() {
     let env = TestEnv::distributed();

@@ -316,6 +316,38 @@ fn an_app_moved_back_and_forth_never_repeats_an_id() {
     assert_unique(&ids);
 }
 
+/// A route hint can go back in time with its Redis dataset (a restart from an
+/// older snapshot, a lagging replica promoted) or be served by a master the
+/// sentinels have not demoted yet: main's hint then still names the node the
+/// app came back from, whose own hint names main. The hints loop; the ledger's
+/// route settles where the app is, and main's hint is repaired.
+#[test]
+fn a_stale_route_hint_that_loops_between_nodes_is_settled_by_the_ledger_route() {
+    let env = TestEnv::distributed_with_nodes();
+    stocked_app(&env, "13");
+    env.ok(&["migrate", "--app", "13", "--to", "hot", "--yes"]);
+    env.ok(&["migrate", "--app", "13", "--to", "main", "--yes"]);
+    let _: () = env.redis().set(keys::route(13), "hot").unwrap();
+
+    // More than a shard's stock (one step of 100): the take runs short and
+    // looks where the app lives.
+    let ids = Test::within(&env)
+        .args(["next", "--app", "13", "--count", "500"])
+        .status(exit_code::OK)
+        .run()
+        .ids();
+
+    assert_eq!(ids.len(), 500);
+    assert_unique(&ids);
+    let hint: Option<String> = env.redis().get(keys::route(13)).unwrap();
+    assert_eq!(hint, None, "main's stale hint was left in place");
+    assert_eq!(
+        stock(&mut env.redis_hot(), 13),
+        0,
+        "the node the app left was stocked"
+    );
+}
+
 // ---- from an embedded store (a laptop) into Redis + MySQL ---------------------
 
 /// `migrate --app 1 --from-store STORE`, run within `env`: app 1 moved out of

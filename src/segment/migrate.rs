@@ -18,7 +18,8 @@ use super::id::SHARDS;
 use crate::error::{Error, Result};
 use crate::retry::Backoff;
 pub use crate::store::MovePhase;
-use crate::store::{Dispenser, Rollback, Route, Slot};
+use crate::store::locking::under_lock;
+use crate::store::{Dispenser, Rollback, Route, Segment, Slot};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -60,9 +61,9 @@ pub trait MoveProgress: Send + Sync {
     fn advance(&self);
 }
 
-/// How long retiring waits for a shard's refill lock before giving up; the lock
-/// expires well within it.
-const RETIRE_LOCK_WAIT: Duration = Duration::from_secs(60);
+/// How long a move waits for a shard's refill lock (to carry its witness, or
+/// to retire its stock) before giving up; the lock expires well within it.
+const LOCK_WAIT: Duration = Duration::from_secs(60);
 
 impl SegmentAllocator {
     /// The ledger's moves, or why this deployment cannot move apps.
@@ -147,6 +148,11 @@ impl SegmentAllocator {
                     .set_route_hint(app, None)
                     .await?;
             }
+            for shard in 0..SHARDS {
+                check_cancel(cancel, "migrate")?;
+                self.carry_witness(plan, &*source, &*target, shard, cancel)
+                    .await?;
+            }
             self.stock_target(plan, &*target, progress, cancel, &mut report)
                 .await?;
             crate::failpoint::hit("migrate.before_switch")?;
@@ -164,7 +170,7 @@ impl SegmentAllocator {
                 .await?;
         }
         crate::failpoint::hit("migrate.after_switch")?;
-        self.retire_source(plan, &*source, progress, cancel, &mut report)
+        self.retire_source(plan, &*source, &*target, progress, cancel, &mut report)
             .await?;
         moves.finish_move(app).await?;
         Ok(report)
@@ -212,10 +218,48 @@ impl SegmentAllocator {
         Ok(())
     }
 
+    /// Raises a shard's witness on `target` to the one on `source`, read under
+    /// the source shard's refill lock (a refill of the source holds it from
+    /// its ledger take to its push, so every segment stocked there is seen).
+    /// The witness lives on the node that stocked each segment: without it, a
+    /// ledger that went back in time would stock the new node with indexes
+    /// the old one already handed out. Done before the new node is stocked,
+    /// and again once the source takes no more segments (after the switch).
+    async fn carry_witness(
+        &self,
+        plan: &MovePlan,
+        source: &dyn Dispenser,
+        target: &dyn Dispenser,
+        shard: u8,
+        cancel: &AtomicBool,
+    ) -> Result<()> {
+        let slot = Slot {
+            app: plan.app,
+            shard,
+        };
+        self.waiting_for_lock(source, slot, cancel, || {
+            under_lock(
+                source,
+                plan.dispenser,
+                slot,
+                self.options().lock_ttl,
+                |locked| async move {
+                    if let Some(last) = locked.marks.and_then(|m| m.witness) {
+                        // Refused (no change) when the target's is already higher.
+                        target.witness(slot, Segment { first: last, last }).await?;
+                    }
+                    Ok(())
+                },
+            )
+        })
+        .await
+    }
+
     async fn retire_source(
         &self,
         plan: &MovePlan,
         source: &dyn Dispenser,
+        target: &dyn Dispenser,
         progress: &dyn MoveProgress,
         cancel: &AtomicBool,
         report: &mut MoveReport,
@@ -227,6 +271,8 @@ impl SegmentAllocator {
                 app: plan.app,
                 shard,
             };
+            self.carry_witness(plan, source, target, shard, cancel)
+                .await?;
             let dropped = self.retire_shard(source, slot, cancel).await?;
             report.shards_retired += 1;
             report.ids_retired += dropped;
@@ -244,28 +290,47 @@ impl SegmentAllocator {
         slot: Slot,
         cancel: &AtomicBool,
     ) -> Result<u64> {
-        let mut poll = Backoff::held_elsewhere(Instant::now() + RETIRE_LOCK_WAIT);
         let mut dropped = 0;
         for kind in [DispenserKind::Queue, DispenserKind::Range] {
-            loop {
-                if let Some(retired) = self.retire_under_lock(node, kind, slot).await? {
-                    dropped += retired;
-                    break;
-                }
-                check_cancel(cancel, "migrate")?;
-                if !poll.pause().await {
-                    return Err(Error::MigrationConflict {
-                        app: slot.app,
-                        target: node.node().to_string(),
-                        detail: format!(
-                            "shard {}'s refill lock stayed held for a minute",
-                            slot.shard
-                        ),
-                    });
-                }
-            }
+            dropped += self
+                .waiting_for_lock(node, slot, cancel, || {
+                    self.retire_under_lock(node, kind, slot)
+                })
+                .await?;
         }
         Ok(dropped)
+    }
+
+    /// Runs `attempt` (an act under the shard's refill lock on `node`; `None`
+    /// while another holds the lock) until it gets the lock, waiting for a
+    /// refill in flight to finish or its lock to expire.
+    async fn waiting_for_lock<T, Fut>(
+        &self,
+        node: &dyn Dispenser,
+        slot: Slot,
+        cancel: &AtomicBool,
+        mut attempt: impl FnMut() -> Fut,
+    ) -> Result<T>
+    where
+        Fut: std::future::Future<Output = Result<Option<T>>>,
+    {
+        let mut poll = Backoff::held_elsewhere(Instant::now() + LOCK_WAIT);
+        loop {
+            if let Some(done) = attempt().await? {
+                return Ok(done);
+            }
+            check_cancel(cancel, "migrate")?;
+            if !poll.pause().await {
+                return Err(Error::MigrationConflict {
+                    app: slot.app,
+                    target: node.node().to_string(),
+                    detail: format!(
+                        "shard {}'s refill lock stayed held for a minute",
+                        slot.shard
+                    ),
+                });
+            }
+        }
     }
 }
 

@@ -18,7 +18,8 @@ use std::time::Instant;
 /// How many times `next` stocks a shard itself before taking straight from the ledger.
 const INLINE_REFILLS: u32 = 3;
 
-/// How many route hints `next` follows before giving up (a loop is a misconfiguration).
+/// How many times one take moves to another node (a hint followed, or the
+/// ledger's route) before it gives up: more means the app kept moving.
 const MAX_HOPS: u32 = 3;
 
 /// How a shortfall in stock was made up.
@@ -40,6 +41,11 @@ impl SegmentAllocator {
         let guess = self.options.dispenser;
         let mut node_name = self.nodes.default_node().to_string();
         let (mut hops, mut refills) = (0, 0);
+        // Nodes whose hint this take followed away from them.
+        let mut left: Vec<String> = Vec::new();
+        // Set once the hints were found to loop: from then on only the
+        // ledger (a refill's route check) says where the app is.
+        let mut ledger_routes = false;
         loop {
             let node = self.nodes.get(&node_name).await?;
             let remaining = count - issued.ids.len() as u64;
@@ -66,7 +72,19 @@ impl SegmentAllocator {
             }
             let remaining = count - issued.ids.len() as u64;
             let moved = match taken.route_hint {
-                Some(hint) if hint != node_name => Some(hint),
+                Some(hint) if hint != node_name && !ledger_routes => {
+                    if left.contains(&hint) {
+                        // A hint led back to a node already left: one of them
+                        // is stale (its dataset went back in time, or a master
+                        // the sentinels have not demoted yet still serves it).
+                        // Hints only save a round trip; the ledger decides.
+                        ledger_routes = true;
+                        Some(self.route_from_ledger(slot.app).await?)
+                    } else {
+                        left.push(node_name.clone());
+                        Some(hint)
+                    }
+                }
                 _ => match self
                     .make_up(&*node, kind, slot, remaining, &mut refills, issued)
                     .await?
@@ -82,20 +100,16 @@ impl SegmentAllocator {
                     }
                     Refilled::Stocked => None,
                     Refilled::Moved(to) => {
-                        // Repair the hint so the next call goes straight there.
-                        let default = self.nodes.get(self.nodes.default_node()).await?;
-                        crate::store::hints_of(&*default)?
-                            .set_route_hint(slot.app, Some(&to))
-                            .await?;
+                        self.repair_hint(slot.app, &to).await?;
                         Some(to)
                     }
                 },
             };
-            if let Some(to) = moved {
+            if let Some(to) = moved.filter(|to| *to != node_name) {
                 hops += 1;
                 if hops > MAX_HOPS {
                     return Err(Error::Internal(format!(
-                        "route hints for app {} loop between nodes",
+                        "app {} moved between nodes {hops} times during one take",
                         slot.app
                     )));
                 }
@@ -108,6 +122,29 @@ impl SegmentAllocator {
                 node_name = to;
             }
         }
+    }
+
+    /// Where the ledger routes `app`, once the hints were found to loop.
+    async fn route_from_ledger(&self, app: u8) -> Result<String> {
+        let node = self
+            .ledger
+            .routes()
+            .await?
+            .remove(&app)
+            .map_or_else(|| self.nodes.default_node().to_string(), |route| route.node);
+        self.repair_hint(app, &node).await?;
+        Ok(node)
+    }
+
+    /// Points the default node's hint at `node` (none when the app is on the
+    /// default node), so that the next take goes straight there;
+    /// `reload-segments` repairs hints too, on the master the sentinels name.
+    async fn repair_hint(&self, app: u8, node: &str) -> Result<()> {
+        let default_name = self.nodes.default_node();
+        let default = self.nodes.get(default_name).await?;
+        crate::store::hints_of(&*default)?
+            .set_route_hint(app, (node != default_name).then_some(node))
+            .await
     }
 
     /// The `max_limit_id` the taken indexes must respect: as recorded with the

@@ -1,0 +1,666 @@
+"""The fault catalogue. Each fault is planned from the seed (`plan`: only the
+random generator, never the live system, so a seed always plans the same
+schedule) and run against the live system (`run`), which applies it, holds it,
+heals it and says what happened.
+
+A fault's `groups` name what it disturbs; the schedule never runs two faults
+of one group at once. `gate` names a rollback gate (see Context.gate): the
+README's "What no check can see" says repeats are possible when MySQL and
+Redis both go back over the same span, and the nemesis must not stage that
+documented limitation as if it were a hole. So a fault that makes one
+authority lose data waits (up to GATE_WAIT) until the other one holds a
+current record of everything, or is skipped and counted as skipped.
+"""
+
+import os
+import sqlite3
+import time
+
+from . import resp
+from .servers import DOWN_AFTER_MS, MASTER_NAME, gtid_seq
+from .topology import MYSQL_VIP
+
+GATE_WAIT = 60.0
+
+def for_a_while(ctx, out, hold, apply, heal):
+    """apply(), hold for `hold` seconds (less if the run is aborted), heal()
+    even when the hold is cut short; notes when the fault healed."""
+    apply()
+    try:
+        ctx.wait(hold)
+    finally:
+        heal()
+    out["healed"] = time.time()
+
+
+CLIENT_ROLES = ("taker", "limit-taker", "reloader", "app-setter", "migrator", "churner", "holder", "serve")
+CLOCK_TARGETS = ("holder1", "holder2", "holder3", "serve")
+
+
+class Fault:
+    kind = None
+    profiles = ("distributed", "galera", "embedded")
+    groups = ()
+    weight = 1.0
+    gate = None
+
+    def plan(self, rng, profile):
+        return {}
+
+    def groups_for(self, params):
+        return self.groups
+
+    def run(self, ctx, p, out):
+        """Applies, holds, heals; fills `out` (effective, notes, healed)."""
+        raise NotImplementedError
+
+
+# -- clients ----------------------------------------------------------------------
+
+class KillClient(Fault):
+    kind = "kill9_client"
+    weight = 3.0
+
+    def plan(self, rng, profile):
+        roles = [r for r in CLIENT_ROLES if profile != "embedded" or r != "migrator"]
+        return {"role": rng.choice(roles), "pick": rng.random()}
+
+    def run(self, ctx, p, out):
+        role = p["role"]
+        prefix = "holder:serve" if role == "serve" else "holder:holder" if role == "holder" else f"client:{role}"
+        procs = sorted(ctx.registry.running(prefix), key=lambda proc: proc.name)
+        if not procs:
+            out["effective"] = False
+            out["notes"] = f"no {role} process running"
+            return
+        proc = procs[int(p["pick"] * len(procs))]
+        proc.kill9()
+        out["target"] = proc.name
+        out["healed"] = time.time()
+
+
+class PauseClient(Fault):
+    """SIGSTOP a lease holder or serve past its TTL, then SIGCONT: another
+    holder may take its worker meanwhile; the paused one must not issue on."""
+    kind = "sigstop_client"
+    weight = 2.0
+
+    def plan(self, rng, profile):
+        return {"target": rng.choice(CLOCK_TARGETS), "hold": rng.uniform(2.5, 8.0)}
+
+    def groups_for(self, p):
+        return (f"proc:{p['target']}",)
+
+    def run(self, ctx, p, out):
+        name = "holder:serve" if p["target"] == "serve" else f"holder:{p['target']}"
+        procs = ctx.registry.running(name)
+        if not procs:
+            out["effective"] = False
+            out["notes"] = f"{p['target']} not running"
+            return
+        proc = procs[0]
+        for_a_while(ctx, out, p["hold"], proc.stop, proc.cont)
+
+
+class ClockStep(Fault):
+    """A wall-clock step on a lease holder (libfaketime's offset file), held,
+    then stepped back, as NTP would after a bad step."""
+    kind = "clock_step"
+    weight = 2.0
+
+    def plan(self, rng, profile):
+        size = rng.choice((0.3, 1.0, 3.0, 10.0, 30.0)) * rng.uniform(0.5, 1.5)
+        return {"target": rng.choice(CLOCK_TARGETS), "delta_s": round(size * rng.choice((-1, 1)), 3),
+                "hold": rng.uniform(3.0, 20.0)}
+
+    def groups_for(self, p):
+        return (f"clock:{p['target']}",)
+
+    def run(self, ctx, p, out):
+        path = ctx.clients.clock_file(p["target"])
+
+        def step(offset):
+            with open(path, "w") as f:
+                f.write(f"{offset:+.3f}\n")
+
+        for_a_while(ctx, out, p["hold"], lambda: step(p["delta_s"]), lambda: step(0))
+        # A holder whose clock ran ahead issued time units up to `delta_s`
+        # into the future, and issues nothing on that worker until the real
+        # clock has passed them (its time fence, by design): the fault's
+        # effect heals only then.
+        out["healed"] += max(0.0, p["delta_s"])
+
+
+# -- the network ---------------------------------------------------------------------
+
+class PartitionClients(Fault):
+    kind = "partition_clients"
+    weight = 1.5
+
+    def plan(self, rng, profile):
+        return {"side": rng.choice(("c1", "c2")), "mode": rng.choice(("blackhole", "prohibit")),
+                "hold": rng.uniform(2.0, 15.0)}
+
+    def groups_for(self, p):
+        return (f"net:{p['side']}",)
+
+    def run(self, ctx, p, out):
+        client = ctx.net.hosts[p["side"]]
+        servers = [h for name, h in ctx.net.hosts.items() if not name.startswith("c")]
+        extra = [MYSQL_VIP] if ctx.profile.mysql else []
+        routes = []
+        for_a_while(ctx, out, p["hold"], lambda: routes.extend(ctx.net.block([client], servers, p["mode"], extra_ips=extra)),
+                    lambda: ctx.net.unblock(routes))
+
+
+class IsolateServe(Fault):
+    kind = "isolate_serve"
+    weight = 1.0
+    groups = ("net:serve1",)
+
+    def plan(self, rng, profile):
+        return {"hold": rng.uniform(2.0, 10.0)}
+
+    def run(self, ctx, p, out):
+        host = ctx.net.hosts["serve1"]
+        for_a_while(ctx, out, p["hold"], lambda: ctx.net.isolate(host), lambda: ctx.net.rejoin(host))
+
+
+class Degrade(Fault):
+    kind = "delay_loss"
+    weight = 1.0
+
+    def plan(self, rng, profile):
+        return {"pick": rng.random(), "delay_ms": rng.choice((20, 50, 100, 200)), "loss_pct": rng.choice((0, 1, 5, 10)),
+                "hold": rng.uniform(5.0, 20.0)}
+
+    def groups_for(self, p):
+        return ("degrade",)
+
+    def run(self, ctx, p, out):
+        names = sorted(ctx.net.hosts)
+        host = ctx.net.hosts[names[int(p["pick"] * len(names))]]
+        out["target"] = host.name
+        undo = {}
+
+        def apply():
+            undo.update(ctx.net.degrade(host, p["delay_ms"], p["loss_pct"]))
+            out["notes"] = undo["mechanism"]
+
+        for_a_while(ctx, out, p["hold"], apply, lambda: ctx.net.restore(undo))
+
+
+# -- Redis -------------------------------------------------------------------------
+
+class RedisFault(Fault):
+    profiles = ("distributed", "galera")
+    groups = ("redis",)
+    gate = "ledger_current"
+
+    def master(self, ctx, out):
+        master = ctx.profile.redis.master()
+        if master is None:
+            out["effective"] = False
+            out["notes"] = "no master agreed by the sentinels"
+        return master
+
+
+class RedisKill(RedisFault):
+    kind = "redis_kill9"
+    weight = 2.0
+
+    def plan(self, rng, profile):
+        return {"who": rng.choice(("master", "master", "replica")), "hold": rng.choice((0.0, 0.5, 1.0, 4.0, 8.0))}
+
+    def run(self, ctx, p, out):
+        master = self.master(ctx, out)
+        if not master:
+            return
+        server = master if p["who"] == "master" else ctx.profile.redis.other(master)
+        out["target"] = server.name
+        for_a_while(ctx, out, p["hold"], server.kill, server.start)
+
+
+class RedisPause(RedisFault):
+    kind = "redis_sigstop_master"
+    weight = 1.5
+
+    def plan(self, rng, profile):
+        return {"hold": rng.uniform(0.5, 3.0) * DOWN_AFTER_MS / 1000}
+
+    def run(self, ctx, p, out):
+        master = self.master(ctx, out)
+        if not master:
+            return
+        out["target"] = master.name
+        for_a_while(ctx, out, p["hold"], master.proc.stop, master.proc.cont)
+
+
+def pick(out, candidates, fraction, missing):
+    """One of `candidates` (oldest first) by a planned fraction, or None, noted."""
+    if not candidates:
+        out["effective"] = False
+        out["notes"] = missing
+        return None
+    return candidates[int(fraction * len(candidates))]
+
+
+class RedisIntoThePast(RedisFault):
+    """The master killed and started again from an older state of its data,
+    fast enough that the sentinels keep it as the master (else it rejoins as
+    a replica, and the fault had no effect)."""
+    weight = 1.5
+
+    def plan(self, rng, profile):
+        return {"age": rng.random()}
+
+    def run(self, ctx, p, out):
+        master = self.master(ctx, out)
+        if not master:
+            return
+        went_back = self.restart(ctx, master, p["age"], out)
+        if went_back is None:
+            return
+        out["target"] = master.name
+        out["healed"] = time.time()
+        ctx.wait(DOWN_AFTER_MS / 1000 + 1)
+        out["effective"] = went_back and ctx.profile.redis.master() is master
+
+    def restart(self, ctx, master, age, out):
+        """Restarts `master` into its past; whether it went back, None if it could not."""
+        raise NotImplementedError
+
+
+class RedisOldRdb(RedisIntoThePast):
+    """From an older RDB snapshot, its AOF gone."""
+    kind = "redis_restart_old_rdb"
+
+    def restart(self, ctx, master, age, out):
+        snaps = [s for s in ctx.profile.redis.snapshots if s[1] == master.name and time.time() - s[0] > 3]
+        snap = pick(out, snaps, age, "no snapshot of this master yet")
+        if snap is None:
+            return None
+        out["snapshot_age_s"] = round(time.time() - snap[0], 1)
+        master.restart_from_rdb(snap[2])
+        return True
+
+
+class RedisCutAof(RedisIntoThePast):
+    """Its AOF cut back to a length it had a while ago (a lost tail)."""
+    kind = "redis_restart_cut_aof"
+
+    def restart(self, ctx, master, age, out):
+        incr = master.aof_incr()
+        marks = [m for m in ctx.profile.redis.aof_marks if m[1] == master.name and m[2] == incr and time.time() - m[0] > 1]
+        mark = pick(out, marks, age, "no AOF position of this master's current file yet")
+        if mark is None:
+            return None
+        out["cut_to_age_s"] = round(time.time() - mark[0], 1)
+        return master.restart_with_aof_cut(incr, mark[3])
+
+
+class RedisLaggingPromote(RedisFault):
+    """The replica cut off from the master while clients write, then the
+    master killed: the sentinels promote the replica that lags."""
+    kind = "redis_promote_lagging_replica"
+    weight = 1.5
+
+    def plan(self, rng, profile):
+        return {"lag": rng.uniform(2.0, 8.0), "down": rng.uniform(2.0, 10.0)}
+
+    def run(self, ctx, p, out):
+        redis = ctx.profile.redis
+        master = self.master(ctx, out)
+        if not master:
+            return
+        replica = redis.other(master)
+        routes = ctx.net.block([replica.host], [master.host])
+        try:
+            ctx.wait(p["lag"])
+            master.kill()
+        finally:
+            ctx.net.unblock(routes)
+        new = redis.wait_master(timeout=60)
+        out["healed"] = time.time()
+        out["effective"] = new is replica
+        ctx.wait(p["down"])
+        master.start()
+
+
+class RedisDemote(RedisFault):
+    kind = "redis_demote_master"
+    weight = 1.0
+
+    def plan(self, rng, profile):
+        return {"how": rng.choice(("sentinel-failover", "failover-command"))}
+
+    def run(self, ctx, p, out):
+        redis = ctx.profile.redis
+        master = self.master(ctx, out)
+        if not master:
+            return
+        out["target"] = master.name
+        try:
+            if p["how"] == "sentinel-failover":
+                redis.sentinels[0].call("SENTINEL", "FAILOVER", MASTER_NAME)
+            else:
+                replica = redis.other(master)
+                master.call("FAILOVER", "TO", replica.host.ip, replica.port, "TIMEOUT", 5000)
+        except resp.RedisError as e:
+            # No replica fit to take over right now (still syncing after a restart).
+            out["effective"] = False
+            out["notes"] = str(e)
+            return
+        try:
+            redis.wait_master(timeout=60)
+            ctx.wait(1.0)
+            new = redis.wait_master(timeout=60)
+            out["effective"] = new is not master
+        except RuntimeError as e:
+            out["effective"] = False
+            out["notes"] = str(e)
+        out["healed"] = time.time()
+
+
+class RedisFlushAll(RedisFault):
+    kind = "redis_flushall"
+    weight = 1.0
+
+    def run(self, ctx, p, out):
+        master = self.master(ctx, out)
+        if not master:
+            return
+        master.call("FLUSHALL")
+        out["target"] = master.name
+        out["healed"] = time.time()
+
+
+class RedisSplitBrain(RedisFault):
+    """The master cut off from its replica and the sentinels but not from the
+    clients: the sentinels promote the replica while the old master still
+    answers whoever is connected to it."""
+    kind = "redis_partition_master"
+    weight = 1.5
+
+    def plan(self, rng, profile):
+        return {"hold": rng.uniform(1.0, 4.0) * DOWN_AFTER_MS / 1000}
+
+    def run(self, ctx, p, out):
+        redis = ctx.profile.redis
+        master = self.master(ctx, out)
+        if not master:
+            return
+        others = [redis.other(master).host] + [s.host for s in redis.sentinels]
+        routes = []
+        for_a_while(ctx, out, p["hold"], lambda: routes.extend(ctx.net.block([master.host], others)),
+                    lambda: ctx.net.unblock(routes))
+
+
+class RedisIsolate(RedisFault):
+    kind = "redis_isolate"
+    weight = 1.0
+
+    def plan(self, rng, profile):
+        return {"who": rng.choice(("master", "replica")), "hold": rng.uniform(1.0, 8.0)}
+
+    def run(self, ctx, p, out):
+        redis = ctx.profile.redis
+        master = self.master(ctx, out)
+        if not master:
+            return
+        server = master if p["who"] == "master" else redis.other(master)
+        out["target"] = server.name
+        for_a_while(ctx, out, p["hold"], lambda: ctx.net.isolate(server.host), lambda: ctx.net.rejoin(server.host))
+
+
+class SentinelKill(Fault):
+    kind = "sentinel_kill9"
+    profiles = ("distributed", "galera")
+    weight = 0.5
+
+    def plan(self, rng, profile):
+        return {"which": rng.randrange(3), "hold": rng.uniform(1.0, 10.0)}
+
+    def groups_for(self, p):
+        return ("sentinel",)
+
+    def run(self, ctx, p, out):
+        sentinel = ctx.profile.redis.sentinels[p["which"]]
+        out["target"] = sentinel.name
+        for_a_while(ctx, out, p["hold"], sentinel.kill, sentinel.start)
+
+
+class SecondFault(Fault):
+    """Faults of the node `second`, which holds the moved app's stock and witnesses."""
+    profiles = ("distributed", "galera")
+    groups = ("second",)
+    gate = "ledger_current"
+
+
+class SecondKill(SecondFault):
+    kind = "second_node_kill9"
+
+    def plan(self, rng, profile):
+        return {"hold": rng.choice((0.0, 1.0, 5.0))}
+
+    def run(self, ctx, p, out):
+        server = ctx.profile.second.server
+        for_a_while(ctx, out, p["hold"], server.kill, server.start)
+
+
+class SecondOldRdb(SecondFault):
+    kind = "second_node_restart_old_rdb"
+
+    def plan(self, rng, profile):
+        return {"age": rng.random()}
+
+    def run(self, ctx, p, out):
+        second = ctx.profile.second
+        snap = pick(out, [s for s in second.snapshots if time.time() - s[0] > 3], p["age"], "no snapshot yet")
+        if snap is None:
+            return
+        out["snapshot_age_s"] = round(time.time() - snap[0], 1)
+        second.server.restart_from_rdb(snap[1])
+        out["healed"] = time.time()
+
+
+# -- MySQL: a primary with an asynchronous replica ----------------------------------------
+
+class MysqlFault(Fault):
+    profiles = ("distributed",)
+    groups = ("mysql",)
+
+
+class MysqlKill(MysqlFault):
+    kind = "mysql_kill9"
+    weight = 1.5
+
+    def plan(self, rng, profile):
+        return {"who": rng.choice(("primary", "primary", "replica")), "hold": rng.choice((0.0, 2.0, 6.0))}
+
+    def run(self, ctx, p, out):
+        pair = ctx.profile.mysql
+        node = pair.primary if p["who"] == "primary" else pair.replica
+        out["target"] = node.name
+
+        def restart():
+            node.start()
+            if node is pair.replica:
+                pair.replicate(node, pair.primary)
+
+        for_a_while(ctx, out, p["hold"], node.kill, restart)
+
+
+class MysqlPause(MysqlFault):
+    kind = "mysql_sigstop_primary"
+    weight = 1.0
+
+    def plan(self, rng, profile):
+        return {"hold": rng.uniform(1.0, 8.0)}
+
+    def run(self, ctx, p, out):
+        node = ctx.profile.mysql.primary
+        out["target"] = node.name
+        for_a_while(ctx, out, p["hold"], node.proc.stop, node.proc.cont)
+
+
+class MysqlIsolate(MysqlFault):
+    kind = "mysql_isolate_primary"
+    weight = 1.0
+
+    def plan(self, rng, profile):
+        return {"hold": rng.uniform(2.0, 8.0)}
+
+    def run(self, ctx, p, out):
+        node = ctx.profile.mysql.primary
+        out["target"] = node.name
+        for_a_while(ctx, out, p["hold"], lambda: ctx.net.isolate(node.host), lambda: ctx.net.rejoin(node.host))
+
+
+class MysqlLaggingPromote(MysqlFault):
+    """The unplanned failover the README warns about: the replica stops
+    applying (it lags, its relay log growing), the primary dies, and the
+    replica is promoted with what it had applied; the VIP moves to it. The
+    ledger has gone back in time: the witnesses in Redis must catch it."""
+    kind = "mysql_promote_lagging_replica"
+    groups = ("mysql", "redis", "second")
+    gate = "witness_current"
+    weight = 1.5
+
+    def plan(self, rng, profile):
+        return {"lag": rng.uniform(2.0, 8.0)}
+
+    def run(self, ctx, p, out):
+        pair = ctx.profile.mysql
+        if not pair.replicating():
+            out["effective"] = False
+            out["notes"] = "the replica is not replicating"
+            return
+        old, new = pair.primary, pair.replica
+        new.query("STOP SLAVE SQL_THREAD")
+        ctx.wait(p["lag"])
+        position = old.value("SELECT @@gtid_binlog_pos")
+        old.kill()
+        applied = new.value("SELECT @@gtid_slave_pos")
+        pair.promote(new)
+        pair.rolled_back_at = time.time()
+        out["healed"] = time.time()
+        out["transactions_lost"] = gtid_seq(position) - gtid_seq(applied)
+        out["effective"] = out["transactions_lost"] > 0
+        out["target"] = old.name
+        pair.rebuild_replica()
+
+
+class MysqlSwitchover(MysqlFault):
+    """A planned switchover: the VIP leaves the primary (its clients cut off),
+    the replica catches up, is promoted and gets the VIP, and the old primary
+    is demoted to a replica of it."""
+    kind = "mysql_switchover"
+    weight = 1.0
+
+    def run(self, ctx, p, out):
+        pair = ctx.profile.mysql
+        if not pair.replicating():
+            out["effective"] = False
+            out["notes"] = "the replica is not replicating"
+            return
+        old = pair.primary
+        pair.drop_vip()
+        pair.kill_client_sessions(old)
+        pair.wait_caught_up()
+        pair.promote(pair.replica)
+        out["healed"] = time.time()
+        pair.demote(old)
+        out["target"] = old.name
+
+
+# -- Galera --------------------------------------------------------------------------
+
+class GaleraFault(Fault):
+    profiles = ("galera",)
+    groups = ("galera",)
+
+    def plan(self, rng, profile):
+        return {"node": rng.randrange(3), "hold": rng.uniform(2.0, 15.0)}
+
+
+class GaleraKill(GaleraFault):
+    kind = "galera_kill9"
+    weight = 2.0
+
+    def run(self, ctx, p, out):
+        cluster = ctx.profile.galera
+        node = cluster.nodes[p["node"]]
+        out["target"] = node.name
+        for_a_while(ctx, out, p["hold"], node.kill, lambda: cluster.rejoin(node))
+
+
+class GaleraPause(GaleraFault):
+    kind = "galera_sigstop"
+    weight = 1.5
+
+    def run(self, ctx, p, out):
+        cluster = ctx.profile.galera
+        node = cluster.nodes[p["node"]]
+        out["target"] = node.name
+        for_a_while(ctx, out, p["hold"], node.proc.stop, lambda: (node.proc.cont(), cluster.wait_synced(node)))
+
+
+class GaleraIsolate(GaleraFault):
+    kind = "galera_isolate"
+    weight = 1.5
+
+    def run(self, ctx, p, out):
+        cluster = ctx.profile.galera
+        node = cluster.nodes[p["node"]]
+        out["target"] = node.name
+        for_a_while(ctx, out, p["hold"], lambda: ctx.net.isolate(node.host),
+                    lambda: (ctx.net.rejoin(node.host), cluster.wait_synced(node)))
+
+
+# -- the embedded store ------------------------------------------------------------------
+
+class StoreLocked(Fault):
+    """Another process holds the store's write lock (an exclusive SQLite
+    transaction): idgen waits within --timeout, then fails with 5."""
+    kind = "store_write_locked"
+    profiles = ("embedded",)
+    groups = ("store",)
+    weight = 1.5
+
+    def plan(self, rng, profile):
+        return {"hold": rng.uniform(1.0, 8.0)}
+
+    def run(self, ctx, p, out):
+        if not os.path.exists(ctx.profile.store):
+            out["effective"] = False
+            return
+        conn = sqlite3.connect(ctx.profile.store, timeout=30, isolation_level=None)
+        try:
+            for_a_while(ctx, out, p["hold"], lambda: conn.execute("BEGIN EXCLUSIVE"), lambda: conn.execute("ROLLBACK"))
+        finally:
+            conn.close()
+
+
+CATALOGUE = [
+    KillClient(), PauseClient(), ClockStep(), PartitionClients(), IsolateServe(), Degrade(),
+    RedisKill(), RedisPause(), RedisOldRdb(), RedisCutAof(), RedisLaggingPromote(), RedisDemote(),
+    RedisFlushAll(), RedisSplitBrain(), RedisIsolate(), SentinelKill(), SecondKill(), SecondOldRdb(),
+    MysqlKill(), MysqlPause(), MysqlIsolate(), MysqlLaggingPromote(), MysqlSwitchover(),
+    GaleraKill(), GaleraPause(), GaleraIsolate(),
+    StoreLocked(),
+]
+BY_KIND = {f.kind: f for f in CATALOGUE}
+
+
+def for_profile(profile):
+    return [f for f in CATALOGUE if profile in f.profiles]
+
+
+def check_gate(ctx, gate):
+    """None when the gate is open, else why it is closed."""
+    if gate == "ledger_current":
+        return ctx.profile.ledger_current() if hasattr(ctx.profile, "ledger_current") else None
+    if gate == "witness_current":
+        return ctx.profile.witness_current([ctx.namespace])
+    return None

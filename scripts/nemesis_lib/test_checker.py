@@ -1,0 +1,153 @@
+"""The checker against histories written by hand: each property it proves is
+shown failing on a history that breaks it, and a clean history passes.
+
+    python3 -m unittest discover -s scripts/nemesis_lib -p 'test_*.py'
+"""
+
+import json
+import os
+import tempfile
+import unittest
+
+from . import checker
+
+EPOCH = 1704067200000
+LIMIT = 200 << 14
+
+
+def snowflake(ts_ms, worker, seq=0):
+    return ((ts_ms - EPOCH) << 22) | (worker << 19) | seq
+
+
+def segment(index, shard, app):
+    return (index << 14) | (shard << 8) | app
+
+
+class History:
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="nemesis-test-")
+        os.makedirs(os.path.join(self.dir, "history"))
+        self.records = []
+        self.meta = {
+            "seed": 1, "profile": "distributed", "duration": 60, "run_dir": self.dir, "schedule": [],
+            "limit_app": 4, "initial_limit": LIMIT, "namespace": "nemesis",
+            "layout": {"seq_bits": 19, "worker_bits": 3, "epoch_ms": EPOCH}, "recovery_bound_s": 30,
+        }
+
+    def add(self, **record):
+        self.records.append(record)
+        return self
+
+    def next(self, t0, ids, app=1, exit=0, **extra):
+        return self.add(type="call", cmd="next", client="taker1", t0=t0, t1=t0 + 0.1, exit=exit, signal=None,
+                        killed=False, hung=False, ids=ids, app=app, **extra)
+
+    def holder(self, name, t, worker, floor, ids):
+        self.add(type="lease_event", holder=name, t=t, event={"event": "acquired", "worker": worker, "floor_unix_ms": floor})
+        return self.add(type="lease_ids", holder=name, t0=t, t1=t + 0.1, ids=ids)
+
+    def fault(self, healed):
+        return self.add(type="fault", n=1, kind="redis_kill9", params={}, start=healed - 1, healed=healed, end=healed)
+
+    def check(self):
+        with open(os.path.join(self.dir, "meta.json"), "w") as f:
+            json.dump(self.meta, f)
+        with open(os.path.join(self.dir, "history", "all.jsonl"), "w") as f:
+            for r in self.records:
+                f.write(json.dumps(r) + "\n")
+        return checker.check(self.dir)
+
+    def kinds(self):
+        return sorted({v["kind"] for v in self.check()["violations"]})
+
+
+def healthy():
+    """Issuance before and after one fault, leases handed over cleanly."""
+    h = History()
+    h.next(100.0, [segment(1, 0, 1), segment(2, 0, 1)])
+    h.fault(healed=101.0)
+    h.next(102.0, [segment(3, 0, 1)])
+    h.holder("holder1-1", 101.5, 2, None, [snowflake(EPOCH + 1000, 2), snowflake(EPOCH + 1005, 2)])
+    h.holder("holder2-1", 102.5, 2, EPOCH + 1010, [snowflake(EPOCH + 1011, 2)])
+    h.add(type="http", kind="segment", app=1, path="/api/segment/get/1", t0=103.0, t1=103.1, status=200, ids=[segment(4, 0, 1)])
+    h.add(type="http", kind="snowflake", path="/api/snowflake/get/nemesis", t0=103.0, t1=103.1, status=200,
+          ids=[snowflake(EPOCH + 2000, 5)])
+    h.add(type="holder", phase="start", holder="serve-1", t=90.0, serve=True)
+    h.add(type="lease_event", holder="serve-1", t=90.1, event={"event": "acquired", "worker": 5, "floor_unix_ms": None})
+    return h
+
+
+class CheckerTest(unittest.TestCase):
+    def test_a_clean_history_has_no_violation(self):
+        self.assertEqual(healthy().check()["violations"], [])
+
+    def test_a_segment_id_issued_twice_is_a_repeat(self):
+        h = healthy().next(104.0, [segment(2, 0, 1)])
+        self.assertEqual(h.kinds(), ["repeat"])
+
+    def test_an_id_served_over_http_and_by_next_is_a_repeat(self):
+        h = healthy().next(104.0, [segment(4, 0, 1)])
+        self.assertEqual(h.kinds(), ["repeat"])
+
+    def test_an_id_above_the_limit_in_force_is_a_violation(self):
+        h = healthy().next(104.0, [LIMIT + 4], app=4)
+        self.assertEqual(h.kinds(), ["limit"])
+
+    def test_an_id_under_a_limit_raised_during_the_call_is_fine(self):
+        h = healthy()
+        h.add(type="call", cmd="app-set", client="app-setter", t0=103.9, t1=104.05, exit=0, killed=False, hung=False,
+              ids=[], app=4, limit=2 * LIMIT)
+        h.next(104.0, [LIMIT + 4], app=4)
+        self.assertEqual(h.kinds(), [])
+
+    def test_a_lowered_limit_binds_the_calls_after_it(self):
+        h = healthy()
+        h.add(type="call", cmd="app-set", client="app-setter", t0=103.0, t1=103.5, exit=0, killed=False, hung=False,
+              ids=[], app=4, limit=LIMIT // 2)
+        h.next(104.0, [LIMIT // 2 + 4], app=4)
+        self.assertEqual(h.kinds(), ["limit"])
+
+    def test_two_holders_issuing_on_one_worker_at_once_overlap(self):
+        h = healthy()
+        h.holder("holder3-1", 104.0, 2, None, [snowflake(EPOCH + 1003, 2, 7)])
+        self.assertEqual(h.kinds(), ["overlap"])
+
+    def test_an_id_at_its_grants_floor_is_a_violation(self):
+        h = healthy()
+        h.holder("holder3-1", 104.0, 2, EPOCH + 1100, [snowflake(EPOCH + 1100, 2)])
+        self.assertEqual(h.kinds(), ["floor"])
+
+    def test_a_holder_that_gets_its_worker_back_later_does_not_overlap_itself(self):
+        h = healthy()
+        h.holder("holder1-1", 104.0, 2, EPOCH + 1020, [snowflake(EPOCH + 1021, 2)])
+        self.assertEqual(h.kinds(), [])
+
+    def test_a_panic_is_an_undocumented_exit(self):
+        h = healthy().next(104.0, [], exit=101)
+        self.assertEqual(h.kinds(), ["exit"])
+
+    def test_internal_is_documented_but_not_expected(self):
+        h = healthy().next(104.0, [], exit=1)
+        self.assertEqual(h.kinds(), ["exit"])
+
+    def test_a_call_the_nemesis_killed_is_not_a_failure(self):
+        h = healthy().add(type="call", cmd="next", client="taker1", t0=104.0, t1=104.1, exit=None, signal=9,
+                          killed=True, hung=False, ids=[], app=1)
+        self.assertEqual(h.kinds(), [])
+
+    def test_an_http_error_without_a_documented_code_is_a_violation(self):
+        h = healthy().add(type="http", kind="segment", app=1, path="/x", t0=104.0, t1=104.1, status=500, code="boom")
+        self.assertEqual(h.kinds(), ["http"])
+
+    def test_no_issue_after_the_last_heal_is_a_recovery_violation(self):
+        h = healthy().fault(healed=200.0)
+        self.assertEqual(h.kinds(), ["recovery"])
+
+    def test_a_hung_call_is_a_violation(self):
+        h = healthy().add(type="call", cmd="next", client="taker1", t0=104.0, t1=300.0, exit=None, signal=9,
+                          killed=False, hung=True, ids=[], app=1)
+        self.assertEqual(h.kinds(), ["hung"])
+
+
+if __name__ == "__main__":
+    unittest.main()

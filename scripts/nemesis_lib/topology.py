@@ -1,0 +1,582 @@
+"""The three profiles' servers, and what the faults and the workload need to
+know about them: where each client connects, who is master or primary now,
+and the omniscient reads the schedule's rollback gate uses.
+
+  distributed: Redis master + replica watched by three Sentinels (clients use
+               a redis-sentinel:// URL and follow the master by themselves), a
+               second standalone Redis node `second` for `migrate`, and a
+               MariaDB primary with an asynchronous replica. Clients reach the
+               primary through a virtual IP that the nemesis moves on a
+               failover, as keepalived or an orchestrator moves one: nothing
+               is rewritten in the clients, and long-lived clients (serve,
+               lease holders) find the new primary on their next connection.
+  galera:      the same Redis side; a three-node Galera cluster, each client
+               pinned to one node (multi-primary writes).
+  embedded:    one SQLite store file shared by every client on the host.
+"""
+
+import os
+import subprocess
+import threading
+import time
+
+from . import resp
+from .servers import (LEDGER_DB, MASTER_NAME, MariaDB, RedisServer, Sentinel, gtid_seq, wait_until)
+
+MYSQL_VIP = "10.77.0.200"
+GALERA_PROVIDER = "/usr/lib/galera/libgalera_smm.so"
+CLIENT_HOSTS = ("c1", "c2")
+
+
+def parallel(*calls):
+    """Runs the calls at once; re-raises the first failure."""
+    errors = []
+
+    def wrap(call):
+        try:
+            call()
+        except BaseException as e:  # noqa: BLE001 - re-raised below
+            errors.append(e)
+
+    threads = [threading.Thread(target=wrap, args=(c,)) for c in calls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+
+
+def keep_last(snapshots, path_of, n=12):
+    """The last n snapshots (a restart goes back up to three minutes); the older files are deleted."""
+    for old in snapshots[:-n]:
+        try:
+            os.remove(path_of(old))
+        except OSError:
+            pass
+    return snapshots[-n:]
+
+
+class RedisGroup:
+    """Master, replica, three sentinels; plus the nemesis's snapshots and AOF
+    positions of the master, for restarts into the past."""
+
+    def __init__(self, net, registry, root, log):
+        self.log = log
+        self.servers = [RedisServer(f"redis{i}", net.add_host(f"redis{i}"), root, registry, log) for i in (1, 2)]
+        self.sentinels = [Sentinel(f"sent{i}", net.add_host(f"sent{i}"), root, registry, log) for i in (1, 2, 3)]
+        self.snapshots = []  # (time, server name, rdb path)
+        self.aof_marks = []  # (time, server name, incr file, length)
+
+    def start(self):
+        master, replica = self.servers
+        master.configure()
+        replica.configure(replica_of=master)
+        master.start()
+        replica.start()
+        wait_until("the replica to sync", lambda: resp.info(*replica.addr, "replication").get("master_link_status") == "up")
+        for s in self.sentinels:
+            s.configure(master)
+        for s in self.sentinels:
+            s.start()
+        wait_until("the sentinels to know each other and the replica", self._acquainted, timeout=90)
+
+    def _acquainted(self):
+        for s in self.sentinels:
+            f = s.master_fields()
+            if f.get("num-other-sentinels") != "2" or f.get("num-slaves") != "1" or f.get("flags") != "master":
+                return False
+        return True
+
+    def url(self):
+        hosts = ",".join(f"{s.host.ip}:{s.port}" for s in self.sentinels)
+        return f"redis-sentinel://{hosts}/0#{MASTER_NAME}"
+
+    def master(self):
+        """The server most sentinels name and that calls itself master, else None."""
+        named = [s.master_addr() for s in self.sentinels]
+        for addr in set(a for a in named if a):
+            if named.count(addr) >= 2:
+                server = self.by_ip(addr[0])
+                if server and server.role() == "master":
+                    return server
+        return None
+
+    def wait_master(self, timeout=60):
+        found = []
+        wait_until("the sentinels to agree on a master", lambda: found.append(self.master()) or found[-1] is not None, timeout=timeout, interval=0.25)
+        return found[-1]
+
+    def by_ip(self, ip):
+        return next((s for s in self.servers if s.host.ip == ip), None)
+
+    def other(self, server):
+        return next(s for s in self.servers if s is not server)
+
+    def tick(self):
+        """Every few seconds: note the master's AOF length; now and then a snapshot."""
+        master = self.master()
+        if not master:
+            return
+        incr = master.aof_incr()
+        if incr:
+            self.aof_marks.append((time.time(), master.name, incr, os.path.getsize(incr)))
+            self.aof_marks = self.aof_marks[-200:]
+        if not self.snapshots or time.time() - self.snapshots[-1][0] > 15:
+            try:
+                self.snapshots.append((time.time(), master.name, master.snapshot()))
+            except (OSError, resp.RedisError, RuntimeError):
+                pass
+            self.snapshots = keep_last(self.snapshots, lambda s: s[2])
+
+    def heal(self):
+        """After the schedule: every data server and sentinel running."""
+        for server in self.servers:
+            if not server.alive():
+                server.start()
+        for s in self.sentinels:
+            if not s.alive():
+                s.start()
+
+
+class SecondNode:
+    """A standalone Redis node, `second`, that `migrate` moves an app to and back."""
+
+    def __init__(self, net, registry, root, log):
+        self.server = RedisServer("redis3", net.add_host("redis3"), root, registry, log)
+        self.snapshots = []
+
+    def start(self):
+        self.server.configure()
+        self.server.start()
+
+    def url(self):
+        return f"redis://{self.server.host.ip}:{self.server.port}/0"
+
+    def tick(self):
+        if self.server.alive() and (not self.snapshots or time.time() - self.snapshots[-1][0] > 15):
+            try:
+                self.snapshots.append((time.time(), self.server.snapshot()))
+            except (OSError, resp.RedisError, RuntimeError):
+                pass
+            self.snapshots = keep_last(self.snapshots, lambda s: s[1])
+
+    def heal(self):
+        if not self.server.alive():
+            self.server.start()
+
+
+class MysqlPair:
+    """A MariaDB primary and its asynchronous replica (binary logs and GTIDs on
+    both, so either can be primary), the primary reached through MYSQL_VIP."""
+
+    def __init__(self, net, registry, root, log):
+        self.net, self.log = net, log
+        self.nodes = [MariaDB(f"mysql{i}", net.add_host(f"mysql{i}"), root, registry, log, server_id=i) for i in (1, 2)]
+        self.primary, self.replica = self.nodes
+        self.vip_host = None
+        # Set when the nemesis promoted a lagging replica; cleared by the gate
+        # once every witness in Redis has been matched again.
+        self.rolled_back_at = None
+
+    def start(self):
+        parallel(*(n.install for n in self.nodes))
+        parallel(*(n.start for n in self.nodes))
+        self.replica.query("SET GLOBAL read_only = 1")
+        self.replicate(self.replica, self.primary)
+        self.primary.query(f"CREATE DATABASE {LEDGER_DB}")
+        self.wait_caught_up()
+        self.move_vip(self.primary)
+
+    def url(self):
+        return f"mysql://root@{MYSQL_VIP}:{self.primary.port}/{LEDGER_DB}"
+
+    def replicate(self, replica, primary):
+        replica.query(
+            f"STOP SLAVE; CHANGE MASTER TO MASTER_HOST = '{primary.host.ip}', MASTER_PORT = {primary.port}, "
+            "MASTER_USER = 'root', MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 1; START SLAVE"
+        )
+
+    def move_vip(self, to):
+        if self.vip_host:
+            self.net.del_vip(self.vip_host, MYSQL_VIP)
+        self.net.add_vip(to.host, MYSQL_VIP)
+        self.vip_host = to.host
+
+    def drop_vip(self):
+        if self.vip_host:
+            self.net.del_vip(self.vip_host, MYSQL_VIP)
+            self.vip_host = None
+
+    def wait_caught_up(self, timeout=60):
+        position = self.primary.value("SELECT @@gtid_binlog_pos")
+        if position:
+            waited = self.replica.value(f"SELECT MASTER_GTID_WAIT('{position}', {timeout})", timeout=timeout + 10)
+            if waited != "0":
+                raise RuntimeError(f"the replica did not apply {position} within {timeout}s")
+
+    def promote(self, node):
+        """The failover tool's promotion: unapplied relay log thrown away, writable."""
+        node.query("STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = 0")
+        self.primary, self.replica = node, next(n for n in self.nodes if n is not node)
+        self.move_vip(node)
+
+    def demote(self, node):
+        """A former primary that has every transaction of the new one replicates from it."""
+        node.query("SET GLOBAL read_only = 1; SET GLOBAL gtid_slave_pos = @@gtid_binlog_pos")
+        self.replicate(node, self.primary)
+
+    def kill_client_sessions(self, node):
+        """What a failover tool does to a primary it takes the VIP from: the
+        sessions of clients that can no longer reach it are killed, or their
+        open transactions would hold row locks that the replication thread
+        waits on once it is a replica (until it gives up, error 1205)."""
+        rows = node.query(
+            "SELECT id FROM information_schema.processlist WHERE id <> CONNECTION_ID() "
+            "AND user NOT IN ('system user', 'event_scheduler') AND command NOT IN ('Binlog Dump', 'Daemon', 'Slave_IO', 'Slave_SQL')"
+        )
+        for (session,) in rows:
+            try:
+                node.query(f"KILL {session}")
+            except RuntimeError:
+                pass  # ended meanwhile
+
+    def replicating(self):
+        status = self.replica.slave_status()
+        return status.get("Slave_IO_Running") == "Yes" and status.get("Slave_SQL_Running") == "Yes"
+
+    def rebuild_replica(self):
+        """The old primary of a lagging promotion has transactions the new one
+        never saw: it is rebuilt from a dump of the new primary, as an operator
+        would, then replicates from it."""
+        node = self.replica
+        node.kill()
+        node.install()
+        node.start()
+        # A fresh server: nothing in its binary log may claim a GTID the dump's
+        # position (gtid_slave_pos) is behind.
+        node.query("SET GLOBAL read_only = 1; RESET MASTER")
+        dump = os.path.join(node.dir, "rebuild.sql")
+        with open(dump, "wb") as out:
+            out.write(b"SET SESSION sql_log_bin = 0;\n")
+            out.flush()
+            subprocess.run(self.primary.client_argv("mariadb-dump") + ["--single-transaction", "--gtid", "--master-data=1", "--databases", LEDGER_DB],
+                           stdout=out, check=True, timeout=120)
+        with open(dump, "rb") as f:
+            subprocess.run(node.client_argv(), stdin=f, check=True, timeout=120)
+        self.replicate(node, self.primary)
+
+    def heal(self):
+        for node in self.nodes:
+            if not node.alive():
+                node.start()
+                if node is self.replica:
+                    self.replicate(node, self.primary)
+        if self.vip_host is not self.primary.host:
+            self.move_vip(self.primary)
+        if not self.replicating():
+            self.log("mysql: the replica stopped replicating; rebuilding it from a dump of the primary")
+            self.rebuild_replica()
+
+    # -- omniscient reads for the rollback gate --------------------------------
+
+    def ledger(self):
+        rows = self.primary.query("SELECT app_id, shard_id, max_id FROM id_alloc", LEDGER_DB)
+        return {(int(a), int(s)): int(m) for a, s, m in rows}
+
+    def routes(self):
+        try:
+            rows = self.primary.query("SELECT app_id, node, IFNULL(target_node, ''), IFNULL(phase, '') FROM idgen_route", LEDGER_DB)
+        except RuntimeError:
+            return {}
+        return {int(a): (n, t, p) for a, n, t, p in rows}
+
+    def lease_rows(self):
+        try:
+            rows = self.primary.query("SELECT namespace, worker, fence_ms, UNIX_TIMESTAMP(update_time) FROM idgen_worker_lease", LEDGER_DB)
+        except RuntimeError:
+            return {}
+        return {(ns, int(w)): (int(f), float(t)) for ns, w, f, t in rows}
+
+
+class GaleraCluster:
+    """Three Galera nodes (as tests/harness/galera.rs runs them), one per namespace."""
+
+    def __init__(self, net, registry, root, log):
+        self.log = log
+        hosts = [net.add_host(f"galera{i}") for i in (1, 2, 3)]
+        members = "gcomm://" + ",".join(f"{h.ip}:4567" for h in hosts)
+        self.nodes = []
+        for i, host in enumerate(hosts, 1):
+            extra = [
+                "--skip-log-bin", "--binlog-format=ROW", "--innodb-autoinc-lock-mode=2",
+                "--default-storage-engine=InnoDB", "--wsrep-on=ON", "--wsrep-cluster-name=idgen-nemesis",
+                "--wsrep-sst-method=rsync", f"--wsrep-provider={GALERA_PROVIDER}",
+                f"--wsrep-cluster-address={members}", f"--wsrep-node-name=galera{i}",
+                f"--wsrep-node-address={host.ip}:4567", f"--wsrep-sst-receive-address={host.ip}:4444",
+                f"--wsrep-provider-options=gmcast.listen_addr=tcp://{host.ip}:4567;ist.recv_addr={host.ip}:4568;gcache.size=64M",
+            ]
+            node = MariaDB(f"galera{i}", host, root, registry, log, extra=extra)
+            node.env = galera_env()
+            self.nodes.append(node)
+
+    def start(self):
+        if not os.path.exists(GALERA_PROVIDER):
+            raise RuntimeError(f"the galera profile needs {GALERA_PROVIDER}; install it with `apt-get install -y galera-4 rsync`")
+        first = self.nodes[0]
+        first.install()
+        self._open(first)
+        first.start(extra=["--wsrep-new-cluster"])
+        self.wait_synced(first)
+        for node in self.nodes[1:]:
+            os.makedirs(node.data, exist_ok=True)
+            os.makedirs(node.tmp, exist_ok=True)
+            self._open(node)
+            node.start(wait=False)
+        for node in self.nodes[1:]:
+            self.wait_synced(node)
+        first.query(f"CREATE DATABASE {LEDGER_DB}")
+
+    @staticmethod
+    def _open(node):
+        # The rsync SST runs as `nobody` and must write into the datadir.
+        os.chmod(node.data, 0o777)
+
+    def url(self, i):
+        node = self.nodes[i % len(self.nodes)]
+        return f"mysql://root@{node.host.ip}:{node.port}/{LEDGER_DB}"
+
+    def status(self, node, name):
+        try:
+            rows = node.query(f"SHOW GLOBAL STATUS LIKE '{name}'")
+        except RuntimeError:
+            return None
+        return rows[0][1] if rows else None
+
+    def wait_synced(self, node, timeout=240):
+        wait_until(f"{node.name} to be Synced", lambda: self.status(node, "wsrep_local_state_comment") == "Synced" and self.status(node, "wsrep_ready") == "ON", timeout=timeout, interval=0.5)
+
+    def rejoin(self, node):
+        """From its last committed position (IST), as galera_recovery does."""
+        log = os.path.join(node.dir, f"recover.{node.starts}.log")
+        argv = node.argv() + ["--wsrep-cluster-address=gcomm://", "--wsrep-recover", f"--log-error={log}"]
+        subprocess.run(node.host.wrap(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=galera_env(), timeout=120)
+        position = None
+        try:
+            with open(log) as f:
+                for line in f:
+                    if "WSREP: Recovered position: " in line:
+                        position = line.split("WSREP: Recovered position: ", 1)[1].strip()
+        except OSError:
+            pass
+        extra = [f"--wsrep-start-position={position}"] if position and not position.startswith("00000000-") else []
+        node.start(extra=extra, wait=False)
+        self.wait_synced(node)
+
+    def heal(self):
+        for node in self.nodes:
+            if not node.alive():
+                self.rejoin(node)
+
+
+def galera_env():
+    env = dict(os.environ)
+    env.update(UMASK="0666", UMASK_DIR="0777")
+    return env
+
+
+class Profile:
+    """What every profile offers the workload and the faults."""
+
+    name = None
+    timeout = "5s"
+
+    def __init__(self, net, registry, root, log):
+        self.net, self.registry, self.root, self.log = net, registry, root, log
+        self.clients = [net.add_host(h) for h in CLIENT_HOSTS]
+        self.serve_host = net.add_host("serve1")
+        self.redis = None
+        self.second = None
+        self.mysql = None
+        self.galera = None
+        self.store = None
+
+    def client_env(self, i=0):
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": self.root,
+            "XDG_CONFIG_HOME": os.path.join(self.root, "xdg-config"),
+            "XDG_DATA_HOME": os.path.join(self.root, "xdg-data"),
+            "IDGEN_TIMEOUT": self.timeout,
+        }
+        return env
+
+    def data_servers(self):
+        """Every server process, by name, for the fault catalogue."""
+        return []
+
+    def tick(self):
+        pass
+
+    def heal(self):
+        pass
+
+    def start(self):
+        raise NotImplementedError
+
+
+class WithRedis(Profile):
+    """The Redis side the distributed and Galera profiles share: a Sentinel
+    group as node `main` and the standalone node `second`."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.redis = RedisGroup(self.net, self.registry, self.root, self.log)
+        self.second = SecondNode(self.net, self.registry, self.root, self.log)
+
+    def ledger(self):
+        raise NotImplementedError
+
+    def ledger_url(self, i):
+        raise NotImplementedError
+
+    def start(self):
+        parallel(self.redis.start, self.second.start, self.ledger().start)
+
+    def client_env(self, i=0):
+        env = super().client_env(i)
+        env["IDGEN_REDIS_URL"] = self.redis.url()
+        env["IDGEN_REDIS_NODES"] = f"second={self.second.url()}"
+        env["IDGEN_MYSQL_URL"] = self.ledger_url(i)
+        return env
+
+    def tick(self):
+        self.redis.tick()
+        self.second.tick()
+
+    def heal(self):
+        self.redis.heal()
+        self.second.heal()
+        self.ledger().heal()
+
+
+class Distributed(WithRedis):
+    name = "distributed"
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.mysql = MysqlPair(self.net, self.registry, self.root, self.log)
+
+    def ledger(self):
+        return self.mysql
+
+    def ledger_url(self, i):
+        return self.mysql.url()
+
+    # -- the rollback gate ------------------------------------------------------
+
+    def witnesses(self):
+        """Each node's witnesses: node name -> {(app, shard): last}."""
+        out = {}
+        nodes = {"main": self.redis.master(), "second": self.second.server}
+        for name, server in nodes.items():
+            if server is None:
+                raise RuntimeError(f"Redis node {name} has no master now")
+            keys = []
+            cursor = "0"
+            while True:
+                cursor, batch = server.call("SCAN", cursor, "MATCH", "id.gen.witness_*", "COUNT", 1000)
+                keys += batch
+                if cursor == "0":
+                    break
+            values = resp.pipeline(server.host.ip, server.port, [("HGET", k, "last") for k in keys]) if keys else []
+            table = {}
+            for key, value in zip(keys, values):
+                app, shard = key[len("id.gen.witness_"):].split("_")
+                table[(int(app), int(shard))] = int(value or 0)
+            out[name] = table
+        return out
+
+    def redis_fences(self, namespaces):
+        master = self.redis.master()
+        if master is None:
+            raise RuntimeError("Redis has no master now")
+        out = {}
+        for ns in namespaces:
+            flat = master.call("HGETALL", f"idgen:{{{ns}}}:last")
+            for worker, fence in zip(flat[::2], flat[1::2]):
+                out[(ns, int(worker))] = int(fence)
+        return out
+
+    def witness_current(self, namespaces):
+        """Before the ledger is made to go back: every shard's witness (on the
+        node the app routes to) and every lease fence in Redis have caught up
+        with MySQL, so the witness can see the rollback. Returns why not, or None."""
+        ledger = self.mysql.ledger()
+        routes = self.mysql.routes()
+        if any(phase for _, _, phase in routes.values()):
+            return "an app is being moved"
+        witnesses = self.witnesses()
+        for (app, shard), max_id in ledger.items():
+            node = routes.get(app, ("main", "", ""))[0]
+            if max_id > 0 and witnesses.get(node, {}).get((app, shard), 0) < max_id:
+                return f"witness of app {app} shard {shard} on {node} is behind the ledger"
+        fences = self.redis_fences(namespaces)
+        for key, (fence, _) in self.mysql.lease_rows().items():
+            if fences.get(key, 0) < fence:
+                return f"Redis's fence of worker {key} is behind MySQL's"
+        return None
+
+    def ledger_current(self):
+        """Before Redis is made to lose data: MySQL has caught up with every
+        witness since the nemesis last promoted a lagging replica (so Redis's
+        witnesses no longer hold the only record). Returns why not, or None."""
+        if self.mysql.rolled_back_at is None:
+            return None
+        ledger = self.mysql.ledger()
+        witnesses = self.witnesses()
+        for node, table in witnesses.items():
+            for key, last in table.items():
+                if ledger.get(key, 0) < last:
+                    return f"the ledger of app {key[0]} shard {key[1]} is behind the witness on {node}"
+        for key, (_, updated) in self.mysql.lease_rows().items():
+            if updated < self.mysql.rolled_back_at + 1:
+                return f"the lease row of worker {key} was not written since the rollback"
+        self.mysql.rolled_back_at = None
+        return None
+
+
+class Galera(WithRedis):
+    name = "galera"
+    # A killed node stalls commits on the others for about 6 s (README: the
+    # ledger's replication): --timeout above it.
+    timeout = "10s"
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.galera = GaleraCluster(self.net, self.registry, self.root, self.log)
+
+    def ledger(self):
+        return self.galera
+
+    def ledger_url(self, i):
+        return self.galera.url(i)
+
+
+class Embedded(Profile):
+    name = "embedded"
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.store = os.path.join(self.root, "store", "idgen.db")
+
+    def start(self):
+        os.makedirs(os.path.dirname(self.store), exist_ok=True)
+
+    def client_env(self, i=0):
+        env = super().client_env(i)
+        env["IDGEN_STORE"] = self.store
+        return env
+
+
+PROFILES = {p.name: p for p in (Distributed, Galera, Embedded)}
