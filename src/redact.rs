@@ -155,7 +155,11 @@ pub fn secrets_in(raw: &str) -> Vec<String> {
         None if split_scheme(raw).is_none() => found.push(raw.to_string()),
         None => {}
     }
-    for param in raw.split(['?', '&']).skip(1) {
+    // A parameter starts after any `?` or `&` (a `?` in a bad userinfo may
+    // come first) and runs to the next `&`: a `?` inside a value is part of
+    // it, as URL parsers and so the drivers read it.
+    for (at, _) in raw.match_indices(['?', '&']) {
+        let param = raw[at + 1..].split('&').next().unwrap_or_default();
         if let Some((key, value)) = param.split_once('=')
             && is_secret_param(key)
         {
@@ -371,6 +375,29 @@ mod tests {
             "redis+unix:///path.sock?pass=***"
         );
         assert_eq!(redact_url("hunter2"), HIDDEN);
+    }
+
+    /// Found by fuzzing (fuzz/fuzz_targets/settings.rs): a `?` inside a
+    /// parameter's value cut the secret short, so a driver message quoting
+    /// the password as the driver read it (`ab?cd`) kept it.
+    #[test]
+    fn a_question_mark_inside_a_password_parameter_is_part_of_the_secret() {
+        for raw in [
+            "redis://h/0?password=ab?cd",
+            "redis://h/0?db=1&pass=?ab?cd#frag",
+            "rediss-sentinel://?pass=ab?cd",
+        ] {
+            let url = SecretUrl::new(raw);
+            let read = url::Url::parse(raw)
+                .unwrap()
+                .query_pairs()
+                .find(|(key, _)| is_secret_param(key))
+                .map(|(_, value)| value.into_owned())
+                .unwrap();
+            assert!(read.contains("ab?cd"), "{raw}: {read}");
+            let message = format!("AUTH failed for {read}");
+            assert_eq!(url.scrub(&message), "AUTH failed for ***", "{raw}");
+        }
     }
 
     #[test]
