@@ -14,15 +14,26 @@ fn main() {
     let commit = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=IDGEN_COMMIT={commit}");
     // Rebuild when HEAD moves: HEAD itself, the branch it names, packed refs.
+    // Only files that exist: cargo takes a missing one (no packed-refs yet, a
+    // branch that lives only in packed-refs) as changed on every build, and
+    // would rebuild the crate each time. Packing a branch deletes its file,
+    // which is a change, so the build script then runs again and watches
+    // packed-refs.
+    let mut watched = Vec::new();
     if let Some(dir) = git(&["rev-parse", "--git-dir"]) {
-        println!("cargo:rerun-if-changed={dir}/HEAD");
+        watched.push(format!("{dir}/HEAD"));
     }
     if let (Some(common), Some(branch)) = (
         git(&["rev-parse", "--git-common-dir"]),
         git(&["symbolic-ref", "-q", "HEAD"]),
     ) {
-        println!("cargo:rerun-if-changed={common}/{branch}");
-        println!("cargo:rerun-if-changed={common}/packed-refs");
+        watched.push(format!("{common}/{branch}"));
+        watched.push(format!("{common}/packed-refs"));
+    }
+    for path in watched {
+        if std::path::Path::new(&path).exists() {
+            println!("cargo:rerun-if-changed={path}");
+        }
     }
     let features: Vec<&str> = [("CARGO_FEATURE_TEST_HOOKS", "test-hooks")]
         .into_iter()

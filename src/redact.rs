@@ -7,7 +7,8 @@
 //!
 //! Redaction works on the raw text, before and whether or not it parses: a
 //! setting pasted wrong (`redis//:PW@host`, `root:PW@host/db`, a bare password)
-//! is exactly the one that ends up in an error message.
+//! is exactly the one that ends up in an error message. Text that does not
+//! even start like a URL is never shown: it may be a password, `@` and all.
 
 use std::fmt;
 
@@ -104,7 +105,8 @@ impl fmt::Debug for SecretUrl {
 
 /// The one way to show a raw URL setting: the whole userinfo becomes `***`, and
 /// so does the value of every `pass` / `password` parameter. A setting that is
-/// not `scheme://…` is shown only from its last `@` on, or not at all.
+/// not `scheme://…` is not shown at all ([`HIDDEN`]): `p@ssw0rd` pasted into
+/// a URL variable must not show as `***@ssw0rd`.
 pub fn redact_url(raw: &str) -> String {
     let raw = raw.trim();
     let shown = match split_scheme(raw) {
@@ -114,7 +116,6 @@ pub fn redact_url(raw: &str) -> String {
             }
             _ => format!("{scheme}://{}", redact_authority_text(rest)),
         },
-        None if raw.contains('@') => redact_authority_text(raw),
         None => HIDDEN.to_string(),
     };
     // The rule above in reverse: if any piece that may be a secret still shows,
@@ -132,30 +133,35 @@ pub fn redact_url(raw: &str) -> String {
 /// Every piece of a raw setting that may be a secret, as written and
 /// percent-decoded: a userinfo with a password (whole, and what follows each
 /// `:`; a user name alone is not secret), the value of
-/// every `pass` / `password` parameter, and a value that is no URL at all.
+/// every `pass` / `password` parameter, and a value that is no URL at all
+/// (whole: `p@ssw0rd` is no user at a host).
 pub fn secrets_in(raw: &str) -> Vec<String> {
     let raw = raw.trim();
     let mut found = Vec::new();
     let rest = split_scheme(raw).map_or(raw, |(_, rest)| rest);
-    match rest.rfind('@') {
-        // A user name alone (`idgen@host`, `default@host`) is no secret, and
-        // searching output for it would rewrite ordinary words.
-        Some(at) if rest[..at].contains(':') => {
-            let userinfo = &rest[..at];
-            found.push(userinfo.to_string());
-            if let Some((_, password)) = userinfo.split_once(':') {
-                found.push(password.to_string());
-            }
-            if let Some((_, last)) = userinfo.rsplit_once(':') {
-                found.push(last.to_string());
-            }
+    // A user name alone (`idgen@host`, `default@host`) is no secret, and
+    // searching output for it would rewrite ordinary words.
+    if let Some(at) = rest.rfind('@')
+        && rest[..at].contains(':')
+    {
+        let userinfo = &rest[..at];
+        found.push(userinfo.to_string());
+        if let Some((_, password)) = userinfo.split_once(':') {
+            found.push(password.to_string());
         }
-        Some(_) => {}
-        // A bare value: a password pasted into the wrong variable looks like this.
-        None if split_scheme(raw).is_none() => found.push(raw.to_string()),
-        None => {}
+        if let Some((_, last)) = userinfo.rsplit_once(':') {
+            found.push(last.to_string());
+        }
     }
-    for param in raw.split(['?', '&']).skip(1) {
+    // A bare value: a password pasted into the wrong variable looks like this.
+    if split_scheme(raw).is_none() {
+        found.push(raw.to_string());
+    }
+    // A parameter starts after any `?` or `&` (a `?` in a bad userinfo may
+    // come first) and runs to the next `&`: a `?` inside a value is part of
+    // it, as URL parsers and so the drivers read it.
+    for (at, _) in raw.match_indices(['?', '&']) {
+        let param = raw[at + 1..].split('&').next().unwrap_or_default();
         if let Some((key, value)) = param.split_once('=')
             && is_secret_param(key)
         {
@@ -365,12 +371,51 @@ mod tests {
             redact_url("redis://:S3cret/PW@host:6379/0"),
             "redis://***@host:6379/0"
         );
-        assert_eq!(redact_url("root:PW@host:3306/db"), "***@host:3306/db");
+
         assert_eq!(
             redact_url("redis+unix:///path.sock?pass=PW"),
             "redis+unix:///path.sock?pass=***"
         );
         assert_eq!(redact_url("hunter2"), HIDDEN);
+    }
+
+    /// Found by fuzzing (fuzz/fuzz_targets/settings.rs): text that is no URL
+    /// was shown from its last `@` on, and with no `:` before that `@` it held
+    /// no secret at all, so `p@ssw0rd` pasted into a URL variable showed as
+    /// `***@ssw0rd`, and a message quoting it was not scrubbed.
+    #[test]
+    fn text_that_is_no_url_is_hidden_whole_whatever_it_holds() {
+        for raw in ["p@ssw0rd", "@PW9x", "P@ss:w@rd", "root:PW9x@host:3306/db"] {
+            assert_eq!(redact_url(raw), HIDDEN, "{raw:?}");
+            assert!(secrets_in(raw).contains(&raw.to_string()), "{raw:?}");
+            assert_eq!(
+                SecretUrl::new(raw).scrub(&format!("AUTH {raw} failed")),
+                "AUTH *** failed"
+            );
+        }
+    }
+
+    /// Found by fuzzing (fuzz/fuzz_targets/settings.rs): a `?` inside a
+    /// parameter's value cut the secret short, so a driver message quoting
+    /// the password as the driver read it (`ab?cd`) kept it.
+    #[test]
+    fn a_question_mark_inside_a_password_parameter_is_part_of_the_secret() {
+        for raw in [
+            "redis://h/0?password=ab?cd",
+            "redis://h/0?db=1&pass=?ab?cd#frag",
+            "rediss-sentinel://?pass=ab?cd",
+        ] {
+            let url = SecretUrl::new(raw);
+            let read = url::Url::parse(raw)
+                .unwrap()
+                .query_pairs()
+                .find(|(key, _)| is_secret_param(key))
+                .map(|(_, value)| value.into_owned())
+                .unwrap();
+            assert!(read.contains("ab?cd"), "{raw}: {read}");
+            let message = format!("AUTH failed for {read}");
+            assert_eq!(url.scrub(&message), "AUTH failed for ***", "{raw}");
+        }
     }
 
     #[test]

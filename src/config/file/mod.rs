@@ -546,6 +546,10 @@ ca = "/pki/mysql-ca.pem"
             "redis = \"redis://:s3cret@r1\"\n",
             "[redis.nodes]\nmain = \"http://u:s3cret@r1\"\n",
             "[segments]\nidle = \"mysql://u:s3cret@db\"\n",
+            // Found by fuzzing: a URL pasted as a key was named as the key.
+            "mysql://u:s3cret@db = \"\"\"\n",
+            "[redis.nodes]\n\"redis://:s3cret@h\" = \"redis://h\"\n",
+            "[segments.app_dispensers]\n\"mysql://u:s3cret@db\" = \"range\"\n",
         ] {
             let err = parse(text).unwrap_err();
             let shown = format!("{err} {}", err.hint().unwrap_or_default());

@@ -97,16 +97,21 @@ impl Site<'_> {
         Error::ConfigFile {
             path: self.path.display().to_string(),
             line: Some(self.line_of(value.span().start)),
-            key: Some(key.to_string()),
+            // A key is text from the file too: a URL pasted as one.
+            key: Some(self.scrub(key)),
             problem: self.scrub(&problem),
-            hint,
+            // Some hints repeat a key (`idgen app set KEY`).
+            hint: self.scrub(&hint),
         }
     }
 
     /// A syntax error, an unknown key or a value of the wrong type, from the parser.
     pub(super) fn toml_error(&self, error: &toml::de::Error) -> Error {
         let span = error.span();
-        let key = span.as_ref().and_then(|s| key_at(self.text, s));
+        let key = span
+            .as_ref()
+            .and_then(|s| key_at(self.text, s))
+            .map(|key| self.scrub(&key));
         let message = error
             .message()
             .trim()

@@ -29,7 +29,9 @@ mod exchange;
 pub mod keys;
 pub mod lease;
 mod records;
-mod reply;
+// Public for the fuzz targets only (fuzz/fuzz_targets/redis_reply.rs).
+#[doc(hidden)]
+pub mod reply;
 mod scripts;
 mod stock_read;
 mod take;

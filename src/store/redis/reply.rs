@@ -7,7 +7,7 @@ use redis::Value;
 
 /// An index as the Java service stores it: ASCII digits only (its
 /// `NumberUtils.isDigits`), and within the 49-bit index field.
-pub(super) fn parse_index(entry: &[u8]) -> Option<u64> {
+pub fn parse_index(entry: &[u8]) -> Option<u64> {
     if entry.is_empty() || !entry.iter().all(u8::is_ascii_digit) {
         return None;
     }
@@ -18,7 +18,7 @@ pub(super) fn parse_index(entry: &[u8]) -> Option<u64> {
         .filter(|&index| index <= crate::shard::MAX_INDEX)
 }
 
-pub(super) fn bytes_of(value: &Value) -> Option<&[u8]> {
+pub fn bytes_of(value: &Value) -> Option<&[u8]> {
     match value {
         Value::BulkString(b) => Some(b),
         Value::SimpleString(s) => Some(s.as_bytes()),
@@ -26,7 +26,7 @@ pub(super) fn bytes_of(value: &Value) -> Option<&[u8]> {
     }
 }
 
-pub(super) fn text_of(value: Option<&Value>) -> String {
+pub fn text_of(value: Option<&Value>) -> String {
     match value {
         Some(Value::Int(n)) => n.to_string(),
         Some(v) => bytes_of(v)
@@ -36,12 +36,12 @@ pub(super) fn text_of(value: Option<&Value>) -> String {
     }
 }
 
-pub(super) fn int_of(value: Option<&Value>) -> i64 {
+pub fn int_of(value: Option<&Value>) -> i64 {
     text_of(value).parse().unwrap_or(0)
 }
 
 /// A printable form of a stored entry, cut short.
-pub(super) fn shown(entry: &[u8]) -> String {
+pub fn shown(entry: &[u8]) -> String {
     let text = String::from_utf8_lossy(entry);
     let mut shown: String = text
         .chars()
@@ -57,7 +57,7 @@ pub(super) fn shown(entry: &[u8]) -> String {
 
 /// A shard's stamp hash: the stocking server's `run_id`, the `max_limit_id`,
 /// the dispenser kind and the stocking server's `master_replid`.
-pub(super) type StampFields = (
+pub type StampFields = (
     Option<String>,
     Option<String>,
     Option<String>,
@@ -65,7 +65,7 @@ pub(super) type StampFields = (
 );
 
 /// Adds queue entries to `taken`, setting malformed ones aside.
-pub(super) fn parse_entries(taken: &mut Taken, key: &str, entries: &[Value]) {
+pub fn parse_entries(taken: &mut Taken, key: &str, entries: &[Value]) {
     taken.indexes.reserve(entries.len());
     for entry in entries {
         let bytes = bytes_of(entry).unwrap_or_default();
@@ -77,7 +77,7 @@ pub(super) fn parse_entries(taken: &mut Taken, key: &str, entries: &[Value]) {
 }
 
 /// Notes an entry that is not an index: dropped (a gap), reported as bad data.
-pub(super) fn reject(taken: &mut Taken, key: &str, entry: &[u8]) {
+pub fn reject(taken: &mut Taken, key: &str, entry: &[u8]) {
     let malformed = taken.malformed.get_or_insert_with(|| Malformed {
         key: key.to_string(),
         entry: shown(entry),
@@ -87,7 +87,7 @@ pub(super) fn reject(taken: &mut Taken, key: &str, entry: &[u8]) {
 }
 /// Parses `{app}_{shard}`; anything else (such as the Java service's bare
 /// `id.gen.idList_` lock key) is not a slot.
-pub(super) fn parse_slot(rest: &str) -> Option<Slot> {
+pub fn parse_slot(rest: &str) -> Option<Slot> {
     // A cluster's companion keys end in a hash tag: `7_5{1432}`.
     let rest = rest.split('{').next().unwrap_or(rest);
     let (app, shard) = rest.split_once('_')?;
@@ -98,7 +98,7 @@ pub(super) fn parse_slot(rest: &str) -> Option<Slot> {
     (slot.shard < crate::shard::SHARDS).then_some(slot)
 }
 
-pub(super) fn range_stock(fields: &[Value]) -> Option<u64> {
+pub fn range_stock(fields: &[Value]) -> Option<u64> {
     let num = |i: usize| -> Option<i128> {
         let bytes = fields.get(i).and_then(bytes_of)?;
         std::str::from_utf8(bytes).ok()?.parse().ok()
@@ -107,7 +107,7 @@ pub(super) fn range_stock(fields: &[Value]) -> Option<u64> {
     Some(crate::store::range_count(next, last, num(2).zip(num(3))))
 }
 /// One field of an `INFO` answer (`redis_version`, `run_id`); empty when absent.
-pub(super) fn info_field(info: &str, name: &str) -> String {
+pub fn info_field(info: &str, name: &str) -> String {
     redis::InfoDict::new(info)
         .get::<String>(name)
         .unwrap_or_default()
@@ -116,7 +116,7 @@ pub(super) fn info_field(info: &str, name: &str) -> String {
 }
 
 /// Every text inside an answer (a cluster's per-node answers come as a map).
-pub(super) fn texts_in(value: &Value) -> Vec<String> {
+pub fn texts_in(value: &Value) -> Vec<String> {
     match value {
         Value::Array(items) | Value::Set(items) => items.iter().flat_map(texts_in).collect(),
         Value::Map(pairs) => pairs.iter().flat_map(|(_, v)| texts_in(v)).collect(),
@@ -126,7 +126,7 @@ pub(super) fn texts_in(value: &Value) -> Vec<String> {
 }
 
 /// The `host:port` of the master an `INFO replication` answer names (a replica's).
-pub(super) fn master_of(replication: &str) -> Option<String> {
+pub fn master_of(replication: &str) -> Option<String> {
     let (host, port) = (
         info_field(replication, "master_host"),
         info_field(replication, "master_port"),
@@ -135,7 +135,7 @@ pub(super) fn master_of(replication: &str) -> Option<String> {
 }
 
 /// The elements of a script's array answer.
-pub(super) fn fields(answer: Value) -> Vec<Value> {
+pub fn fields(answer: Value) -> Vec<Value> {
     match answer {
         Value::Array(items) => items,
         other => vec![other],
