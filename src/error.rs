@@ -303,6 +303,22 @@ pub enum Error {
     #[error("app {app} is served by node {node:?}")]
     Moved { app: u8, node: String },
 
+    /// A shard sealed on one node by a move (`migrate`): that node stocks
+    /// nothing for it until a move back admits it there.
+    #[error("app {app} shard {shard} moved from node {node:?} to node {to:?}")]
+    ShardMoved {
+        app: u8,
+        shard: u8,
+        node: String,
+        to: String,
+    },
+
+    /// A take was sent between nodes more often than one move explains: the
+    /// ledger's route and the nodes' seals disagree (a move under way, or a
+    /// ledger that went back in time across one).
+    #[error("app {app} could not be served: {detail}")]
+    RouteUnsettled { app: u8, detail: String },
+
     #[error("app {app} has moved out of this store to {to}")]
     AppMovedOut { app: u8, to: String },
 
@@ -361,6 +377,7 @@ impl Error {
             | NotMaster { .. }
             | StockEmpty { .. }
             | WitnessAhead { .. }
+            | RouteUnsettled { .. }
             | ShardBusy { .. } => ErrorKind::Unavailable,
             RetriesSpent { last, .. } => last.kind(),
             AppNameConflict { .. }
@@ -370,6 +387,7 @@ impl Error {
             | MigrationConflict { .. }
             | AdoptionRefused { .. }
             | Moved { .. }
+            | ShardMoved { .. }
             | AppMovedOut { .. } => ErrorKind::Conflict,
             ClockMovedBack { .. } => ErrorKind::Clock,
             StoreUnusable { .. } | Corrupt { .. } => ErrorKind::Store,
@@ -530,6 +548,12 @@ impl Error {
             }
             AdoptionRefused { fix, .. } => fix.clone(),
             Moved { node, .. } => format!("configure node {node:?} under [redis.nodes]"),
+            ShardMoved { app, to, .. } => format!(
+                "retry: a take follows it; to finish a move under way, rerun `idgen migrate --app {app} --to {to}`"
+            ),
+            RouteUnsettled { app, .. } => format!(
+                "retry; if it persists, finish the app's move with `idgen migrate --app {app} --to NODE` (the node `idgen status` routes it to)"
+            ),
             AppMovedOut { .. } => "point idgen at the deployment the app moved to".into(),
             Interrupted { .. } => "rerun the command; it resumes safely".into(),
             IssuingInterrupted { issued, asked } => match asked {

@@ -46,6 +46,10 @@ pub const POINTS: &[(&str, &str)] = &[
         "a move, with the new node stocked, before the route switched",
     ),
     (
+        "migrate.sealed_shard",
+        "a move, with a shard sealed on the node it leaves, before the other admits it",
+    ),
+    (
         "migrate.retired_shard",
         "a move, after each shard retired on the old node",
     ),

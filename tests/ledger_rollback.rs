@@ -18,6 +18,7 @@ use crate::harness::{
 };
 use idgen::exit_code;
 use std::collections::HashSet;
+use std::os::unix::process::ExitStatusExt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -445,6 +446,78 @@ fn an_app_moved_after_the_ledger_went_back_repeats_nothing() {
     ids.extend(next(&on_replica));
 
     assert_eq!(ids.len(), 1000);
+    assert_no_repeat(&ids);
+}
+
+/// A move killed after stocking its new node, then a ledger that went back
+/// to before the move began: the ledger's route names the old node alone
+/// again, and it hands out once more the indexes the new node was stocked
+/// with. The old node must not stock them; the new node's stock, served once
+/// the move is run again, must not repeat what the old node served meanwhile.
+/// Found by the nemesis (`scripts/nemesis --profile distributed --seed 30001`,
+/// 21 repeated IDs): seals on the nodes, not the ledger's route, now say
+/// which node stocks a shard.
+#[test]
+fn a_move_undone_by_the_ledger_going_back_repeats_nothing() {
+    let env = TestEnv::distributed_with_nodes();
+    let mut pair = MariadbPair::start();
+    let on_primary = Backends {
+        redis: env.redis_url.clone(),
+        mysql: pair.primary.ledger_url(),
+    };
+    let step = SMALL_STEP.to_string();
+    on_primary
+        .test(&env)
+        .args([
+            "init-app", "--app", "5", "--name", "moving", "--step", &step,
+        ])
+        .args(["--min-step", &step, "--max-step", &step])
+        .status(exit_code::OK)
+        .run();
+    pair.wait_applied(&pair.primary_position());
+    let shard_zero = &gate_passes()[0];
+    let next = |at: &Backends| {
+        at.test(&env)
+            .args(["next", "--app", "5", "--count", "500"])
+            .args(["--gate-pass", shard_zero])
+            .status(exit_code::OK)
+            .run()
+            .ids()
+    };
+
+    // The move, killed with `hot` stocked: its route and its segments are
+    // committed on the primary alone.
+    pair.stop_applying();
+    let killed = on_primary
+        .test(&env)
+        .args(["migrate", "--app", "5", "--to", "hot", "--yes"])
+        .env("IDGEN_FAILPOINTS", "migrate.before_switch")
+        .run();
+    assert_eq!(killed.status.signal(), Some(libc::SIGKILL), "{killed}");
+    pair.wait_received_all();
+    pair.kill_primary();
+    pair.promote_replica();
+    let on_replica = Backends {
+        mysql: pair.replica.ledger_url(),
+        ..on_primary
+    };
+    let routes = pair
+        .replica
+        .query("SELECT COUNT(*) FROM idgen_route WHERE app_id = 5 AND target_node IS NOT NULL");
+    assert_eq!(routes[0][0].as_deref(), Some("0"), "the move is undone");
+
+    // Served on `main`, where the ledger now routes the app.
+    let mut ids = next(&on_replica);
+    on_replica
+        .test(&env)
+        .args(["migrate", "--app", "5", "--to", "hot", "--yes"])
+        .status(exit_code::OK)
+        .run();
+    // Served on `hot`, from the stock the killed move left there and above.
+    ids.extend(next(&on_replica));
+    ids.extend(next(&on_replica));
+
+    assert_eq!(ids.len(), 1500);
     assert_no_repeat(&ids);
 }
 

@@ -59,6 +59,58 @@ fn migrate_stocks_the_new_node_switches_the_route_and_retires_the_old_stock() {
     assert_eq!(hint.as_deref(), Some("hot"));
 }
 
+/// After a move, the old node is sealed: it stocks nothing for the app even
+/// when the ledger's route names it again (changed by SQL here; a ledger that
+/// went back in time does the same). A take then moves each shard back to the
+/// node the ledger names, carrying the witness from the node it leaves, with
+/// no operator and no repeat.
+#[test]
+fn a_route_changed_by_sql_back_to_the_old_node_repeats_nothing_and_needs_no_operator() {
+    let env = TestEnv::distributed_with_nodes();
+    stocked_app(&env, "3");
+    let shard_zero = (0..)
+        .map(|i| format!("k{i}"))
+        .find(|pass| idgen::segment::shard_for_gate_pass(pass) == 0)
+        .unwrap();
+    let next = |count: &str| {
+        Test::within(&env)
+            .args(["next", "--app", "3", "--count", count])
+            .args(["--gate-pass", &shard_zero])
+            .status(exit_code::OK)
+            .run()
+            .ids()
+    };
+    let mut ids = next("150");
+    env.ok(&["migrate", "--app", "3", "--to", "hot", "--yes"]);
+    ids.extend(next("250"));
+    let sealed: Option<String> = env.redis().hget(keys::witness(3, 0), "moved_to").unwrap();
+    assert_eq!(
+        sealed.as_deref(),
+        Some("hot"),
+        "main is sealed for the shard"
+    );
+
+    env.sql(
+        "UPDATE idgen_route SET node = 'main', target_node = NULL, phase = NULL WHERE app_id = 3",
+    );
+    ids.extend(next("400"));
+    ids.extend(next("400"));
+
+    assert_eq!(ids.len(), 1200);
+    assert_unique(&ids);
+    let on_hot: Option<String> = env
+        .redis_hot()
+        .hget(keys::witness(3, 0), "moved_to")
+        .unwrap();
+    assert_eq!(
+        on_hot.as_deref(),
+        Some("main"),
+        "hot is sealed for the shard"
+    );
+    let on_main: Option<String> = env.redis().hget(keys::witness(3, 0), "moved_to").unwrap();
+    assert_eq!(on_main, None, "main stocks the shard again");
+}
+
 #[test]
 fn after_the_move_next_and_reload_use_the_new_node_only() {
     let env = TestEnv::distributed_with_nodes();

@@ -1,7 +1,14 @@
 //! Moving an app's stock to another Redis node.
 //!
 //! Why a move never issues an index twice:
-//! * the new node is stocked only with fresh segments from the ledger;
+//! * one node at a time stocks each shard, and the nodes themselves say
+//!   which, not the ledger alone (whose route can go back in time): before
+//!   the new node is stocked, each shard is sealed on the old node under its
+//!   refill lock (it stocks nothing more, whatever the ledger says) and its
+//!   witness is carried to the new node in the same step as the new node is
+//!   admitted ([`SegmentAllocator::reseat_shard`]);
+//! * the new node is stocked only with fresh segments from the ledger, taken
+//!   above that witness;
 //! * the old node's stock is retired shard by shard under each shard's refill
 //!   lock, so a refill in flight finishes (or is fenced off by its token) before
 //!   the delete, and nothing can be pushed there afterwards: once the route is
@@ -19,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::retry::Backoff;
 pub use crate::store::MovePhase;
 use crate::store::locking::under_lock;
-use crate::store::{Dispenser, Rollback, Route, Segment, Slot};
+use crate::store::{Dispenser, Rollback, Route, Slot};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -150,7 +157,7 @@ impl SegmentAllocator {
             }
             for shard in 0..SHARDS {
                 check_cancel(cancel, "migrate")?;
-                self.carry_witness(plan, &*source, &*target, shard, cancel)
+                self.reseat_waiting(plan, &*source, &*target, shard, cancel)
                     .await?;
             }
             self.stock_target(plan, &*target, progress, cancel, &mut report)
@@ -218,14 +225,45 @@ impl SegmentAllocator {
         Ok(())
     }
 
-    /// Raises a shard's witness on `target` to the one on `source`, read under
-    /// the source shard's refill lock (a refill of the source holds it from
-    /// its ledger take to its push, so every segment stocked there is seen).
-    /// The witness lives on the node that stocked each segment: without it, a
-    /// ledger that went back in time would stock the new node with indexes
-    /// the old one already handed out. Done before the new node is stocked,
-    /// and again once the source takes no more segments (after the switch).
-    async fn carry_witness(
+    /// Moves the right to stock a shard from node `from` to node `into`:
+    /// seals it on `from` under its refill lock (a refill of `from` holds the
+    /// lock from its ledger take to its push, so every segment stocked there
+    /// is in the witness), reading `from`'s witness in the same step, then
+    /// admits it on `into` with that witness. From then on `from` stocks
+    /// nothing for the shard and `into` stocks above everything `from`
+    /// stocked, whatever the ledger's route says: a ledger that went back in
+    /// time cannot make two nodes stock the same indexes. Indexes already
+    /// stocked on `from` stay there until retired; each is served once, from
+    /// there. Idempotent. `false`: the lock was held elsewhere, nothing done.
+    pub(crate) async fn reseat_shard(
+        &self,
+        from: &dyn Dispenser,
+        into: &dyn Dispenser,
+        kind: DispenserKind,
+        slot: Slot,
+    ) -> Result<bool> {
+        let sealed = under_lock(
+            from,
+            kind,
+            slot,
+            self.options().lock_ttl,
+            |locked| async move {
+                crate::store::hints_of(from)?
+                    .seal(slot, &locked.token, into.node())
+                    .await
+            },
+        )
+        .await?;
+        let Some(Some(witness)) = sealed else {
+            return Ok(false);
+        };
+        crate::failpoint::hit("migrate.sealed_shard")?;
+        crate::store::hints_of(into)?.admit(slot, witness).await?;
+        Ok(true)
+    }
+
+    /// [`Self::reseat_shard`] for a move, waiting for the lock.
+    async fn reseat_waiting(
         &self,
         plan: &MovePlan,
         source: &dyn Dispenser,
@@ -237,20 +275,11 @@ impl SegmentAllocator {
             app: plan.app,
             shard,
         };
-        self.waiting_for_lock(source, slot, cancel, || {
-            under_lock(
-                source,
-                plan.dispenser,
-                slot,
-                self.options().lock_ttl,
-                |locked| async move {
-                    if let Some(last) = locked.marks.and_then(|m| m.witness) {
-                        // Refused (no change) when the target's is already higher.
-                        target.witness(slot, Segment { first: last, last }).await?;
-                    }
-                    Ok(())
-                },
-            )
+        self.waiting_for_lock(source, slot, cancel, || async move {
+            Ok(self
+                .reseat_shard(source, target, plan.dispenser, slot)
+                .await?
+                .then_some(()))
         })
         .await
     }
@@ -271,7 +300,8 @@ impl SegmentAllocator {
                 app: plan.app,
                 shard,
             };
-            self.carry_witness(plan, source, target, shard, cancel)
+            // Again: a move begun by an idgen that did not seal resumes here.
+            self.reseat_waiting(plan, source, target, shard, cancel)
                 .await?;
             let dropped = self.retire_shard(source, slot, cancel).await?;
             report.shards_retired += 1;

@@ -130,6 +130,9 @@ pub struct Locked {
     /// is the floor of the refill's ledger take); `None` for a dispenser that
     /// is its own ledger and records nothing.
     pub marks: Option<ShardMarks>,
+    /// The node a move sealed the shard for: this node stocks nothing for it
+    /// (see [`RouteHints::seal`]). Always `None` on a store of one node.
+    pub moved_to: Option<String>,
 }
 
 /// What happened to a pushed segment.
@@ -370,6 +373,19 @@ pub trait RouteHints: Send + Sync {
 
     /// Every route hint the node holds.
     async fn route_hints(&self) -> Result<BTreeMap<u8, String>>;
+
+    /// Seals a shard on this node for a move to node `to`, while `token`
+    /// holds its refill lock: from then on this node stocks nothing for the
+    /// shard, whatever the ledger's route says, until [`RouteHints::admit`]
+    /// lets it again. Returns the shard's witness, read in the same step
+    /// (`Ok(None)`: the lock was lost, nothing changed; `Ok(Some(None))`: no
+    /// witness yet). The seal lives beside the witness, not in the ledger,
+    /// so a ledger that goes back in time cannot lift it.
+    async fn seal(&self, slot: Slot, token: &LockToken, to: &str) -> Result<Option<Option<u64>>>;
+
+    /// Lets this node stock a shard again: raises its witness to `witness`
+    /// (the sealed node's; never lowered), then lifts its seal, in one step.
+    async fn admit(&self, slot: Slot, witness: Option<u64>) -> Result<()>;
 }
 
 /// The route hints of `node`, which a move between Redis nodes needs.

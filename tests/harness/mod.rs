@@ -546,6 +546,11 @@ pub mod keys {
         redis::stamp_key(Slot { app, shard })
     }
 
+    /// The shard's witness (and the node a move sealed it for, `moved_to`).
+    pub fn witness(app: u8, shard: u8) -> String {
+        redis::witness_key(Slot { app, shard })
+    }
+
     /// A KEYS/SCAN pattern for every queue of `app`.
     pub fn queues_of(app: u8) -> String {
         format!("{}{app}_*", redis::QUEUE_PREFIX)

@@ -139,6 +139,8 @@ pub(crate) struct LockedShard {
     /// What the node records about the ledger beside the stock (the witness
     /// floors the ledger take); `None` when it records nothing.
     pub marks: Option<ShardMarks>,
+    /// The node a move sealed the shard for: nothing is taken for it here.
+    pub moved_to: Option<String>,
 }
 
 /// IDs handed out by one `next` call.

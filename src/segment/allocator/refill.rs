@@ -47,11 +47,25 @@ impl SegmentAllocator {
         let Some(first) = locked.first() else {
             return Ok(Vec::new());
         };
-        let mut answers: Vec<Option<Answer>> = locked.iter().map(|_| None).collect();
+        // A shard sealed here by a move takes nothing from the ledger: the
+        // node it moved to stocks it (the push would be refused anyway).
+        let mut answers: Vec<Option<Answer>> = locked
+            .iter()
+            .map(|shard| {
+                let to = shard.moved_to.clone()?;
+                Some(Err(Error::ShardMoved {
+                    app: shard.slot.app,
+                    shard: shard.slot.shard,
+                    node: node.node().to_string(),
+                    to,
+                }))
+            })
+            .collect();
         // The shards still to take (by position in `locked`), each with its floor.
         let mut pending: Vec<(usize, Option<u64>)> = locked
             .iter()
             .enumerate()
+            .filter(|(_, shard)| shard.moved_to.is_none())
             .map(|(i, shard)| (i, shard.marks.and_then(|m| m.witness)))
             .collect();
         for _ in 0..WITNESS_ROUNDS {
@@ -230,6 +244,7 @@ impl SegmentAllocator {
                         token: lock.token,
                         want,
                         marks: lock.marks,
+                        moved_to: lock.moved_to,
                     });
                 }
                 Ok(None) => results.push((slot, Ok(RefillOutcome::Busy))),

@@ -30,6 +30,17 @@ enum Refilled {
     Stocked,
     /// The app is served elsewhere.
     Moved(String),
+    /// A move sealed the shard on this node for the node named.
+    Sealed(String),
+}
+
+/// A refusal that sends the take elsewhere, as a [`Refilled`]; other errors as they are.
+fn redirected(outcome: Result<Refilled>) -> Result<Refilled> {
+    match outcome {
+        Err(Error::Moved { node, .. }) => Ok(Refilled::Moved(node)),
+        Err(Error::ShardMoved { to, .. }) => Ok(Refilled::Sealed(to)),
+        outcome => outcome,
+    }
 }
 
 impl SegmentAllocator {
@@ -103,15 +114,18 @@ impl SegmentAllocator {
                         self.repair_hint(slot.app, &to).await?;
                         Some(to)
                     }
+                    Refilled::Sealed(to) => Some(self.follow_seal(&*node, kind, slot, &to).await?),
                 },
             };
             if let Some(to) = moved.filter(|to| *to != node_name) {
                 hops += 1;
                 if hops > MAX_HOPS {
-                    return Err(Error::Internal(format!(
-                        "app {} moved between nodes {hops} times during one take",
-                        slot.app
-                    )));
+                    return Err(Error::RouteUnsettled {
+                        app: slot.app,
+                        detail: format!(
+                            "one take was sent between nodes {hops} times (last to {to:?}): the ledger's route and the nodes disagree"
+                        ),
+                    });
                 }
                 if !self.nodes.contains(&to).await {
                     return Err(Error::RouteToUnknownNode {
@@ -122,6 +136,47 @@ impl SegmentAllocator {
                 node_name = to;
             }
         }
+    }
+
+    /// Where a take goes when the shard ran out on `node`, which a move sealed
+    /// for node `to`. The seals, not the ledger, keep one node stocking each
+    /// shard; the ledger's route only says which way to settle a disagreement:
+    /// * it lets `to` stock the app (the move is under way or done): follow;
+    /// * it lets only this node (it went back in time across the move, or
+    ///   this node's dataset did, to before a move back here): the shard is
+    ///   sealed on `to` and admitted here, carrying `to`'s witness, so this
+    ///   node stocks above everything `to` stocked;
+    /// * neither: go where it routes the app.
+    async fn follow_seal(
+        &self,
+        node: &dyn Dispenser,
+        kind: DispenserKind,
+        slot: Slot,
+        to: &str,
+    ) -> Result<String> {
+        let route = self
+            .ledger
+            .routes()
+            .await?
+            .remove(&slot.app)
+            .unwrap_or_else(crate::store::Route::default_node);
+        if route.allows(to) || !route.allows(node.node()) {
+            let at = if route.allows(to) { to } else { &route.node };
+            self.repair_hint(slot.app, at).await?;
+            return Ok(at.to_string());
+        }
+        let from = self.nodes.get(to).await?;
+        let mut poll = Backoff::held_elsewhere(Instant::now() + self.options.lock_wait);
+        while !self.reseat_shard(&*from, node, kind, slot).await? {
+            if !poll.pause().await {
+                return Err(Error::ShardBusy {
+                    app: slot.app,
+                    shard: slot.shard,
+                    node: to.to_string(),
+                });
+            }
+        }
+        Ok(node.node().to_string())
     }
 
     /// Where the ledger routes `app`, once the hints were found to loop.
@@ -186,10 +241,11 @@ impl SegmentAllocator {
         issued: &mut Issued,
     ) -> Result<Refilled> {
         if *refills >= INLINE_REFILLS {
-            return self
-                .take_direct(node, slot, remaining, issued)
-                .await
-                .map(Refilled::Direct);
+            return redirected(
+                self.take_direct(node, slot, remaining, issued)
+                    .await
+                    .map(Refilled::Direct),
+            );
         }
         *refills += 1;
         let notes = &mut issued.notes;
@@ -215,14 +271,15 @@ impl SegmentAllocator {
                     token: locked.token,
                     want,
                     marks: locked.marks,
+                    moved_to: locked.moved_to,
                 }];
                 let outcome = self.refill_locked(node, &batch, notes).await;
-                match outcome.and_then(only_one).and_then(|(_, outcome)| outcome) {
-                    Ok((_, Some(direct))) => Ok(Refilled::Direct(direct)),
-                    Ok((_, None)) => Ok(Refilled::Stocked),
-                    Err(Error::Moved { node, .. }) => Ok(Refilled::Moved(node)),
-                    Err(e) => Err(e),
-                }
+                redirected(
+                    outcome
+                        .and_then(only_one)
+                        .and_then(|(_, outcome)| outcome)
+                        .map(|(_, direct)| direct.map_or(Refilled::Stocked, Refilled::Direct)),
+                )
             },
         )
         .await?;
@@ -237,9 +294,11 @@ impl SegmentAllocator {
                         return Ok(Refilled::Stocked);
                     }
                 }
-                self.take_direct(node, slot, remaining, issued)
-                    .await
-                    .map(Refilled::Direct)
+                redirected(
+                    self.take_direct(node, slot, remaining, issued)
+                        .await
+                        .map(Refilled::Direct),
+                )
             }
         }
     }

@@ -121,6 +121,8 @@ impl ReloadReport {
             // A move switched the app's node after this run read the routes:
             // the new node is the mover's (and the next run's) to fill.
             Error::Moved { .. } => {}
+            // Sealed here by a move: the node it moved to stocks the shard.
+            Error::ShardMoved { .. } => {}
             // Sealed for a move out of the embedded store: nothing to refill, nothing broken.
             Error::AppMovedOut { app, to } => self.warnings.push(format!(
                 "app {app} has moved out of this store to {to}; its shards are no longer refilled here"

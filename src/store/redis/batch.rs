@@ -154,6 +154,7 @@ impl RedisNode {
                                 witness: text_of(answer.get(4)).parse().ok(),
                                 max_limit_id: text_of(answer.get(5)).parse().ok(),
                             }),
+                            moved_to: Some(text_of(answer.get(6))).filter(|to| !to.is_empty()),
                         }))
                     }
                 }
@@ -203,6 +204,10 @@ impl RedisNode {
             pushed.push(match answer {
                 Ok(answer) => {
                     let answer = fields(answer);
+                    if int_of(answer.first()) == -4 {
+                        pushed.push(Err(self.shard_moved(push.slot, text_of(answer.get(6)))));
+                        continue;
+                    }
                     let rollback = self
                         .rollback_of(push.slot, &text_of(answer.get(1)), int_of(answer.get(2)))
                         .await;
@@ -228,6 +233,16 @@ impl RedisNode {
             });
         }
         Ok(pushed)
+    }
+
+    /// The refusal of a node that a move sealed a shard on (see `lua/stock/seal.lua`).
+    pub(super) fn shard_moved(&self, slot: Slot, to: String) -> crate::Error {
+        crate::Error::ShardMoved {
+            app: slot.app,
+            shard: slot.shard,
+            node: self.name.clone(),
+            to,
+        }
     }
 
     /// Brings one locked shard in line with the ledger (see `settle` in

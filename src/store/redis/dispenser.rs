@@ -242,6 +242,9 @@ impl Restock for RedisNode {
                 &[segment.first.to_string(), segment.last.to_string()],
             )
             .await?;
+        if let Some(to) = seen.strip_prefix("moved ") {
+            return Err(self.shard_moved(slot, to.to_string()));
+        }
         Ok(seen.parse().ok())
     }
     async fn settle(
@@ -297,6 +300,27 @@ impl Restock for RedisNode {
 
 #[async_trait]
 impl RouteHints for RedisNode {
+    async fn seal(&self, slot: Slot, token: &LockToken, to: &str) -> Result<Option<Option<u64>>> {
+        let answer: Vec<Value> = self
+            .invoke(
+                &scripts().seal,
+                &[&self.keys.lock(slot), &self.keys.witness(slot)],
+                &[token.0.clone(), to.to_string()],
+            )
+            .await?;
+        if int_of(answer.first()) != 1 {
+            return Ok(None);
+        }
+        Ok(Some(text_of(answer.get(1)).parse().ok()))
+    }
+
+    async fn admit(&self, slot: Slot, witness: Option<u64>) -> Result<()> {
+        let witness = witness.map(|w| w.to_string()).unwrap_or_default();
+        self.invoke::<String>(&scripts().admit, &[&self.keys.witness(slot)], &[witness])
+            .await
+            .map(drop)
+    }
+
     async fn set_route_hint(&self, app: u8, node: Option<&str>) -> Result<()> {
         let mut conn = self.conn().await?;
         let key = route_key(app);

@@ -21,6 +21,8 @@ pub(super) struct Scripts {
     pub(super) switch: Script,
     pub(super) settle: Script,
     pub(super) witness: Script,
+    pub(super) seal: Script,
+    pub(super) admit: Script,
     pub(super) note_rollback: Script,
     pub(super) note_ledger_rollback: Script,
     /// Deletes a lock (a shard's refill lock, a namespace's repair lock) only
@@ -80,6 +82,8 @@ pub(super) fn scripts() -> &'static Scripts {
         switch: stock(include_str!("lua/stock/switch.lua")),
         settle: stock(include_str!("lua/stock/settle.lua")),
         witness: acl::script(include_str!("lua/stock/witness.lua")),
+        seal: stock(include_str!("lua/stock/seal.lua")),
+        admit: acl::script(include_str!("lua/stock/admit.lua")),
         note_rollback: acl::script(include_str!("lua/stock/note_rollback.lua")),
         note_ledger_rollback: acl::script(include_str!("lua/stock/note_ledger_rollback.lua")),
         unlock: acl::script(include_str!("lua/shared/unlock.lua")),

@@ -417,6 +417,8 @@ impl crate::store::Restock for SqliteStore {
                 rollback: None,
                 // The store is its own ledger: no witness to keep.
                 marks: None,
+                // One node: no move seals a shard here.
+                moved_to: None,
             }))
         })
         .await

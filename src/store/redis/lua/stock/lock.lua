@@ -2,11 +2,13 @@
 -- KEYS: lock, queue, range, stamp, witness. ARGV: token, ttl ms, kind, this
 -- server's run_id if known ('' or absent: ask).
 -- Returns {1, stock (-1: missing), rollback, retired, witness ('': none),
--- recorded max_limit_id ('': unknown)}, or {0} when someone holds the lock.
+-- recorded max_limit_id ('': unknown), the node the shard moved to ('':
+-- this node stocks it; see seal.lua)}, or {0} when someone holds the lock.
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {0} end
 local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[4])
 local stock = KEYS[2]
 if ARGV[3] == 'range' then stock = KEYS[3] end
 local witness = redis.call('HGET', KEYS[5], 'last') or ''
 local limit = redis.call('HGET', KEYS[4], 'limit') or ''
-return {1, stock_of(stock, ARGV[3]), rollback, retired, witness, limit}
+local moved_to = redis.call('HGET', KEYS[5], 'moved_to') or ''
+return {1, stock_of(stock, ARGV[3]), rollback, retired, witness, limit, moved_to}

@@ -7,9 +7,12 @@
 -- is -1 when the lock is not ours, -2 when a range already holds a current and
 -- a pending segment, -3 when the segment is at or below the shard's witness
 -- (then `witnessed` is the witness: the ledger handed out indexes it had handed
--- out before, so none is stocked). stale and over count indexes retired by
--- `settle` (stock older than the ledger, stock above the limit).
+-- out before, so none is stocked), -4 when the shard moved to another node
+-- (then `witnessed` names it: see seal.lua). stale and over count indexes
+-- retired by `settle` (stock older than the ledger, stock above the limit).
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1, '', 0, 0, 0, 0, ''} end
+local moved_to = redis.call('HGET', KEYS[5], 'moved_to')
+if moved_to then return {-4, '', 0, 0, 0, 0, moved_to} end
 local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[6])
 local first, last = tonumber(ARGV[2]), tonumber(ARGV[3])
 local seen = redis.call('HMGET', KEYS[5], 'last', 'token')

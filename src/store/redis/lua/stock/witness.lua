@@ -3,12 +3,15 @@
 -- KEYS: witness. ARGV: first, last.
 -- Returns '' when recorded, or the witness when the segment is at or below it
 -- (the ledger handed those indexes out before, or another process recorded a
--- later segment first): then nothing is recorded and the segment is not served.
+-- later segment first): then nothing is recorded and the segment is not served;
+-- or 'moved NODE' when the shard moved to NODE (see seal.lua): nothing recorded.
 local role = string.match(redis.call('INFO', 'replication'), 'role:(%a+)') or '?'
 if role ~= 'master' then
   return redis.error_reply('READONLY idgen: this server is not the master (role:' .. role .. ')')
 end
-local seen = redis.call('HGET', KEYS[1], 'last')
+local f = redis.call('HMGET', KEYS[1], 'last', 'moved_to')
+if f[2] then return 'moved ' .. f[2] end
+local seen = f[1]
 if seen and tonumber(ARGV[1]) <= tonumber(seen) then return seen end
 redis.call('HSET', KEYS[1], 'last', ARGV[2], 'token', 'direct')
 return ''
