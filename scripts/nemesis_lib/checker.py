@@ -222,8 +222,8 @@ def grants_by_holder(records):
     return grants
 
 
-def serve_holder_at(records):
-    """Which serve process answered a request: the one alive when it was sent."""
+def serve_lives(records):
+    """Every serve process's life: [holder, start, end or None], in start order."""
     lives = []
     for r in records:
         if r.get("type") == "holder" and r.get("serve"):
@@ -233,25 +233,46 @@ def serve_holder_at(records):
                 for life in lives:
                     if life[0] == r["holder"]:
                         life[2] = r["t"]
+    lives.sort(key=lambda life: life[1])
+    return lives
 
-    def at(t0):
-        # The process that was running when the request was sent; one that
-        # was started later could not have answered it.
-        for holder, start, end in lives:
-            if start <= t0 and (end is None or end >= t0):
-                return holder
-        return None
 
-    return at
+def serve_answerer(meta, records, grants):
+    """Which serve process answered a request, from the processes alive at
+    some time between its send and its answer. Usually one; a request sent
+    just before a restart can be answered by the next process (its SYN,
+    dropped by a partition or unanswered, is sent again a second later, when
+    the new process listens), and one sent just before a kill by the old
+    process. Among several, the one holding a grant on the IDs' worker whose
+    floor is below them; the latest started when that does not decide."""
+    lives = serve_lives(records)
+
+    def answerer(record, ids):
+        t0, t1 = record["t0"], record.get("t1", record["t0"])
+        alive = [holder for holder, start, end in lives if start <= t1 and (end is None or end >= t0)]
+        if len(alive) <= 1:
+            return alive[0] if alive else None
+
+        def granted(holder):
+            for value in ids:
+                ts, worker = decode(meta, value)
+                if not any(w == worker and (floor is None or ts > floor) for w, floor, _ in grants.get(holder, [])):
+                    return False
+            return True
+
+        fitting = [holder for holder in alive if granted(holder)]
+        return (fitting or alive)[-1]
+
+    return answerer
 
 
 def check_overlap(meta, records, violations):
     grants = grants_by_holder(records)
-    serve_at = serve_holder_at(records)
+    answerer = serve_answerer(meta, records, grants)
     issued = collections.defaultdict(list)  # holder -> list of ids
     for r, ids in sources_of(records, "snowflake"):
         if r.get("type") == "http":
-            holder = serve_at(r["t0"]) or "serve-?"
+            holder = answerer(r, ids) or "serve-?"
         else:
             holder = r["holder"]
         issued[holder].extend(ids)

@@ -122,6 +122,35 @@ class CheckerTest(unittest.TestCase):
         h.holder("holder1-1", 104.0, 2, EPOCH + 1020, [snowflake(EPOCH + 1021, 2)])
         self.assertEqual(h.kinds(), [])
 
+    def serve_restarted(self):
+        """serve-1 (worker 5) killed at 110.0; serve-2 started at 110.5 on worker 3."""
+        h = healthy()
+        h.add(type="holder", phase="end", holder="serve-1", t=110.0, serve=True, exit=None, signal=9, killed=True)
+        h.add(type="holder", phase="start", holder="serve-2", t=110.5, serve=True)
+        h.add(type="lease_event", holder="serve-2", t=110.6, event={"event": "acquired", "worker": 3, "floor_unix_ms": None})
+        h.add(type="http", kind="snowflake", path="/api/snowflake/get/nemesis", t0=112.0, t1=112.1, status=200,
+              ids=[snowflake(EPOCH + 5000, 3)])
+        return h
+
+    def test_a_request_sent_between_two_serve_processes_is_the_next_ones(self):
+        # Sent while no serve ran; its SYN, sent again, reached serve-2.
+        h = self.serve_restarted()
+        h.add(type="http", kind="snowflake", path="/api/snowflake/get/nemesis", t0=110.2, t1=111.2, status=200,
+              ids=[snowflake(EPOCH + 5000, 3, 1)])
+        self.assertEqual(h.kinds(), [])
+
+    def test_a_request_answered_across_a_restart_goes_to_the_process_holding_its_worker(self):
+        h = self.serve_restarted()
+        h.add(type="http", kind="snowflake", path="/api/snowflake/get/nemesis", t0=109.9, t1=110.8, status=200,
+              ids=[snowflake(EPOCH + 2100, 5)])
+        self.assertEqual(h.kinds(), [])
+
+    def test_two_serve_processes_on_one_worker_at_once_still_overlap(self):
+        h = self.serve_restarted()
+        h.add(type="http", kind="snowflake", path="/api/snowflake/get/nemesis", t0=112.5, t1=112.6, status=200,
+              ids=[snowflake(EPOCH + 2000, 5, 1)])
+        self.assertEqual(h.kinds(), ["overlap"])
+
     def test_a_panic_is_an_undocumented_exit(self):
         h = healthy().next(104.0, [], exit=101)
         self.assertEqual(h.kinds(), ["exit"])
