@@ -116,6 +116,32 @@ fn pipelined_requests_on_one_connection_are_all_answered_in_order() {
     assert_eq!(statuses, [200, 404, 200], "{replies:?}");
 }
 
+/// `printf 'GET …' | nc host port` shuts its sending side once the request
+/// is out. A streamed list must still arrive whole (hyper used to close the
+/// connection at that EOF and cut it; found by fuzzing).
+#[test]
+fn a_client_that_shuts_its_sending_side_after_the_request_gets_a_whole_streamed_list() {
+    let env = TestEnv::embedded();
+    env.ok(&["init-app", "--app", "1", "--name", "orders"]);
+    let served = Served::start(&env, &[]);
+    let mut stream = served.connect();
+    stream
+        .write_all(
+            b"GET /api/segment/list/1/5000 HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n\r\n",
+        )
+        .unwrap();
+    stream.shutdown(std::net::Shutdown::Write).unwrap();
+    let replies = parse_replies(&read_until_closed(&mut stream), false).unwrap();
+    let [reply] = replies.as_slice() else {
+        panic!("one answer: {replies:?}");
+    };
+    assert!(reply.complete, "the list was cut: {reply:?}");
+    let ids: Vec<String> = serde_json::from_str(&reply.body).unwrap();
+    let ids: Vec<u64> = ids.iter().map(|id| id.parse().unwrap()).collect();
+    assert_eq!(ids.len(), 5000);
+    assert_unique(&ids);
+}
+
 #[test]
 fn a_bad_head_after_a_good_pipelined_request_is_answered_after_it_then_closed() {
     let env = TestEnv::embedded();

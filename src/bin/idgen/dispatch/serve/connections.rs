@@ -102,8 +102,14 @@ pub async fn serve(
         connections.spawn(async move {
             let _slot = slot;
             let mut builder = http1::Builder::new();
+            // A client that shuts its sending side once its request is sent
+            // (`nc`, a script) still gets its whole answer: without this, hyper
+            // closes the connection at that EOF and cuts a streamed list
+            // (found by fuzzing). A client that never reads is still bounded
+            // by the write timeout.
             builder
                 .timer(TokioTimer::new())
+                .half_close(true)
                 .header_read_timeout(timeouts.header)
                 .max_buf_size(MAX_BUFFERED);
             let mut connection = std::pin::pin!(builder.serve_connection(io, service));
