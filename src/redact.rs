@@ -252,15 +252,21 @@ fn redact_query(query: &str) -> String {
         .join("&")
 }
 
-/// Replaces every occurrence of `secret` (and its percent-encoded form) with `***`.
+/// Replaces every occurrence of `secret` with `***`: as it is, percent-encoded,
+/// and escaped as Rust's `{:?}` writes it (a driver's error that debug-prints
+/// its URL shows a password with a control character as `\u{8}…`; found by
+/// fuzzing).
 pub fn scrub(message: &str, secret: Option<&str>) -> String {
     let Some(secret) = secret.filter(|s| !s.is_empty()) else {
         return message.to_string();
     };
     let mut out = message.replace(secret, "***");
     let encoded: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
-    if encoded != secret {
-        out = out.replace(&encoded, "***");
+    let escaped = secret.escape_debug().to_string();
+    for form in [encoded, escaped] {
+        if form != secret {
+            out = out.replace(&form, "***");
+        }
     }
     out
 }
@@ -426,6 +432,13 @@ mod tests {
             url.scrub("login p@ss failed, url p%40ss"),
             "login *** failed, url ***"
         );
+    }
+
+    #[test]
+    fn scrub_removes_a_password_a_driver_debug_printed() {
+        let url = SecretUrl::new("redis://:%08Pw7qZ\"x@cache:6379");
+        let shown = format!("WRONGPASS invalid password {:?}", "\u{8}Pw7qZ\"x");
+        assert_eq!(url.scrub(&shown), "WRONGPASS invalid password \"***\"");
     }
 
     #[test]
