@@ -343,6 +343,21 @@ fn tsid_text_is_13_crockford_characters_and_reads_back() {
     );
 }
 
+/// decode prints TSID strings that begin `0X` (Crockford's X): they read
+/// back as themselves, not as hexadecimal; hex of a TSID's length is written
+/// with a leading zero (found by fuzzing).
+#[test]
+fn a_tsid_string_that_begins_0x_reads_back_as_itself() {
+    let id = (29_u64 << 55) | 12345; // 29 is Crockford's X
+    let text = TextForm::Tsid.format(id);
+    assert!(text.starts_with("0X"), "{text}");
+    let read = read_id(&text, Some(TextForm::Tsid)).unwrap();
+    assert_eq!((read.id, read.form), (id, IdForm::Text(TextForm::Tsid)));
+    let hex = read_id("0x02701640065D", Some(TextForm::Tsid)).unwrap();
+    assert_eq!((hex.id, hex.form), (0x2701640065D, IdForm::Hex));
+    assert_eq!(read_id("0X2701640065D", None).unwrap().form, IdForm::Hex);
+}
+
 #[test]
 fn tsid_text_beyond_64_bits_is_too_large() {
     assert!(matches!(

@@ -148,6 +148,17 @@ fn read_number(text: &str, text_form: Option<TextForm>) -> Option<Result<ReadId,
             form: IdForm::Decimal,
         }));
     }
+    // A layout's text form before hex: `0X2701640065D` is a TSID string that
+    // decode prints, and must read back as that ID (found by fuzzing). Hex
+    // of exactly a TSID's length is written with a leading zero (`0x0…`).
+    if let Some(form) = text_form
+        && let Some(read) = form.read(text)
+    {
+        return Some(read.map(|id| ReadId {
+            id,
+            form: IdForm::Text(form),
+        }));
+    }
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"))
         && !hex.is_empty()
         && hex.bytes().all(|b| b.is_ascii_hexdigit())
@@ -169,13 +180,7 @@ fn read_number(text: &str, text_form: Option<TextForm>) -> Option<Result<ReadId,
             form: IdForm::Hex,
         }));
     }
-    let form = text_form?;
-    form.read(text).map(|read| {
-        read.map(|id| ReadId {
-            id,
-            form: IdForm::Text(form),
-        })
-    })
+    None
 }
 
 fn longest_digit_run(text: &str) -> Option<&str> {
