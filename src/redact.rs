@@ -106,7 +106,9 @@ impl fmt::Debug for SecretUrl {
 /// The one way to show a raw URL setting: the whole userinfo becomes `***`, and
 /// so does the value of every `pass` / `password` parameter. A setting that is
 /// not `scheme://…` is not shown at all ([`HIDDEN`]): `p@ssw0rd` pasted into
-/// a URL variable must not show as `***@ssw0rd`.
+/// a URL variable must not show as `***@ssw0rd`. A control character (a
+/// newline in a TOML string, say) shows escaped, so that the message that
+/// names the URL stays one line (found by fuzzing).
 pub fn redact_url(raw: &str) -> String {
     let raw = raw.trim();
     let shown = match split_scheme(raw) {
@@ -126,6 +128,18 @@ pub fn redact_url(raw: &str) -> String {
             Some((scheme, _)) => format!("{scheme}://***"),
             None => HIDDEN.to_string(),
         };
+    }
+    if shown.contains(char::is_control) {
+        return shown
+            .chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect();
     }
     shown
 }
@@ -439,6 +453,15 @@ mod tests {
         let url = SecretUrl::new("redis://:%08Pw7qZ\"x@cache:6379");
         let shown = format!("WRONGPASS invalid password {:?}", "\u{8}Pw7qZ\"x");
         assert_eq!(url.scrub(&shown), "WRONGPASS invalid password \"***\"");
+    }
+
+    #[test]
+    fn a_control_character_in_a_url_shows_escaped() {
+        assert_eq!(
+            redact_url("mysql://u:p@db\nhost:33x/idgen"),
+            "mysql://***@db\\nhost:33x/idgen"
+        );
+        assert!(!redact_url("redis://cache:6379/\u{1}").contains('\u{1}'));
     }
 
     #[test]

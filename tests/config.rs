@@ -147,6 +147,19 @@ fn a_bad_value_in_the_file_is_reported_even_when_a_flag_overrides_it() {
         .run();
 }
 
+/// A URL with a newline in it (a TOML escape) is shown escaped: the error
+/// stays one line (found by fuzzing).
+#[test]
+fn a_url_with_a_newline_in_the_file_is_named_on_one_line() {
+    let env = TestEnv::distributed();
+    env.write_config("mysql = \"mysql://u:pw@db\\nhost:33x/idgen\"\n");
+    Test::within(&env)
+        .args(["decode", "1"])
+        .status(exit_code::USAGE)
+        .one_line_error("mysql://***@db\\nhost:33x/idgen is not a URL")
+        .run();
+}
+
 #[test]
 fn the_dispenser_setting_is_new_apps_default_and_the_recorded_one_is_served() {
     let env = TestEnv::distributed();
