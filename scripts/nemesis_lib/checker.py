@@ -34,6 +34,8 @@ import tempfile
 from . import history
 
 DOCUMENTED = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 130}
+# The exit code of a command stopped by a signal before it finished.
+INTERRUPTED = 130
 CODE_NAMES = {"ok", "internal", "usage", "not-found", "exhausted", "unavailable", "partial", "conflict", "attention",
               "clock", "store", "declined", "access", "bad-data", "output", "tls", "interrupted"}
 # The codes each command may end with while servers die, lie and are cut off.
@@ -158,18 +160,37 @@ def limits_in_force(meta, records):
     force for a call over [t0, t1]. An `app set` that answered 0 changed it
     within its own span; one that failed, was killed or hung may have changed
     it (so it counts from its start until a later successful one); the
-    highest of all these is what a take may have obeyed."""
+    highest of all these is what a take may have obeyed. An `app set` that
+    answered 0 while MySQL's replica lagged, before that replica was
+    promoted, may have been lost with the primary: the ledger then holds the
+    limit from before it again (the ledger is the authority for limits; a
+    lost change is no repeat), until a later `app set` after the promotion."""
     app = meta["limit_app"]
     sets = sorted((r for r in records if r.get("type") == "call" and r.get("cmd") == "app-set"
                    and r.get("app") == app and "limit" in r), key=lambda r: r["t0"])
+    promotions = [r for r in records if r.get("type") == "fault" and r.get("kind") == "mysql_promote_lagging_replica"
+                  and r.get("effective") and r.get("transactions_lost", 1) > 0]
     initial = meta["initial_limit"]
+
+    def lost_by(s):
+        """The promotion that may have undone `s`: it began lagging before `s`
+        ended, and was promoted (with a second's margin) after `s` began."""
+        for f in promotions:
+            lagging_until = f["start"] + f.get("params", {}).get("lag", 0) + 1.0
+            if f["start"] - 1.0 <= s["t1"] and s["t0"] <= lagging_until:
+                return f
+        return None
 
     def allowed(c0, c1):
         base = initial
+        candidates = []
         for s in sets:
             if s["exit"] == 0 and s["t1"] < c0:
+                f = lost_by(s)
+                if f and not any(d["exit"] == 0 and d["t0"] > f.get("healed", f["start"]) and d["t1"] < c0 for d in sets):
+                    candidates.append(base)
                 base = s["limit"]
-        candidates = [base]
+        candidates.append(base)
         for s in sets:
             if s["t0"] < c1 and s["t1"] > c0:
                 candidates.append(s["limit"])
@@ -352,6 +373,10 @@ def check_exits(meta, records, violations):
                 continue
             if r.get("exit") is None:
                 violations.add("exit", f"{kind} {r['holder']} ended by signal {r.get('signal')} the nemesis did not send", r)
+            elif r.get("stopping") and r["exit"] == INTERRUPTED:
+                # Stopped by the nemesis at the end before it was up (serve
+                # still proving its lease): "interrupted" is its documented answer.
+                continue
             elif r["exit"] not in DOCUMENTED or r["exit"] not in EXPECTED[kind]:
                 violations.add("exit", f"{kind} {r['holder']} exited {r['exit']}", r)
         elif t == "http":

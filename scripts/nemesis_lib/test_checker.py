@@ -107,6 +107,28 @@ class CheckerTest(unittest.TestCase):
         h.next(104.0, [LIMIT // 2 + 4], app=4)
         self.assertEqual(h.kinds(), ["limit"])
 
+    def lowered_then_promoted(self):
+        """The limit lowered at 99.0 while MySQL's replica lagged (from 98.5
+        for 2 s); the replica promoted, 5 transactions lost, healed at 100.5."""
+        h = healthy()
+        h.add(type="call", cmd="app-set", client="app-setter", t0=99.0, t1=99.1, exit=0, killed=False, hung=False,
+              ids=[], app=4, limit=LIMIT // 2)
+        h.add(type="fault", n=2, kind="mysql_promote_lagging_replica", params={"lag": 2.0}, start=98.5, healed=100.5,
+              end=100.5, effective=True, transactions_lost=5)
+        return h
+
+    def test_a_lowered_limit_a_lagging_promotion_may_have_lost_no_longer_binds(self):
+        h = self.lowered_then_promoted()
+        h.next(107.0, [LIMIT // 2 + 4], app=4)
+        self.assertEqual(h.kinds(), [])
+
+    def test_a_limit_lowered_again_after_the_promotion_binds(self):
+        h = self.lowered_then_promoted()
+        h.add(type="call", cmd="app-set", client="app-setter", t0=108.0, t1=108.1, exit=0, killed=False, hung=False,
+              ids=[], app=4, limit=LIMIT // 2)
+        h.next(109.0, [LIMIT // 2 + 4], app=4)
+        self.assertEqual(h.kinds(), ["limit"])
+
     def test_two_holders_issuing_on_one_worker_at_once_overlap(self):
         h = healthy()
         h.holder("holder3-1", 104.0, 2, None, [snowflake(EPOCH + 1003, 2, 7)])
@@ -150,6 +172,12 @@ class CheckerTest(unittest.TestCase):
         h.add(type="http", kind="snowflake", path="/api/snowflake/get/nemesis", t0=112.5, t1=112.6, status=200,
               ids=[snowflake(EPOCH + 2000, 5, 1)])
         self.assertEqual(h.kinds(), ["overlap"])
+
+    def test_serve_stopped_at_the_end_before_it_was_up_may_answer_interrupted(self):
+        h = healthy()
+        h.add(type="holder", phase="end", holder="serve-1", t=104.0, serve=True, exit=130, signal=None,
+              killed=False, stopping=True)
+        self.assertEqual(h.kinds(), [])
 
     def test_a_panic_is_an_undocumented_exit(self):
         h = healthy().next(104.0, [], exit=101)
