@@ -270,12 +270,16 @@ fn responses(mut bytes: &[u8], heads: &[bool]) -> Vec<Response> {
             (Vec::new(), 0)
         } else if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
             dechunk(rest)
-        } else {
-            let length: usize = header("content-length")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
+        } else if let Some(length) = header("content-length").and_then(|v| v.parse().ok()) {
+            let length: usize = length;
             let length = length.min(rest.len());
             (rest[..length].to_vec(), length)
+        } else if response.code.is_some_and(|code| code == 204 || code == 304) {
+            (Vec::new(), 0)
+        } else {
+            // Neither a length nor chunks: the body runs until the server
+            // closes (an HTTP/1.0 answer to a streamed list).
+            (rest.to_vec(), rest.len())
         };
         found.push(Response {
             status: response.code.unwrap_or(0),
