@@ -12,6 +12,9 @@
 # FUZZ_SANITIZER: address (default) or none. ASan finds nothing in safe Rust
 # that a panic would not; `none` builds several times faster (CI uses it).
 # FUZZ_RSS_MB: the memory limit (default 2048).
+# FUZZ_SEED: libFuzzer's random seed (default: a new one each run). CI fixes
+# it, so that a run from the committed corpus explores the same inputs first
+# on every machine; a long run leaves it unset to explore new ones.
 #
 # A crash leaves its input in fuzz/artifacts/TARGET/; the script prints the
 # path and the commands that reproduce and minimize it. Whatever a run
@@ -63,6 +66,7 @@ for target in "${targets[@]}"; do
   mkdir -p "$work" "corpus/$target"
   options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb="$rss_mb" -print_final_stats=1)
   [ -f "$target.dict" ] && options+=(-dict="$target.dict")
+  [ -n "${FUZZ_SEED:-}" ] && options+=(-seed="$FUZZ_SEED")
   echo "== fuzz $target for $seconds s"
   log=$logs/$target.log
   # libFuzzer stops itself at -max_total_time; the outer limit is for a

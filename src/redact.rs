@@ -182,8 +182,39 @@ pub fn secrets_in(raw: &str) -> Vec<String> {
             found.push(value.split('#').next().unwrap_or(value).to_string());
         }
     }
+    // As a URL parser (and so a driver) reads each piece: the WHATWG rules
+    // drop ASCII tabs and newlines anywhere, and C0 controls and spaces at
+    // the ends of the URL (found by fuzzing: a password ending in NULs was
+    // quoted without them).
+    let parsed_forms: Vec<String> = found
+        .iter()
+        .flat_map(|s| {
+            let kept = s.replace(['\t', '\n', '\r'], "");
+            let control = |c: char| c <= ' ';
+            [
+                kept.trim_end_matches(control).to_string(),
+                kept.trim_matches(control).to_string(),
+                kept,
+            ]
+        })
+        .collect();
+    found.extend(parsed_forms);
     let decoded: Vec<String> = found.iter().map(|s| percent_decode(s)).collect();
     found.extend(decoded);
+    // And as a URL parser writes it back: control characters, spaces and
+    // quotes percent-encoded (found by fuzzing: `Pw7qZr%0Bs=` showed for a
+    // password written with a raw vertical tab).
+    const WRITTEN_BACK: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+        .add(b' ')
+        .add(b'"')
+        .add(b'<')
+        .add(b'>')
+        .add(b'`');
+    let encoded: Vec<String> = found
+        .iter()
+        .map(|s| percent_encoding::utf8_percent_encode(s, WRITTEN_BACK).to_string())
+        .collect();
+    found.extend(encoded);
     found.retain(|s| !s.is_empty());
     found.sort();
     found.dedup();
@@ -453,6 +484,21 @@ mod tests {
         let url = SecretUrl::new("redis://:%08Pw7qZ\"x@cache:6379");
         let shown = format!("WRONGPASS invalid password {:?}", "\u{8}Pw7qZ\"x");
         assert_eq!(url.scrub(&shown), "WRONGPASS invalid password \"***\"");
+    }
+
+    #[test]
+    fn scrub_removes_a_password_as_a_url_parser_reads_it() {
+        let url = SecretUrl::new("redis://cache?PASSWORD=\u{b}Pw7qZ\0\0");
+        assert_eq!(
+            url.scrub("WRONGPASS invalid password (\u{b}Pw7qZ)"),
+            "WRONGPASS invalid password (***)"
+        );
+    }
+
+    #[test]
+    fn a_password_with_a_raw_control_character_is_hidden_as_the_parser_writes_it() {
+        let shown = redact_url("valkeys://e\u{5}ll#ll:Pw7qZr\u{b}s=@lh");
+        assert!(!shown.contains("Pw7qZ"), "{shown}");
     }
 
     #[test]

@@ -83,6 +83,15 @@ impl Topology {
                 let (rest, master) = rest
                     .split_once('#')
                     .ok_or_else(|| bad("it names no master".into(), SENTINEL_FORM))?;
+                if master.contains('@') {
+                    // A `#` inside the password: the rest of it would be
+                    // taken for the master's name, and shown as one (found
+                    // by fuzzing).
+                    return Err(bad(
+                        "a '#' before its '@' ends the host part".into(),
+                        &format!("percent-encode '#' in the password as %23; {SENTINEL_FORM}"),
+                    ));
+                }
                 let master = percent_decode(master);
                 if master.is_empty() {
                     return Err(bad(
@@ -298,6 +307,7 @@ mod tests {
     fn bad_sentinel_urls_say_what_is_wrong() {
         for (raw, says) in [
             ("redis-sentinel://h1,h2", "names no master"),
+            ("redis-sentinel://s#q:0Pw7qZ@", "'#' before its '@'"),
             ("redis-sentinel://h1#", "empty"),
             ("redis-sentinel://h1,,h2#m", "empty entry"),
             ("redis-sentinel://h1:x#m", "no valid port"),
