@@ -3,6 +3,7 @@
 # and fails on the first input that crashes, hangs or runs out of memory.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     (default: 300 s, every target)
+#   scripts/fuzz.sh 0 [TARGET...]             (replay the corpus once, no search)
 #
 # Needs the nightly toolchain and cargo-fuzz; installs neither (it says how).
 # Each target starts from its committed seeds (fuzz/corpus/TARGET) and from
@@ -64,7 +65,11 @@ summary=()
 for target in "${targets[@]}"; do
   work=target/corpus/$target
   mkdir -p "$work" "corpus/$target"
-  options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb="$rss_mb" -print_final_stats=1)
+  if [ "$seconds" = 0 ]; then
+    options=(-runs=0 -timeout=10 -rss_limit_mb="$rss_mb" -print_final_stats=1)
+  else
+    options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb="$rss_mb" -print_final_stats=1)
+  fi
   [ -f "$target.dict" ] && options+=(-dict="$target.dict")
   [ -n "${FUZZ_SEED:-}" ] && options+=(-seed="$FUZZ_SEED")
   echo "== fuzz $target for $seconds s"
