@@ -129,19 +129,24 @@ pub fn redact_url(raw: &str) -> String {
             None => HIDDEN.to_string(),
         };
     }
-    if shown.contains(char::is_control) {
-        return shown
-            .chars()
-            .map(|c| {
-                if c.is_control() {
-                    c.escape_default().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect();
+    one_line(&shown)
+}
+
+/// `text` with every control character escaped (`\n`, `\u{1}`), so that a
+/// message quoting it stays one line.
+pub fn one_line(text: &str) -> String {
+    if !text.contains(char::is_control) {
+        return text.to_string();
     }
-    shown
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Every piece of a raw setting that may be a secret, as written and

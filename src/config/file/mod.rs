@@ -569,3 +569,17 @@ ca = "/pki/mysql-ca.pem"
         assert!(found.is_empty(), "{found:?}");
     }
 }
+
+#[cfg(test)]
+mod one_line {
+    /// A key the parser quotes may span lines: the error stays one line
+    /// (found by fuzzing).
+    #[test]
+    fn a_broken_key_spanning_lines_is_named_on_one_line() {
+        let text = "mysqd\0\0\0\0\0no`es = {'''\0\0\0d\u{f}\0\0\0\0\0\0\0...\"\nstore  = {'''\0\0\0\0-dcdb\n";
+        let error = super::ConfigFile::parse(std::path::Path::new("/etc/idgen/config.toml"), text)
+            .unwrap_err();
+        let shown = format!("{error} {}", error.hint().unwrap_or_default());
+        assert!(!shown.contains(char::is_control), "{shown:?}");
+    }
+}

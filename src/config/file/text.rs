@@ -135,9 +135,11 @@ impl Site<'_> {
         }
     }
 
-    /// Removes the file's own passwords from a message about it.
+    /// Removes the file's own passwords from a message about it, and
+    /// escapes its control characters: a key quoted from the file may hold
+    /// a newline, and the message must stay one line (found by fuzzing).
     fn scrub(&self, message: &str) -> String {
-        scrub_all(message, &passwords_in(self.text))
+        crate::redact::one_line(&scrub_all(message, &passwords_in(self.text)))
     }
 }
 
