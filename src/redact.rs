@@ -160,16 +160,22 @@ pub fn secrets_in(raw: &str) -> Vec<String> {
     let rest = split_scheme(raw).map_or(raw, |(_, rest)| rest);
     // A user name alone (`idgen@host`, `default@host`) is no secret, and
     // searching output for it would rewrite ordinary words.
-    if let Some(at) = rest.rfind('@')
-        && rest[..at].contains(':')
-    {
-        let userinfo = &rest[..at];
-        found.push(userinfo.to_string());
-        if let Some((_, password)) = userinfo.split_once(':') {
-            found.push(password.to_string());
-        }
-        if let Some((_, last)) = userinfo.rsplit_once(':') {
-            found.push(last.to_string());
+    // The userinfo as a broken URL may hold it (up to the last '@'), and as
+    // a URL parser reads it (up to the last '@' before the first '/', '?'
+    // or '#'; found by fuzzing: an '@' in the fragment hid the password).
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    for part in [rest, authority] {
+        if let Some(at) = part.rfind('@')
+            && part[..at].contains(':')
+        {
+            let userinfo = &part[..at];
+            found.push(userinfo.to_string());
+            if let Some((_, password)) = userinfo.split_once(':') {
+                found.push(password.to_string());
+            }
+            if let Some((_, last)) = userinfo.rsplit_once(':') {
+                found.push(last.to_string());
+            }
         }
     }
     // A bare value: a password pasted into the wrong variable looks like this.
@@ -504,6 +510,12 @@ mod tests {
     fn a_password_with_a_raw_control_character_is_hidden_as_the_parser_writes_it() {
         let shown = redact_url("valkeys://e\u{5}ll#ll:Pw7qZr\u{b}s=@lh");
         assert!(!shown.contains("Pw7qZ"), "{shown}");
+    }
+
+    #[test]
+    fn an_at_sign_in_the_fragment_does_not_hide_the_password_from_scrub() {
+        let url = SecretUrl::new("rediss://:Pw7qZ@/al?s!#@");
+        assert_eq!(url.scrub("invalid password Pw7qZ"), "invalid password ***");
     }
 
     #[test]
