@@ -74,8 +74,11 @@ impl Topology {
     pub fn parse(url: &SecretUrl) -> Result<Topology> {
         let raw = url.expose().trim();
         let (scheme, rest) = raw.split_once("://").unwrap_or(("", raw));
+        // A problem may quote a piece of the URL (a host entry), which a
+        // malformed URL can have cut out of its password: scrubbed (found by
+        // fuzzing).
         let bad = |problem: String, hint: &str| {
-            Error::invalid("Redis URL", format!("{url}: {problem}"), hint)
+            Error::invalid("Redis URL", url.scrub(&format!("{url}: {problem}")), hint)
         };
         match scheme.to_ascii_lowercase().as_str() {
             "redis-sentinel" | "rediss-sentinel" => {
@@ -100,6 +103,9 @@ impl Topology {
                     ));
                 }
                 let (userinfo, rest) = split_userinfo(rest);
+                if cut_userinfo(userinfo.as_deref()) {
+                    return Err(bad(USERINFO_CUT.into(), SENTINEL_FORM));
+                }
                 let (hosts, db) = match rest.split_once('/') {
                     Some((hosts, "")) => (hosts, 0),
                     Some((hosts, db)) => {
@@ -129,6 +135,9 @@ impl Topology {
             "redis-cluster" | "rediss-cluster" => {
                 let tls = scheme.eq_ignore_ascii_case("rediss-cluster");
                 let (userinfo, rest) = split_userinfo(rest);
+                if cut_userinfo(userinfo.as_deref()) {
+                    return Err(bad(USERINFO_CUT.into(), CLUSTER_FORM));
+                }
                 let hosts = rest.strip_suffix('/').unwrap_or(rest);
                 if hosts.contains(['/', '?', '#']) {
                     return Err(bad(
@@ -208,6 +217,15 @@ fn url_host(host: &str) -> String {
 }
 
 /// `userinfo@rest`: the userinfo ends at the last `@` (a password may hold one).
+/// Whether the text before a URL's last '@' holds a character that ends
+/// the host part: the password then spills into what follows (a host entry,
+/// a parameter), and no error may quote those (found by fuzzing).
+fn cut_userinfo(userinfo: Option<&str>) -> bool {
+    userinfo.is_some_and(|u| u.contains(['/', '?', '#']))
+}
+
+const USERINFO_CUT: &str = "the text before its '@' holds a '/', '?' or '#' (percent-encode them in a password: %2F, %3F, %23)";
+
 fn split_userinfo(rest: &str) -> (Option<String>, &str) {
     match rest.rfind('@') {
         Some(at) => (
@@ -308,6 +326,7 @@ mod tests {
         for (raw, says) in [
             ("redis-sentinel://h1,h2", "names no master"),
             ("redis-sentinel://s#q:0Pw7qZ@", "'#' before its '@'"),
+            ("redis-sentinel://:a?b@h#m", "holds a '/', '?' or '#'"),
             ("redis-sentinel://h1#", "empty"),
             ("redis-sentinel://h1,,h2#m", "empty entry"),
             ("redis-sentinel://h1:x#m", "no valid port"),
@@ -322,6 +341,15 @@ mod tests {
                 "{raw}: {hint}"
             );
         }
+    }
+
+    #[test]
+    fn a_password_spilling_into_the_host_list_is_never_quoted() {
+        let Err(error) = parse("rediss-cluster://?password=@\0@\0Pw7qZ") else {
+            panic!("taken");
+        };
+        let shown = format!("{error} {:?}", error.hint());
+        assert!(!shown.contains("Pw7qZ"), "{shown}");
     }
 
     #[test]
