@@ -6,7 +6,7 @@
 //!   the new node is stocked, each shard is sealed on the old node under its
 //!   refill lock (it stocks nothing more, whatever the ledger says) and its
 //!   witness is carried to the new node in the same step as the new node is
-//!   admitted ([`SegmentAllocator::reseat_shard`]);
+//!   admitted (`SegmentAllocator::reseat_shard`);
 //! * the new node is stocked only with fresh segments from the ledger, taken
 //!   above that witness;
 //! * the old node's stock is retired shard by shard under each shard's refill
