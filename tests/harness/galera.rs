@@ -96,8 +96,23 @@ impl GaleraCluster {
             node.empty_datadir();
             node.launch(&members, &[]);
         }
-        for number in 2..=size {
-            cluster.wait_until_synced(number);
+        for node in &mut cluster.nodes[1..] {
+            if let Err(exit) = node.synced_or_exit() {
+                // The state transfer's rsync daemon binds a port taken with
+                // `free_port` and let go, which another test can take first
+                // ("the rsync or stunnel daemon terminated unexpectedly"):
+                // once more, from an empty datadir, on fresh ports.
+                eprintln!(
+                    "galera node {} exited ({exit}) before it was Synced; joining once more on fresh ports",
+                    node.number
+                );
+                node.sst_port = free_port();
+                node.ist_port = free_port();
+                let _ = std::fs::remove_dir_all(node.data());
+                node.empty_datadir();
+                node.launch(&members, &[]);
+                node.wait_until_synced();
+            }
         }
         cluster.wait_until_size(1, size);
         cluster
@@ -358,22 +373,33 @@ impl GaleraNode {
     /// Waits until the node is `Synced` and ready for queries; fails the
     /// test at once if its process exits meanwhile (a failed state transfer).
     fn wait_until_synced(&mut self) {
+        if let Err(exit) = self.synced_or_exit() {
+            panic!(
+                "Galera node {} exited ({exit}) before it was Synced; logs in {}",
+                self.number,
+                self.dir.display()
+            );
+        }
+    }
+
+    /// Waits until the node is `Synced` and ready for queries, or its
+    /// process exits (`Err`, with how).
+    fn synced_or_exit(&mut self) -> Result<(), std::process::ExitStatus> {
         let what = format!(
             "Galera node {} to be Synced (logs in {})",
             self.number,
             self.dir.display()
         );
+        let mut exited = None;
         wait_until(SYNC_LIMIT, &what, || {
             if let Some(Ok(Some(exit))) = self.child.as_mut().map(Child::try_wait) {
-                panic!(
-                    "Galera node {} exited ({exit}) before it was Synced; logs in {}",
-                    self.number,
-                    self.dir.display()
-                );
+                exited = Some(exit);
+                return true;
             }
             self.status("wsrep_local_state_comment").as_deref() == Some("Synced")
                 && self.status("wsrep_ready").as_deref() == Some("ON")
         });
+        exited.map_or(Ok(()), Err)
     }
 }
 
