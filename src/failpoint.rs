@@ -42,6 +42,10 @@ pub const POINTS: &[(&str, &str)] = &[
     ),
     ("migrate.after_switch", "a move, after the route switched"),
     (
+        "migrate.began",
+        "a move, with its route begun, before any shard is sealed",
+    ),
+    (
         "migrate.before_switch",
         "a move, with the new node stocked, before the route switched",
     ),

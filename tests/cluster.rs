@@ -8,7 +8,8 @@
 use crate::harness::cluster::Cluster;
 use crate::harness::takers::take_during;
 use crate::harness::{
-    Test, TestEnv, assert_unique, four_worker_lease, keys, wait_until, worker_of_four_worker_id,
+    Test, TestEnv, assert_unique, four_worker_lease, gate_pass_for, keys, wait_until,
+    worker_of_four_worker_id,
 };
 use idgen::exit_code;
 use std::time::Duration;
@@ -213,10 +214,7 @@ fn a_resharding_and_a_failover_under_takers_repeat_nothing() {
     // take on the new one retired it and stamped it anew.
     let shard: u8 = key.rsplit('_').next().unwrap().parse().unwrap();
     // Takers pick shards at random: take from this one for certain.
-    let pass = (0..)
-        .map(|i| format!("k{i}"))
-        .find(|pass| idgen::segment::shard_for_gate_pass(pass) == shard)
-        .unwrap();
+    let pass = gate_pass_for(shard);
     let run = Test::within(&env)
         .args(["next", "--app", "34", "--gate-pass", &pass])
         .env("IDGEN_REDIS_URL", &url)

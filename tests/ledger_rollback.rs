@@ -14,7 +14,7 @@ use crate::harness::faults::{Persistence, RedisProcess, chaos_ids};
 use crate::harness::mysql_faults::{MariadbPair, MariadbProcess, gtid_seq};
 use crate::harness::takers::take_during;
 use crate::harness::{
-    Run, StopOnDrop, Test, TestEnv, limit_with_last_index, segment_parts, wait_until,
+    Run, StopOnDrop, Test, TestEnv, gate_pass_for, limit_with_last_index, segment_parts, wait_until,
 };
 use idgen::exit_code;
 use std::collections::HashSet;
@@ -79,14 +79,7 @@ fn init_apps(env: &TestEnv, at: &Backends, step: u64) {
 
 /// A gate pass for each of the 64 shards, by shard.
 fn gate_passes() -> Vec<String> {
-    (0..64)
-        .map(|shard| {
-            (0..)
-                .map(|i| format!("k{i}"))
-                .find(|pass| idgen::segment::shard_for_gate_pass(pass) == shard)
-                .unwrap()
-        })
-        .collect()
+    (0..64).map(gate_pass_for).collect()
 }
 
 /// How takers pick shards.
@@ -383,6 +376,92 @@ fn a_lagging_replica_promoted_as_the_ledger_repeats_nothing_and_is_reported() {
     );
 }
 
+/// App 5 on the default node `main` and a second node `hot`, its ledger a
+/// MariaDB primary with an asynchronous replica: the moves across a ledger
+/// that goes back in time.
+struct MovingApp {
+    env: TestEnv,
+    pair: MariadbPair,
+    /// The commands' servers: the primary's ledger until [`Self::promote`].
+    at: Backends,
+}
+
+impl MovingApp {
+    /// App 5, every segment [`SMALL_STEP`] indexes, applied on the replica.
+    fn start() -> Self {
+        let env = TestEnv::distributed_with_nodes();
+        let pair = MariadbPair::start();
+        let at = Backends {
+            redis: env.redis_url.clone(),
+            mysql: pair.primary.ledger_url(),
+        };
+        let step = SMALL_STEP.to_string();
+        at.test(&env)
+            .args(["init-app", "--app", "5", "--name", "moving"])
+            .args(["--step", &step, "--min-step", &step, "--max-step", &step])
+            .status(exit_code::OK)
+            .run();
+        pair.wait_applied(&pair.primary_position());
+        MovingApp { env, pair, at }
+    }
+
+    /// 500 IDs of shard 0.
+    fn next(&self) -> Vec<u64> {
+        self.at
+            .test(&self.env)
+            .args(["next", "--app", "5", "--count", "500"])
+            .args(["--gate-pass", &gate_pass_for(0)])
+            .status(exit_code::OK)
+            .run()
+            .ids()
+    }
+
+    /// `migrate --app 5 --to NODE`, to the end.
+    fn migrate(&self, to: &str) {
+        self.at
+            .test(&self.env)
+            .args(["migrate", "--app", "5", "--to", to, "--yes"])
+            .status(exit_code::OK)
+            .run();
+    }
+
+    /// `migrate --app 5 --to NODE`, killed at `failpoint`.
+    fn migrate_killed_at(&self, to: &str, failpoint: &str) {
+        let killed = self
+            .at
+            .test(&self.env)
+            .args(["migrate", "--app", "5", "--to", to, "--yes"])
+            .env("IDGEN_FAILPOINTS", failpoint)
+            .run();
+        assert_eq!(killed.status.signal(), Some(libc::SIGKILL), "{killed}");
+    }
+
+    /// The replica stops applying what the primary commits from now on.
+    fn lag(&self) {
+        self.pair.stop_applying();
+    }
+
+    /// The primary killed and its replica, which received everything but
+    /// applied nothing since [`Self::lag`], promoted: the ledger went back.
+    fn promote(&mut self) {
+        self.pair.wait_received_all();
+        self.pair.kill_primary();
+        self.pair.promote_replica();
+        self.at.mysql = self.pair.replica.ledger_url();
+    }
+
+    /// The ledger's route for app 5: its node and the node it moves to.
+    fn route(&self) -> (Option<String>, Option<String>) {
+        let rows = self
+            .pair
+            .replica
+            .query("SELECT node, target_node FROM idgen_route WHERE app_id = 5");
+        rows.into_iter()
+            .next()
+            .map_or((None, None), |row| (row[0].clone(), row[1].clone()))
+    }
+}
+
 /// The witness of what the ledger handed out lives on the node that stocked
 /// each segment, so an app that moves after the ledger went back must not be
 /// stocked on its new node from below what the node it leaves witnessed.
@@ -391,59 +470,15 @@ fn a_lagging_replica_promoted_as_the_ledger_repeats_nothing_and_is_reported() {
 /// served on the other node.
 #[test]
 fn an_app_moved_after_the_ledger_went_back_repeats_nothing() {
-    let env = TestEnv::distributed_with_nodes();
-    let mut pair = MariadbPair::start();
-    let on_primary = Backends {
-        redis: env.redis_url.clone(),
-        mysql: pair.primary.ledger_url(),
-    };
-    let step = SMALL_STEP.to_string();
-    on_primary
-        .test(&env)
-        .args([
-            "init-app", "--app", "5", "--name", "moving", "--step", &step,
-        ])
-        .args(["--min-step", &step, "--max-step", &step])
-        .status(exit_code::OK)
-        .run();
-    on_primary
-        .test(&env)
-        .args(["migrate", "--app", "5", "--to", "hot", "--yes"])
-        .status(exit_code::OK)
-        .run();
-    let shard_zero = &gate_passes()[0];
-    let next = |at: &Backends| {
-        at.test(&env)
-            .args([
-                "next",
-                "--app",
-                "5",
-                "--count",
-                "500",
-                "--gate-pass",
-                shard_zero,
-            ])
-            .status(exit_code::OK)
-            .run()
-            .ids()
-    };
+    let mut app = MovingApp::start();
+    app.migrate("hot");
 
     // Taken while the replica lags: witnessed on `hot` alone.
-    pair.stop_applying();
-    let mut ids = next(&on_primary);
-    pair.wait_received_all();
-    pair.kill_primary();
-    pair.promote_replica();
-    let on_replica = Backends {
-        mysql: pair.replica.ledger_url(),
-        ..on_primary
-    };
-    on_replica
-        .test(&env)
-        .args(["migrate", "--app", "5", "--to", "main", "--yes"])
-        .status(exit_code::OK)
-        .run();
-    ids.extend(next(&on_replica));
+    app.lag();
+    let mut ids = app.next();
+    app.promote();
+    app.migrate("main");
+    ids.extend(app.next());
 
     assert_eq!(ids.len(), 1000);
     assert_no_repeat(&ids);
@@ -459,63 +494,52 @@ fn an_app_moved_after_the_ledger_went_back_repeats_nothing() {
 /// which node stocks a shard.
 #[test]
 fn a_move_undone_by_the_ledger_going_back_repeats_nothing() {
-    let env = TestEnv::distributed_with_nodes();
-    let mut pair = MariadbPair::start();
-    let on_primary = Backends {
-        redis: env.redis_url.clone(),
-        mysql: pair.primary.ledger_url(),
-    };
-    let step = SMALL_STEP.to_string();
-    on_primary
-        .test(&env)
-        .args([
-            "init-app", "--app", "5", "--name", "moving", "--step", &step,
-        ])
-        .args(["--min-step", &step, "--max-step", &step])
-        .status(exit_code::OK)
-        .run();
-    pair.wait_applied(&pair.primary_position());
-    let shard_zero = &gate_passes()[0];
-    let next = |at: &Backends| {
-        at.test(&env)
-            .args(["next", "--app", "5", "--count", "500"])
-            .args(["--gate-pass", shard_zero])
-            .status(exit_code::OK)
-            .run()
-            .ids()
-    };
+    let mut app = MovingApp::start();
 
     // The move, killed with `hot` stocked: its route and its segments are
     // committed on the primary alone.
-    pair.stop_applying();
-    let killed = on_primary
-        .test(&env)
-        .args(["migrate", "--app", "5", "--to", "hot", "--yes"])
-        .env("IDGEN_FAILPOINTS", "migrate.before_switch")
-        .run();
-    assert_eq!(killed.status.signal(), Some(libc::SIGKILL), "{killed}");
-    pair.wait_received_all();
-    pair.kill_primary();
-    pair.promote_replica();
-    let on_replica = Backends {
-        mysql: pair.replica.ledger_url(),
-        ..on_primary
-    };
-    let routes = pair
-        .replica
-        .query("SELECT COUNT(*) FROM idgen_route WHERE app_id = 5 AND target_node IS NOT NULL");
-    assert_eq!(routes[0][0].as_deref(), Some("0"), "the move is undone");
+    app.lag();
+    app.migrate_killed_at("hot", "migrate.before_switch");
+    app.promote();
+    assert_eq!(app.route().1, None, "the move is undone");
 
     // Served on `main`, where the ledger now routes the app.
-    let mut ids = next(&on_replica);
-    on_replica
-        .test(&env)
-        .args(["migrate", "--app", "5", "--to", "hot", "--yes"])
-        .status(exit_code::OK)
-        .run();
+    let mut ids = app.next();
+    app.migrate("hot");
     // Served on `hot`, from the stock the killed move left there and above.
-    ids.extend(next(&on_replica));
-    ids.extend(next(&on_replica));
+    ids.extend(app.next());
+    ids.extend(app.next());
+
+    assert_eq!(ids.len(), 1500);
+    assert_no_repeat(&ids);
+}
+
+/// A move killed between sealing a shard on the node it leaves and admitting
+/// it on the new one, after the old node served indexes the ledger then
+/// lost: the take that finds the seal follows it to a node whose witness
+/// knows nothing of them. It carries the sealed node's witness there first,
+/// so the new node stocks above them, whatever the ledger hands out.
+#[test]
+fn a_move_killed_between_seal_and_admit_repeats_nothing_after_the_ledger_went_back() {
+    let mut app = MovingApp::start();
+    // The move begun, and the replica has it.
+    app.migrate_killed_at("hot", "migrate.began");
+    app.pair.wait_applied(&app.pair.primary_position());
+
+    // Served on `main` from segments the replica never applies.
+    app.lag();
+    let mut ids = app.next();
+    app.migrate_killed_at("hot", "migrate.sealed_shard");
+    app.promote();
+    assert_eq!(
+        app.route(),
+        (Some("main".to_string()), Some("hot".to_string())),
+        "the ledger still has the move under way"
+    );
+
+    // `main` is sealed for shard 0: served on `hot`.
+    ids.extend(app.next());
+    ids.extend(app.next());
 
     assert_eq!(ids.len(), 1500);
     assert_no_repeat(&ids);

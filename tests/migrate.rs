@@ -1,6 +1,6 @@
 //! `idgen migrate`: moving an app's stock to another Redis node (two real redis-servers).
 
-use crate::harness::{Test, TestEnv, assert_unique, keys};
+use crate::harness::{Test, TestEnv, assert_unique, gate_pass_for, keys};
 use idgen::exit_code;
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
@@ -68,10 +68,7 @@ fn migrate_stocks_the_new_node_switches_the_route_and_retires_the_old_stock() {
 fn a_route_changed_by_sql_back_to_the_old_node_repeats_nothing_and_needs_no_operator() {
     let env = TestEnv::distributed_with_nodes();
     stocked_app(&env, "3");
-    let shard_zero = (0..)
-        .map(|i| format!("k{i}"))
-        .find(|pass| idgen::segment::shard_for_gate_pass(pass) == 0)
-        .unwrap();
+    let shard_zero = gate_pass_for(0);
     let next = |count: &str| {
         Test::within(&env)
             .args(["next", "--app", "3", "--count", count])
@@ -109,6 +106,46 @@ fn a_route_changed_by_sql_back_to_the_old_node_repeats_nothing_and_needs_no_oper
     );
     let on_main: Option<String> = env.redis().hget(keys::witness(3, 0), "moved_to").unwrap();
     assert_eq!(on_main, None, "main stocks the shard again");
+}
+
+/// A move back to a node the app left, killed between sealing the shard on
+/// the node it leaves and admitting it on the node it returns to: the shard
+/// is sealed on both, each for the other. The first take settles it as the
+/// move would have (the ledger names the node the move goes to), with no
+/// operator and no repeat.
+#[test]
+fn a_move_back_killed_between_seal_and_admit_is_settled_by_the_next_take() {
+    let env = TestEnv::distributed_with_nodes();
+    stocked_app(&env, "14");
+    let next = || {
+        Test::within(&env)
+            .args(["next", "--app", "14", "--count", "300"])
+            .args(["--gate-pass", &gate_pass_for(0)])
+            .status(exit_code::OK)
+            .run()
+            .ids()
+    };
+    let mut ids = next();
+    env.ok(&["migrate", "--app", "14", "--to", "hot", "--yes"]);
+    ids.extend(next());
+    let killed = Test::within(&env)
+        .args(["migrate", "--app", "14", "--to", "main", "--yes"])
+        .env("IDGEN_FAILPOINTS", "migrate.sealed_shard")
+        .run();
+    assert_eq!(killed.status.signal(), Some(libc::SIGKILL), "{killed}");
+    let sealed = |conn: &mut redis::Connection| -> Option<String> {
+        conn.hget(keys::witness(14, 0), "moved_to").unwrap()
+    };
+    assert_eq!(sealed(&mut env.redis()).as_deref(), Some("hot"));
+    assert_eq!(sealed(&mut env.redis_hot()).as_deref(), Some("main"));
+
+    ids.extend(next());
+    ids.extend(next());
+
+    assert_eq!(ids.len(), 1200);
+    assert_unique(&ids);
+    assert_eq!(sealed(&mut env.redis()), None, "main is admitted");
+    assert_eq!(sealed(&mut env.redis_hot()).as_deref(), Some("main"));
 }
 
 #[test]

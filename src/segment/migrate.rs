@@ -149,6 +149,7 @@ impl SegmentAllocator {
         let default = self.nodes().get(self.nodes().default_node()).await?;
         if plan.phase == MovePhase::NotStarted || plan.phase == MovePhase::Stocking {
             moves.begin_move(app, to).await?;
+            crate::failpoint::hit("migrate.began")?;
             if to != self.nodes().default_node() {
                 // A hint left from an earlier move away from `to` would bounce clients.
                 crate::store::hints_of(&*target)?

@@ -386,6 +386,13 @@ pub trait RouteHints: Send + Sync {
     /// Lets this node stock a shard again: raises its witness to `witness`
     /// (the sealed node's; never lowered), then lifts its seal, in one step.
     async fn admit(&self, slot: Slot, witness: Option<u64>) -> Result<()>;
+
+    /// Raises this node's witness for a shard to `witness` (a sealed node's;
+    /// never lowered) and leaves its seal, if any, as it is: what a take does
+    /// before it follows a seal here, since a move killed between sealing
+    /// the other node and admitting this one left this node's witness behind.
+    /// Returns the node the shard is sealed for here, if any.
+    async fn carry(&self, slot: Slot, witness: Option<u64>) -> Result<Option<String>>;
 }
 
 /// The route hints of `node`, which a move between Redis nodes needs.

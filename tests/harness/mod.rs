@@ -435,6 +435,15 @@ pub fn assert_unique(ids: &[u64]) {
     }
 }
 
+/// A gate pass (`--gate-pass`) that `next` sends to `shard`: the first of
+/// `k0`, `k1`, … that lands there.
+pub fn gate_pass_for(shard: u8) -> String {
+    (0..)
+        .map(|i| format!("k{i}"))
+        .find(|pass| idgen::segment::shard_for_gate_pass(pass) == shard)
+        .expect("every shard has a gate pass among k0, k1, ...")
+}
+
 /// The fields of a segment ID: (index, shard, app), by the core's layout.
 pub fn segment_parts(id: u64) -> (u64, u8, u8) {
     let parts = SegmentId::decompose(id);

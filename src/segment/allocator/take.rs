@@ -141,7 +141,8 @@ impl SegmentAllocator {
     /// Where a take goes when the shard ran out on `node`, which a move sealed
     /// for node `to`. The seals, not the ledger, keep one node stocking each
     /// shard; the ledger's route only says which way to settle a disagreement:
-    /// * it lets `to` stock the app (the move is under way or done): follow;
+    /// * it lets `to` stock the app (the move is under way or done): follow,
+    ///   carrying this node's witness into `to` first;
     /// * it lets only this node (it went back in time across the move, or
     ///   this node's dataset did, to before a move back here): the shard is
     ///   sealed on `to` and admitted here, carrying `to`'s witness, so this
@@ -160,10 +161,36 @@ impl SegmentAllocator {
             .await?
             .remove(&slot.app)
             .unwrap_or_else(crate::store::Route::default_node);
-        if route.allows(to) || !route.allows(node.node()) {
-            let at = if route.allows(to) { to } else { &route.node };
-            self.repair_hint(slot.app, at).await?;
-            return Ok(at.to_string());
+        if route.allows(to) {
+            // A move killed between sealing this node and admitting `to`
+            // left `to`'s witness behind this node's. This node's witness is
+            // frozen while sealed, so carrying it into `to` before following
+            // is always safe, and makes `to` stock above everything stocked
+            // here, even from a ledger that went back in time since.
+            let witness = node
+                .marks(&[slot])
+                .await?
+                .and_then(|marks| marks.into_iter().next())
+                .transpose()?
+                .and_then(|marks| marks.witness);
+            let hints = self.nodes.get(to).await?;
+            let hints = crate::store::hints_of(&*hints)?;
+            let sealed_for = hints.carry(slot, witness).await?;
+            // Sealed back for this node: a move killed between its seal and
+            // its admit left the shard sealed on both (none stocks it). The
+            // move's destination, as the ledger's route names it, is admitted,
+            // as the move itself would have; every take reading that route
+            // admits the same node, and the witness carried is frozen.
+            let destination = route.incoming.as_deref().unwrap_or(&route.node);
+            if sealed_for.as_deref() == Some(node.node()) && destination == to {
+                hints.admit(slot, witness).await?;
+            }
+            self.repair_hint(slot.app, to).await?;
+            return Ok(to.to_string());
+        }
+        if !route.allows(node.node()) {
+            self.repair_hint(slot.app, &route.node).await?;
+            return Ok(route.node.clone());
         }
         let from = self.nodes.get(to).await?;
         let mut poll = Backoff::held_elsewhere(Instant::now() + self.options.lock_wait);

@@ -235,6 +235,26 @@ impl RedisNode {
         Ok(pushed)
     }
 
+    /// Raises a shard's witness to another node's, lifting the seal here
+    /// (`mode` "lift") or keeping it ("keep"): see `lua/stock/admit.lua`.
+    /// Returns the node the shard stays sealed for here, if any.
+    pub(super) async fn carry_witness(
+        &self,
+        slot: Slot,
+        witness: Option<u64>,
+        mode: &str,
+    ) -> Result<Option<String>> {
+        let witness = witness.map(|w| w.to_string()).unwrap_or_default();
+        let sealed_for: String = self
+            .invoke(
+                &scripts().admit,
+                &[&self.keys.witness(slot)],
+                &[witness, mode.to_string()],
+            )
+            .await?;
+        Ok(Some(sealed_for).filter(|to| !to.is_empty()))
+    }
+
     /// The refusal of a node that a move sealed a shard on (see `lua/stock/seal.lua`).
     pub(super) fn shard_moved(&self, slot: Slot, to: String) -> crate::Error {
         crate::Error::ShardMoved {

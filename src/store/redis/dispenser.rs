@@ -315,10 +315,11 @@ impl RouteHints for RedisNode {
     }
 
     async fn admit(&self, slot: Slot, witness: Option<u64>) -> Result<()> {
-        let witness = witness.map(|w| w.to_string()).unwrap_or_default();
-        self.invoke::<String>(&scripts().admit, &[&self.keys.witness(slot)], &[witness])
-            .await
-            .map(drop)
+        self.carry_witness(slot, witness, "lift").await.map(drop)
+    }
+
+    async fn carry(&self, slot: Slot, witness: Option<u64>) -> Result<Option<String>> {
+        self.carry_witness(slot, witness, "keep").await
     }
 
     async fn set_route_hint(&self, app: u8, node: Option<&str>) -> Result<()> {
