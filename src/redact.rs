@@ -193,6 +193,17 @@ pub fn secrets_in(raw: &str) -> Vec<String> {
             found.push(value.split('#').next().unwrap_or(value).to_string());
         }
     }
+    // As the URL parser the drivers use reads them: the password, and each
+    // `pass` / `password` value form-decoded (`+` is a space there).
+    if let Ok(parsed) = url::Url::parse(raw) {
+        found.extend(parsed.password().map(str::to_string));
+        found.extend(
+            parsed
+                .query_pairs()
+                .filter(|(key, _)| is_secret_param(key))
+                .map(|(_, value)| value.into_owned()),
+        );
+    }
     // As a URL parser (and so a driver) reads each piece: the WHATWG rules
     // drop ASCII tabs and newlines anywhere, and C0 controls and spaces at
     // the ends of the URL (found by fuzzing: a password ending in NULs was
@@ -516,6 +527,15 @@ mod tests {
     fn an_at_sign_in_the_fragment_does_not_hide_the_password_from_scrub() {
         let url = SecretUrl::new("rediss://:Pw7qZ@/al?s!#@");
         assert_eq!(url.scrub("invalid password Pw7qZ"), "invalid password ***");
+    }
+
+    #[test]
+    fn a_password_parameter_is_hidden_as_a_driver_reads_it_form_decoded() {
+        let raw = "redis://host:6379/?password=two+words%21";
+        let secrets = secrets_in(raw);
+        assert!(secrets.contains(&"two words!".to_string()), "{secrets:?}");
+        let url = SecretUrl::new(raw);
+        assert_eq!(url.scrub("WRONGPASS two words!"), "WRONGPASS ***");
     }
 
     #[test]
