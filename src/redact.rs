@@ -191,6 +191,9 @@ pub fn secrets_in(raw: &str) -> Vec<String> {
             && is_secret_param(key)
         {
             found.push(value.split('#').next().unwrap_or(value).to_string());
+            // With a raw `&` in it, the rest of the query may be the rest of it.
+            let rest = &raw[at + 1 + key.len() + 1..];
+            found.push(rest.split('#').next().unwrap_or(rest).to_string());
         }
     }
     // As the URL parser the drivers use reads them: the password, and each
@@ -308,15 +311,27 @@ fn redact_tail(tail: &str) -> String {
     }
 }
 
+/// A query with the value of its first `pass` / `password` parameter hidden,
+/// and every parameter after it: a password written with a raw `&` reads as
+/// that parameter and more after it (`password=a&b=c`), so what follows may
+/// be the rest of it (found by fuzzing). Put a password parameter last to
+/// keep the others in view.
 fn redact_query(query: &str) -> String {
-    query
-        .split('&')
-        .map(|param| match param.split_once('=') {
-            Some((key, _)) if is_secret_param(key) => format!("{key}=***"),
-            _ => param.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("&")
+    let mut shown = Vec::new();
+    let mut params = query.split('&');
+    for param in params.by_ref() {
+        match param.split_once('=') {
+            Some((key, _)) if is_secret_param(key) => {
+                shown.push(format!("{key}=***"));
+                break;
+            }
+            _ => shown.push(param.to_string()),
+        }
+    }
+    if params.next().is_some() {
+        shown.push("***".to_string());
+    }
+    shown.join("&")
 }
 
 /// Replaces every occurrence of `secret` with `***`: as it is, percent-encoded,
@@ -547,6 +562,28 @@ mod tests {
         assert!(secrets.contains(&"two words!".to_string()), "{secrets:?}");
         let url = SecretUrl::new(raw);
         assert_eq!(url.scrub("WRONGPASS two words!"), "WRONGPASS ***");
+    }
+
+    #[test]
+    fn the_parameters_after_a_password_parameter_are_hidden_with_it() {
+        for raw in [
+            "redis://cache:6379/?password=two&words&db=1",
+            "redis+unix://:x@?pass=one&Pw7qZ",
+        ] {
+            let shown = redact_url(raw);
+            assert!(
+                !shown.contains("words") && !shown.contains("Pw7qZ"),
+                "{shown}"
+            );
+        }
+        assert_eq!(
+            redact_url("redis://cache:6379/?db=1&password=two&words"),
+            "redis://cache:6379/?db=1&password=***&***"
+        );
+        assert_eq!(
+            redact_url("redis://cache:6379/?db=1&password=last"),
+            "redis://cache:6379/?db=1&password=***"
+        );
     }
 
     #[test]
