@@ -72,6 +72,17 @@ impl SecretUrl {
             }));
         }
         let mut parsed = url::Url::parse(&self.raw).ok()?;
+        // What may be a password but the parser reads as something else (a
+        // path: `redis://host:/pw@x`) would be carried into the new URL,
+        // where nothing hides it (found by fuzzing): such a URL takes none.
+        let mut bare = parsed.clone();
+        let _ = (bare.set_username(""), bare.set_password(None));
+        if secrets_in(&self.raw)
+            .iter()
+            .any(|secret| bare.as_str().contains(secret.as_str()))
+        {
+            return None;
+        }
         parsed.set_password(Some(password)).ok()?;
         Some(SecretUrl::new(parsed.to_string()))
     }
@@ -584,6 +595,17 @@ mod tests {
             redact_url("redis://cache:6379/?db=1&password=last"),
             "redis://cache:6379/?db=1&password=***"
         );
+    }
+
+    #[test]
+    fn a_url_whose_path_may_hold_a_password_takes_none_from_outside() {
+        let url = SecretUrl::new("redis+unix://redis-:/+Pw7qZ@sons?x");
+        assert!(url.with_password("other").is_none());
+        let empty = SecretUrl::new("redis://idgen:@cache:6379/0");
+        let with = empty
+            .with_password("other")
+            .expect("an empty password is replaced");
+        assert_eq!(with.expose(), "redis://idgen:other@cache:6379/0");
     }
 
     #[test]
