@@ -106,6 +106,14 @@ impl Topology {
                 if cut_userinfo(userinfo.as_deref()) {
                     return Err(bad(USERINFO_CUT.into(), SENTINEL_FORM));
                 }
+                // Before the database is read: a `pass=` value holding a '/'
+                // would be quoted as the database (found by fuzzing).
+                if rest.contains('?') {
+                    return Err(bad(
+                        "sentinel URLs take no ?parameters".into(),
+                        SENTINEL_FORM,
+                    ));
+                }
                 let (hosts, db) = match rest.split_once('/') {
                     Some((hosts, "")) => (hosts, 0),
                     Some((hosts, db)) => {
@@ -116,12 +124,6 @@ impl Topology {
                     }
                     None => (rest, 0),
                 };
-                if hosts.contains('?') {
-                    return Err(bad(
-                        "sentinel URLs take no ?parameters".into(),
-                        SENTINEL_FORM,
-                    ));
-                }
                 let sentinels = host_list(hosts, Some(SENTINEL_PORT))
                     .map_err(|problem| bad(problem, SENTINEL_FORM))?;
                 Ok(Topology::Sentinel(SentinelSpec {
@@ -288,6 +290,16 @@ mod tests {
 
     fn parse(raw: &str) -> Result<Topology> {
         Topology::parse(&SecretUrl::new(raw))
+    }
+
+    #[test]
+    fn a_password_parameter_with_a_slash_is_not_quoted_as_the_database() {
+        let Err(e) = parse("redis-sentinel://s1?pass=aa//muaPw7qZ#mymaster") else {
+            panic!("a sentinel URL with a parameter was taken");
+        };
+        let shown = format!("{e} {}", e.hint().unwrap_or_default());
+        assert!(shown.contains("take no ?parameters"), "{shown}");
+        assert!(!shown.contains("Pw7qZ"), "{shown}");
     }
 
     #[test]
