@@ -193,19 +193,10 @@ pub fn secrets_in(raw: &str) -> Vec<String> {
     if split_scheme(raw).is_none() {
         found.push(raw.to_string());
     }
-    // A parameter starts after any `?` or `&` (a `?` in a bad userinfo may
-    // come first) and runs to the next `&`: a `?` inside a value is part of
-    // it, as URL parsers and so the drivers read it.
-    for (at, _) in raw.match_indices(['?', '&']) {
-        let param = raw[at + 1..].split('&').next().unwrap_or_default();
-        if let Some((key, value)) = param.split_once('=')
-            && is_secret_param(key)
-        {
-            found.push(value.split('#').next().unwrap_or(value).to_string());
-            // With a raw `&` in it, the rest of the query may be the rest of it.
-            let rest = &raw[at + 1 + key.len() + 1..];
-            found.push(rest.split('#').next().unwrap_or(rest).to_string());
-        }
+    for (value, rest) in secret_params(raw) {
+        found.push(value.split('#').next().unwrap_or(value).to_string());
+        // With a raw `&` in it, the rest of the query may be the rest of it.
+        found.push(rest.split('#').next().unwrap_or(rest).to_string());
     }
     // As the URL parser the drivers use reads them: the password, and each
     // `pass` / `password` value form-decoded (`+` is a space there).
@@ -255,6 +246,18 @@ pub fn secrets_in(raw: &str) -> Vec<String> {
     found.sort();
     found.dedup();
     found
+}
+
+/// Each `pass` / `password` parameter in `text`: its value (to the next `&`)
+/// and the text from its value on. A parameter starts after any `?` or `&`
+/// (a `?` in a bad userinfo may come first) and runs to the next `&`: a `?`
+/// inside a value is part of it, as URL parsers and so the drivers read it.
+pub fn secret_params(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    text.match_indices(['?', '&']).filter_map(|(at, _)| {
+        let param = text[at + 1..].split('&').next().unwrap_or_default();
+        let (key, value) = param.split_once('=')?;
+        is_secret_param(key).then(|| (value, &text[at + 1 + key.len() + 1..]))
+    })
 }
 
 /// `scheme` and what follows `scheme://`, when the text starts like a URL.

@@ -95,6 +95,16 @@ impl Topology {
                         &format!("percent-encode '#' in the password as %23; {SENTINEL_FORM}"),
                     ));
                 }
+                if crate::redact::secret_params(master).next().is_some() {
+                    // A `pass=` after the '#' would be shown as the master's
+                    // name (found by fuzzing).
+                    return Err(bad(
+                        "its master name after # holds a password parameter".into(),
+                        &format!(
+                            "name the master alone after '#' and put the password before the '@'; {SENTINEL_FORM}"
+                        ),
+                    ));
+                }
                 let master = percent_decode(master);
                 if master.is_empty() {
                     return Err(bad(
@@ -299,6 +309,16 @@ mod tests {
         };
         let shown = format!("{e} {}", e.hint().unwrap_or_default());
         assert!(shown.contains("take no ?parameters"), "{shown}");
+        assert!(!shown.contains("Pw7qZ"), "{shown}");
+    }
+
+    #[test]
+    fn a_password_parameter_in_the_master_name_is_refused_unshown() {
+        let Err(e) = parse("rediss-sentinel://ll#llh#?&PASSWORD=r\u{b}s=Pw7qZ") else {
+            panic!("a master name with a password parameter was taken");
+        };
+        let shown = format!("{e} {}", e.hint().unwrap_or_default());
+        assert!(shown.contains("holds a password parameter"), "{shown}");
         assert!(!shown.contains("Pw7qZ"), "{shown}");
     }
 
