@@ -14,7 +14,7 @@ use std::fmt;
 
 /// What is shown instead of a setting that is not a URL at all: it may be a
 /// password pasted into the wrong variable.
-pub const HIDDEN: &str = "(value hidden: not a URL)";
+pub const HIDDEN: &str = "(value hidden: not a URL idgen reads)";
 
 /// Query parameters that carry a password (redis-rs reads both).
 const SECRET_PARAMS: &[&str] = &["pass", "password"];
@@ -192,6 +192,8 @@ pub fn secrets_in(raw: &str) -> Vec<String> {
     // A bare value: a password pasted into the wrong variable looks like this.
     if split_scheme(raw).is_none() {
         found.push(raw.to_string());
+        // A driver refusing it may name what it took for a scheme.
+        found.extend(raw.split_once("://").map(|(scheme, _)| scheme.to_string()));
     }
     for (value, rest) in secret_params(raw) {
         found.push(value.split('#').next().unwrap_or(value).to_string());
@@ -260,15 +262,32 @@ pub fn secret_params(text: &str) -> impl Iterator<Item = (&str, &str)> {
     })
 }
 
-/// `scheme` and what follows `scheme://`, when the text starts like a URL.
+/// The URL schemes idgen reads (any case).
+pub const SCHEMES: &[&str] = &[
+    "redis",
+    "rediss",
+    "redis+unix",
+    "unix",
+    "valkey",
+    "valkeys",
+    "valkey+unix",
+    "redis-sentinel",
+    "rediss-sentinel",
+    "redis-cluster",
+    "rediss-cluster",
+    "mysql",
+];
+
+/// `scheme` and what follows `scheme://`, when the text starts like a URL of
+/// a scheme idgen reads. Any other text is no URL to idgen, and may be a
+/// password pasted in the wrong place, scheme and all (found by fuzzing: a
+/// password that read `Pw7qZ://…` showed as a URL of scheme `Pw7qZ`).
 fn split_scheme(raw: &str) -> Option<(&str, &str)> {
-    let end = raw.find("://")?;
-    let scheme = &raw[..end];
-    let valid = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-        && scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    valid.then(|| (scheme, &raw[end + 3..]))
+    let (scheme, rest) = raw.split_once("://")?;
+    SCHEMES
+        .iter()
+        .any(|known| scheme.eq_ignore_ascii_case(known))
+        .then_some((scheme, rest))
 }
 
 /// Schemes whose URLs list several hosts (Sentinel, Cluster).
@@ -609,6 +628,20 @@ mod tests {
             .with_password("other")
             .expect("an empty password is replaced");
         assert_eq!(with.expose(), "redis://idgen:other@cache:6379/0");
+    }
+
+    #[test]
+    fn a_value_of_a_scheme_idgen_does_not_read_is_hidden_whole() {
+        for raw in ["Pw7qZveedi://! **", "rdis://cache:6379"] {
+            assert_eq!(redact_url(raw), HIDDEN);
+            let scheme = raw.split_once("://").unwrap().0;
+            let url = SecretUrl::new(raw);
+            assert!(
+                !url.scrub(&format!("unknown scheme {scheme}"))
+                    .contains(scheme)
+            );
+        }
+        assert_eq!(redact_url("REDIS://cache:6379"), "REDIS://cache:6379");
     }
 
     #[test]

@@ -44,12 +44,10 @@ pub(super) fn check_url(
         )
     })?;
     if !schemes.contains(&parsed.scheme()) {
+        // The scheme is not named: text of no scheme idgen reads may be a
+        // password (see `redact_url`).
         return Err((
-            format!(
-                "{} has the scheme {:?}, not one of {wanted}",
-                redact_url(text),
-                parsed.scheme()
-            ),
+            format!("{} starts with none of {wanted}", redact_url(text)),
             format!("write it as {example}"),
         ));
     }
