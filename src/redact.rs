@@ -189,6 +189,22 @@ pub fn secrets_in(raw: &str) -> Vec<String> {
             }
         }
     }
+    // With no '@', a `user:password` whose `@host` was left off (or cut off
+    // at a space in a list of nodes; found by fuzzing) reads as a host and a
+    // port that is no number: that "port" may be the password.
+    if !rest.contains('@') {
+        for entry in authority.split(',') {
+            if let Some((_, port)) = entry.rsplit_once(':')
+                && !port.is_empty()
+                && !port.ends_with(']')
+                && !port.bytes().all(|b| b.is_ascii_digit())
+            {
+                found.push(entry.to_string());
+                found.push(port.to_string());
+                found.extend(entry.split_once(':').map(|(_, after)| after.to_string()));
+            }
+        }
+    }
     // A bare value: a password pasted into the wrong variable looks like this.
     if split_scheme(raw).is_none() {
         found.push(raw.to_string());
@@ -642,6 +658,20 @@ mod tests {
             );
         }
         assert_eq!(redact_url("REDIS://cache:6379"), "REDIS://cache:6379");
+    }
+
+    #[test]
+    fn a_port_that_is_no_number_is_hidden_as_a_password_without_its_host() {
+        for raw in [
+            "rediss://lh:Pw7qZr",
+            "redis://idgen:Pw7qZ",
+            "redis-cluster://a:1,b:Pw7qZ",
+        ] {
+            let shown = redact_url(raw);
+            assert!(!shown.contains("Pw7qZ"), "{raw} shown as {shown}");
+        }
+        assert_eq!(redact_url("redis://[::1]:6379/0"), "redis://[::1]:6379/0");
+        assert_eq!(redact_url("redis://[::1]/0"), "redis://[::1]/0");
     }
 
     #[test]
