@@ -278,8 +278,8 @@ pub fn secret_params(text: &str) -> impl Iterator<Item = (&str, &str)> {
     })
 }
 
-/// The URL schemes idgen reads (any case).
-pub const SCHEMES: &[&str] = &[
+/// The schemes of a single Redis node's URL (a config file's `[redis.nodes]`).
+pub const NODE_SCHEMES: &[&str] = &[
     "redis",
     "rediss",
     "redis+unix",
@@ -287,6 +287,10 @@ pub const SCHEMES: &[&str] = &[
     "valkey",
     "valkeys",
     "valkey+unix",
+];
+
+/// The other URL schemes idgen reads: Sentinel, Cluster and MySQL.
+const OTHER_SCHEMES: &[&str] = &[
     "redis-sentinel",
     "rediss-sentinel",
     "redis-cluster",
@@ -300,8 +304,9 @@ pub const SCHEMES: &[&str] = &[
 /// password that read `Pw7qZ://…` showed as a URL of scheme `Pw7qZ`).
 fn split_scheme(raw: &str) -> Option<(&str, &str)> {
     let (scheme, rest) = raw.split_once("://")?;
-    SCHEMES
+    NODE_SCHEMES
         .iter()
+        .chain(OTHER_SCHEMES)
         .any(|known| scheme.eq_ignore_ascii_case(known))
         .then_some((scheme, rest))
 }

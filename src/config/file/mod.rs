@@ -197,19 +197,8 @@ impl ConfigFile {
             for (name, url) in nodes {
                 let key = format!("redis.nodes.{}", name.get_ref());
                 check_node_name(name.get_ref()).map_err(|(p, h)| site.at(&name, &key, p, h))?;
-                let url = check_url(
-                    &url,
-                    &[
-                        "redis",
-                        "rediss",
-                        "redis+unix",
-                        "unix",
-                        "valkey",
-                        "valkeys",
-                        "valkey+unix",
-                    ],
-                )
-                .map_err(|(p, h)| site.at(&url, &key, p, h))?;
+                let url = check_url(&url, crate::redact::NODE_SCHEMES)
+                    .map_err(|(p, h)| site.at(&url, &key, p, h))?;
                 file.lines.insert(key, site.line_of(name.span().start));
                 file.redis_nodes.insert(name.into_inner(), url);
             }
