@@ -101,6 +101,10 @@ pub const POINTS: &[(&str, &str)] = &[
         "store_exit.after_seal",
         "migrate --from-store, after the app was sealed in the store",
     ),
+    (
+        "take.followed_seal",
+        "a take following a seal, with the witness carried into the node it follows",
+    ),
 ];
 
 /// Passes through unless the failpoint `name` is armed (only with `test-hooks`).

@@ -1,6 +1,8 @@
 //! `idgen migrate`: moving an app's stock to another Redis node (two real redis-servers).
 
-use crate::harness::{Test, TestEnv, assert_unique, gate_pass_for, keys};
+use crate::harness::{
+    Test, TestEnv, assert_unique, gate_pass_for, keys, parse_ids, wait_until_stopped,
+};
 use idgen::exit_code;
 use redis::Commands;
 use std::os::unix::process::ExitStatusExt;
@@ -108,6 +110,43 @@ fn a_route_changed_by_sql_back_to_the_old_node_repeats_nothing_and_needs_no_oper
     assert_eq!(on_main, None, "main stocks the shard again");
 }
 
+/// 300 IDs of `app`, all from shard 0.
+fn next_on_shard_0(env: &TestEnv, app: &str) -> Vec<u64> {
+    Test::within(env)
+        .args(["next", "--app", app, "--count", "300"])
+        .args(["--gate-pass", &gate_pass_for(0)])
+        .status(exit_code::OK)
+        .run()
+        .ids()
+}
+
+/// The node shard 0 of `app` is sealed for on the node `conn` reaches.
+fn sealed_for(conn: &mut redis::Connection, app: u8) -> Option<String> {
+    conn.hget(keys::witness(app, 0), "moved_to").unwrap()
+}
+
+/// `migrate --app APP --to NODE`, killed with its first shard sealed on the
+/// node it leaves, before the node it goes to admits it.
+fn migrate_killed_after_the_first_seal(env: &TestEnv, app: &str, to: &str) {
+    let killed = Test::within(env)
+        .args(["migrate", "--app", app, "--to", to, "--yes"])
+        .env("IDGEN_FAILPOINTS", "migrate.sealed_shard")
+        .run();
+    assert_eq!(killed.status.signal(), Some(libc::SIGKILL), "{killed}");
+}
+
+/// App `app` stocked on main, moved to hot, then moved back with the move
+/// killed between the seal and the admit: shard 0 is sealed on both nodes,
+/// each for the other. Returns the IDs issued so far.
+fn sealed_both_ways(env: &TestEnv, app: &str) -> Vec<u64> {
+    stocked_app(env, app);
+    let mut ids = next_on_shard_0(env, app);
+    env.ok(&["migrate", "--app", app, "--to", "hot", "--yes"]);
+    ids.extend(next_on_shard_0(env, app));
+    migrate_killed_after_the_first_seal(env, app, "main");
+    ids
+}
+
 /// A move back to a node the app left, killed between sealing the shard on
 /// the node it leaves and admitting it on the node it returns to: the shard
 /// is sealed on both, each for the other. The first take settles it as the
@@ -116,36 +155,64 @@ fn a_route_changed_by_sql_back_to_the_old_node_repeats_nothing_and_needs_no_oper
 #[test]
 fn a_move_back_killed_between_seal_and_admit_is_settled_by_the_next_take() {
     let env = TestEnv::distributed_with_nodes();
-    stocked_app(&env, "14");
-    let next = || {
-        Test::within(&env)
-            .args(["next", "--app", "14", "--count", "300"])
-            .args(["--gate-pass", &gate_pass_for(0)])
-            .status(exit_code::OK)
-            .run()
-            .ids()
-    };
-    let mut ids = next();
-    env.ok(&["migrate", "--app", "14", "--to", "hot", "--yes"]);
-    ids.extend(next());
-    let killed = Test::within(&env)
-        .args(["migrate", "--app", "14", "--to", "main", "--yes"])
-        .env("IDGEN_FAILPOINTS", "migrate.sealed_shard")
-        .run();
-    assert_eq!(killed.status.signal(), Some(libc::SIGKILL), "{killed}");
-    let sealed = |conn: &mut redis::Connection| -> Option<String> {
-        conn.hget(keys::witness(14, 0), "moved_to").unwrap()
-    };
-    assert_eq!(sealed(&mut env.redis()).as_deref(), Some("hot"));
-    assert_eq!(sealed(&mut env.redis_hot()).as_deref(), Some("main"));
+    let mut ids = sealed_both_ways(&env, "14");
+    assert_eq!(sealed_for(&mut env.redis(), 14).as_deref(), Some("hot"));
+    assert_eq!(
+        sealed_for(&mut env.redis_hot(), 14).as_deref(),
+        Some("main")
+    );
 
-    ids.extend(next());
-    ids.extend(next());
+    ids.extend(next_on_shard_0(&env, "14"));
+    ids.extend(next_on_shard_0(&env, "14"));
 
     assert_eq!(ids.len(), 1200);
     assert_unique(&ids);
-    assert_eq!(sealed(&mut env.redis()), None, "main is admitted");
-    assert_eq!(sealed(&mut env.redis_hot()).as_deref(), Some("main"));
+    assert_eq!(sealed_for(&mut env.redis(), 14), None, "main is admitted");
+    assert_eq!(
+        sealed_for(&mut env.redis_hot(), 14).as_deref(),
+        Some("main")
+    );
+}
+
+/// A take that finds a shard sealed both ways lifts only the seal for the
+/// node it came from, checked in the same step as the lift: a move onward,
+/// which seals the shard for a third node while that take is paused, keeps
+/// its seal, so the shard is never stocked on two nodes at once.
+#[test]
+fn a_take_settling_a_mutual_seal_never_lifts_a_seal_set_after_it() {
+    let env = TestEnv::distributed_with_nodes();
+    let mut ids = sealed_both_ways(&env, "15");
+    let gate_pass = gate_pass_for(0);
+    let paused = env.coprocess(
+        &[
+            "next",
+            "--app",
+            "15",
+            "--count",
+            "300",
+            "--gate-pass",
+            &gate_pass,
+        ],
+        &[("IDGEN_FAILPOINTS", "take.followed_seal=stop")],
+    );
+    wait_until_stopped(paused.pid(), "the take to settle the mutual seal");
+    env.ok(&["migrate", "--app", "15", "--to", "main", "--yes"]);
+    migrate_killed_after_the_first_seal(&env, "15", "cold");
+    assert_eq!(sealed_for(&mut env.redis(), 15).as_deref(), Some("cold"));
+
+    paused.signal(libc::SIGCONT);
+    let (status, stdout, stderr) = paused.wait();
+    assert!(status.success(), "{status:?} {stderr:?}");
+    ids.extend(parse_ids(&stdout));
+    assert_eq!(
+        sealed_for(&mut env.redis(), 15).as_deref(),
+        Some("cold"),
+        "the paused take lifted the seal of the move onward"
+    );
+    env.ok(&["migrate", "--app", "15", "--to", "cold", "--yes"]);
+    ids.extend(next_on_shard_0(&env, "15"));
+    assert_eq!(ids.len(), 1200);
+    assert_unique(&ids);
 }
 
 #[test]

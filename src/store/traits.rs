@@ -388,11 +388,19 @@ pub trait RouteHints: Send + Sync {
     async fn admit(&self, slot: Slot, witness: Option<u64>) -> Result<()>;
 
     /// Raises this node's witness for a shard to `witness` (a sealed node's;
-    /// never lowered) and leaves its seal, if any, as it is: what a take does
-    /// before it follows a seal here, since a move killed between sealing
-    /// the other node and admitting this one left this node's witness behind.
-    /// Returns the node the shard is sealed for here, if any.
-    async fn carry(&self, slot: Slot, witness: Option<u64>) -> Result<Option<String>>;
+    /// never lowered) and leaves its seal, if any, as it is, unless the seal
+    /// is for `lift_sealed_for`: then it is lifted, in the same step as the
+    /// check, so a seal set here later, for another node, is never lifted.
+    /// This is what a take does before it follows a seal here, since a move
+    /// killed between sealing the other node and admitting this one left
+    /// this node's witness behind (and, on a move back, this node sealed for
+    /// the other). Returns the node the shard stays sealed for here, if any.
+    async fn carry(
+        &self,
+        slot: Slot,
+        witness: Option<u64>,
+        lift_sealed_for: Option<&str>,
+    ) -> Result<Option<String>>;
 }
 
 /// The route hints of `node`, which a move between Redis nodes needs.

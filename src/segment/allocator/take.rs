@@ -173,18 +173,20 @@ impl SegmentAllocator {
                 .and_then(|marks| marks.into_iter().next())
                 .transpose()?
                 .and_then(|marks| marks.witness);
-            let hints = self.nodes.get(to).await?;
-            let hints = crate::store::hints_of(&*hints)?;
-            let sealed_for = hints.carry(slot, witness).await?;
             // Sealed back for this node: a move killed between its seal and
             // its admit left the shard sealed on both (none stocks it). The
             // move's destination, as the ledger's route names it, is admitted,
             // as the move itself would have; every take reading that route
-            // admits the same node, and the witness carried is frozen.
+            // admits the same node, and the witness carried is frozen. Only a
+            // seal for this node is lifted, checked in the same step: a move
+            // onward that sealed `to` for a third node since keeps its seal.
             let destination = route.incoming.as_deref().unwrap_or(&route.node);
-            if sealed_for.as_deref() == Some(node.node()) && destination == to {
-                hints.admit(slot, witness).await?;
-            }
+            let lift_sealed_for = (destination == to).then(|| node.node());
+            let hints = self.nodes.get(to).await?;
+            crate::store::hints_of(&*hints)?
+                .carry(slot, witness, lift_sealed_for)
+                .await?;
+            crate::failpoint::hit("take.followed_seal")?;
             self.repair_hint(slot.app, to).await?;
             return Ok(to.to_string());
         }

@@ -243,13 +243,18 @@ impl RedisNode {
         slot: Slot,
         witness: Option<u64>,
         mode: &str,
+        lift_sealed_for: Option<&str>,
     ) -> Result<Option<String>> {
         let witness = witness.map(|w| w.to_string()).unwrap_or_default();
         let sealed_for: String = self
             .invoke(
                 &scripts().admit,
                 &[&self.keys.witness(slot)],
-                &[witness, mode.to_string()],
+                &[
+                    witness,
+                    mode.to_string(),
+                    lift_sealed_for.unwrap_or_default().to_string(),
+                ],
             )
             .await?;
         Ok(Some(sealed_for).filter(|to| !to.is_empty()))

@@ -315,11 +315,19 @@ impl RouteHints for RedisNode {
     }
 
     async fn admit(&self, slot: Slot, witness: Option<u64>) -> Result<()> {
-        self.carry_witness(slot, witness, "lift").await.map(drop)
+        self.carry_witness(slot, witness, "lift", None)
+            .await
+            .map(drop)
     }
 
-    async fn carry(&self, slot: Slot, witness: Option<u64>) -> Result<Option<String>> {
-        self.carry_witness(slot, witness, "keep").await
+    async fn carry(
+        &self,
+        slot: Slot,
+        witness: Option<u64>,
+        lift_sealed_for: Option<&str>,
+    ) -> Result<Option<String>> {
+        self.carry_witness(slot, witness, "keep", lift_sealed_for)
+            .await
     }
 
     async fn set_route_hint(&self, app: u8, node: Option<&str>) -> Result<()> {

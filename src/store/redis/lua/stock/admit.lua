@@ -4,8 +4,12 @@
 -- With ARGV[2] = 'lift' (a move admits the shard here), the seal here, if
 -- any, is lifted in the same step, after the raise; with 'keep' (a take
 -- follows the seal here) it is left, for it may send the shard on to a
--- third node.
--- KEYS: witness. ARGV: the other node's witness ('': it had none), 'lift' or 'keep'.
+-- third node, unless it is a seal for ARGV[3]: a take that found the shard
+-- sealed both ways lifts the seal for the node it came from, and only that
+-- one. The check and the lift are one step, so a seal a later move sets here
+-- (for a third node) is never lifted by a decision made before it.
+-- KEYS: witness. ARGV: the other node's witness ('': it had none), 'lift' or
+-- 'keep', and with 'keep' the node whose seal here may be lifted ('': none).
 -- Returns the node the shard stays sealed for here ('': none).
 local role = string.match(redis.call('INFO', 'replication'), 'role:(%a+)') or '?'
 if role ~= 'master' then
@@ -17,8 +21,9 @@ if ARGV[1] ~= '' then
     redis.call('HSET', KEYS[1], 'last', ARGV[1], 'token', 'carried')
   end
 end
-if ARGV[2] == 'lift' then
+local sealed_for = redis.call('HGET', KEYS[1], 'moved_to')
+if ARGV[2] == 'lift' or (sealed_for and sealed_for == ARGV[3]) then
   redis.call('HDEL', KEYS[1], 'moved_to')
   return ''
 end
-return redis.call('HGET', KEYS[1], 'moved_to') or ''
+return sealed_for or ''
