@@ -124,6 +124,7 @@ pub fn redact_url(raw: &str) -> String {
     let raw = raw.trim();
     let shown = match split_scheme(raw) {
         Some((scheme, rest)) => match url::Url::parse(raw) {
+            Ok(_) if secret_read_elsewhere(rest) => format!("{scheme}://***"),
             Ok(parsed) if parsed.has_host() || parsed.path().starts_with('/') => {
                 redact_parsed(scheme, &parsed)
             }
@@ -311,6 +312,31 @@ fn split_scheme(raw: &str) -> Option<(&str, &str)> {
         .then_some((scheme, rest))
 }
 
+/// Whether a URL parser reads a piece of `rest` (what follows `scheme://`)
+/// that may be a password as a part that is shown: a password's end is
+/// unknown, since it may hold any separator, so the text up to the last '@'
+/// (with a ':') and from a `pass` / `password` value on may all be it. The
+/// parser reads a userinfo only up to the first '/', '?' or '#', and a
+/// parameter only inside the query; anything else it reads as a path, a
+/// query or a fragment, and rewrites (`a/../b` becomes `b`), so that no
+/// search for the written text finds it (found by fuzzing). Such a URL is
+/// shown as its scheme alone.
+fn secret_read_elsewhere(rest: &str) -> bool {
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    if let Some(at) = rest.rfind('@')
+        && at > authority_end
+        && rest[..at].contains(':')
+    {
+        return true;
+    }
+    let fragment = rest.find('#').unwrap_or(rest.len());
+    let query = rest[..fragment].find('?');
+    secret_params(rest).any(|(_, from_value)| {
+        let at = rest.len() - from_value.len();
+        !query.is_some_and(|query| query < at && at <= fragment)
+    })
+}
+
 /// Schemes whose URLs list several hosts (Sentinel, Cluster).
 fn is_multi_host(scheme: &str) -> bool {
     let scheme = scheme.to_ascii_lowercase();
@@ -335,14 +361,18 @@ fn redact_parsed(scheme: &str, parsed: &url::Url) -> String {
         shown.push_str(&format!(":{port}"));
     }
     shown.push_str(parsed.path());
+    let mut secret_before = false;
     if let Some(query) = parsed.query() {
         shown.push('?');
         shown.push_str(&redact_query(query));
+        secret_before = secret_params(&format!("?{query}")).next().is_some();
     }
-    // A sentinel URL names its master here.
+    // A sentinel URL names its master here, unless a password parameter came
+    // before it: a raw '#' in the password makes the rest of it read as the
+    // fragment (found by fuzzing).
     if let Some(fragment) = parsed.fragment() {
         shown.push('#');
-        shown.push_str(fragment);
+        shown.push_str(if secret_before { "***" } else { fragment });
     }
     shown
 }
@@ -489,6 +519,31 @@ mod tests {
                 "{raw:?}: {:?}",
                 secrets_in(raw)
             );
+        }
+    }
+
+    /// A password's end is unknown, so everything a parser reads after a
+    /// `pass=` value, the fragment too, is hidden with it: a raw '#' in the
+    /// password made the rest of it read as a Sentinel master's name (found
+    /// by fuzzing). A piece that may be a password but is read as a path is
+    /// rewritten by the parser (`x/../PW9x`), so no search finds it there:
+    /// such a URL shows its scheme alone.
+    #[test]
+    fn what_a_parser_reads_after_or_around_a_password_never_shows() {
+        assert_eq!(
+            redact_url("rediss-sentinel://:S3cret@lll?db=0&pass%77ord=x#PW9x#ll"),
+            "rediss-sentinel://***@lll?db=0&pass%77ord=***#***"
+        );
+        assert_eq!(
+            redact_url("redis-sentinel://h1/0#mymaster"),
+            "redis-sentinel://h1/0#mymaster"
+        );
+        for raw in [
+            "redis://u:1/a/../PW9x@host",
+            "redis://host/a&pass=x/../PW9x",
+            "redis://host/0#x&pass=PW9x",
+        ] {
+            assert_eq!(redact_url(raw), "redis://***", "{raw:?}");
         }
     }
 
