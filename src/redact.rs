@@ -134,7 +134,7 @@ pub fn redact_url(raw: &str) -> String {
     };
     // The rule above in reverse: if any piece that may be a secret still shows,
     // show nothing but the scheme.
-    let leaked = secrets_in(raw).iter().any(|s| shown.contains(s.as_str()));
+    let leaked = secrets_in(raw).iter().any(|s| holds_any_case(&shown, s));
     if leaked {
         return match split_scheme(raw) {
             Some((scheme, _)) => format!("{scheme}://***"),
@@ -418,15 +418,16 @@ fn redact_query(query: &str) -> String {
     shown.join("&")
 }
 
-/// Replaces every occurrence of `secret` with `***`: as it is, percent-encoded,
-/// and escaped as Rust's `{:?}` writes it (a driver's error that debug-prints
-/// its URL shows a password with a control character as `\u{8}…`; found by
-/// fuzzing).
+/// Replaces every occurrence of `secret` with `***`, in any ASCII case (URL
+/// parsers lowercase a scheme or a host, and a driver's error quotes it so;
+/// found by fuzzing): as it is, percent-encoded, and escaped as Rust's `{:?}`
+/// writes it (a driver's error that debug-prints its URL shows a password
+/// with a control character as `\u{8}…`; found by fuzzing).
 pub fn scrub(message: &str, secret: Option<&str>) -> String {
     let Some(secret) = secret.filter(|s| !s.is_empty()) else {
         return message.to_string();
     };
-    let mut out = message.replace(secret, "***");
+    let mut out = hide_any_case(message, secret);
     let encoded: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
     let escaped = secret.escape_debug().to_string();
     // `{:?}` escapes `"` but not `'`, which `escape_debug` escapes too
@@ -435,10 +436,32 @@ pub fn scrub(message: &str, secret: Option<&str>) -> String {
     let debugged = debugged[1..debugged.len() - 1].to_string();
     for form in [encoded, escaped, debugged] {
         if form != secret {
-            out = out.replace(&form, "***");
+            out = hide_any_case(&out, &form);
         }
     }
     out
+}
+
+/// `text` with every occurrence of `secret`, in any ASCII case, replaced by
+/// `***`. ASCII case changes keep every byte where it is, so a match found in
+/// the lowercased text is cut from the text itself.
+fn hide_any_case(text: &str, secret: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let mut shown = String::with_capacity(text.len());
+    let mut from = 0;
+    for (at, _) in lower.match_indices(&secret.to_ascii_lowercase()) {
+        shown.push_str(&text[from..at]);
+        shown.push_str("***");
+        from = at + secret.len();
+    }
+    shown.push_str(&text[from..]);
+    shown
+}
+
+/// Whether `text` holds `secret` in any ASCII case.
+fn holds_any_case(text: &str, secret: &str) -> bool {
+    text.to_ascii_lowercase()
+        .contains(&secret.to_ascii_lowercase())
 }
 
 /// [`scrub`] for many secrets, longest first so that a secret containing
@@ -545,6 +568,20 @@ mod tests {
         ] {
             assert_eq!(redact_url(raw), "redis://***", "{raw:?}");
         }
+    }
+
+    /// A driver quotes a scheme or a host lowercased, as URL parsers keep
+    /// them: what may be a password is scrubbed in any case (found by
+    /// fuzzing: mysql_async named the scheme `pw9xveedi` of a password
+    /// pasted whole as `PW9xveedi://…`).
+    #[test]
+    fn a_secret_is_scrubbed_in_any_case() {
+        let url = SecretUrl::new("PW9xveedi://!\"**");
+        assert_eq!(
+            url.scrub("Unsupported connection URL scheme `pw9xveedi`"),
+            "Unsupported connection URL scheme `***`"
+        );
+        assert_eq!(scrub("a Straße PW9x b", Some("pw9X")), "a Straße *** b");
     }
 
     /// A user name alone sits where a careless URL puts a password: the URL
