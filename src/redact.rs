@@ -337,6 +337,11 @@ fn secret_read_elsewhere(rest: &str) -> bool {
     })
 }
 
+/// Whether `text` starts like a URL of a scheme idgen reads.
+pub fn reads_scheme(text: &str) -> bool {
+    split_scheme(text).is_some()
+}
+
 /// Schemes whose URLs list several hosts (Sentinel, Cluster).
 fn is_multi_host(scheme: &str) -> bool {
     let scheme = scheme.to_ascii_lowercase();

@@ -213,8 +213,35 @@ impl Globals {
 
 /// The entries of one `--redis-node` value or of `IDGEN_REDIS_NODES`: separated
 /// by whitespace, which a URL cannot contain (a comma can, in a password).
+/// Only whitespace before the start of another entry (`NAME=` and a URL of a
+/// scheme idgen reads) separates: other whitespace is inside an entry, a
+/// password written raw, and the text after it stays with that entry, where
+/// redaction hides it, rather than becoming a node named by a piece of the
+/// password (found by fuzzing).
 pub fn node_specs(raw: &str) -> Vec<&str> {
-    raw.split_whitespace().collect()
+    let starts_entry = |piece: &str| {
+        piece.split_once('=').is_some_and(|(name, url)| {
+            idgen::name::is_well_formed(name) && idgen::redact::reads_scheme(url)
+        })
+    };
+    let mut specs: Vec<&str> = Vec::new();
+    let mut start = None;
+    for piece in raw.split_whitespace() {
+        // Pieces of `raw`, so their offsets are their places in it.
+        let at = piece.as_ptr() as usize - raw.as_ptr() as usize;
+        let end = at + piece.len();
+        match start {
+            Some(begun) if !starts_entry(piece) => {
+                specs.pop();
+                specs.push(&raw[begun..end]);
+            }
+            _ => {
+                start = Some(at);
+                specs.push(piece);
+            }
+        }
+    }
+    specs
 }
 
 /// `--namespace`, as every command that works on one declares it.

@@ -381,6 +381,25 @@ mod tests {
         }
     }
 
+    /// Whitespace separates node entries only before another `NAME=URL`: a
+    /// password written with a raw space stays in its entry, where redaction
+    /// hides it, instead of naming a node (found by fuzzing: `--redis-node
+    /// 'e=rediss://u@?password=r\x0bPW9xs='` made a node `PW9xs`).
+    #[test]
+    fn whitespace_inside_a_password_does_not_start_a_node_entry() {
+        assert_eq!(
+            node_specs("hot=redis://h:1/0  cold=rediss://:a b@c:2\tx=unix:///s"),
+            vec!["hot=redis://h:1/0", "cold=rediss://:a b@c:2", "x=unix:///s"]
+        );
+        let raw = "e=rediss://lr\x0bs=@?password=r\x0bPW9xs=";
+        assert_eq!(node_specs(raw), vec![raw]);
+        let mut g = globals();
+        g.redis_nodes = vec![raw.to_string()];
+        let settings = resolve(&g, &Origins::default(), None, &mut Vec::new()).unwrap();
+        assert_eq!(settings.redis_nodes.keys().collect::<Vec<_>>(), ["e"]);
+        assert!(!format!("{settings:?}").contains("PW9x"), "{settings:?}");
+    }
+
     #[test]
     fn flags_and_environment_override_the_file_which_overrides_defaults() {
         let defaults = resolve(&globals(), &Origins::default(), None, &mut Vec::new()).unwrap();
