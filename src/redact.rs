@@ -131,6 +131,13 @@ pub fn redact_url(raw: &str) -> String {
     let shown = match split_scheme(raw) {
         Some((scheme, rest)) => match url::Url::parse(raw) {
             Ok(_) if secret_read_elsewhere(rest) => format!("{scheme}://***"),
+            Ok(parsed)
+                if parsed
+                    .host_str()
+                    .is_some_and(|host| !looks_like_hosts(host)) =>
+            {
+                format!("{scheme}://***")
+            }
             Ok(parsed) if parsed.has_host() || parsed.path().starts_with('/') => {
                 redact_parsed(scheme, &parsed)
             }
@@ -392,11 +399,25 @@ fn redact_parsed(scheme: &str, parsed: &url::Url) -> String {
 /// userinfo. When a `?` or `&` comes before that `@`, the `@` may sit inside a
 /// parameter, so nothing after the scheme is shown.
 fn redact_authority_text(rest: &str) -> String {
+    let after_userinfo = rest.rfind('@').map_or(rest, |at| &rest[at + 1..]);
+    let hosts = &after_userinfo[..after_userinfo
+        .find(['/', '?', '#'])
+        .unwrap_or(after_userinfo.len())];
     match rest.rfind('@') {
+        _ if !looks_like_hosts(hosts) => "***".to_string(),
         Some(at) if rest[..at].contains(['?', '&']) => "***".to_string(),
-        Some(at) => format!("***@{}", redact_tail(&rest[at + 1..])),
+        Some(_) => format!("***@{}", redact_tail(after_userinfo)),
         None => redact_tail(rest),
     }
+}
+
+/// Whether `text` could be a host, or a comma-separated list of hosts with
+/// ports: a password pasted where a host goes (`redis://=Pw…%0B`) mostly
+/// holds a character no host name or address has, and is then hidden whole
+/// (found by fuzzing). Hosts that can be connected to keep showing.
+fn looks_like_hosts(text: &str) -> bool {
+    text.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-._:[],".contains(&b))
 }
 
 fn redact_tail(tail: &str) -> String {
@@ -589,6 +610,26 @@ mod tests {
         let url = SecretUrl::new("rediss-cluster://h:1@?pass=@PW9x");
         assert_eq!(url.with_password("other"), None);
         assert!(!url.to_string().contains("PW9x"), "{url}");
+    }
+
+    /// A password pasted where the host goes shows as no host: one with a
+    /// character no host has (found by fuzzing: `redis://=PW9x%0B%00%40`,
+    /// from `--redis-node 'n=redis://=PASSWORD'`). Hosts stay in view.
+    #[test]
+    fn a_host_no_server_could_have_is_hidden() {
+        assert_eq!(redact_url("redis://=PW9x%0B%00%40"), "redis://***");
+        assert_eq!(
+            redact_url("redis-sentinel://=PW9x%0B#m"),
+            "redis-sentinel://***"
+        );
+        assert_eq!(
+            redact_url("redis-cluster://:S3cret@c-1.example:7000,10.0.0.2:7001,[::1]:7002"),
+            "redis-cluster://***@c-1.example:7000,10.0.0.2:7001,[::1]:7002"
+        );
+        assert_eq!(
+            redact_url("redis://my_host.local:6379/0"),
+            "redis://my_host.local:6379/0"
+        );
     }
 
     /// A driver quotes a scheme or a host lowercased, as URL parsers keep
@@ -795,9 +836,11 @@ mod tests {
     #[test]
     fn a_control_character_in_a_url_shows_escaped() {
         assert_eq!(
-            redact_url("mysql://u:p@db\nhost:33x/idgen"),
-            "mysql://***@db\\nhost:33x/idgen"
+            redact_url("mysql://u:p@dbhost:33x/id\ngen"),
+            "mysql://***@dbhost:33x/id\\ngen"
         );
+        // A host no server could have is hidden whole, control character and all.
+        assert_eq!(redact_url("mysql://u:p@db\nhost:33x/idgen"), "mysql://***");
         assert!(!redact_url("redis://cache:6379/\u{1}").contains('\u{1}'));
     }
 

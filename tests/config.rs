@@ -152,11 +152,11 @@ fn a_bad_value_in_the_file_is_reported_even_when_a_flag_overrides_it() {
 #[test]
 fn a_url_with_a_newline_in_the_file_is_named_on_one_line() {
     let env = TestEnv::distributed();
-    env.write_config("mysql = \"mysql://u:pw@db\\nhost:33x/idgen\"\n");
+    env.write_config("mysql = \"mysql://u:pw@dbhost:33x/id\\ngen\"\n");
     Test::within(&env)
         .args(["decode", "1"])
         .status(exit_code::USAGE)
-        .one_line_error("mysql://***@db\\nhost:33x/idgen is not a URL")
+        .one_line_error("mysql://***@dbhost:33x/id\\ngen is not a URL")
         .run();
 }
 
