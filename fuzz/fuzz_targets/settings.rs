@@ -281,7 +281,7 @@ fuzz_target!(|input: Input| {
     let fixture = fixture();
     let _entered = fixture.runtime.enter();
     let password = secret::password(&input.prefix, &input.suffix);
-    if template_holds_the_core(&input) || a_name_begins_the_url(&input) {
+    if template_holds_the_core(&input) || the_password_is_a_url(&input, &password) {
         return;
     }
     let urls: Vec<String> = [&input.redis, &input.mysql]
@@ -317,15 +317,29 @@ fn template_holds_the_core(input: &Input) -> bool {
         .any(|text| secret::shows(&text))
 }
 
-/// Whether a node's name holds a `scheme://` and its URL is the password
-/// alone: the entry then reads `NAME=scheme://PASSWORD`, a URL whose host is
-/// the password, which no reader can tell from a host name (one with a
-/// character no host has is hidden, see `redact::redact_url`).
-fn a_name_begins_the_url(input: &Input) -> bool {
-    input
-        .nodes
-        .iter()
-        .any(|(name, url)| name.contains("://") && matches!(url.place, Place::Whole))
+/// Whether a password pasted whole reads as a URL of a scheme idgen reads,
+/// which no reader can tell from one: it starts with such a scheme, or a
+/// node's name holds a `scheme://` before it (`NAME=scheme://PASSWORD`: a
+/// URL whose host is the password; one with a character no host has is
+/// hidden, see `redact::redact_url`).
+fn the_password_is_a_url(input: &Input, password: &str) -> bool {
+    let whole = |url: &Url| matches!(url.place, Place::Whole);
+    let pasted = [&input.redis, &input.mysql]
+        .into_iter()
+        .flatten()
+        .chain(input.nodes.iter().map(|(_, url)| url))
+        .chain(
+            input
+                .file
+                .iter()
+                .flat_map(|f| f.entries.iter().map(|(_, url, _)| url)),
+        )
+        .any(|url| whole(url) && !url.encode);
+    (pasted && idgen::redact::reads_scheme(password.trim()))
+        || input
+            .nodes
+            .iter()
+            .any(|(name, url)| name.contains("://") && whole(url))
 }
 
 /// One URL as every part of idgen that reads one shows it.

@@ -56,6 +56,12 @@ pub fn driver_url(url: &SecretUrl) -> Result<String> {
         // mysql_async reports what is wrong with it.
         return Ok(url.expose().to_string());
     };
+    if !parsed.scheme().eq_ignore_ascii_case("mysql") {
+        // No MySQL URL, so none of its parameters is named: text that is not
+        // a URL idgen reads may be a password, `?` and all (found by
+        // fuzzing); mysql_async refuses the scheme.
+        return Ok(url.expose().to_string());
+    }
     let Some(query) = parsed.query() else {
         return Ok(url.expose().to_string());
     };
@@ -241,6 +247,23 @@ mod tests {
             assert!(error.hint().unwrap().contains(hint), "{raw}: {error:?}");
             assert!(!error.to_string().contains('\n'));
         }
+    }
+
+    /// Text of another scheme is no MySQL URL: its "parameters" may be a
+    /// password pasted whole, and none is named (found by fuzzing).
+    #[test]
+    fn a_value_of_another_scheme_has_no_parameter_named() {
+        let raw = "veedI://!=r://*?Secret7Xy";
+        assert_eq!(translated(raw), raw);
+        let error = crate::store::mysql::MysqlLedger::open(
+            &SecretUrl::new(raw),
+            &crate::config::TlsFiles::default(),
+            std::time::Duration::from_secs(1),
+        )
+        .err()
+        .expect("no MySQL URL");
+        let shown = format!("{error} {:?}", error.hint());
+        assert!(!shown.to_ascii_lowercase().contains("secret7xy"), "{shown}");
     }
 
     #[test]
