@@ -428,26 +428,20 @@ fn redact_tail(tail: &str) -> String {
 }
 
 /// A query with the value of its first `pass` / `password` parameter hidden,
-/// and every parameter after it: a password written with a raw `&` reads as
-/// that parameter and more after it (`password=a&b=c`), so what follows may
-/// be the rest of it (found by fuzzing). Put a password parameter last to
-/// keep the others in view.
+/// and everything after it: a password written with a raw `&` reads as that
+/// parameter and more after it (`password=a&b=c`), so what follows may be the
+/// rest of it (found by fuzzing). Put a password parameter last to keep the
+/// others in view. The parameter is found as [`secret_params`] finds it,
+/// after a `?` as well as an `&` (found by fuzzing: `?a?password=…` showed
+/// its value as part of the parameter `a?password`).
 fn redact_query(query: &str) -> String {
-    let mut shown = Vec::new();
-    let mut params = query.split('&');
-    for param in params.by_ref() {
-        match param.split_once('=') {
-            Some((key, _)) if is_secret_param(key) => {
-                shown.push(format!("{key}=***"));
-                break;
-            }
-            _ => shown.push(param.to_string()),
-        }
-    }
-    if params.next().is_some() {
-        shown.push("***".to_string());
-    }
-    shown.join("&")
+    let text = format!("?{query}");
+    let Some((_, from_value)) = secret_params(&text).next() else {
+        return query.to_string();
+    };
+    let value_at = text.len() - from_value.len();
+    let more = if from_value.contains('&') { "&***" } else { "" };
+    format!("{}***{more}", &text[1..value_at])
 }
 
 /// Replaces every occurrence of `secret` with `***`, in any ASCII case (URL
@@ -629,6 +623,20 @@ mod tests {
         assert_eq!(
             redact_url("redis://my_host.local:6379/0"),
             "redis://my_host.local:6379/0"
+        );
+    }
+
+    /// A password parameter after a `?` inside the query is hidden as one
+    /// after an `&` (found by fuzzing).
+    #[test]
+    fn a_password_parameter_after_a_question_mark_in_the_query_is_hidden() {
+        assert_eq!(
+            redact_url("valkeys://s?a@{?n?b@?PASSWORD=PW9x%22%00&"),
+            "valkeys://s?a@{?n?b@?PASSWORD=***&***"
+        );
+        assert_eq!(
+            redact_url("redis://h/0?db=1&password=PW9x"),
+            "redis://h/0?db=1&password=***"
         );
     }
 
