@@ -381,9 +381,11 @@ fn redact_parsed(scheme: &str, parsed: &url::Url) -> String {
     shown.push_str(parsed.path());
     let mut secret_before = false;
     if let Some(query) = parsed.query() {
+        let hidden = redact_query(query);
+        // The query comes back as it is unless it held a password parameter.
+        secret_before = hidden != query;
         shown.push('?');
-        shown.push_str(&redact_query(query));
-        secret_before = secret_params(&format!("?{query}")).next().is_some();
+        shown.push_str(&hidden);
     }
     // A sentinel URL names its master here, unless a password parameter came
     // before it: a raw '#' in the password makes the rest of it read as the

@@ -284,16 +284,8 @@ fuzz_target!(|input: Input| {
     if template_holds_the_core(&input) || the_password_is_a_url(&input, &password) {
         return;
     }
-    let urls: Vec<String> = [&input.redis, &input.mysql]
-        .into_iter()
-        .flatten()
-        .chain(input.nodes.iter().map(|(_, url)| url))
-        .chain(
-            input
-                .file
-                .iter()
-                .flat_map(|f| f.entries.iter().map(|(_, url, _)| url)),
-        )
+    let urls: Vec<String> = input
+        .urls()
         .map(|url| url.render(Some(&password)))
         .collect();
     for url in &urls {
@@ -301,6 +293,21 @@ fuzz_target!(|input: Input| {
     }
     resolved_settings_hide_it(&input, &password, fixture.dir.path().join("config.toml"));
 });
+
+impl Input {
+    /// Every URL of the input: flags, node entries and the config file's.
+    fn urls(&self) -> impl Iterator<Item = &Url> {
+        [&self.redis, &self.mysql]
+            .into_iter()
+            .flatten()
+            .chain(self.nodes.iter().map(|(_, url)| url))
+            .chain(
+                self.file
+                    .iter()
+                    .flat_map(|f| f.entries.iter().map(|(_, url, _)| url)),
+            )
+    }
+}
 
 /// Whether any part of the input but the password holds the core: then a
 /// core shown may not be the password.
@@ -326,17 +333,7 @@ fn template_holds_the_core(input: &Input) -> bool {
 /// hidden, see `redact::redact_url`).
 fn the_password_is_a_url(input: &Input, password: &str) -> bool {
     let whole = |url: &Url| matches!(url.place, Place::Whole);
-    let pasted = [&input.redis, &input.mysql]
-        .into_iter()
-        .flatten()
-        .chain(input.nodes.iter().map(|(_, url)| url))
-        .chain(
-            input
-                .file
-                .iter()
-                .flat_map(|f| f.entries.iter().map(|(_, url, _)| url)),
-        )
-        .any(|url| whole(url) && !url.encode);
+    let pasted = input.urls().any(|url| whole(url) && !url.encode);
     (pasted && idgen::redact::reads_scheme(password.trim()))
         || input
             .nodes
