@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-from . import checker, schedule
+from . import checker, schedule, trace
 from .history import Recorder
 from .netns import Network, SetupError
 from .procs import Registry
@@ -54,6 +54,7 @@ def parse(argv):
     p.add_argument("--plan", action="store_true", help="print the schedule of --seed and exit")
     p.add_argument("--check", metavar="RUN_DIR", help="check the histories of an earlier run and exit")
     p.add_argument("--cleanup", action="store_true", help="remove namespaces and processes a killed run left, and exit")
+    p.add_argument("--trace", action="store_true", help="log every data server's commands (Redis MONITOR, MariaDB general log) under servers/; slows them down")
     return p.parse_args(argv)
 
 
@@ -113,8 +114,13 @@ def run(args, seed, entries):
     try:
         net.up()
         profile = PROFILES[args.profile](net, registry, os.path.join(run_dir, "servers"), log)
+        if args.trace:
+            for node in _sql_nodes(profile):
+                node.extra += trace.general_log_args(node.dir)
         log(f"starting the {args.profile} servers")
         profile.start()
+        if args.trace:
+            trace.start_taps(_redis_servers(profile), stop)
         clients = Clients(profile, os.path.abspath(args.binary), run_dir, registry, seed, log,
                           migrate=args.profile != "embedded")
         clients.setup()
@@ -176,6 +182,19 @@ def _maintain(profile, stop):
             profile.tick()
         except Exception:  # noqa: BLE001 - a tick during a fault may fail; the next one tries again
             pass
+
+
+def _sql_nodes(profile):
+    for ledger in (profile.mysql, profile.galera):
+        if ledger is not None:
+            yield from ledger.nodes
+
+
+def _redis_servers(profile):
+    servers = list(profile.redis.servers) if profile.redis is not None else []
+    if profile.second is not None:
+        servers.append(profile.second.server)
+    return servers
 
 
 def write_meta(run_dir, meta):

@@ -143,6 +143,20 @@ impl RedisNode {
         keys: &[&str],
         args: &[String],
     ) -> Result<T> {
+        let mut conn = self.conn().await?;
+        self.invoke_on(&mut conn, script, keys, args).await
+    }
+
+    /// [`Self::invoke`] on `conn`: a script whose arguments describe the
+    /// server at the end of that connection (its `run_id`) must run there,
+    /// not on whatever connection the node holds by the time it is sent.
+    pub(super) async fn invoke_on<T: redis::FromRedisValue>(
+        &self,
+        conn: &mut Conn,
+        script: &Script,
+        keys: &[&str],
+        args: &[String],
+    ) -> Result<T> {
         let mut invocation = script.prepare_invoke();
         for key in keys {
             invocation.key(*key);
@@ -150,7 +164,6 @@ impl RedisNode {
         for arg in args {
             invocation.arg(arg.as_str());
         }
-        let mut conn = self.conn().await?;
-        self.bounded(invocation.invoke_async(&mut conn)).await
+        self.bounded(invocation.invoke_async(conn)).await
     }
 }

@@ -100,13 +100,18 @@ impl RedisNode {
             return Ok(taken);
         }
         // Popped from stock this server process never stocked: not served.
+        // The stock is retired and the shard stamped on this same connection:
+        // `run_id` names the server at its end, and the node's current link
+        // may reach another server by now (a concurrent request dropped this
+        // one and followed a failover), which this stamp would misname.
         let keys = [
             self.keys.queue(slot),
             self.keys.range(slot),
             self.keys.stamp(slot),
         ];
         let answer: Vec<Value> = self
-            .invoke(
+            .invoke_on(
+                &mut conn,
                 &scripts().verify,
                 &keys.each_ref().map(String::as_str),
                 &[run_id.to_string()],
