@@ -382,9 +382,10 @@ fn redact_parsed(scheme: &str, parsed: &url::Url) -> String {
     let mut secret_before = false;
     if let Some(query) = parsed.query() {
         let hidden = redact_query(query);
-        secret_before = hidden.is_some();
+        // The query comes back as it is unless it held a password parameter.
+        secret_before = hidden != query;
         shown.push('?');
-        shown.push_str(hidden.as_deref().unwrap_or(query));
+        shown.push_str(&hidden);
     }
     // A sentinel URL names its master here, unless a password parameter came
     // before it: a raw '#' in the password makes the rest of it read as the
@@ -423,10 +424,7 @@ fn looks_like_hosts(text: &str) -> bool {
 
 fn redact_tail(tail: &str) -> String {
     match tail.split_once('?') {
-        Some((before, query)) => format!(
-            "{before}?{}",
-            redact_query(query).as_deref().unwrap_or(query)
-        ),
+        Some((before, query)) => format!("{before}?{}", redact_query(query)),
         None => tail.to_string(),
     }
 }
@@ -438,14 +436,14 @@ fn redact_tail(tail: &str) -> String {
 /// others in view. The parameter is found as [`secret_params`] finds it,
 /// after a `?` as well as an `&` (found by fuzzing: `?a?password=…` showed
 /// its value as part of the parameter `a?password`).
-/// `None` when the query holds no such parameter, so a caller learns that
-/// from the search itself rather than by comparing texts.
-fn redact_query(query: &str) -> Option<String> {
+fn redact_query(query: &str) -> String {
     let text = format!("?{query}");
-    let (_, from_value) = secret_params(&text).next()?;
+    let Some((_, from_value)) = secret_params(&text).next() else {
+        return query.to_string();
+    };
     let value_at = text.len() - from_value.len();
     let more = if from_value.contains('&') { "&***" } else { "" };
-    Some(format!("{}***{more}", &text[1..value_at]))
+    format!("{}***{more}", &text[1..value_at])
 }
 
 /// Replaces every occurrence of `secret` with `***`, in any ASCII case (URL
