@@ -10,6 +10,13 @@
 //! the first time it is hit, for a test to signal, resume or kill the process)
 //! or `error` (fail the operation every time). Unset, a hit costs one load of a
 //! cached empty list.
+//!
+//! A point in async code that a test must hold while the rest of the process
+//! goes on (another request of `serve`, say) is written
+//! `crate::failpoint::pause("area.step").await?;` and takes the action `pause`
+//! as well: the first task to reach it creates `NAME.paused` in
+//! `IDGEN_FAILPOINT_DIR` and waits, without blocking a thread, until the test
+//! creates `NAME.go` there. `stop` would stop every task of the process.
 
 /// Every failpoint, and where it stops a process. A name given in
 /// `IDGEN_FAILPOINTS` must be one of these: a misspelt one would arm nothing,
@@ -105,6 +112,10 @@ pub const POINTS: &[(&str, &str)] = &[
         "take.followed_seal",
         "a take following a seal, with the witness carried into the node it follows",
     ),
+    (
+        "take.before_retire",
+        "a warm take that popped stock stamped by another server, before it retires it",
+    ),
 ];
 
 /// Passes through unless the failpoint `name` is armed (only with `test-hooks`).
@@ -123,8 +134,16 @@ pub fn hit_and_armed(_name: &str) -> crate::error::Result<bool> {
     Ok(false)
 }
 
+/// Passes through unless the failpoint `name` is armed (only with `test-hooks`).
+/// Not an `async fn`: its future would hold the name, and so the binary too.
+#[cfg(not(feature = "test-hooks"))]
+#[inline(always)]
+pub fn pause(_name: &str) -> std::future::Ready<crate::error::Result<()>> {
+    std::future::ready(Ok(()))
+}
+
 #[cfg(feature = "test-hooks")]
-pub use armed::{hit, hit_and_armed};
+pub use armed::{hit, hit_and_armed, pause};
 
 #[cfg(feature = "test-hooks")]
 mod armed {
@@ -137,6 +156,7 @@ mod armed {
         Kill,
         Stop,
         Fail,
+        Pause,
     }
 
     fn armed() -> &'static [(String, Action)] {
@@ -158,6 +178,7 @@ mod armed {
                     let action = match action.trim() {
                         "stop" => Action::Stop,
                         "error" => Action::Fail,
+                        "pause" => Action::Pause,
                         _ => Action::Kill,
                     };
                     (name.to_string(), action)
@@ -192,6 +213,35 @@ mod armed {
                 }
             }
             Action::Fail => return Err(Error::Internal(format!("failpoint {name} fired"))),
+            // Only `pause` itself waits: a task cannot wait inside a plain call.
+            Action::Pause => {}
+        }
+        Ok(())
+    }
+
+    /// [`hit`] for a point in async code; the action `pause` holds the first
+    /// task that reaches it until the test says go (see the module's docs).
+    pub async fn pause(name: &str) -> Result<()> {
+        hit(name)?;
+        if !armed()
+            .iter()
+            .any(|(armed, action)| armed == name && *action == Action::Pause)
+        {
+            return Ok(());
+        }
+        static PAUSED: AtomicBool = AtomicBool::new(false);
+        if PAUSED.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        let dir = std::path::PathBuf::from(
+            std::env::var_os("IDGEN_FAILPOINT_DIR")
+                .expect("IDGEN_FAILPOINT_DIR names where a paused failpoint waits"),
+        );
+        std::fs::write(dir.join(format!("{name}.paused")), b"")
+            .expect("IDGEN_FAILPOINT_DIR is writable");
+        let go = dir.join(format!("{name}.go"));
+        while !go.exists() {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
         Ok(())
     }
@@ -215,7 +265,11 @@ mod tests {
                     dirs.push(path);
                 } else if path.extension().is_some_and(|e| e == "rs") {
                     let text = std::fs::read_to_string(&path).unwrap();
-                    for call in ["failpoint::hit(\"", "failpoint::hit_and_armed(\""] {
+                    for call in [
+                        "failpoint::hit(\"",
+                        "failpoint::hit_and_armed(\"",
+                        "failpoint::pause(\"",
+                    ] {
                         for (at, _) in text.match_indices(call) {
                             let rest = &text[at + call.len()..];
                             let name = &rest[..rest.find('"').unwrap()];

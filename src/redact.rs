@@ -382,10 +382,9 @@ fn redact_parsed(scheme: &str, parsed: &url::Url) -> String {
     let mut secret_before = false;
     if let Some(query) = parsed.query() {
         let hidden = redact_query(query);
-        // The query comes back as it is unless it held a password parameter.
-        secret_before = hidden != query;
+        secret_before = hidden.is_some();
         shown.push('?');
-        shown.push_str(&hidden);
+        shown.push_str(hidden.as_deref().unwrap_or(query));
     }
     // A sentinel URL names its master here, unless a password parameter came
     // before it: a raw '#' in the password makes the rest of it read as the
@@ -424,7 +423,10 @@ fn looks_like_hosts(text: &str) -> bool {
 
 fn redact_tail(tail: &str) -> String {
     match tail.split_once('?') {
-        Some((before, query)) => format!("{before}?{}", redact_query(query)),
+        Some((before, query)) => format!(
+            "{before}?{}",
+            redact_query(query).as_deref().unwrap_or(query)
+        ),
         None => tail.to_string(),
     }
 }
@@ -436,14 +438,14 @@ fn redact_tail(tail: &str) -> String {
 /// others in view. The parameter is found as [`secret_params`] finds it,
 /// after a `?` as well as an `&` (found by fuzzing: `?a?password=…` showed
 /// its value as part of the parameter `a?password`).
-fn redact_query(query: &str) -> String {
+/// `None` when the query holds no such parameter, so a caller learns that
+/// from the search itself rather than by comparing texts.
+fn redact_query(query: &str) -> Option<String> {
     let text = format!("?{query}");
-    let Some((_, from_value)) = secret_params(&text).next() else {
-        return query.to_string();
-    };
+    let (_, from_value) = secret_params(&text).next()?;
     let value_at = text.len() - from_value.len();
     let more = if from_value.contains('&') { "&***" } else { "" };
-    format!("{}***{more}", &text[1..value_at])
+    Some(format!("{}***{more}", &text[1..value_at]))
 }
 
 /// Replaces every occurrence of `secret` with `***`, in any ASCII case (URL

@@ -35,9 +35,7 @@ fn take_while(
         });
         during();
         takers.mark_after();
-        wait_until(Duration::from_secs(60), "takes after", || {
-            takers.taken_after() >= 10
-        });
+        takers.wait_after(Duration::from_secs(60), 10);
     });
     for failure in taken.failures {
         assert!(!failure.contains("panicked"), "{failure}");
@@ -334,9 +332,7 @@ fn an_app_moves_between_two_clusters_under_takers_without_repeats() {
             .run()
             .json();
         takers.mark_after();
-        wait_until(Duration::from_secs(60), "takes after", || {
-            takers.taken_after() >= 10
-        });
+        takers.wait_after(Duration::from_secs(60), 10);
         report
     });
     assert!(taken.failures.is_empty(), "{:?}", taken.failures);

@@ -7,9 +7,10 @@
 //! `scripts/chaos.sh` runs them with 1 000 000).
 
 use crate::harness::faults::{Persistence, RedisProcess, TcpProxy, chaos_ids};
+use crate::harness::served::{self, Served, try_get};
 use crate::harness::{
     Coprocess, Test, TestEnv, assert_unique, four_worker_lease, keys, parse_ids, segment_id,
-    worker_of_four_worker_id,
+    wait_until, worker_of_four_worker_id,
 };
 use idgen::exit_code;
 use redis::Commands;
@@ -612,5 +613,101 @@ fn the_java_algorithm_cannot_pop_a_rollback_idgen_retired() {
         let index: u64 = popped.expect("restocked").parse().unwrap();
         ids.push(segment_id(index, shard, 7));
     }
+    assert_unique(&ids);
+}
+
+/// The last index in each of app `APP`'s queues on `redis`: a push changes
+/// it, a pop never does.
+fn queue_tails(redis: &RedisProcess) -> Vec<Option<String>> {
+    let app: u8 = APP.parse().unwrap();
+    (0..64)
+        .map(|shard| {
+            let queue = keys::queue(app, shard);
+            redis::cmd("LINDEX")
+                .arg(queue)
+                .arg(-1)
+                .query::<Option<String>>(&mut redis.conn())
+                .unwrap()
+        })
+        .collect()
+}
+
+/// A warm take in `serve` pops stock that another server process stocked,
+/// and is held before it retires it. Meanwhile the server restarts again,
+/// another request reconnects the node to the new process, and every shard
+/// is stocked there afresh. The held take's retire must not run on that new
+/// connection: there it would take the new server for the one it popped
+/// from, retire stock the new server stocked itself (a gap) and stamp the
+/// shard for a server that is gone. It runs on the connection it popped
+/// over, which died with its server: the take fails, nothing is retired.
+#[test]
+fn a_held_warm_take_never_retires_stock_a_newer_server_stocked() {
+    let env = TestEnv::distributed();
+    let mut redis = RedisProcess::start(Persistence::Snapshot);
+    stocked_app(&env, &redis.url(), "queue");
+    let snapshot = redis.snapshot("stocked");
+    let hold = tempfile::tempdir().unwrap();
+    let served = Served::start_with(
+        &env,
+        &["--buffer", "0"],
+        &[
+            ("IDGEN_REDIS_URL", redis.url().as_str()),
+            ("IDGEN_FAILPOINTS", "take.before_retire=pause"),
+            ("IDGEN_FAILPOINT_DIR", hold.path().to_str().unwrap()),
+        ],
+        Some(200),
+    );
+    let port = served.port;
+    let get = move || try_get(port, &format!("/api/segment/get/{APP}"), &[]).unwrap();
+    let id_of = |reply: &served::Reply| {
+        (reply.status == 200).then(|| reply.body.trim().parse::<u64>().unwrap())
+    };
+
+    // Every shard's stamp now names the process before this one.
+    redis.restart_from_snapshot(&snapshot);
+    let paused = hold.path().join("take.before_retire.paused");
+    // Requests one at a time: the first after the restart finds the link
+    // dead, and one after it pops stale stock on a new link and is held.
+    let watched = paused.clone();
+    let held = std::thread::spawn(move || {
+        let mut ids = Vec::new();
+        loop {
+            ids.extend(id_of(&get()));
+            if watched.exists() {
+                return ids;
+            }
+        }
+    });
+    wait_until(
+        Duration::from_secs(60),
+        "a warm take held before its retire",
+        || paused.exists(),
+    );
+
+    // The server it popped from goes; a request reconnects to the new one,
+    // where every shard is then stocked anew (its stale stock retired).
+    redis.restart_from_snapshot(&snapshot);
+    let mut ids = Vec::new();
+    wait_until(
+        Duration::from_secs(30),
+        "serve to take from the new server",
+        || {
+            let taken = id_of(&get());
+            ids.extend(taken);
+            taken.is_some()
+        },
+    );
+    ids.extend(take_from_every_shard(&env, &redis.url(), "queue", 1));
+    let stocked = queue_tails(&redis);
+
+    std::fs::write(hold.path().join("take.before_retire.go"), b"").unwrap();
+    ids.extend(held.join().unwrap());
+    assert_eq!(
+        queue_tails(&redis),
+        stocked,
+        "the held take retired (and restocked) stock the new server had stocked"
+    );
+    ids.extend((0..20).filter_map(|_| id_of(&get())));
+    assert!(ids.len() > 64, "{} IDs", ids.len());
     assert_unique(&ids);
 }

@@ -210,9 +210,12 @@ fn a_long_list_is_streamed_in_chunks_and_arrives_whole_in_both_forms() {
 #[test]
 fn a_list_that_fails_part_way_ends_cut_and_counts_the_error() {
     let env = TestEnv::embedded();
-    // Room for some tens of thousands of IDs: the first chunks, not the whole list.
-    crate::serve::limited_app(&env, "small", "50000000");
-    let served = Served::start(&env, &[]);
+    // Every shard has room for about 1,220 indexes (IDs up to 20,000,000): a
+    // chunk of 1,024 on any fresh shard fits, and the 64 shards together hold
+    // about 78,000 IDs, fewer than the list, whichever shards the chunks pick.
+    // No buffer, so nothing but the list takes from the shards.
+    crate::serve::limited_app(&env, "small", "20000000");
+    let served = Served::start(&env, &["--buffer", "0"]);
     let reply = served.get("/api/segment/list/small/100000");
     // The status went out with the first chunk; the failure cuts the body.
     assert_eq!(reply.status, 200);

@@ -52,9 +52,10 @@ struct Server {
 
 /// Runs `idgen ARGS` as the binary would, on `runtime`.
 fn run_idgen(runtime: &tokio::runtime::Runtime, args: &[String]) -> anyhow::Result<()> {
-    let matches = idgen_fuzz::cli::command().try_get_matches_from(args)?;
+    let mut command = idgen_fuzz::cli::command();
+    let matches = command.try_get_matches_from_mut(args)?;
     let cli = Cli::from_arg_matches(&matches)?;
-    let origins = Origins::from_matches(&matches);
+    let origins = Origins::from_matches(&command, &matches);
     let loaded = load(&cli.globals, &origins);
     let out = Output::detect(false, loaded.secrets);
     let settings = loaded.settings?;

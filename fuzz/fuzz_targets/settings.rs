@@ -444,13 +444,14 @@ fn resolved_settings_hide_it(input: &Input, password: &str, config: PathBuf) {
             }
         }
     }
-    let Ok(matches) = idgen_fuzz::cli::command().try_get_matches_from(&args) else {
+    let mut command = idgen_fuzz::cli::command();
+    let Ok(matches) = command.try_get_matches_from_mut(&args) else {
         return;
     };
     let Ok(cli) = Cli::from_arg_matches(&matches) else {
         return;
     };
-    let origins = Origins::from_matches(&matches);
+    let origins = Origins::from_matches(&command, &matches);
     let loaded = load(&cli.globals, &origins);
     let out = Output::detect(false, loaded.secrets);
     let settings = match loaded.settings {

@@ -17,7 +17,7 @@ import sqlite3
 import time
 
 from . import resp
-from .servers import DOWN_AFTER_MS, MASTER_NAME, gtid_seq
+from .servers import DOWN_AFTER_MS, FAILOVER_TIMEOUT_S, MASTER_NAME, gtid_seq, wait_until
 from .topology import MYSQL_VIP
 
 GATE_WAIT = 60.0
@@ -264,7 +264,13 @@ class RedisIntoThePast(RedisFault):
         out["target"] = master.name
         out["healed"] = time.time()
         ctx.wait(DOWN_AFTER_MS / 1000 + 1)
-        out["effective"] = went_back and ctx.profile.redis.master() is master
+        # Judged once the sentinels agree again: a server still loading its
+        # data, or a vote under way, is no answer yet.
+        try:
+            out["effective"] = went_back and ctx.profile.redis.wait_master(timeout=30) is master
+        except RuntimeError as e:
+            out["effective"] = False
+            out["notes"] = str(e)
 
     def restart(self, ctx, master, age, out):
         """Restarts `master` into its past; whether it went back, None if it could not."""
@@ -351,14 +357,27 @@ class RedisDemote(RedisFault):
             out["effective"] = False
             out["notes"] = str(e)
             return
-        try:
-            redis.wait_master(timeout=60)
-            ctx.wait(1.0)
-            new = redis.wait_master(timeout=60)
-            out["effective"] = new is not master
-        except RuntimeError as e:
-            out["effective"] = False
-            out["notes"] = str(e)
+        if p["how"] == "sentinel-failover":
+            try:
+                # A failover takes the sentinels seconds (a vote, then the
+                # promotion): judged when another server is the agreed
+                # master, or not at all within the sentinels' failover timeout.
+                redis.wait_other_master(master, timeout=2 * FAILOVER_TIMEOUT_S)
+                out["effective"] = True
+            except RuntimeError as e:
+                out["effective"] = False
+                out["notes"] = str(e)
+        else:
+            # FAILOVER TO demotes the master behind the sentinels' back: they
+            # may turn it back into the master a few seconds later (whatever
+            # the replica took meanwhile is then lost). It had an effect if
+            # the master stepped down at all.
+            try:
+                wait_until(f"{master.name} to step down", lambda: master.role() == "slave", timeout=FAILOVER_TIMEOUT_S)
+                out["effective"] = True
+            except RuntimeError as e:
+                out["effective"] = False
+                out["notes"] = str(e)
         out["healed"] = time.time()
 
 

@@ -25,6 +25,8 @@ LEDGER_DB = "idgen_ledger"
 # killed and restarted from an older RDB comes back within it, so the restart
 # (and not a failover) decides what the clients see.
 DOWN_AFTER_MS = 2000
+# The sentinels' failover timeout: a failover not done within it was not done.
+FAILOVER_TIMEOUT_S = 10
 
 
 def wait_until(what, condition, timeout=60.0, interval=0.1):
@@ -164,7 +166,7 @@ class Sentinel(RedisProcess):
                 f"logfile {os.path.join(self.dir, 'sentinel.log')}\n"
                 f"sentinel monitor {MASTER_NAME} {master.host.ip} {master.port} 2\n"
                 f"sentinel down-after-milliseconds {MASTER_NAME} {DOWN_AFTER_MS}\n"
-                f"sentinel failover-timeout {MASTER_NAME} 10000\n"
+                f"sentinel failover-timeout {MASTER_NAME} {FAILOVER_TIMEOUT_S * 1000}\n"
                 f"sentinel parallel-syncs {MASTER_NAME} 1\n"
             )
 

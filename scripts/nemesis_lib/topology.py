@@ -16,6 +16,7 @@ and the omniscient reads the schedule's rollback gate uses.
 """
 
 import os
+import shutil
 import subprocess
 import threading
 import time
@@ -25,6 +26,8 @@ from .servers import (LEDGER_DB, MASTER_NAME, MariaDB, RedisServer, Sentinel, gt
 
 MYSQL_VIP = "10.77.0.200"
 GALERA_PROVIDER = "/usr/lib/galera/libgalera_smm.so"
+# The Galera nodes' state transfer: rsync, run as root (see write_sst_method).
+SST_METHOD = "nemesis"
 CLIENT_HOSTS = ("c1", "c2")
 
 
@@ -105,6 +108,13 @@ class RedisGroup:
     def wait_master(self, timeout=60):
         found = []
         wait_until("the sentinels to agree on a master", lambda: found.append(self.master()) or found[-1] is not None, timeout=timeout, interval=0.25)
+        return found[-1]
+
+    def wait_other_master(self, old, timeout):
+        """The master the sentinels agree on once it is not `old`."""
+        found = []
+        wait_until(f"the sentinels to agree on a master other than {old.name}",
+                   lambda: found.append(self.master()) or found[-1] not in (None, old), timeout=timeout, interval=0.25)
         return found[-1]
 
     def by_ip(self, ip):
@@ -304,6 +314,7 @@ class GaleraCluster:
 
     def __init__(self, net, registry, root, log):
         self.log = log
+        self.bin = os.path.join(root, "galera-bin")
         hosts = [net.add_host(f"galera{i}") for i in (1, 2, 3)]
         members = "gcomm://" + ",".join(f"{h.ip}:4567" for h in hosts)
         self.nodes = []
@@ -311,36 +322,32 @@ class GaleraCluster:
             extra = [
                 "--skip-log-bin", "--binlog-format=ROW", "--innodb-autoinc-lock-mode=2",
                 "--default-storage-engine=InnoDB", "--wsrep-on=ON", "--wsrep-cluster-name=idgen-nemesis",
-                "--wsrep-sst-method=rsync", f"--wsrep-provider={GALERA_PROVIDER}",
+                f"--wsrep-sst-method={SST_METHOD}", f"--wsrep-provider={GALERA_PROVIDER}",
                 f"--wsrep-cluster-address={members}", f"--wsrep-node-name=galera{i}",
                 f"--wsrep-node-address={host.ip}:4567", f"--wsrep-sst-receive-address={host.ip}:4444",
-                f"--wsrep-provider-options=gmcast.listen_addr=tcp://{host.ip}:4567;ist.recv_addr={host.ip}:4568;gcache.size=64M",
+                # A gcache that covers minutes of writes, so that a node killed
+                # under load rejoins by IST; a full SST is the rarer path.
+                f"--wsrep-provider-options=gmcast.listen_addr=tcp://{host.ip}:4567;ist.recv_addr={host.ip}:4568;gcache.size=256M",
             ]
             node = MariaDB(f"galera{i}", host, root, registry, log, extra=extra)
-            node.env = galera_env()
+            node.env = galera_env(self.bin)
             self.nodes.append(node)
 
     def start(self):
         if not os.path.exists(GALERA_PROVIDER):
             raise RuntimeError(f"the galera profile needs {GALERA_PROVIDER}; install it with `apt-get install -y galera-4 rsync`")
+        write_sst_method(self.bin)
         first = self.nodes[0]
         first.install()
-        self._open(first)
         first.start(extra=["--wsrep-new-cluster"])
         self.wait_synced(first)
         for node in self.nodes[1:]:
             os.makedirs(node.data, exist_ok=True)
             os.makedirs(node.tmp, exist_ok=True)
-            self._open(node)
             node.start(wait=False)
         for node in self.nodes[1:]:
             self.wait_synced(node)
         first.query(f"CREATE DATABASE {LEDGER_DB}")
-
-    @staticmethod
-    def _open(node):
-        # The rsync SST runs as `nobody` and must write into the datadir.
-        os.chmod(node.data, 0o777)
 
     def url(self, i):
         node = self.nodes[i % len(self.nodes)]
@@ -360,7 +367,7 @@ class GaleraCluster:
         """From its last committed position (IST), as galera_recovery does."""
         log = os.path.join(node.dir, f"recover.{node.starts}.log")
         argv = node.argv() + ["--wsrep-cluster-address=gcomm://", "--wsrep-recover", f"--log-error={log}"]
-        subprocess.run(node.host.wrap(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=galera_env(), timeout=120)
+        subprocess.run(node.host.wrap(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=galera_env(self.bin), timeout=120)
         position = None
         try:
             with open(log) as f:
@@ -379,10 +386,46 @@ class GaleraCluster:
                 self.rejoin(node)
 
 
-def galera_env():
+def galera_env(bin_dir):
     env = dict(os.environ)
-    env.update(UMASK="0666", UMASK_DIR="0777")
+    env.update(UMASK="0666", UMASK_DIR="0777", PATH=bin_dir + os.pathsep + env.get("PATH", "/usr/bin:/bin"))
     return env
+
+
+def write_sst_method(bin_dir):
+    """The SST method `nemesis`: MariaDB's rsync SST with an `rsync` that
+    keeps its daemon root. The joiner's rsync daemon gets a config that names
+    no user, so, started by root, it writes as `nobody`: it cannot give the
+    donor's files their owner and group (`chgrp ... Operation not permitted`,
+    rsync code 23) and the node aborts. mariadbd puts its own directory first
+    on the SST script's PATH, so a plain `rsync` wrapper would never be found;
+    a method of another name is looked up on the whole PATH, and it puts the
+    wrapper first."""
+    os.makedirs(bin_dir, exist_ok=True)
+    real_rsync = shutil.which("rsync")
+    real_sst = shutil.which("wsrep_sst_rsync")
+    if real_rsync is None or real_sst is None:
+        raise RuntimeError("the galera profile needs rsync and wsrep_sst_rsync; install them with `apt-get install -y rsync galera-4`")
+    scripts = {
+        "rsync": (
+            "#!/bin/sh\n"
+            "# Written by scripts/nemesis: the SST's rsync daemon keeps root (see topology.py).\n"
+            'for arg in "$@"; do\n'
+            f'  if [ "$arg" = --daemon ]; then exec {real_rsync} "$@" --dparam=uid=root --dparam=gid=root; fi\n'
+            "done\n"
+            f'exec {real_rsync} "$@"\n'
+        ),
+        f"wsrep_sst_{SST_METHOD}": (
+            "#!/bin/sh\n"
+            "# Written by scripts/nemesis: the rsync SST, with the rsync beside this file.\n"
+            f'PATH="{bin_dir}:$PATH" exec {real_sst} "$@"\n'
+        ),
+    }
+    for name, text in scripts.items():
+        path = os.path.join(bin_dir, name)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o755)
 
 
 class Profile:

@@ -610,10 +610,18 @@ pub fn wait_until_stopped(pid: i32, what: &str) {
 }
 
 /// Waits until `check` holds, polling; fails the test after `limit`.
-pub fn wait_until(limit: Duration, what: &str, mut check: impl FnMut() -> bool) {
+pub fn wait_until(limit: Duration, what: &str, check: impl FnMut() -> bool) {
+    assert!(poll_until(limit, check), "timed out waiting for {what}");
+}
+
+/// Polls `check` until it holds (true) or `limit` passes (false).
+pub fn poll_until(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + limit;
     while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        if Instant::now() >= deadline {
+            return false;
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
+    true
 }

@@ -2,15 +2,18 @@
 //! does something to the store under them (a resharding, a failover), and count
 //! the takes that began after it.
 
-use super::{Run, StopOnDrop};
+use super::{Run, StopOnDrop, poll_until};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
 /// The takers' progress, as the test sees it while they run.
 pub struct Takers {
     after: AtomicBool,
     taken: AtomicU64,
     taken_after: AtomicU64,
+    failed: AtomicU64,
+    last_failure: Mutex<Option<String>>,
 }
 
 impl Takers {
@@ -27,6 +30,24 @@ impl Takers {
     /// From now on a take that begins counts as after.
     pub fn mark_after(&self) {
         self.after.store(true, Ordering::SeqCst);
+    }
+
+    /// Waits until `enough` takes began after the mark succeeded; a timeout
+    /// names how many failed meanwhile and the last failure in full, since
+    /// a wait that ends in nothing but "timed out" cannot be diagnosed.
+    pub fn wait_after(&self, limit: Duration, enough: u64) {
+        let reached = poll_until(limit, || self.taken_after() >= enough);
+        assert!(
+            reached,
+            "timed out waiting for {enough} takes after the mark: {} succeeded, {} failed; the last failure: {}",
+            self.taken_after(),
+            self.failed.load(Ordering::SeqCst),
+            self.last_failure
+                .lock()
+                .unwrap()
+                .as_deref()
+                .unwrap_or("none")
+        );
     }
 }
 
@@ -52,6 +73,8 @@ pub fn take_during<T>(
         after: AtomicBool::new(false),
         taken: AtomicU64::new(0),
         taken_after: AtomicU64::new(0),
+        failed: AtomicU64::new(0),
+        last_failure: Mutex::new(None),
     };
     let outcome = std::thread::scope(|scope| {
         for _ in 0..takers {
@@ -67,7 +90,10 @@ pub fn take_during<T>(
                             progress.taken_after.fetch_add(1, Ordering::SeqCst);
                         }
                     } else {
-                        failures.lock().unwrap().push(run.to_string());
+                        let failure = run.to_string();
+                        progress.failed.fetch_add(1, Ordering::SeqCst);
+                        *progress.last_failure.lock().unwrap() = Some(failure.clone());
+                        failures.lock().unwrap().push(failure);
                     }
                 }
             });

@@ -85,6 +85,7 @@ pub struct Globals {
     #[arg(
         long,
         global = true,
+        hide_env_values = true,
         env = "IDGEN_REDIS_PASSWORD_FILE",
         value_name = "PATH"
     )]
@@ -94,6 +95,7 @@ pub struct Globals {
     #[arg(
         long = "redis-ca",
         global = true,
+        hide_env_values = true,
         env = "IDGEN_REDIS_CA",
         value_name = "PATH"
     )]
@@ -103,6 +105,7 @@ pub struct Globals {
     #[arg(
         long = "redis-cert",
         global = true,
+        hide_env_values = true,
         env = "IDGEN_REDIS_CERT",
         value_name = "PATH"
     )]
@@ -112,6 +115,7 @@ pub struct Globals {
     #[arg(
         long = "redis-key",
         global = true,
+        hide_env_values = true,
         env = "IDGEN_REDIS_KEY",
         value_name = "PATH"
     )]
@@ -131,6 +135,7 @@ pub struct Globals {
     #[arg(
         long,
         global = true,
+        hide_env_values = true,
         env = "IDGEN_MYSQL_PASSWORD_FILE",
         value_name = "PATH"
     )]
@@ -140,6 +145,7 @@ pub struct Globals {
     #[arg(
         long = "mysql-ca",
         global = true,
+        hide_env_values = true,
         env = "IDGEN_MYSQL_CA",
         value_name = "PATH"
     )]
@@ -149,6 +155,7 @@ pub struct Globals {
     #[arg(
         long = "mysql-cert",
         global = true,
+        hide_env_values = true,
         env = "IDGEN_MYSQL_CERT",
         value_name = "PATH"
     )]
@@ -158,23 +165,37 @@ pub struct Globals {
     #[arg(
         long = "mysql-key",
         global = true,
+        hide_env_values = true,
         env = "IDGEN_MYSQL_KEY",
         value_name = "PATH"
     )]
     pub mysql_key: Option<std::path::PathBuf>,
 
     /// The embedded store's file, used when no server is configured [default: $XDG_DATA_HOME/idgen/idgen.db or ~/.local/share/idgen/idgen.db]
-    #[arg(long, global = true, env = "IDGEN_STORE", value_name = "PATH")]
+    #[arg(
+        long,
+        global = true,
+        hide_env_values = true,
+        env = "IDGEN_STORE",
+        value_name = "PATH"
+    )]
     pub store: Option<std::path::PathBuf>,
 
     /// TOML config file; see `idgen --help` for its keys [default: $XDG_CONFIG_HOME/idgen/config.toml or ~/.config/idgen/config.toml]
-    #[arg(long, global = true, env = "IDGEN_CONFIG", value_name = "PATH")]
+    #[arg(
+        long,
+        global = true,
+        hide_env_values = true,
+        env = "IDGEN_CONFIG",
+        value_name = "PATH"
+    )]
     pub config: Option<std::path::PathBuf>,
 
     /// Dispenser that init-app records for a new app, and that next tries first: queue (the Java service's lists) or range [default: queue]
     #[arg(
         long,
         global = true,
+        hide_env_values = true,
         env = "IDGEN_DISPENSER",
         value_name = "KIND",
         value_parser = Suggest(&["queue", "range"]),
@@ -183,7 +204,13 @@ pub struct Globals {
     pub dispenser: Option<String>,
 
     /// How long to wait for a server to connect or answer, e.g. 500ms, 5s [default: 5s]
-    #[arg(long, global = true, env = "IDGEN_TIMEOUT", value_name = "DURATION")]
+    #[arg(
+        long,
+        global = true,
+        hide_env_values = true,
+        env = "IDGEN_TIMEOUT",
+        value_name = "DURATION"
+    )]
     pub timeout: Option<String>,
 
     /// Explain what the command is doing on stderr, ending with the work it did (connections, round trips, segments, retries)
@@ -250,7 +277,7 @@ pub struct NamespaceArg {
     /// The namespace: lease holders sharing one layout and epoch
     #[arg(
         long = "namespace",
-        env = "IDGEN_NAMESPACE",
+        hide_env_values = true, env = "IDGEN_NAMESPACE",
         default_value = "default",
         value_name = "NS",
         value_hint = clap::ValueHint::Other
@@ -347,22 +374,7 @@ pub fn command() -> clap::Command {
         .filter(|a| a.is_global_set() && !DECODE_GLOBALS.contains(&a.get_id().as_str()))
         .map(|a| a.clone().global(false).hide(true))
         .collect();
-    hide_env_values(command.mut_subcommand("decode", |decode| decode.args(backend)))
-}
-
-/// Shows `[env: IDGEN_X]` rather than clap's `[env: IDGEN_X=VALUE]` on every
-/// argument of every subcommand: clap prints `=` with nothing after it for an
-/// unset variable, which reads as "set to empty", and `idgen config` already
-/// shows each value with its source.
-fn hide_env_values(command: clap::Command) -> clap::Command {
-    let names: Vec<String> = command
-        .get_subcommands()
-        .map(|sub| sub.get_name().to_owned())
-        .collect();
-    let command = command.mut_args(|arg| arg.hide_env_values(true));
-    names.iter().fold(command, |command, name| {
-        command.mut_subcommand(name, hide_env_values)
-    })
+    command.mut_subcommand("decode", |decode| decode.args(backend))
 }
 
 /// Is `name` one of idgen's subcommands?
@@ -394,5 +406,33 @@ impl clap::builder::TypedValueParser for Suggest {
         Some(Box::new(
             self.0.iter().map(|v| clap::builder::PossibleValue::new(*v)),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap prints `[env: IDGEN_X=]` for an unset variable, which reads as
+    /// "set to empty", and `[env: IDGEN_X=VALUE]` for a set one, a password
+    /// file's path or a URL among them; `idgen config` shows each value with
+    /// its source instead. So every argument read from a variable says
+    /// `hide_env_values = true` where it is declared: this walks the whole
+    /// command, globals propagated, for one that does not.
+    #[test]
+    fn every_argument_read_from_a_variable_hides_its_value_in_help() {
+        fn visible(command: &clap::Command, path: &str, found: &mut Vec<String>) {
+            for arg in command.get_arguments() {
+                if arg.get_env().is_some() && !arg.is_hide_env_values_set() {
+                    found.push(format!("{path} --{}", arg.get_id()));
+                }
+            }
+            for sub in command.get_subcommands() {
+                visible(sub, &format!("{path} {}", sub.get_name()), found);
+            }
+        }
+        let mut command = super::command();
+        command.build();
+        let mut found = Vec::new();
+        visible(&command, "idgen", &mut found);
+        assert!(found.is_empty(), "add hide_env_values = true to {found:?}");
     }
 }

@@ -29,7 +29,7 @@ pub struct LayoutArgs {
     pub layout: Option<String>,
 
     /// Epoch: Unix ms, RFC 3339 (no offset = UTC) or YYYY-MM-DD (UTC midnight) [default: the layout's]
-    #[arg(long, env = EPOCH_ENV, value_name = "EPOCH")]
+    #[arg(long, hide_env_values = true, env = EPOCH_ENV, value_name = "EPOCH")]
     pub epoch: Option<String>,
 
     /// Custom layout, fields from high to low bits, e.g. time:41,worker:10,seq:12 (63 or 64 bits)

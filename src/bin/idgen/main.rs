@@ -26,8 +26,11 @@ fn main() -> ExitCode {
         return exit::exit(exit::usage());
     }
     settings::forget_empty_environment();
-    let parsed = cli::command()
-        .try_get_matches()
+    // Built once: building it is most of what a short-lived process spends
+    // before its work, and the origins of the settings are read from it too.
+    let mut command = cli::command();
+    let parsed = command
+        .try_get_matches_from_mut(std::env::args_os())
         .and_then(|matches| cli::Cli::from_arg_matches(&matches).map(|cli| (cli, matches)));
     let (cli, matches) = match parsed {
         Ok(parsed) => parsed,
@@ -40,7 +43,7 @@ fn main() -> ExitCode {
                     | clap::error::ErrorKind::MissingSubcommand
             ) =>
         {
-            eprint!("{}", cli::command().render_help());
+            eprint!("{}", command.render_help());
             return exit::exit(exit::usage());
         }
         Err(err) if !err.use_stderr() => {
@@ -61,7 +64,7 @@ fn main() -> ExitCode {
             return exit::exit(exit::usage());
         }
     };
-    let origins = settings::Origins::from_matches(&matches);
+    let origins = settings::Origins::from_matches(&command, &matches);
     // The config file's passwords are known to `Output` before anything can fail.
     let loaded = if cli.command.needs_settings() {
         settings::load(&cli.globals, &origins)

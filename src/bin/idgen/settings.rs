@@ -22,10 +22,10 @@ pub struct Origins(BTreeMap<String, String>);
 
 impl Origins {
     /// Reads the sources clap recorded, for the global options and those of the
-    /// subcommand that runs.
-    pub fn from_matches(matches: &clap::ArgMatches) -> Self {
+    /// subcommand that runs; `command` is the one that parsed `matches`.
+    pub fn from_matches(command: &clap::Command, matches: &clap::ArgMatches) -> Self {
         let mut origins = BTreeMap::new();
-        let mut command = crate::cli::command();
+        let mut command = command;
         let mut level = Some(matches);
         while let Some(m) = level {
             for arg in command.get_arguments() {
@@ -49,7 +49,7 @@ impl Origins {
                 }
             }
             level = m.subcommand().and_then(|(name, sub)| {
-                command = command.find_subcommand(name)?.clone();
+                command = command.find_subcommand(name)?;
                 Some(sub)
             });
         }

@@ -48,17 +48,20 @@ impl MysqlLedger {
             return Ok(());
         }
         // Reads only: safe to run again.
-        let present: Option<i64> = self
+        let (present, conn): (Option<i64>, _) = self
             .retrying(|| async move {
                 let mut conn = self.conn().await?;
                 self.check_version(&mut conn).await?;
-                self.bounded(conn.query_first(
-                    "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()
-                     AND table_name IN ('idgen_schema', 'idgen_namespace', 'idgen_worker_lease')",
-                ))
-                .await
+                let present = self
+                    .bounded(conn.query_first(
+                        "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()
+                         AND table_name IN ('idgen_schema', 'idgen_namespace', 'idgen_worker_lease')",
+                    ))
+                    .await?;
+                Ok((present, conn))
             })
             .await?;
+        self.keep_warm(conn);
         if present == Some(3) {
             self.leases_ready.store(true, Ordering::Release);
             return Ok(());
@@ -162,6 +165,8 @@ impl MysqlLedger {
         .await?;
         crate::failpoint::hit("lease.take_worker.before_commit")?;
         self.bounded(tx.commit()).await?;
+        // A short `lease` releases the worker right after this.
+        self.keep_warm(conn);
         Ok(WorkerClaim::Granted {
             floor_ms: (fence > 0).then_some(fence),
         })

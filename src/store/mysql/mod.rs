@@ -39,6 +39,11 @@ use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// The largest packet the driver sends or reads: MariaDB's default (MySQL's
+/// is 4 MB in 5.7, 64 MB since 8.0). idgen's statements and rows are a few
+/// kilobytes at most.
+const MAX_ALLOWED_PACKET: usize = 16 << 20;
+
 /// The MySQL/MariaDB ledger. Connects lazily: a warm `next` never opens it.
 pub struct MysqlLedger {
     url: SecretUrl,
@@ -49,6 +54,10 @@ pub struct MysqlLedger {
     ready: AtomicBool,
     /// The lease tables were seen (the rest of the schema may not have been).
     leases_ready: AtomicBool,
+    /// The connection the schema check just used, for the next query: the
+    /// pool takes a dropped connection back only once its recycler task has
+    /// run, so the query right after the check opened a second one.
+    warm: std::sync::Mutex<Option<Conn>>,
 }
 
 impl MysqlLedger {
@@ -105,7 +114,12 @@ impl MysqlLedger {
             }
         };
         let tls = ssl_opts.is_some();
+        // Given, the driver does not ask the server for it on every new
+        // connection (a round trip each). idgen's own packets are a few
+        // kilobytes; a URL's `max_allowed_packet` still wins.
+        let max_allowed_packet = opts.max_allowed_packet().or(Some(MAX_ALLOWED_PACKET));
         let opts = OptsBuilder::from_opts(opts)
+            .max_allowed_packet(max_allowed_packet)
             .ssl_opts(ssl_opts)
             .pool_opts(pool_opts)
             .prefer_socket(prefer_socket)
@@ -117,6 +131,7 @@ impl MysqlLedger {
             timeout,
             ready: AtomicBool::new(false),
             leases_ready: AtomicBool::new(false),
+            warm: std::sync::Mutex::new(None),
         })
     }
 
@@ -126,9 +141,17 @@ impl MysqlLedger {
     }
 
     async fn conn(&self) -> Result<Conn> {
+        if let Some(conn) = self.warm.lock().expect("not poisoned").take() {
+            return Ok(conn);
+        }
         let conn = self.timed(self.pool.get_conn()).await?;
         crate::activity::used_mysql_connection(conn.id());
         Ok(conn)
+    }
+
+    /// Keeps `conn`, idle and outside any transaction, for the next [`Self::conn`].
+    fn keep_warm(&self, conn: Conn) {
+        *self.warm.lock().expect("not poisoned") = Some(conn);
     }
 
     /// Runs `attempt` (one transaction, or reads) again after every failure
@@ -177,7 +200,16 @@ impl MysqlLedger {
     }
 
     /// Refuses a server older than idgen supports (MySQL 5.7, MariaDB 10.3).
+    /// The version the server announced in its handshake answers without a
+    /// round trip when it is recent enough (MariaDB numbers from 10, MySQL
+    /// below it); a lower one is asked again, since a proxy may announce its
+    /// own, and the refusal names what the server itself says.
     async fn check_version(&self, conn: &mut Conn) -> Result<()> {
+        let (major, minor, _) = conn.server_version();
+        let announced_minimum = if major >= 10 { (10, 3) } else { (5, 7) };
+        if (major, minor) >= announced_minimum {
+            return Ok(());
+        }
         let version: Option<String> = self.bounded(conn.query_first("SELECT VERSION()")).await?;
         let version = version.unwrap_or_default();
         let (minimum, name) = if version.contains("MariaDB") {
@@ -203,17 +235,19 @@ impl MysqlLedger {
             return Ok(true);
         }
         // Reads only: safe to run again.
-        let present: Vec<String> = self
+        let (present, conn): (Vec<String>, Conn) = self
             .retrying(|| async move {
                 let mut conn = self.conn().await?;
                 self.check_version(&mut conn).await?;
-                self.bounded(conn.query(
+                let present = self.bounded(conn.query(
                     "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()
                      AND table_name IN ('id_alloc', 'idgen_schema', 'idgen_app', 'idgen_refill', 'idgen_route')",
                 ))
-                .await
+                .await?;
+                Ok((present, conn))
             })
             .await?;
+        self.keep_warm(conn);
         if !present.iter().any(|t| t == "id_alloc") {
             return Ok(false);
         }

@@ -99,6 +99,7 @@ impl RedisNode {
             // A shard never stocked here: nothing to serve, nothing stale.
             return Ok(taken);
         }
+        crate::failpoint::pause("take.before_retire").await?;
         // Popped from stock this server process never stocked: not served.
         // The stock is retired and the shard stamped on this same connection:
         // `run_id` names the server at its end, and the node's current link

@@ -263,7 +263,12 @@ pub fn ensure(conn: &mut Connection) -> DbResult<()> {
         Some(v) if v < i64::from(SCHEMA_VERSION) => upgrade(conn)?,
         Some(_) => {}
     }
-    let present = tables(conn)?;
+    // The tables read first are usually all there. Read again before calling
+    // one missing: an upgrade (here, or by another process between the two
+    // reads above) adds tables and its version in one transaction.
+    if TABLES.iter().any(|(name, _)| !present.contains(*name)) {
+        present = tables(conn)?;
+    }
     if let Some((missing, _)) = TABLES.iter().find(|(name, _)| !present.contains(*name)) {
         return Err(DbError::Unusable(format!(
             "table {missing} is missing: the file is damaged or not an idgen store"

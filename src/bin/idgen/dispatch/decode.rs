@@ -586,13 +586,20 @@ Output:
 
 ",
     );
-    text.push_str(&layout_list());
+    text.push_str(layout_list());
     text.push_str(REST);
     text
 }
 
 /// The named layouts, for every help page whose `--layout` points to it.
-pub fn layout_list() -> String {
+/// Built once per process: `decode` and `lease` both show it in their help,
+/// and the CLI is built (help texts and all) before any command runs.
+pub fn layout_list() -> &'static str {
+    static LIST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LIST.get_or_init(build_layout_list)
+}
+
+fn build_layout_list() -> String {
     let mut text = String::from(
         "Layouts (fields from high to low bits, unit; epoch; when the time bits run out):\n",
     );

@@ -20,7 +20,7 @@ pub struct ReloadArgs {
     pub app: Option<u8>,
 
     /// Refill a shard when its stock is at or below idle x its last segment [default: 0.2, or the config file's]
-    #[arg(long, env = "IDGEN_IDLE", value_name = "RATIO")]
+    #[arg(long, hide_env_values = true, env = "IDGEN_IDLE", value_name = "RATIO")]
     pub idle: Option<f64>,
 
     /// Delete stock of apps no longer in id_alloc (otherwise only reported)

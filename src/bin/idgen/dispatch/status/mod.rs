@@ -50,13 +50,14 @@ Exits 8 when the worst finding is worse than ok (0 otherwise).
 pub struct StatusArgs {
     /// The epoch `lease` and `decode` would use (IDGEN_EPOCH), so the default
     /// layout is judged as they would run it; not a status option of its own.
-    #[arg(long, env = crate::layout_args::EPOCH_ENV, hide = true)]
+    #[arg(long, hide_env_values = true, env = crate::layout_args::EPOCH_ENV, hide = true)]
     pub epoch: Option<String>,
 
     /// Warn when a shard's stock is at or below RATIO x its step
     #[arg(
         long,
         visible_alias = "warn-stock",
+        hide_env_values = true,
         env = "IDGEN_IDLE",
         value_name = "RATIO",
         help_heading = "Thresholds"
