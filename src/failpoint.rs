@@ -7,7 +7,7 @@
 //!
 //! With `test-hooks`, `IDGEN_FAILPOINTS=name[=action],...` arms points, with
 //! action `kill` (the default: SIGKILL, a crash with no cleanup), `stop` (SIGSTOP
-//! the first time it is hit, for a test to signal, resume or kill the process)
+//! the first time that point is hit, for a test to signal, resume or kill the process)
 //! or `error` (fail the operation every time). Unset, a hit costs one load of a
 //! cached empty list.
 //!
@@ -159,8 +159,15 @@ mod armed {
         Pause,
     }
 
-    fn armed() -> &'static [(String, Action)] {
-        static POINTS: OnceLock<Vec<(String, Action)>> = OnceLock::new();
+    /// One armed point; `stopped` once its `stop` has fired.
+    struct Armed {
+        name: String,
+        action: Action,
+        stopped: AtomicBool,
+    }
+
+    fn armed() -> &'static [Armed] {
+        static POINTS: OnceLock<Vec<Armed>> = OnceLock::new();
         POINTS.get_or_init(|| {
             let Ok(spec) = std::env::var("IDGEN_FAILPOINTS") else {
                 return Vec::new();
@@ -181,7 +188,11 @@ mod armed {
                         "pause" => Action::Pause,
                         _ => Action::Kill,
                     };
-                    (name.to_string(), action)
+                    Armed {
+                        name: name.to_string(),
+                        action,
+                        stopped: AtomicBool::new(false),
+                    }
                 })
                 .collect()
         })
@@ -190,22 +201,21 @@ mod armed {
     /// [`hit`], then whether `name` is armed.
     pub fn hit_and_armed(name: &str) -> Result<bool> {
         hit(name)?;
-        Ok(armed().iter().any(|(armed, _)| armed == name))
+        Ok(armed().iter().any(|armed| armed.name == name))
     }
 
     /// Passes through unless the failpoint `name` is armed.
     pub fn hit(name: &str) -> Result<()> {
-        let Some((_, action)) = armed().iter().find(|(armed, _)| armed == name) else {
+        let Some(point) = armed().iter().find(|armed| armed.name == name) else {
             return Ok(());
         };
-        match action {
+        match point.action {
             // SAFETY: raising a signal on the current process has no memory-safety preconditions.
             Action::Kill => unsafe {
                 libc::raise(libc::SIGKILL);
             },
             Action::Stop => {
-                static STOPPED: AtomicBool = AtomicBool::new(false);
-                if !STOPPED.swap(true, Ordering::SeqCst) {
+                if !point.stopped.swap(true, Ordering::SeqCst) {
                     // SAFETY: as above.
                     unsafe {
                         libc::raise(libc::SIGSTOP);
@@ -225,7 +235,7 @@ mod armed {
         hit(name)?;
         if !armed()
             .iter()
-            .any(|(armed, action)| armed == name && *action == Action::Pause)
+            .any(|armed| armed.name == name && armed.action == Action::Pause)
         {
             return Ok(());
         }

@@ -5,7 +5,9 @@
 //! The calm tests share one cluster (each its own app or namespace); the ones
 //! that reshard or fail over start their own.
 
-use crate::harness::cluster::Cluster;
+use crate::harness::cluster::{Cluster, ClusterNode};
+use crate::harness::coprocess::Coprocess;
+use crate::harness::faults::PacketDrop;
 use crate::harness::takers::take_during;
 use crate::harness::{
     Test, TestEnv, assert_unique, four_worker_lease, gate_pass_for, keys, wait_until,
@@ -384,6 +386,79 @@ fn an_app_moves_between_two_clusters_under_takers_without_repeats() {
     assert!(app["min_stock"].as_u64().unwrap() > 0, "{status}");
 }
 
+/// A cluster of a test's own with one app, and the shard a gate pass picks
+/// (empty: the first `next` refills it inline).
+struct OneShard {
+    env: TestEnv,
+    cluster: Cluster,
+    url: String,
+    app: &'static str,
+    pass: &'static str,
+    key: String,
+}
+
+impl OneShard {
+    fn start(app: &'static str, pass: &'static str) -> Self {
+        let env = TestEnv::distributed();
+        let cluster = Cluster::start();
+        let url = cluster.url();
+        init_app(&env, &url, app);
+        let shard = idgen::segment::shard_for_gate_pass(pass);
+        let key = keys::queue(app.parse().unwrap(), shard);
+        OneShard {
+            env,
+            cluster,
+            url,
+            app,
+            pass,
+            key,
+        }
+    }
+
+    fn next(&self, count: &str) -> Test<'_> {
+        let args = ["next", "--app", self.app, "--gate-pass", self.pass];
+        Test::within(&self.env)
+            .args(args)
+            .args(["--count", count])
+            .env("IDGEN_REDIS_URL", &self.url)
+    }
+
+    /// `next --count 10` with `failpoints` armed.
+    fn resender(&self, failpoints: &str) -> Coprocess {
+        let args = ["next", "--app", self.app, "--gate-pass", self.pass];
+        self.env.coprocess(
+            &[&args[..], &["--count", "10"]].concat(),
+            &[
+                ("IDGEN_REDIS_URL", self.url.as_str()),
+                ("IDGEN_FAILPOINTS", failpoints),
+            ],
+        )
+    }
+
+    /// Promotes `replica` with `CLUSTER FAILOVER [how]`.
+    fn fail_over_to(&self, replica: &ClusterNode, how: Option<&str>) {
+        let mut failover = redis::cmd("CLUSTER");
+        failover.arg("FAILOVER").arg(how);
+        let _: () = failover.query(&mut replica.conn()).unwrap();
+        wait_until(Duration::from_secs(60), "the replica to take over", || {
+            replica.is_master() && self.cluster.master_of(&self.key).port == replica.port
+        });
+        self.cluster.wait_ok();
+    }
+
+    /// Resumes the resender stopped after its push, whose answer was lost:
+    /// the push is sent again. Then 100 more; with `served`, 160 IDs, unique.
+    fn resend_and_take(&self, resender: Coprocess, mut served: Vec<u64>) {
+        resender.signal(libc::SIGCONT);
+        let (status, stdout, stderr) = resender.wait();
+        assert!(status.success(), "{stderr:?}");
+        served.extend(stdout.lines().map(|l| l.parse::<u64>().unwrap()));
+        served.extend(self.next("100").status(exit_code::OK).run().ids());
+        assert_eq!(served.len(), 160);
+        assert_unique(&served);
+    }
+}
+
 /// A cluster client sends a script again when its answer was lost, and after
 /// a failover the resend reaches the promoted replica, which retires the
 /// shard's stock (a new replication ID) before the push runs: the witness,
@@ -391,53 +466,84 @@ fn an_app_moves_between_two_clusters_under_takers_without_repeats() {
 /// second time, or the indexes already served from the old master come back.
 #[test]
 fn a_push_resent_to_a_promoted_replica_after_its_answer_was_lost_is_stocked_once() {
-    let env = TestEnv::distributed();
-    let cluster = Cluster::start();
-    let url = cluster.url();
-    init_app(&env, &url, "35");
-    let pass = "resend";
-    let shard = idgen::segment::shard_for_gate_pass(pass);
-    let key = keys::queue(35, shard);
-    let next = |count: &str| {
-        Test::within(&env)
-            .args(["next", "--app", "35", "--gate-pass", pass, "--count", count])
-            .env("IDGEN_REDIS_URL", &url)
-    };
-
-    // An empty shard: `next` refills it inline and stops right after its push.
-    let resender = env.coprocess(
-        &["next", "--app", "35", "--gate-pass", pass, "--count", "10"],
-        &[
-            ("IDGEN_REDIS_URL", url.as_str()),
-            ("IDGEN_FAILPOINTS", "dispenser.push_answer_lost=stop"),
-        ],
-    );
+    let one = OneShard::start("35", "resend");
+    // `next` refills the empty shard inline and stops right after its push.
+    let resender = one.resender("dispenser.push_answer_lost=stop");
     crate::harness::wait_until_stopped(resender.pid(), "the push to run");
     // Its segment is served meanwhile from the old master.
-    let mut ids = next("50").status(exit_code::OK).run().ids();
+    let served = one.next("50").status(exit_code::OK).run().ids();
 
     // The shard's replica takes over, with every write the master had.
-    let master = cluster.master_of(&key).port;
-    let replica = {
-        let master = cluster.nodes.iter().find(|n| n.port == master).unwrap();
-        cluster.replica_of(master).port
-    };
-    let node = cluster.nodes.iter().find(|n| n.port == replica).unwrap();
-    let _: () = redis::cmd("CLUSTER")
-        .arg("FAILOVER")
-        .query(&mut node.conn())
-        .unwrap();
-    wait_until(Duration::from_secs(60), "the replica to take over", || {
-        node.is_master() && cluster.master_of(&key).port == replica
-    });
-    cluster.wait_ok();
+    let master = one.cluster.master_of(&one.key);
+    one.fail_over_to(one.cluster.replica_of(master), None);
+    one.resend_and_take(resender, served);
+}
 
-    // The push is sent again, now to the promoted replica.
+/// As above, but the replica never got the push, only the lock: the network
+/// lost the master's replication stream between the two, and the replica
+/// was made master without it (`CLUSTER FAILOVER TAKEOVER`, as when the
+/// master cannot be reached). Its witness is behind, so only the lock can
+/// tell the resend from a new push: the lock was granted by the old master,
+/// and the new one refuses it (a gap). Stocked again there, the segment
+/// would serve the old master's IDs a second time.
+#[test]
+fn a_push_resent_to_a_replica_promoted_without_it_is_refused() {
+    let one = OneShard::start("36", "resend-lagging");
+    let master = one.cluster.master_of(&one.key);
+    let replica = one.cluster.replica_of(master);
+    let read = |node: &ClusterNode, cmd: &mut redis::Cmd| -> redis::Value {
+        let mut conn = node.conn();
+        let _: () = redis::cmd("READONLY").query(&mut conn).unwrap();
+        cmd.query(&mut conn).unwrap()
+    };
+    let stock = |node: &ClusterNode| match read(node, redis::cmd("LLEN").arg(&one.key)) {
+        redis::Value::Int(n) => n,
+        other => panic!("LLEN {}: {other:?}", one.key),
+    };
+    // The shard's lock as the replica holds it, and the ms it has left.
+    let replica_lock_ttl = || {
+        let shard = idgen::segment::shard_for_gate_pass(one.pass);
+        let pattern = format!("{}{{*", keys::lock(36, shard));
+        let found = read(replica, redis::cmd("KEYS").arg(&pattern));
+        let redis::Value::Array(found) = found else {
+            panic!("KEYS {pattern}: {found:?}")
+        };
+        let Some(redis::Value::BulkString(lock)) = found.first() else {
+            return None;
+        };
+        match read(replica, redis::cmd("PTTL").arg(lock.as_slice())) {
+            redis::Value::Int(ms) if ms > 0 => Some(ms),
+            _ => None,
+        }
+    };
+
+    // `next` refills the empty shard inline and stops before its push, and
+    // again right after it.
+    let resender = one.resender("dispenser.before_push=stop,dispenser.push_answer_lost=stop");
+    crate::harness::wait_until_stopped(resender.pid(), "the lock to be taken");
+    wait_until(
+        Duration::from_secs(30),
+        "the replica to get the lock",
+        || replica_lock_ttl().is_some(),
+    );
+    // From here on the replica receives nothing from its master.
+    let links = master.replica_link_ports();
+    assert_eq!(links.len(), 1, "{links:?}");
+    let _partition = PacketDrop::from_port_to_port(master.port, links[0]);
     resender.signal(libc::SIGCONT);
-    let (status, stdout, stderr) = resender.wait();
-    assert!(status.success(), "{stderr:?}");
-    ids.extend(stdout.lines().map(|l| l.parse::<u64>().unwrap()));
-    ids.extend(next("100").status(exit_code::OK).run().ids());
-    assert_eq!(ids.len(), 160);
-    assert_unique(&ids);
+    wait_until(Duration::from_secs(30), "the push to run", || {
+        stock(master) > 0
+    });
+    crate::harness::wait_until_stopped(resender.pid(), "the push's answer to be lost");
+    // Its segment is served meanwhile from the old master.
+    let served = one.next("50").status(exit_code::OK).run().ids();
+    assert_eq!(stock(replica), 0, "the partition let the push through");
+
+    one.fail_over_to(replica, Some("TAKEOVER"));
+    // The token alone would still let the push in.
+    assert!(
+        replica_lock_ttl().is_some(),
+        "the lock expired before the resend"
+    );
+    one.resend_and_take(resender, served);
 }

@@ -106,6 +106,24 @@ impl ClusterNode {
             )
     }
 
+    /// The local port of each replica's replication connection to this
+    /// master (`CLIENT LIST TYPE replica`).
+    pub fn replica_link_ports(&self) -> Vec<u16> {
+        let clients: String = redis::cmd("CLIENT")
+            .arg("LIST")
+            .arg("TYPE")
+            .arg("replica")
+            .query(&mut self.conn())
+            .unwrap();
+        clients
+            .lines()
+            .filter_map(|line| {
+                let addr = line.split(' ').find_map(|f| f.strip_prefix("addr="))?;
+                addr.rsplit_once(':')?.1.parse().ok()
+            })
+            .collect()
+    }
+
     /// SIGKILL.
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {

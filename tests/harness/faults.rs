@@ -460,3 +460,67 @@ fn backward(mut from: TcpStream, mut to: TcpStream) {
         }
     });
 }
+
+/// One direction of one loopback connection cut: every TCP packet from port
+/// `from` to port `to` on `lo` is dropped (an iptables rule) until this is
+/// dropped. The other direction still flows, so neither end sees the
+/// connection fail until its own timeout: what a partition that loses one
+/// stream looks like, such as a master's replication stream to its replica.
+/// Needs root and iptables, which CI installs.
+pub struct PacketDrop {
+    iptables: &'static str,
+    rule: Vec<String>,
+}
+
+impl PacketDrop {
+    pub fn from_port_to_port(from: u16, to: u16) -> Self {
+        let iptables = ["iptables-legacy", "iptables"]
+            .into_iter()
+            .find(|name| {
+                Command::new(name)
+                    .args(["-w", "-L", "INPUT", "-n"])
+                    .output()
+                    .is_ok_and(|out| out.status.success())
+            })
+            .expect("iptables-legacy or iptables, run as root: the harness drops packets with it");
+        let rule: Vec<String> = [
+            "INPUT",
+            "-i",
+            "lo",
+            "-p",
+            "tcp",
+            "--sport",
+            &from.to_string(),
+            "--dport",
+            &to.to_string(),
+            "-j",
+            "DROP",
+        ]
+        .map(String::from)
+        .to_vec();
+        let drop = PacketDrop { iptables, rule };
+        drop.run("-I");
+        drop
+    }
+
+    fn run(&self, action: &str) {
+        let out = Command::new(self.iptables)
+            .args(["-w", action])
+            .args(&self.rule)
+            .output()
+            .expect("run iptables");
+        assert!(
+            out.status.success(),
+            "{} {action} {}: {}",
+            self.iptables,
+            self.rule.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+impl Drop for PacketDrop {
+    fn drop(&mut self) {
+        self.run("-D");
+    }
+}

@@ -42,6 +42,21 @@ local function server_replid()
   return string.match(replication, 'master_replid:(%x+)') or ''
 end
 
+-- A refill lock is held on the server that granted it, and only there: its
+-- value is the caller's token and that server's name (process and replication
+-- history). Copied to another server (a replica promoted, a dataset restored),
+-- it is nobody's. A cluster client sends a script again when its answer was
+-- lost, after a failover to the new master: a push the old master ran, and
+-- served from, but never replicated would otherwise stock the same segment a
+-- second time there, where the witness never saw it. Refused, it is a gap.
+local function lock_value(token)
+  return token .. ' ' .. (server_run_id() or '?') .. ' ' .. server_replid()
+end
+
+local function holds_lock(lock, token)
+  return redis.call('GET', lock) == lock_value(token)
+end
+
 -- Serves stock only to the server process, in the replication history, that
 -- stocked it. A dataset that went back in time (an older RDB or AOF, a restored
 -- backup, a lagging replica promoted, a former master promoted back) holds

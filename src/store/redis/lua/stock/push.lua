@@ -10,17 +10,17 @@
 -- out before, so none is stocked), -4 when the shard moved to another node
 -- (then `witnessed` names it: see seal.lua). stale and over count indexes
 -- retired by `settle` (stock older than the ledger, stock above the limit).
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1, '', 0, 0, 0, 0, ''} end
+if not holds_lock(KEYS[1], ARGV[1]) then return {-1, '', 0, 0, 0, 0, ''} end
 local moved_to = redis.call('HGET', KEYS[5], 'moved_to')
 if moved_to then return {-4, '', 0, 0, 0, 0, moved_to} end
 local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[6])
 local first, last = tonumber(ARGV[2]), tonumber(ARGV[3])
 local seen = redis.call('HMGET', KEYS[5], 'last', 'token')
 if seen[1] and first <= tonumber(seen[1]) then
-  -- The witness survives retirement, so a push sent again (a cluster client
-  -- retrying after a lost answer, maybe on another master after a failover)
-  -- finds its own segment recorded under its own token: answered, never
-  -- stocked twice.
+  -- The witness survives retirement, so a push sent again to this server (a
+  -- cluster client retrying after a lost answer or a timeout) finds its own
+  -- segment recorded under its own token: answered, never stocked twice.
+  -- Sent again to another server (a failover), the lock refused it above.
   if seen[2] == ARGV[1] and last == tonumber(seen[1]) then
     local stock = KEYS[2]
     if ARGV[4] == 'range' then stock = KEYS[3] end

@@ -6,6 +6,6 @@
 -- the same step, so nothing stocked here can be missing from it.
 -- KEYS: lock, witness. ARGV: token, the node the shard moves to.
 -- Returns {1, witness ('': none)}, or {-1} when the lock is not ours.
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
+if not holds_lock(KEYS[1], ARGV[1]) then return {-1} end
 redis.call('HSET', KEYS[2], 'moved_to', ARGV[2])
 return {1, redis.call('HGET', KEYS[2], 'last') or ''}
