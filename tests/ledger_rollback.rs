@@ -436,8 +436,11 @@ impl MovingApp {
         assert_eq!(killed.status.signal(), Some(libc::SIGKILL), "{killed}");
     }
 
-    /// The replica stops applying what the primary commits from now on.
+    /// The replica stops applying what the primary commits from now on,
+    /// once it has applied everything committed so far (a command that just
+    /// answered may not be applied there yet).
     fn lag(&self) {
+        self.pair.wait_applied(&self.pair.primary_position());
         self.pair.stop_applying();
     }
 

@@ -47,22 +47,10 @@ impl MysqlLedger {
         if self.ready.load(Ordering::Acquire) || self.leases_ready.load(Ordering::Acquire) {
             return Ok(());
         }
-        // Reads only: safe to run again.
-        let (present, conn): (Option<i64>, _) = self
-            .retrying(|| async move {
-                let mut conn = self.conn().await?;
-                self.check_version(&mut conn).await?;
-                let present = self
-                    .bounded(conn.query_first(
-                        "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()
-                         AND table_name IN ('idgen_schema', 'idgen_namespace', 'idgen_worker_lease')",
-                    ))
-                    .await?;
-                Ok((present, conn))
-            })
+        let present = self
+            .tables_present("'idgen_schema', 'idgen_namespace', 'idgen_worker_lease'")
             .await?;
-        self.keep_warm(conn);
-        if present == Some(3) {
+        if present.len() == 3 {
             self.leases_ready.store(true, Ordering::Release);
             return Ok(());
         }

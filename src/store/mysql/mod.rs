@@ -228,26 +228,38 @@ impl MysqlLedger {
         })
     }
 
+    /// Which of `tables` (a quoted list of names) the database holds, on a
+    /// server checked for its version; the connection is kept for the next
+    /// query.
+    async fn tables_present(&self, tables: &'static str) -> Result<Vec<String>> {
+        // Reads only: safe to run again.
+        let (present, conn) = self
+            .retrying(|| async move {
+                let mut conn = self.conn().await?;
+                self.check_version(&mut conn).await?;
+                let present: Vec<String> = self
+                    .bounded(conn.query(format!(
+                        "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ({tables})"
+                    )))
+                    .await?;
+                Ok((present, conn))
+            })
+            .await?;
+        self.keep_warm(conn);
+        Ok(present)
+    }
+
     /// Checks once per process that the tables exist, creating idgen's own next
     /// to an `id_alloc` made by the Java service. Returns whether `id_alloc` exists.
     async fn ready(&self) -> Result<bool> {
         if self.ready.load(Ordering::Acquire) {
             return Ok(true);
         }
-        // Reads only: safe to run again.
-        let (present, conn): (Vec<String>, Conn) = self
-            .retrying(|| async move {
-                let mut conn = self.conn().await?;
-                self.check_version(&mut conn).await?;
-                let present = self.bounded(conn.query(
-                    "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()
-                     AND table_name IN ('id_alloc', 'idgen_schema', 'idgen_app', 'idgen_refill', 'idgen_route')",
-                ))
-                .await?;
-                Ok((present, conn))
-            })
+        let present = self
+            .tables_present(
+                "'id_alloc', 'idgen_schema', 'idgen_app', 'idgen_refill', 'idgen_route'",
+            )
             .await?;
-        self.keep_warm(conn);
         if !present.iter().any(|t| t == "id_alloc") {
             return Ok(false);
         }

@@ -5,7 +5,7 @@
 -- Returns {1, stock (-1: missing), rollback, retired, witness ('': none),
 -- recorded max_limit_id ('': unknown), the node the shard moved to ('':
 -- this node stocks it; see seal.lua)}, or {0} when someone holds the lock.
-if not redis.call('SET', KEYS[1], lock_value(ARGV[1]), 'NX', 'PX', ARGV[2]) then return {0} end
+if not redis.call('SET', KEYS[1], lock_value(ARGV[1], ARGV[4]), 'NX', 'PX', ARGV[2]) then return {0} end
 local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[4])
 local stock = KEYS[2]
 if ARGV[3] == 'range' then stock = KEYS[3] end

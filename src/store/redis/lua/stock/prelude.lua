@@ -28,10 +28,17 @@ local function stock_of(key, kind)
   return n
 end
 
--- This server process: a restart gets a new run_id, and a promoted replica has its own.
-local function server_run_id()
-  local info = redis.call('INFO', 'server')
-  return string.match(info, 'run_id:(%x+)')
+-- This server process: a restart gets a new run_id, and a promoted replica has
+-- its own. `expected` is the run_id when the caller knows it for certain (a
+-- direct connection, which cannot outlive the server process); '' or nil
+-- asks, once per script.
+local asked_run_id
+local function server_run_id(expected)
+  if expected and expected ~= '' then return expected end
+  if not asked_run_id then
+    asked_run_id = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or '?'
+  end
+  return asked_run_id
 end
 
 -- This server's replication history: every promotion gets a new master_replid,
@@ -49,12 +56,12 @@ end
 -- lost, after a failover to the new master: a push the old master ran, and
 -- served from, but never replicated would otherwise stock the same segment a
 -- second time there, where the witness never saw it. Refused, it is a gap.
-local function lock_value(token)
-  return token .. ' ' .. (server_run_id() or '?') .. ' ' .. server_replid()
+local function lock_value(token, expected)
+  return token .. ' ' .. server_run_id(expected) .. ' ' .. server_replid()
 end
 
-local function holds_lock(lock, token)
-  return redis.call('GET', lock) == lock_value(token)
+local function holds_lock(lock, token, expected)
+  return redis.call('GET', lock) == lock_value(token, expected)
 end
 
 -- Serves stock only to the server process, in the replication history, that
@@ -62,13 +69,11 @@ end
 -- backup, a lagging replica promoted, a former master promoted back) holds
 -- indexes that were already popped, under an old stamp: both stocks of the
 -- shard are retired before anything is served.
--- `expected` is this server's run_id when the caller knows it for certain (a
--- direct connection, which cannot outlive the server process); '' or nil asks.
--- Returns '' when the stock is this server's, else '<stamp found or -> <run_id>',
--- and the number of indexes retired.
+-- `expected` is as for `server_run_id`. Returns '' when the stock is this
+-- server's, else '<stamp found or -> <run_id>', and the number of indexes
+-- retired.
 local function verify(queue, range, stamp, expected)
-  local run_id = expected
-  if not run_id or run_id == '' then run_id = server_run_id() end
+  local run_id = server_run_id(expected)
   local replid = server_replid()
   local stamped = redis.call('HMGET', stamp, 'run_id', 'replid')
   if stamped[1] == run_id and stamped[2] == replid then return '', 0 end

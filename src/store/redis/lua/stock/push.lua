@@ -10,7 +10,7 @@
 -- out before, so none is stocked), -4 when the shard moved to another node
 -- (then `witnessed` names it: see seal.lua). stale and over count indexes
 -- retired by `settle` (stock older than the ledger, stock above the limit).
-if not holds_lock(KEYS[1], ARGV[1]) then return {-1, '', 0, 0, 0, 0, ''} end
+if not holds_lock(KEYS[1], ARGV[1], ARGV[6]) then return {-1, '', 0, 0, 0, 0, ''} end
 local moved_to = redis.call('HGET', KEYS[5], 'moved_to')
 if moved_to then return {-4, '', 0, 0, 0, 0, moved_to} end
 local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[6])

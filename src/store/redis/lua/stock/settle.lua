@@ -4,7 +4,7 @@
 -- max_limit_id, the highest index within it, this server's run_id if known.
 -- Returns {stale, over, witnessed (1: the shard had a witness), rollback,
 -- retired}, or {-1} when the lock is not ours.
-if not holds_lock(KEYS[1], ARGV[1]) then return {-1} end
+if not holds_lock(KEYS[1], ARGV[1], ARGV[5]) then return {-1} end
 local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[5])
 local stale, over, witnessed = settle(KEYS[2], KEYS[3], KEYS[4], KEYS[5], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]))
 return {stale, over, witnessed, rollback, retired}
