@@ -113,6 +113,7 @@ class Clients:
                 running_for = time.time() - t0 - proc.stopped_total
                 if proc.stopped_at is None and running_for > HUNG_AFTER:
                     hung = True
+                    stacks = self.dump_stacks(client, proc.pid)
                     proc._signal_group(9)
         t1 = time.time()
         code = proc.popen.returncode
@@ -128,6 +129,8 @@ class Clients:
             "killed": proc.killed_by_nemesis, "hung": hung, "stopped_s": round(proc.stopped_total, 3),
             "ids": ids, "err": lines[-1][:400] if lines else "",
         }
+        if hung:
+            record["stacks"] = stacks
         if args[0] == "lease" and "--json" in args:
             # The lease's events, in the order it reported them.
             record["events"] = [e for e in map(_json_or_none, lines) if e is not None]
@@ -135,6 +138,21 @@ class Clients:
             record.update(extra)
         rec.write(record)
         return record, out
+
+    def dump_stacks(self, client, pid):
+        """Every thread's stack of a hung call, before it is killed, into
+        `hung/CLIENT-PID.txt` of the run (gdb, with the binary's symbols); the
+        file's path, relative to the run, or why there is none."""
+        path = os.path.join("hung", f"{client}-{pid}.txt")
+        os.makedirs(os.path.join(self.run_dir, "hung"), exist_ok=True)
+        try:
+            dump = subprocess.run(["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt"],
+                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return f"no stacks: gdb failed ({e})"
+        with open(os.path.join(self.run_dir, path), "wb") as f:
+            f.write(dump.stdout + dump.stderr)
+        return path
 
     # -- setup ----------------------------------------------------------------------
 
