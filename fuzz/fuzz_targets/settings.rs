@@ -312,11 +312,9 @@ impl Input {
 /// Whether any part of the input but the password holds the core: then a
 /// core shown may not be the password.
 fn template_holds_the_core(input: &Input) -> bool {
-    let urls = [&input.redis, &input.mysql]
-        .into_iter()
-        .flatten()
-        .chain(input.nodes.iter().map(|(_, url)| url))
-        .map(|url| url.render(None));
+    // The file's URLs too, as its reader unescapes them: a template's `\r`
+    // is an escape in the rendered file, a carriage return in the URL.
+    let urls = input.urls().map(|url| url.render(None));
     let names = input.nodes.iter().map(|(name, _)| name.clone());
     let file = input.file.iter().map(|f| f.render(None));
     // As a URL parser reads the text too: it drops tabs and newlines
