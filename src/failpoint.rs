@@ -159,11 +159,12 @@ mod armed {
         Pause,
     }
 
-    /// One armed point; `stopped` once its `stop` has fired.
+    /// One armed point; `fired` once its `stop` or `pause` has held a
+    /// process or a task: each holds only the first to reach it.
     struct Armed {
         name: String,
         action: Action,
-        stopped: AtomicBool,
+        fired: AtomicBool,
     }
 
     fn armed() -> &'static [Armed] {
@@ -191,7 +192,7 @@ mod armed {
                     Armed {
                         name: name.to_string(),
                         action,
-                        stopped: AtomicBool::new(false),
+                        fired: AtomicBool::new(false),
                     }
                 })
                 .collect()
@@ -215,7 +216,7 @@ mod armed {
                 libc::raise(libc::SIGKILL);
             },
             Action::Stop => {
-                if !point.stopped.swap(true, Ordering::SeqCst) {
+                if !point.fired.swap(true, Ordering::SeqCst) {
                     // SAFETY: as above.
                     unsafe {
                         libc::raise(libc::SIGSTOP);
@@ -233,14 +234,13 @@ mod armed {
     /// task that reaches it until the test says go (see the module's docs).
     pub async fn pause(name: &str) -> Result<()> {
         hit(name)?;
-        if !armed()
+        let Some(point) = armed()
             .iter()
-            .any(|armed| armed.name == name && armed.action == Action::Pause)
-        {
+            .find(|armed| armed.name == name && armed.action == Action::Pause)
+        else {
             return Ok(());
-        }
-        static PAUSED: AtomicBool = AtomicBool::new(false);
-        if PAUSED.swap(true, Ordering::SeqCst) {
+        };
+        if point.fired.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
         let dir = std::path::PathBuf::from(

@@ -22,6 +22,14 @@ const INLINE_REFILLS: u32 = 3;
 /// ledger's route) before it gives up: more means the app kept moving.
 const MAX_HOPS: u32 = 3;
 
+/// How many rounds in a row one take may go without getting an index
+/// before it gives up. A round that follows a seal back to the node it is
+/// on, or finds stock another refiller pushed gone again, counts no hop and
+/// no refill; while faults keep undoing what each round repairs (a node
+/// restarted from an old snapshot again and again), the take would
+/// otherwise go round for as long as they last, and print nothing.
+const MAX_IDLE_ROUNDS: u32 = 16;
+
 /// How a shortfall in stock was made up.
 enum Refilled {
     /// A segment to hand out directly.
@@ -57,7 +65,18 @@ impl SegmentAllocator {
         // Set once the hints were found to loop: from then on only the
         // ledger (a refill's route check) says where the app is.
         let mut ledger_routes = false;
+        let mut idle_rounds = 0;
         loop {
+            if idle_rounds > MAX_IDLE_ROUNDS {
+                return Err(Error::RouteUnsettled {
+                    app: slot.app,
+                    detail: format!(
+                        "one take of shard {} went round {idle_rounds} times on node {node_name:?} without getting an index: its stock, seals or route kept changing under it",
+                        slot.shard
+                    ),
+                });
+            }
+            let had = issued.ids.len();
             let node = self.nodes.get(&node_name).await?;
             let remaining = count - issued.ids.len() as u64;
             let mut taken = node.take(guess, slot, remaining).await?;
@@ -134,6 +153,11 @@ impl SegmentAllocator {
                     });
                 }
                 node_name = to;
+            }
+            if issued.ids.len() == had {
+                idle_rounds += 1;
+            } else {
+                idle_rounds = 0;
             }
         }
     }

@@ -47,10 +47,8 @@ impl MysqlLedger {
         if self.ready.load(Ordering::Acquire) || self.leases_ready.load(Ordering::Acquire) {
             return Ok(());
         }
-        let present = self
-            .tables_present("'idgen_schema', 'idgen_namespace', 'idgen_worker_lease'")
-            .await?;
-        if present.len() == 3 {
+        const TABLES: &[&str] = &["idgen_schema", "idgen_namespace", "idgen_worker_lease"];
+        if self.tables_present(TABLES).await?.len() == TABLES.len() {
             self.leases_ready.store(true, Ordering::Release);
             return Ok(());
         }
@@ -122,20 +120,28 @@ impl MysqlLedger {
             .bounded(conn.start_transaction(Self::tx_opts()))
             .await?;
         self.check_namespace(&mut tx, namespace, now_ms).await?;
-        // Make sure a row exists to lock, so two takers serialise.
-        self.bounded(tx.exec_drop(
-            "INSERT INTO idgen_worker_lease (namespace, worker, token, holder, fence_ms) VALUES (?, ?, '', '', 0)
-             ON DUPLICATE KEY UPDATE worker = worker",
-            (&namespace.name, worker),
-        ))
-        .await?;
-        let (held_by, held_holder, fence): (String, String, i64) = self
-            .bounded(tx.exec_first(
-                "SELECT token, holder, fence_ms FROM idgen_worker_lease WHERE namespace = ? AND worker = ? FOR UPDATE",
+        const LOCK_ROW: &str = "SELECT token, holder, fence_ms FROM idgen_worker_lease WHERE namespace = ? AND worker = ? FOR UPDATE";
+        let mut row: Option<(String, String, i64)> = self
+            .bounded(tx.exec_first(LOCK_ROW, (&namespace.name, worker)))
+            .await?;
+        if row.is_none() {
+            // A worker's first lease: make a row to lock, so two takers
+            // serialise. The second waits on the first's insert, then
+            // reads its row (and its token) under the lock. Only now,
+            // since a worker's row, once made, is never deleted outside
+            // `delete_namespace`, which locks the namespace first.
+            self.bounded(tx.exec_drop(
+                "INSERT INTO idgen_worker_lease (namespace, worker, token, holder, fence_ms) VALUES (?, ?, '', '', 0)
+                 ON DUPLICATE KEY UPDATE worker = worker",
                 (&namespace.name, worker),
             ))
-            .await?
-            .ok_or_else(|| Error::Internal("the worker lease row vanished".into()))?;
+            .await?;
+            row = self
+                .bounded(tx.exec_first(LOCK_ROW, (&namespace.name, worker)))
+                .await?;
+        }
+        let (held_by, held_holder, fence) =
+            row.ok_or_else(|| Error::Internal("the worker lease row vanished".into()))?;
         if !held_by.is_empty() && held_by != token && fence > now_ms {
             self.bounded(tx.commit()).await?;
             return Ok(WorkerClaim::Held {
