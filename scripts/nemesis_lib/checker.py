@@ -157,14 +157,22 @@ def check_unique(records, tmp, violations, domain):
 
 def limits_in_force(meta, records):
     """A function (t0, t1) -> the highest max_limit_id that can have been in
-    force for a call over [t0, t1]. An `app set` that answered 0 changed it
-    within its own span; one that failed, was killed or hung may have changed
-    it (so it counts from its start until a later successful one); the
-    highest of all these is what a take may have obeyed. An `app set` that
-    answered 0 while MySQL's replica lagged, before that replica was
-    promoted, may have been lost with the primary: the ledger then holds the
-    limit from before it again (the ledger is the authority for limits; a
-    lost change is no repeat), until a later `app set` after the promotion."""
+    force for a call over [t0, t1].
+
+    The ledger is the authority for limits, so the model walks the `app set`
+    calls that ended before the call began, keeping every value the ledger
+    may hold after each:
+    * one that answered 0 and no lagging promotion can have lost leaves only
+      its own value;
+    * one that answered 0 while MySQL's replica lagged, before that replica
+      was promoted, may have been lost with the primary: the ledger then holds
+      whatever it may have held before it (itself possibly a value restored by
+      an earlier loss: losses stack), or its own value;
+    * one that failed, was killed or hung may have changed it: its value joins
+      the ones before it.
+    An `app set` still running during the call may have changed it within the
+    call. The highest of all these is what a take may have obeyed; a lost
+    change is no repeat."""
     app = meta["limit_app"]
     sets = sorted((r for r in records if r.get("type") == "call" and r.get("cmd") == "app-set"
                    and r.get("app") == app and "limit" in r), key=lambda r: r["t0"])
@@ -182,23 +190,16 @@ def limits_in_force(meta, records):
         return None
 
     def allowed(c0, c1):
-        base = initial
-        candidates = []
+        possible = {initial}
         for s in sets:
-            if s["exit"] == 0 and s["t1"] < c0:
-                f = lost_by(s)
-                if f and not any(d["exit"] == 0 and d["t0"] > f.get("healed", f["start"]) and d["t1"] < c0 for d in sets):
-                    candidates.append(base)
-                base = s["limit"]
-        candidates.append(base)
-        for s in sets:
-            if s["t0"] < c1 and s["t1"] > c0:
-                candidates.append(s["limit"])
-            elif s["exit"] != 0 and s["t1"] <= c0:
-                superseded = any(d["exit"] == 0 and d["t0"] > s["t1"] and d["t1"] < c0 for d in sets)
-                if not superseded:
-                    candidates.append(s["limit"])
-        return max(candidates)
+            if s["t1"] < c0:
+                if s["exit"] == 0 and not lost_by(s):
+                    possible = {s["limit"]}
+                else:
+                    possible.add(s["limit"])
+            elif s["t0"] < c1:
+                possible.add(s["limit"])
+        return max(possible)
 
     return allowed
 

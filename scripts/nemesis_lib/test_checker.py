@@ -129,6 +129,38 @@ class CheckerTest(unittest.TestCase):
         h.next(109.0, [LIMIT // 2 + 4], app=4)
         self.assertEqual(h.kinds(), ["limit"])
 
+    def lowered_three_times_two_lost(self):
+        """Distributed seed 30011's history: the limit lowered at 90.0 (kept),
+        at 93.0 (lost by a promotion lagging from 92.5, healed at 94.0), and at
+        96.0 (lost by a second one lagging from 95.0, healed at 96.6). The
+        ledger then holds the limit of 90.0: the one of 93.0 never reached the
+        replica that the second promotion restored from."""
+        h = healthy()
+        for t0, limit in ((90.0, LIMIT * 3 // 4), (93.0, LIMIT // 2), (96.0, LIMIT // 4)):
+            h.add(type="call", cmd="app-set", client="app-setter", t0=t0, t1=t0 + 0.1, exit=0, killed=False,
+                  hung=False, ids=[], app=4, limit=limit)
+        for n, start, lag, healed in ((2, 92.5, 1.0, 94.0), (3, 95.0, 0.5, 96.6)):
+            h.add(type="fault", n=n, kind="mysql_promote_lagging_replica", params={"lag": lag}, start=start,
+                  healed=healed, end=healed, effective=True, transactions_lost=5)
+        return h
+
+    def test_limits_lost_by_two_promotions_in_a_row_fall_back_to_the_last_one_kept(self):
+        h = self.lowered_three_times_two_lost()
+        h.next(106.0, [LIMIT * 3 // 4 - (1 << 14) + 4], app=4)
+        self.assertEqual(h.kinds(), [])
+
+    def test_the_last_limit_kept_before_two_lost_ones_still_binds(self):
+        h = self.lowered_three_times_two_lost()
+        h.next(106.0, [LIMIT * 3 // 4 + 4], app=4)
+        self.assertEqual(h.kinds(), ["limit"])
+
+    def test_a_failed_lowering_after_a_lost_one_may_also_be_in_force(self):
+        h = self.lowered_three_times_two_lost()
+        h.add(type="call", cmd="app-set", client="app-setter", t0=97.0, t1=97.1, exit=5, killed=False, hung=False,
+              ids=[], app=4, limit=LIMIT * 7 // 8)
+        h.next(106.0, [LIMIT * 7 // 8 - (1 << 14) + 4], app=4)
+        self.assertEqual(h.kinds(), [])
+
     def test_two_holders_issuing_on_one_worker_at_once_overlap(self):
         h = healthy()
         h.holder("holder3-1", 104.0, 2, None, [snowflake(EPOCH + 1003, 2, 7)])

@@ -100,12 +100,16 @@ impl GaleraCluster {
             if let Err(exit) = node.synced_or_exit() {
                 // The state transfer's rsync daemon binds a port taken with
                 // `free_port` and let go, which another test can take first
-                // ("the rsync or stunnel daemon terminated unexpectedly"):
-                // once more, from an empty datadir, on fresh ports.
+                // ("the rsync or stunnel daemon terminated unexpectedly"); so
+                // can the server's own port, which a joiner binds only once
+                // the transfer is done ("Bind on TCP/IP port … Address
+                // already in use"): once more, from an empty datadir, on
+                // fresh ports. (Clients read the port after `start`.)
                 eprintln!(
                     "galera node {} exited ({exit}) before it was Synced; joining once more on fresh ports",
                     node.number
                 );
+                node.mysql_port = free_port();
                 node.sst_port = free_port();
                 node.ist_port = free_port();
                 let _ = std::fs::remove_dir_all(node.data());
