@@ -31,9 +31,13 @@ const IDGEN_RULES: &[&str] = &[
     "+hincrby",
     "+llen",
     "+lpop",
+    "+lpush",
     "+lrange",
     "+ltrim",
     "+rpush",
+    "+rename",
+    "+multi",
+    "+exec",
     "+pexpire",
     "+pttl",
 ];

@@ -579,6 +579,8 @@ fn a_ledger_restored_from_an_older_dump_repeats_nothing() {
     ids.extend(&after.ids);
     assert_no_repeat(&ids);
     assert_no_failure("after the restore", &after.failures);
+    // The pushes the witness refused dropped the indexes they had buffered.
+    assert_eq!(env.push_buffers_left(), Vec::<String>::new());
 }
 
 // ---- max_limit_id lowered -------------------------------------------------------

@@ -714,6 +714,77 @@ fn reload_prints_nothing_with_quiet_when_all_went_well(env: &TestEnv) {
     assert_eq!(run.stderr, "", "{run}");
 }
 
+// ---- a queue push: the indexes go through a buffer the script moves -------------
+
+/// The indexes in shard `shard`'s queue, front first, as numbers.
+fn queued(env: &TestEnv, app: u8, shard: u8) -> Vec<u64> {
+    let entries: Vec<String> = env
+        .redis()
+        .lrange(crate::harness::keys::queue(app, shard), 0, -1)
+        .unwrap();
+    entries.iter().map(|e| e.parse().unwrap()).collect()
+}
+
+/// `reload-segments ARGS --json`'s `ids_added`.
+fn reload_adding(env: &TestEnv, args: &[&str]) -> u64 {
+    let report = Test::within(env)
+        .arg("reload-segments")
+        .args(args.iter().copied())
+        .arg("--json")
+        .status(exit_code::OK)
+        .run()
+        .json();
+    report["ids_added"].as_u64().unwrap()
+}
+
+#[test]
+fn a_queue_topped_up_keeps_what_was_left_in_front_in_order() {
+    let env = TestEnv::distributed();
+    env.ok(&[
+        "init-app", "--app", "43", "--name", "topped", "--step", "100",
+    ]);
+    env.ok(&["reload-segments", "--app", "43", "--quiet"]);
+    // Another consumer (the Java service) pops 95 of shard 7's 100.
+    let mut conn = env.redis();
+    for _ in 0..95 {
+        java_pop(&mut conn, 43, 7).unwrap();
+    }
+    // The five left are fewer than the segment: they go in front of it.
+    let added = reload_adding(&env, &["--app", "43"]);
+    assert!(added >= 10, "shard 7 took a segment: {added}");
+    assert_eq!(queued(&env, 43, 7), (96..=100 + added).collect::<Vec<_>>());
+    assert_eq!(env.push_buffers_left(), Vec::<String>::new());
+}
+
+#[test]
+fn a_queue_holding_more_than_the_segment_gets_it_appended_in_order() {
+    let env = TestEnv::distributed();
+    env.ok(&[
+        "init-app",
+        "--app",
+        "44",
+        "--name",
+        "deep",
+        "--step",
+        "100",
+        "--min-step",
+        "10",
+    ]);
+    env.ok(&["reload-segments", "--app", "44", "--quiet"]);
+    // Every shard is full and counts as idle at 1.0: each takes the smallest
+    // segment its sizing allows, fewer than the 100 it holds.
+    let added = reload_adding(&env, &["--app", "44", "--idle", "1.0"]) / 64;
+    assert!((10..100).contains(&added), "{added} a shard");
+    for shard in [0, 7, 63] {
+        assert_eq!(
+            queued(&env, 44, shard),
+            (1..=100 + added).collect::<Vec<_>>(),
+            "shard {shard}"
+        );
+    }
+    assert_eq!(env.push_buffers_left(), Vec::<String>::new());
+}
+
 // ---- compatibility with the Java service ---------------------------------------
 
 /// The Java service's `getIdFromQueue`: LPOP, `isDigits`, then compose (the

@@ -242,6 +242,17 @@ impl TestEnv {
             .and_then(|c| c.get_connection())
             .expect("hot redis test connection")
     }
+
+    /// The push buffers left in this test's database: none, ever, once every
+    /// push has answered (each script moves or drops its buffer).
+    pub fn push_buffers_left(&self) -> Vec<String> {
+        use redis::Commands;
+        self.redis()
+            .scan_match::<_, String>(keys::buffers())
+            .expect("SCAN")
+            .collect::<Result<_, _>>()
+            .expect("SCAN")
+    }
 }
 
 impl Drop for TestEnv {
@@ -563,6 +574,11 @@ pub mod keys {
     /// A KEYS/SCAN pattern for every queue of `app`.
     pub fn queues_of(app: u8) -> String {
         format!("{}{app}_*", redis::QUEUE_PREFIX)
+    }
+
+    /// A KEYS/SCAN pattern for every push buffer (empty between pushes).
+    pub fn buffers() -> String {
+        format!("{}*", redis::BUFFER_PREFIX)
     }
 
     /// The free list of lease namespace `namespace` (the core keeps this name

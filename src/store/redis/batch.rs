@@ -19,12 +19,25 @@ use crate::store::{
 use redis::{Script, Value};
 use std::time::Duration;
 
-/// One script call: its keys and arguments, then (a queue push) every index
-/// of a segment as a decimal argument, formatted straight into the request.
+/// One script call: its keys and arguments, and for a queue push the segment
+/// whose indexes it stocks.
 struct Call {
     keys: Vec<String>,
     args: Vec<String>,
-    indexes: Option<Segment>,
+    queued: Option<QueuedSegment>,
+}
+
+/// A queue push's segment, the shard's push buffer and the push's token. On
+/// one server the call is a transaction: the buffer emptied, filled with the
+/// token and every index by one plain `RPUSH`, then the script, which checks
+/// the token and moves the buffer into the queue or drops it (a Lua string
+/// per index costs more than the `RPUSH`). A cluster client cannot send a
+/// transaction, so there every index goes to the script as a decimal argument
+/// instead; either way each is formatted straight into the request.
+struct QueuedSegment {
+    segment: Segment,
+    buffer: String,
+    token: String,
 }
 
 impl RedisNode {
@@ -60,9 +73,9 @@ impl RedisNode {
                 let keys: Vec<&str> = call.keys.iter().map(String::as_str).collect();
                 let mut args = call.args.clone();
                 args.extend(
-                    call.indexes
+                    call.queued
                         .iter()
-                        .flat_map(Segment::indexes)
+                        .flat_map(|queued| queued.segment.indexes())
                         .map(|i| i.to_string()),
                 );
                 self.invoke::<Value>(script, &keys, &args).await
@@ -73,15 +86,29 @@ impl RedisNode {
         let values = self
             .pipeline_loading(&mut conn, script, calls.len(), |pipe, i| {
                 let call = &calls[i];
-                let cmd = pipe
-                    .cmd("EVALSHA")
-                    .arg(script.get_hash())
-                    .arg(call.keys.len())
-                    .arg(&call.keys)
-                    .arg(&call.args);
-                for index in call.indexes.iter().flat_map(Segment::indexes) {
-                    cmd.arg(index);
+                let Some(queued) = &call.queued else {
+                    pipe.cmd("EVALSHA")
+                        .arg(script.get_hash())
+                        .arg(call.keys.len())
+                        .arg(&call.keys)
+                        .arg(&call.args);
+                    return 1;
+                };
+                pipe.cmd("MULTI");
+                // Whatever a push refused on a writable replica left there.
+                pipe.cmd("DEL").arg(&queued.buffer);
+                let fill = pipe.cmd("RPUSH").arg(&queued.buffer).arg(&queued.token);
+                for index in queued.segment.indexes() {
+                    fill.arg(index);
                 }
+                pipe.cmd("EVALSHA")
+                    .arg(script.get_hash())
+                    .arg(call.keys.len() + 1)
+                    .arg(&call.keys)
+                    .arg(&queued.buffer)
+                    .arg(&call.args);
+                pipe.cmd("EXEC");
+                5
             })
             .await?;
         let mut answers = Vec::with_capacity(calls.len());
@@ -131,7 +158,7 @@ impl RedisNode {
                     kind.as_str().to_string(),
                     run_id.clone(),
                 ],
-                indexes: None,
+                queued: None,
             })
             .collect();
         let answers = self.eval_each(link, &scripts().lock, &calls).await?;
@@ -187,8 +214,11 @@ impl RedisNode {
                 Call {
                     keys: self.keys.shard(p.slot).to_vec(),
                     args,
-                    // Formatting the index strings in Lua is several times slower.
-                    indexes: (kind == DispenserKind::Queue).then_some(p.segment),
+                    queued: (kind == DispenserKind::Queue).then(|| QueuedSegment {
+                        segment: p.segment,
+                        buffer: self.keys.buffer(p.slot),
+                        token: p.token.0.clone(),
+                    }),
                 }
             })
             .collect();
@@ -289,7 +319,7 @@ impl RedisNode {
                 ceiling(slot, max_limit_id).to_string(),
                 run_id,
             ],
-            indexes: None,
+            queued: None,
         };
         let answer = only_one(self.eval_each(link, &scripts().settle, &[call]).await?)??;
         let answer = fields(answer);
@@ -316,7 +346,7 @@ impl RedisNode {
             .map(|(slot, token)| Call {
                 keys: vec![self.keys.lock(*slot)],
                 args: vec![token.0.clone()],
-                indexes: None,
+                queued: None,
             })
             .collect();
         let link = self.link().await?;

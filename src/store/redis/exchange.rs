@@ -7,6 +7,27 @@ use crate::error::{Error, Result};
 use redis::{Script, Value};
 use std::future::Future;
 
+/// The answer of one call of a pipeline from its replies: a single command's
+/// reply as it is; for a `MULTI` … `EXEC`, the first command refused while
+/// queued (a replica's READONLY: the server then discarded the whole
+/// transaction), else the last command's reply inside `EXEC`'s.
+fn transaction_answer(mut replies: Vec<Value>) -> Value {
+    if replies.len() <= 1 {
+        return replies.pop().unwrap_or(Value::Nil);
+    }
+    let exec = replies.pop().unwrap_or(Value::Nil);
+    if let Some(refused) = replies
+        .into_iter()
+        .find(|reply| matches!(reply, Value::ServerError(_)))
+    {
+        return refused;
+    }
+    match exec {
+        Value::Array(mut inside) => inside.pop().unwrap_or(Value::Nil),
+        other => other,
+    }
+}
+
 impl RedisNode {
     /// Runs one Redis exchange with the node's time bound and error mapping.
     pub(super) async fn bounded<T>(
@@ -32,12 +53,17 @@ impl RedisNode {
     /// The EVALSHAs of `script` the server answered NOSCRIPT (a new or
     /// restarted server, `SCRIPT FLUSH`) did nothing: the script is loaded
     /// and those alone are sent again, so no other command runs twice.
+    ///
+    /// `command` adds call `i` to the pipeline and says how many commands it
+    /// added: one, answered as it is, or a `MULTI` … `EXEC` (see
+    /// [`transaction_answer`]), which is sent again whole, so it must start
+    /// from the state it leaves behind.
     pub(super) async fn pipeline_loading(
         &self,
         conn: &mut Conn,
         script: &Script,
         count: usize,
-        command: impl Fn(&mut redis::Pipeline, usize),
+        command: impl Fn(&mut redis::Pipeline, usize) -> usize,
     ) -> Result<Vec<Value>> {
         let mut answers: Vec<Option<Value>> = vec![None; count];
         let mut pending: Vec<usize> = (0..count).collect();
@@ -47,13 +73,13 @@ impl RedisNode {
             }
             let mut pipe = redis::pipe();
             pipe.ignore_errors();
-            for &i in &pending {
-                command(&mut pipe, i);
-            }
+            let sizes: Vec<usize> = pending.iter().map(|&i| command(&mut pipe, i)).collect();
             let values: Vec<Value> = self.bounded(pipe.query_async(conn)).await?;
+            let mut values = values.into_iter();
             let mut missing = Vec::new();
-            for (&i, value) in pending.iter().zip(values) {
-                match value {
+            for (&i, &size) in pending.iter().zip(&sizes) {
+                let replies: Vec<Value> = values.by_ref().take(size).collect();
+                match transaction_answer(replies) {
                     Value::ServerError(e)
                         if attempt == 0 && e.kind() == Some(redis::ServerErrorKind::NoScript) =>
                     {

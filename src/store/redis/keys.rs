@@ -20,6 +20,7 @@ pub const LOCK_PREFIX: &str = "id.gen.lock_";
 pub const ROUTE_PREFIX: &str = "id.gen.route_";
 pub const STAMP_PREFIX: &str = "id.gen.stamp_";
 pub const WITNESS_PREFIX: &str = "id.gen.witness_";
+pub const BUFFER_PREFIX: &str = "id.gen.push_";
 
 pub fn queue_key(slot: Slot) -> String {
     format!("{QUEUE_PREFIX}{}_{}", slot.app, slot.shard)
@@ -46,6 +47,12 @@ pub fn stamp_key(slot: Slot) -> String {
 /// witness, kept outside the ledger, of what the ledger handed out.
 pub fn witness_key(slot: Slot) -> String {
     format!("{WITNESS_PREFIX}{}_{}", slot.app, slot.shard)
+}
+
+/// Where a queue push's transaction puts the segment's indexes for its script
+/// to move into the queue (`lua/stock/push.lua`); empty between pushes.
+pub fn buffer_key(slot: Slot) -> String {
+    format!("{BUFFER_PREFIX}{}_{}", slot.app, slot.shard)
 }
 
 /// The last time a ledger was found behind a witness on this node, for `status`.
@@ -84,6 +91,10 @@ impl KeyNames {
 
     pub fn witness(self, slot: Slot) -> String {
         self.companion(witness_key(slot), slot)
+    }
+
+    pub fn buffer(self, slot: Slot) -> String {
+        self.companion(buffer_key(slot), slot)
     }
 
     pub fn stock(self, kind: DispenserKind, slot: Slot) -> String {

@@ -39,9 +39,9 @@ pub mod topology;
 mod wrong_type;
 
 pub use keys::{
-    LEDGER_ROLLBACK_KEY, LOCK_PREFIX, QUEUE_PREFIX, RANGE_PREFIX, ROLLBACK_KEY, ROUTE_PREFIX,
-    STAMP_PREFIX, WITNESS_PREFIX, lock_key, queue_key, range_key, route_key, stamp_key,
-    witness_key,
+    BUFFER_PREFIX, LEDGER_ROLLBACK_KEY, LOCK_PREFIX, QUEUE_PREFIX, RANGE_PREFIX, ROLLBACK_KEY,
+    ROUTE_PREFIX, STAMP_PREFIX, WITNESS_PREFIX, lock_key, queue_key, range_key, route_key,
+    stamp_key, witness_key,
 };
 
 use crate::config::TlsFiles;

@@ -215,6 +215,7 @@ impl RedisNode {
                 } else {
                     pipe.cmd("GET").arg(route_key(slot.app));
                 }
+                1
             })
             .await;
         Some(
@@ -350,6 +351,7 @@ impl RedisNode {
                     } else {
                         pipe.cmd("GET").arg(route_key(slot.app));
                     }
+                    1
                 })
                 .await?;
             self.answered(&answers, stock).await?;

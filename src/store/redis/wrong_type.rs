@@ -5,7 +5,9 @@
 //! shard's stock or witness changes.
 
 use super::RedisNode;
-use super::keys::{LOCK_PREFIX, QUEUE_PREFIX, RANGE_PREFIX, STAMP_PREFIX, WITNESS_PREFIX};
+use super::keys::{
+    BUFFER_PREFIX, LOCK_PREFIX, QUEUE_PREFIX, RANGE_PREFIX, STAMP_PREFIX, WITNESS_PREFIX,
+};
 use crate::error::Error;
 
 /// The type idgen stores under a shard key, by the key's name.
@@ -16,6 +18,7 @@ fn stored_type(key: &str) -> Option<&'static str> {
         (LOCK_PREFIX, "string"),
         (STAMP_PREFIX, "hash"),
         (WITNESS_PREFIX, "hash"),
+        (BUFFER_PREFIX, "list"),
     ]
     .into_iter()
     .find(|(prefix, _)| key.starts_with(prefix))

@@ -1,8 +1,19 @@
 -- Appends a segment to a shard's stock while the token holds the refill lock,
 -- and records the shard's max_limit_id and dispenser (the ledger's) beside it.
--- KEYS: lock, queue, range, stamp, witness. ARGV: token, first, last, kind,
+-- KEYS: lock, queue, range, stamp, witness, and (a queue push in a
+-- transaction) the shard's push buffer. ARGV: token, first, last, kind,
 -- max_limit_id, this server's run_id if known ('': ask), the highest index
--- within max_limit_id, then (queue) the index strings.
+-- within max_limit_id, then (a queue push without a buffer) the index strings.
+-- The buffer is a list the same MULTI emptied and filled with the token, then
+-- the segment's indexes, by one plain RPUSH just before this script: no Lua
+-- string is made per index, which costs more than the RPUSH itself. The
+-- script takes the token off and checks it and the count, so it moves only
+-- this push's own segment even if the MULTI did not hold (a command refused
+-- before it, or an ACL without MULTI, runs the three one by one, and another
+-- refiller's push may fill the buffer in between). It moves the buffer into
+-- the queue or deletes it, on every path, so nothing a push buffered is ever
+-- left for anyone (a refused script on a writable replica leaves it there, to
+-- be emptied by the next push's DEL).
 -- Returns {stock, rollback, retired, switched, stale, over, witnessed}; stock
 -- is -1 when the lock is not ours, -2 when a range already holds a current and
 -- a pending segment, -3 when the segment is at or below the shard's witness
@@ -10,17 +21,62 @@
 -- out before, so none is stocked), -4 when the shard moved to another node
 -- (then `witnessed` names it: see seal.lua). stale and over count indexes
 -- retired by `settle` (stock older than the ledger, stock above the limit).
-if not holds_lock(KEYS[1], ARGV[1], ARGV[6]) then return {-1, '', 0, 0, 0, 0, ''} end
-local moved_to = redis.call('HGET', KEYS[5], 'moved_to')
-if moved_to then return {-4, '', 0, 0, 0, 0, moved_to} end
-local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[6])
+
+-- Appends the list `buffer` to the list `queue`, in order, and deletes
+-- `buffer`, moving the fewer indexes through Lua: when the queue holds fewer
+-- than the buffer (a refill tops up what is left), its indexes go in front of
+-- the buffer and the buffer is renamed to the queue (an empty queue costs one
+-- RENAME); else the buffer's go after the queue's.
+local function append_buffer(queue, buffer)
+  local held, buffered = redis.call('LLEN', queue), redis.call('LLEN', buffer)
+  if buffered == 0 then return end
+  if held <= buffered then
+    if held > 0 then
+      local left = redis.call('LRANGE', queue, 0, -1)
+      local reversed = {}
+      for i = #left, 1, -1 do reversed[#reversed + 1] = left[i] end
+      -- LPUSH puts each value in front in turn, so the reversed order lands
+      -- as the queue had it.
+      for i = 1, #reversed, 1000 do
+        redis.call('LPUSH', buffer, unpack(reversed, i, math.min(i + 999, #reversed)))
+      end
+    end
+    redis.call('RENAME', buffer, queue)
+    return
+  end
+  local items = redis.call('LRANGE', buffer, 0, -1)
+  for i = 1, #items, 1000 do
+    redis.call('RPUSH', queue, unpack(items, i, math.min(i + 999, #items)))
+  end
+  redis.call('DEL', buffer)
+end
+
+local buffer = KEYS[6]
+local function drop_buffer()
+  if buffer then redis.call('DEL', buffer) end
+end
 local first, last = tonumber(ARGV[2]), tonumber(ARGV[3])
+if buffer and (redis.call('LPOP', buffer) ~= ARGV[1] or redis.call('LLEN', buffer) ~= last - first + 1) then
+  drop_buffer()
+  return redis.error_reply('ERR idgen: the push buffer does not hold this push\'s segment ' .. ARGV[2] .. '-' .. ARGV[3])
+end
+if not holds_lock(KEYS[1], ARGV[1], ARGV[6]) then
+  drop_buffer()
+  return {-1, '', 0, 0, 0, 0, ''}
+end
+local moved_to = redis.call('HGET', KEYS[5], 'moved_to')
+if moved_to then
+  drop_buffer()
+  return {-4, '', 0, 0, 0, 0, moved_to}
+end
+local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[6])
 local seen = redis.call('HMGET', KEYS[5], 'last', 'token')
 if seen[1] and first <= tonumber(seen[1]) then
   -- The witness survives retirement, so a push sent again to this server (a
   -- cluster client retrying after a lost answer or a timeout) finds its own
   -- segment recorded under its own token: answered, never stocked twice.
   -- Sent again to another server (a failover), the lock refused it above.
+  drop_buffer()
   if seen[2] == ARGV[1] and last == tonumber(seen[1]) then
     local stock = KEYS[2]
     if ARGV[4] == 'range' then stock = KEYS[3] end
@@ -33,11 +89,16 @@ local stale, over = settle(KEYS[2], KEYS[3], KEYS[4], KEYS[5], first - 1, ARGV[5
 redis.call('HSET', KEYS[5], 'last', ARGV[3], 'token', ARGV[1])
 local switched = switch_to(KEYS[2], KEYS[3], KEYS[4], ARGV[4])
 if ARGV[4] == 'queue' then
-  for i = 8, #ARGV, 1000 do
-    redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+  if buffer then
+    append_buffer(KEYS[2], buffer)
+  else
+    for i = 8, #ARGV, 1000 do
+      redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+    end
   end
   return {redis.call('LLEN', KEYS[2]), rollback, retired, switched, stale, over, ''}
 end
+drop_buffer()
 local f = redis.call('HMGET', KEYS[3], 'next', 'last', 'pending_first', 'pending_last')
 local current_empty = (not f[1]) or tonumber(f[1]) > tonumber(f[2])
 if current_empty and not f[3] then
