@@ -248,14 +248,7 @@ fn a_resharding_and_a_failover_under_takers_repeat_nothing() {
     };
     ids.extend(take_while(&env, &url, "34", 3, || {
         let node = cluster.nodes.iter().find(|n| n.port == replica).unwrap();
-        let _: () = redis::cmd("CLUSTER")
-            .arg("FAILOVER")
-            .query(&mut node.conn())
-            .unwrap();
-        wait_until(Duration::from_secs(60), "the replica to take over", || {
-            node.is_master() && cluster.master_of(key).port == replica
-        });
-        cluster.wait_ok();
+        cluster.fail_over_to(node, None, key);
     }));
 
     // A master killed: its replica is promoted once the others notice.
@@ -437,13 +430,7 @@ impl OneShard {
 
     /// Promotes `replica` with `CLUSTER FAILOVER [how]`.
     fn fail_over_to(&self, replica: &ClusterNode, how: Option<&str>) {
-        let mut failover = redis::cmd("CLUSTER");
-        failover.arg("FAILOVER").arg(how);
-        let _: () = failover.query(&mut replica.conn()).unwrap();
-        wait_until(Duration::from_secs(60), "the replica to take over", || {
-            replica.is_master() && self.cluster.master_of(&self.key).port == replica.port
-        });
-        self.cluster.wait_ok();
+        self.cluster.fail_over_to(replica, how, &self.key);
     }
 
     /// Resumes the resender stopped after its push, whose answer was lost:

@@ -314,6 +314,23 @@ impl Cluster {
             .expect("a replica of the master")
     }
 
+    /// Promotes `replica` with `CLUSTER FAILOVER [how]` and waits until it
+    /// serves `key` and the cluster is ok. A manual failover gives up after
+    /// 5 s when the replica has not caught up or won its election in time,
+    /// which a loaded machine can make it do, so it is asked again every 10 s,
+    /// for at most a minute.
+    pub fn fail_over_to(&self, replica: &ClusterNode, how: Option<&str>, key: &str) {
+        let took_over = || replica.is_master() && self.master_of(key).port == replica.port;
+        let asked = (0..6).any(|_| {
+            let mut failover = redis::cmd("CLUSTER");
+            failover.arg("FAILOVER").arg(how);
+            let _: () = failover.query(&mut replica.conn()).unwrap();
+            super::poll_until(Duration::from_secs(10), took_over)
+        });
+        assert!(asked, "timed out waiting for the replica to take over");
+        self.wait_ok();
+    }
+
     /// Moves `count` slots from `from` to `to` with `redis-cli --cluster reshard`.
     pub fn reshard(&self, from: &ClusterNode, to: &ClusterNode, count: u32) {
         let out = self

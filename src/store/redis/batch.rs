@@ -8,6 +8,7 @@
 
 use super::RedisNode;
 use super::connection::Link;
+use super::exchange::Added;
 use super::keys::KeyNames;
 use super::reply::{fields, int_of, text_of};
 use super::scripts::scripts;
@@ -92,7 +93,7 @@ impl RedisNode {
                         .arg(call.keys.len())
                         .arg(&call.keys)
                         .arg(&call.args);
-                    return 1;
+                    return Added::Command;
                 };
                 pipe.cmd("MULTI");
                 // Whatever a push refused on a writable replica left there.
@@ -108,7 +109,7 @@ impl RedisNode {
                     .arg(&queued.buffer)
                     .arg(&call.args);
                 pipe.cmd("EXEC");
-                5
+                Added::Transaction { queued: 3 }
             })
             .await?;
         let mut answers = Vec::with_capacity(calls.len());

@@ -7,24 +7,44 @@ use crate::error::{Error, Result};
 use redis::{Script, Value};
 use std::future::Future;
 
-/// The answer of one call of a pipeline from its replies: a single command's
-/// reply as it is; for a `MULTI` … `EXEC`, the first command refused while
-/// queued (a replica's READONLY: the server then discarded the whole
-/// transaction), else the last command's reply inside `EXEC`'s.
-fn transaction_answer(mut replies: Vec<Value>) -> Value {
-    if replies.len() <= 1 {
-        return replies.pop().unwrap_or(Value::Nil);
+/// What one call added to a pipeline, so that its answer can be picked out
+/// of the pipeline's replies.
+#[derive(Clone, Copy)]
+pub(super) enum Added {
+    /// One command, answered by its reply.
+    Command,
+    /// `MULTI`, `queued` commands, `EXEC`: answered by the first command
+    /// refused while queued (a replica's READONLY: the server then discarded
+    /// the whole transaction), else by the last command's reply inside
+    /// `EXEC`'s. Sent again whole after a NOSCRIPT, so it must start from the
+    /// state it leaves behind.
+    Transaction { queued: usize },
+}
+
+impl Added {
+    fn replies(self) -> usize {
+        match self {
+            Added::Command => 1,
+            Added::Transaction { queued } => queued + 2,
+        }
     }
-    let exec = replies.pop().unwrap_or(Value::Nil);
-    if let Some(refused) = replies
-        .into_iter()
-        .find(|reply| matches!(reply, Value::ServerError(_)))
-    {
-        return refused;
-    }
-    match exec {
-        Value::Array(mut inside) => inside.pop().unwrap_or(Value::Nil),
-        other => other,
+
+    /// This call's answer from its own replies, in order.
+    fn answer(self, mut replies: Vec<Value>) -> Value {
+        let last = replies.pop().unwrap_or(Value::Nil);
+        if let Added::Command = self {
+            return last;
+        }
+        if let Some(refused) = replies
+            .into_iter()
+            .find(|reply| matches!(reply, Value::ServerError(_)))
+        {
+            return refused;
+        }
+        match last {
+            Value::Array(mut inside) => inside.pop().unwrap_or(Value::Nil),
+            other => other,
+        }
     }
 }
 
@@ -53,17 +73,13 @@ impl RedisNode {
     /// The EVALSHAs of `script` the server answered NOSCRIPT (a new or
     /// restarted server, `SCRIPT FLUSH`) did nothing: the script is loaded
     /// and those alone are sent again, so no other command runs twice.
-    ///
-    /// `command` adds call `i` to the pipeline and says how many commands it
-    /// added: one, answered as it is, or a `MULTI` … `EXEC` (see
-    /// [`transaction_answer`]), which is sent again whole, so it must start
-    /// from the state it leaves behind.
+    /// `command` adds call `i` to the pipeline and says what it added.
     pub(super) async fn pipeline_loading(
         &self,
         conn: &mut Conn,
         script: &Script,
         count: usize,
-        command: impl Fn(&mut redis::Pipeline, usize) -> usize,
+        command: impl Fn(&mut redis::Pipeline, usize) -> Added,
     ) -> Result<Vec<Value>> {
         let mut answers: Vec<Option<Value>> = vec![None; count];
         let mut pending: Vec<usize> = (0..count).collect();
@@ -73,13 +89,13 @@ impl RedisNode {
             }
             let mut pipe = redis::pipe();
             pipe.ignore_errors();
-            let sizes: Vec<usize> = pending.iter().map(|&i| command(&mut pipe, i)).collect();
+            let added: Vec<Added> = pending.iter().map(|&i| command(&mut pipe, i)).collect();
             let values: Vec<Value> = self.bounded(pipe.query_async(conn)).await?;
             let mut values = values.into_iter();
             let mut missing = Vec::new();
-            for (&i, &size) in pending.iter().zip(&sizes) {
-                let replies: Vec<Value> = values.by_ref().take(size).collect();
-                match transaction_answer(replies) {
+            for (&i, &added) in pending.iter().zip(&added) {
+                let replies: Vec<Value> = values.by_ref().take(added.replies()).collect();
+                match added.answer(replies) {
                     Value::ServerError(e)
                         if attempt == 0 && e.kind() == Some(redis::ServerErrorKind::NoScript) =>
                     {

@@ -4,6 +4,7 @@
 
 use super::RedisNode;
 use super::connection::{Conn, LinkState, probe_commands};
+use super::exchange::Added;
 use super::keys::{KeyNames, route_key};
 use super::reply::{
     StampFields, bytes_of, info_field, int_of, parse_entries, parse_index, reject, shown, text_of,
@@ -215,7 +216,7 @@ impl RedisNode {
                 } else {
                     pipe.cmd("GET").arg(route_key(slot.app));
                 }
-                1
+                Added::Command
             })
             .await;
         Some(
@@ -351,7 +352,7 @@ impl RedisNode {
                     } else {
                         pipe.cmd("GET").arg(route_key(slot.app));
                     }
-                    1
+                    Added::Command
                 })
                 .await?;
             self.answered(&answers, stock).await?;
