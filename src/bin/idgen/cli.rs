@@ -335,22 +335,25 @@ impl Command {
         )
     }
 
-    /// Does the command need worker threads? `serve` answers many connections
-    /// at once, `lease` renews its worker ID while it generates (in
-    /// `block_in_place`), and `reload-segments`, `migrate` and `app` work
-    /// through many shards at once, formatting and parsing large batches.
-    /// Every other command does one small thing at a time on the main thread:
-    /// a short `next` then pays no hand-offs between threads, which on a busy
-    /// machine cost more than its round trip.
-    pub fn needs_worker_threads(&self) -> bool {
-        matches!(
-            self,
-            Command::Lease(_)
-                | Command::Serve(_)
-                | Command::ReloadSegments(_)
-                | Command::Migrate(_)
-                | Command::App(_)
-        )
+    /// How many worker threads the command's runtime gets; `None`: none, it
+    /// runs on the main thread. `serve` answers many connections at once, and
+    /// `reload-segments`, `migrate` and `app` work through many shards at
+    /// once, formatting and parsing large batches: two. `lease` needs one, to
+    /// renew its worker ID while it generates (in `block_in_place`, which
+    /// hands the runtime to another thread); a second would only take turns
+    /// with it on every round trip of the acquire. Every other command does one
+    /// small thing at a time on the main thread: a short `next` then pays no
+    /// hand-offs between threads, which on a busy machine cost more than its
+    /// round trip.
+    pub fn worker_threads(&self) -> Option<usize> {
+        match self {
+            Command::Serve(_)
+            | Command::ReloadSegments(_)
+            | Command::Migrate(_)
+            | Command::App(_) => Some(2),
+            Command::Lease(_) => Some(1),
+            _ => None,
+        }
     }
 
     /// Is this `status --check`, which exits by the Nagios convention even on errors?

@@ -85,12 +85,13 @@ fn main() -> ExitCode {
         }
         Err(err) => return report(&out, &err),
     };
-    let mut runtime = if cli.command.needs_worker_threads() {
-        let mut threads = tokio::runtime::Builder::new_multi_thread();
-        threads.worker_threads(2);
-        threads
-    } else {
-        tokio::runtime::Builder::new_current_thread()
+    let mut runtime = match cli.command.worker_threads() {
+        Some(count) => {
+            let mut threads = tokio::runtime::Builder::new_multi_thread();
+            threads.worker_threads(count);
+            threads
+        }
+        None => tokio::runtime::Builder::new_current_thread(),
     };
     let runtime = match runtime.enable_all().build() {
         Ok(runtime) => runtime,
