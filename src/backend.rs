@@ -140,7 +140,10 @@ impl Backend {
                     Some(path) => path.clone(),
                     None => default_store_path(create)?,
                 };
-                let store = Arc::new(SqliteStore::open_with(&path, settings.timeout, create));
+                let store = Arc::new(
+                    SqliteStore::open_with(&path, settings.timeout, create)
+                        .in_place(settings.sqlite_in_place),
+                );
                 let dispenser: Arc<dyn Dispenser> = store.clone();
                 Ok(Backend {
                     ledger: store.clone(),

@@ -188,6 +188,61 @@ fn a_store_held_busy_past_the_timeout_fails_with_the_unavailable_code() {
     env.ok(&["next", "--app", "1"]);
 }
 
+/// Whether a thread of process `pid` sleeps in `nanosleep` or
+/// `clock_nanosleep` (x86-64 numbers), as SQLite's busy handler does while
+/// another process holds the write lock.
+fn sleeping_in_a_busy_wait(pid: i32) -> bool {
+    let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    threads.flatten().any(|thread| {
+        std::fs::read_to_string(thread.path().join("syscall"))
+            .is_ok_and(|call| call.starts_with("35 ") || call.starts_with("230 "))
+    })
+}
+
+/// Embedded-store calls of a one-shot command run on its main thread, which
+/// then never yields while SQLite waits for another process's write lock:
+/// the first signal must end the command there and then, not once the wait
+/// times out, and leave nothing half-done.
+#[test]
+fn a_signal_ends_a_command_waiting_for_a_busy_store_at_once() {
+    let env = TestEnv::embedded();
+    init_app(&env, "1", "100");
+    let holder = sqlite(&env);
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let waiting = env.coprocess(
+        &[
+            "init-app",
+            "--app",
+            "2",
+            "--name",
+            "waiting",
+            "--timeout",
+            "120s",
+        ],
+        &[],
+    );
+    crate::harness::wait_until(
+        Duration::from_secs(30),
+        "init-app to wait for the store's write lock",
+        || sleeping_in_a_busy_wait(waiting.pid()),
+    );
+    waiting.signal(libc::SIGINT);
+    let (status, _, stderr) = waiting.wait();
+    assert_eq!(
+        status.code(),
+        Some(i32::from(exit_code::INTERRUPTED)),
+        "{status:?} {stderr:?}"
+    );
+    holder.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(
+        query_i64(&env, "SELECT COUNT(*) FROM idgen_app WHERE app_id = 2"),
+        0
+    );
+    env.ok(&["init-app", "--app", "2", "--name", "waiting"]);
+}
+
 // ---- crashes -------------------------------------------------------------------
 
 #[test]

@@ -34,6 +34,13 @@ pub struct Settings {
     /// on purpose), not for `--store`/`IDGEN_STORE`, where a missing directory
     /// is more likely a typo than a wish.
     pub create_store_dir: bool,
+    /// Whether the embedded store may run its calls on the calling thread
+    /// when that thread drives a current-thread runtime, instead of handing
+    /// each to a blocking thread (a thread start and two hand-offs: a quarter
+    /// of a warm `next`). For a one-shot command, whose runtime has nothing
+    /// else to do while a call runs; off by default, so a service sharing a
+    /// current-thread runtime keeps it free.
+    pub sqlite_in_place: bool,
     /// Bound on connecting to and waiting for a server.
     pub timeout: Duration,
     /// Refill a shard when its stock is at or below `idle * step`.
@@ -64,6 +71,7 @@ impl Default for Settings {
             mysql_tls: TlsFiles::default(),
             store: None,
             create_store_dir: false,
+            sqlite_in_place: false,
             timeout: Duration::from_secs(5),
             idle: 0.2,
             dispenser: DispenserKind::Queue,

@@ -75,7 +75,7 @@ fn main() -> ExitCode {
         }
     };
     let out = output::Output::detect(cli.globals.verbose, loaded.secrets);
-    let settings = match loaded.settings {
+    let mut settings = match loaded.settings {
         Ok(settings) => settings,
         // A Nagios check that cannot start is UNKNOWN, whatever went wrong.
         Err(err) if cli.command.is_nagios_check() => {
@@ -85,6 +85,9 @@ fn main() -> ExitCode {
         }
         Err(err) => return report(&out, &err),
     };
+    // A command on the main thread has nothing else for it to do while the
+    // embedded store works (signals are answered by their handler).
+    settings.sqlite_in_place = cli.command.worker_threads().is_none();
     let mut runtime = match cli.command.worker_threads() {
         Some(count) => {
             let mut threads = tokio::runtime::Builder::new_multi_thread();

@@ -5,11 +5,16 @@
 //! half-way (holding a refill lock, mid-move, holding a lease) call
 //! [`Interrupt::graceful`]: the first signal then only raises a flag they check
 //! between steps, and a second one still ends the process at once.
+//!
+//! The ending and the flag are the signal handler's own work, not the
+//! runtime's: a command on the main thread may keep it busy (the embedded
+//! store's calls run there, and a `next` of many IDs never yields between
+//! them), and must still stop, or see the flag, at once. Only a task that
+//! waits for the flag ([`Interrupt::wait`]) asks the runtime to wake it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::signal::unix::{SignalKind, signal};
-use tokio::sync::Notify;
 
 /// Exit code after a signal, from the one table.
 fn interrupted() -> i32 {
@@ -20,24 +25,29 @@ fn interrupted() -> i32 {
 pub struct Interrupt {
     graceful: Arc<AtomicBool>,
     raised: Arc<AtomicBool>,
-    raised_now: Arc<Notify>,
 }
 
 impl Interrupt {
-    /// Starts watching for signals (needs the runtime).
+    /// Answers SIGINT and SIGTERM from now on: ends the process, or raises
+    /// the flag once [`Self::graceful`] was asked for.
     pub fn watch() -> Self {
         let interrupt = Interrupt::default();
-        let watcher = interrupt.clone();
-        tokio::spawn(async move {
-            shutdown().await;
-            if !watcher.graceful.load(Ordering::Acquire) {
-                std::process::exit(interrupted());
-            }
-            watcher.raised.store(true, Ordering::Release);
-            watcher.raised_now.notify_waiters();
-            shutdown().await;
-            std::process::exit(interrupted());
-        });
+        let code = interrupted();
+        for signal in [libc::SIGINT, libc::SIGTERM] {
+            let (graceful, raised) = (interrupt.graceful.clone(), interrupt.raised.clone());
+            let ends_or_raises = move || {
+                if !graceful.load(Ordering::Acquire) || raised.swap(true, Ordering::AcqRel) {
+                    // SAFETY: `_exit` is async-signal-safe (`exit` is not).
+                    unsafe { libc::_exit(code) };
+                }
+            };
+            // SAFETY: the action only touches atomics and calls `_exit`, both
+            // async-signal-safe; it allocates nothing and takes no lock.
+            // Registering fails only for signals that cannot be caught, which
+            // these two can; were it to fail, the default action (ending the
+            // process) would still apply.
+            let _ = unsafe { signal_hook_registry::register(signal, ends_or_raises) };
+        }
         interrupt
     }
 
@@ -53,27 +63,27 @@ impl Interrupt {
 
     /// Resolves once the flag is raised (at once if it already is).
     pub async fn wait(&self) {
-        loop {
-            let notified = self.raised_now.notified();
-            if self.raised() {
-                return;
+        // Listening before the flag is read: a signal that comes after the
+        // read wakes the loop, and one that came before raised the flag.
+        let (Ok(mut interrupt), Ok(mut terminate)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) else {
+            return self.poll_raised().await;
+        };
+        while !self.raised() {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
             }
-            notified.await;
         }
     }
-}
 
-/// Resolves with the signal's name on SIGINT or SIGTERM.
-async fn shutdown() -> &'static str {
-    let (Ok(mut interrupt), Ok(mut terminate)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        // Without handlers the default action (exit) applies; never resolve.
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = interrupt.recv() => "SIGINT",
-        _ = terminate.recv() => "SIGTERM",
+    /// [`Self::wait`] without the runtime's signal streams (they could not be
+    /// made): the flag is read every 50 ms.
+    async fn poll_raised(&self) {
+        while !self.raised() {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
     }
 }

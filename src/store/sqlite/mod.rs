@@ -37,7 +37,8 @@
 //!   holder row treated exactly as a missing Redis key.
 //!
 //! rusqlite is blocking: every call runs on `spawn_blocking`, never on the async
-//! runtime's threads.
+//! runtime's threads, except on a current-thread runtime when the store was
+//! opened [`in_place`](SqliteStore::in_place) (a one-shot command's).
 
 mod dispenser;
 mod lease;
@@ -60,6 +61,8 @@ pub const EMBEDDED_NODE: &str = "embedded";
 #[derive(Clone)]
 pub struct SqliteStore {
     db: Arc<Db>,
+    /// Calls run on the calling thread of a current-thread runtime.
+    in_place: bool,
 }
 
 /// The file and its connection, opened on first use.
@@ -121,7 +124,18 @@ impl SqliteStore {
                 create,
                 conn: Mutex::new(None),
             }),
+            in_place: false,
         }
+    }
+
+    /// With `yes`, a call made on a current-thread runtime runs right there,
+    /// blocking it, rather than on a blocking thread: for a runtime that has
+    /// nothing else to do meanwhile (one short command), where the thread's
+    /// start and the two hand-offs cost more than the call. A call still waits
+    /// at most the store's timeout for another process's write lock.
+    pub fn in_place(mut self, yes: bool) -> Self {
+        self.in_place = yes;
+        self
     }
 
     /// Like [`Self::open`], but for a store that must already exist (the source
@@ -179,6 +193,12 @@ impl SqliteStore {
     {
         let db = self.db.clone();
         crate::activity::did(crate::activity::Work::SqliteTransaction);
+        let current_thread = tokio::runtime::Handle::try_current().is_ok_and(|runtime| {
+            runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread
+        });
+        if self.in_place && current_thread {
+            return db.with(work);
+        }
         tokio::task::spawn_blocking(move || db.with(work))
             .await
             .map_err(|e| Error::Internal(format!("SQLite worker thread failed: {e}")))?
