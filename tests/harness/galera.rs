@@ -87,11 +87,8 @@ impl GaleraCluster {
             dir: Some(dir),
             nodes,
         };
+        cluster.bootstrap();
         let members = cluster.members();
-        let first = &mut cluster.nodes[0];
-        first.install();
-        first.launch(&members, &["--wsrep-new-cluster".to_string()]);
-        first.wait_until_synced();
         for node in &mut cluster.nodes[1..] {
             node.empty_datadir();
             node.launch(&members, &[]);
@@ -120,6 +117,37 @@ impl GaleraCluster {
         }
         cluster.wait_until_size(1, size);
         cluster
+    }
+
+    /// Starts node 1 as a new cluster and waits until it is `Synced`. Its
+    /// ports were taken with `free_port` and let go, and another test's
+    /// server may bind one first ("Bind on TCP/IP port … Address already in
+    /// use"): then once more, from a new datadir, on fresh ports. No other
+    /// node has started yet, so each will read the new gcomm port.
+    fn bootstrap(&mut self) {
+        for attempt in 1..=2 {
+            let members = self.members();
+            let first = &mut self.nodes[0];
+            let _ = std::fs::remove_dir_all(first.data());
+            first.install();
+            first.launch(&members, &["--wsrep-new-cluster".to_string()]);
+            match first.synced_or_exit() {
+                Ok(()) => return,
+                Err(exit) if attempt == 1 => {
+                    eprintln!(
+                        "galera node 1 exited ({exit}) before it was Synced; bootstrapping once more on fresh ports"
+                    );
+                    first.mysql_port = free_port();
+                    first.gcomm_port = free_port();
+                    first.ist_port = free_port();
+                    first.sst_port = free_port();
+                }
+                Err(exit) => panic!(
+                    "Galera node 1 exited ({exit}) before it was Synced, twice; logs in {}",
+                    first.dir.display()
+                ),
+            }
+        }
     }
 
     /// `wsrep_cluster_address`: every node's gcomm endpoint.
