@@ -69,6 +69,10 @@ pub const POINTS: &[(&str, &str)] = &[
         "MySQL's segment take, before its commit",
     ),
     (
+        "redis.first_take",
+        "a take on a new connection to a server, before its pipeline (probe and take) is sent",
+    ),
+    (
         "route.before_commit",
         "a route change in MySQL, before its commit",
     ),

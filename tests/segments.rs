@@ -2,6 +2,7 @@
 
 use crate::harness::{
     StoreKind, Test, TestEnv, assert_unique, parse_ids, segment_id, segment_indexes, segment_parts,
+    wait_until_stopped,
 };
 use idgen::exit_code;
 use redis::Commands;
@@ -330,6 +331,36 @@ fn a_first_next_is_one_round_trip_the_probe_and_a_verified_take() {
         data,
         ["INFO", "EVALSHA", "GET"],
         "all commands: {commands:?}"
+    );
+}
+
+/// The nemesis's hung `next` (distributed seeds 30011 and 30013): a first
+/// take held the connection's lock while its pipeline ran, and a pipeline
+/// that broke forgot the broken link by taking that same lock, waiting for
+/// itself with no timer left to end it.
+#[test]
+fn a_first_take_whose_connection_breaks_fails_with_exit_5_and_never_hangs() {
+    let env = TestEnv::distributed();
+    env.ok(&["init-app", "--app", "13", "--name", "cut"]);
+    env.ok(&["reload-segments", "--app", "13", "--quiet"]);
+    let process = env.coprocess(
+        &["next", "--app", "13"],
+        &[("IDGEN_FAILPOINTS", "redis.first_take=stop")],
+    );
+    wait_until_stopped(process.pid(), "next to stop before its first take");
+    let cut = env.cut_redis_connections_of(process.pid());
+    assert_eq!(cut, 1, "next held {cut} connections to Redis");
+    process.signal(libc::SIGCONT);
+    let (status, stdout, stderr) =
+        process.exit_within(Duration::from_secs(30), "next whose connection broke");
+    assert_eq!(
+        status.code(),
+        Some(i32::from(exit_code::UNAVAILABLE)),
+        "{stderr:?}"
+    );
+    assert_eq!(
+        stdout, "",
+        "printed an ID from a take it never saw answered"
     );
 }
 

@@ -131,6 +131,15 @@ impl Coprocess {
         self.wait()
     }
 
+    /// Waits up to `limit` for the exit (`what` names it), without closing
+    /// stdin; fails the test if the process is still running then (it is
+    /// killed when dropped).
+    pub fn exit_within(mut self, limit: Duration, what: &str) -> (ExitStatus, String, Vec<String>) {
+        let exited = super::poll_until(limit, || matches!(self.child.try_wait(), Ok(Some(_))));
+        assert!(exited, "{what}: still running after {limit:?}, hung");
+        self.wait()
+    }
+
     /// Waits for the exit without closing stdin.
     pub fn wait(mut self) -> (ExitStatus, String, Vec<String>) {
         let mut rest = String::new();

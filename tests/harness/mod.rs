@@ -243,6 +243,44 @@ impl TestEnv {
             .expect("hot redis test connection")
     }
 
+    /// Closes, from the server's side, every connection process `pid`
+    /// holds to this test's Redis server (matched by their local ports, read
+    /// from `/proc`), as a server that dies under a request would; returns
+    /// how many.
+    pub fn cut_redis_connections_of(&self, pid: i32) -> usize {
+        let ports = local_tcp_ports(pid);
+        let mut redis = self.redis();
+        let clients: String = redis::cmd("CLIENT")
+            .arg("LIST")
+            .query(&mut redis)
+            .expect("CLIENT LIST");
+        let mut cut = 0;
+        for client in clients.lines() {
+            let field = |name: &str| {
+                client
+                    .split_whitespace()
+                    .find_map(|f| f.strip_prefix(name))
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            let port = field("addr=")
+                .rsplit(':')
+                .next()
+                .unwrap_or_default()
+                .parse::<u16>();
+            if port.is_ok_and(|port| ports.contains(&port)) {
+                let _: redis::Value = redis::cmd("CLIENT")
+                    .arg("KILL")
+                    .arg("ID")
+                    .arg(field("id="))
+                    .query(&mut redis)
+                    .expect("CLIENT KILL");
+                cut += 1;
+            }
+        }
+        cut
+    }
+
     /// The push buffers left in this test's database: none, ever, once every
     /// push has answered (each script moves or drops its buffer).
     pub fn push_buffers_left(&self) -> Vec<String> {
@@ -607,6 +645,40 @@ impl Drop for StopOnDrop<'_> {
     fn drop(&mut self) {
         self.0.store(true, std::sync::atomic::Ordering::SeqCst);
     }
+}
+
+/// The local ports of the TCP sockets process `pid` holds: its socket
+/// inodes (`/proc/PID/fd`) looked up in `/proc/net/tcp` and `tcp6`.
+pub fn local_tcp_ports(pid: i32) -> HashSet<u16> {
+    let inodes: HashSet<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("the process's file descriptors")
+        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+        .filter_map(|target| {
+            let target = target.to_string_lossy().into_owned();
+            Some(
+                target
+                    .strip_prefix("socket:[")?
+                    .strip_suffix(']')?
+                    .to_string(),
+            )
+        })
+        .collect();
+    let mut ports = HashSet::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let text = std::fs::read_to_string(table).unwrap_or_default();
+        for line in text.lines().skip(1) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // sl, local_address (HEX_IP:HEX_PORT), rem_address, st, …, inode (10th).
+            if let (Some(local), Some(inode)) = (fields.get(1), fields.get(9))
+                && inodes.contains(*inode)
+                && let Some((_, port)) = local.rsplit_once(':')
+                && let Ok(port) = u16::from_str_radix(port, 16)
+            {
+                ports.insert(port);
+            }
+        }
+    }
+    ports
 }
 
 /// Waits until process `pid` is stopped (`T` in `/proc/PID/stat`), as a

@@ -111,7 +111,8 @@ impl RedisNode {
             client,
             keys,
             tls: tls.clone(),
-            link: tokio::sync::Mutex::new(LinkState::None),
+            link: std::sync::Mutex::new(LinkState::None),
+            linking: tokio::sync::Mutex::new(()),
             timeout,
         };
         // A standalone server is dialled now, so an unreachable one fails
@@ -121,14 +122,31 @@ impl RedisNode {
             Some(client) => LinkState::Unprobed(node.dial(client).await?),
             None => LinkState::Ready(node.make_link().await?),
         };
-        *node.link.lock().await = unprobed;
+        *node.state() = unprobed;
         Ok(node)
+    }
+
+    /// The link's state, for a moment: the guard must be gone before the
+    /// next await.
+    pub(super) fn state(&self) -> std::sync::MutexGuard<'_, LinkState> {
+        // A panic while it was held cannot leave it half-written: every
+        // change is one assignment.
+        self.link
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The current connection, made (and its server probed) if there is none.
     pub(super) async fn link(&self) -> Result<Link> {
-        let mut state = self.link.lock().await;
-        let link = match std::mem::replace(&mut *state, LinkState::None) {
+        if let LinkState::Ready(link) = &*self.state() {
+            return Ok(link.clone());
+        }
+        let _making = self.linking.lock().await;
+        // Taken out while it is made: a failure on the way leaves none, and
+        // the next request makes it afresh.
+        let taken = std::mem::replace(&mut *self.state(), LinkState::None);
+        let link = match taken {
+            // Made by the request this one waited for.
             LinkState::Ready(link) => link,
             LinkState::Unprobed(conn) => match &self.client {
                 Some(client) => self.probe(client, conn, false).await?,
@@ -136,7 +154,7 @@ impl RedisNode {
             },
             LinkState::None => self.make_link().await?,
         };
-        *state = LinkState::Ready(link.clone());
+        *self.state() = LinkState::Ready(link.clone());
         Ok(link)
     }
 
@@ -145,13 +163,16 @@ impl RedisNode {
     }
 
     /// Drops a connection that broke, so the next request makes a new one.
-    pub(super) async fn forget_link(&self) {
-        *self.link.lock().await = LinkState::None;
+    /// Never waits: it runs inside the making of a link too (a probe or a
+    /// first take that breaks), which holds `linking` and has already taken
+    /// the link out.
+    pub(super) fn forget_link(&self) {
+        *self.state() = LinkState::None;
     }
 
     /// Is there no connection (none made yet, or the last one broke)?
-    pub(super) async fn has_no_link(&self) -> bool {
-        matches!(*self.link.lock().await, LinkState::None)
+    pub(super) fn has_no_link(&self) -> bool {
+        matches!(*self.state(), LinkState::None)
     }
 
     pub(super) async fn make_link(&self) -> Result<Link> {

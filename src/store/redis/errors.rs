@@ -14,13 +14,13 @@ use redis::Value;
 impl RedisNode {
     /// Drops the connection when it broke, or when its server turned replica
     /// (a failover demoted it): the next request connects afresh.
-    pub(super) async fn forget_if_broken(&self, e: &redis::RedisError) {
+    pub(super) fn forget_if_broken(&self, e: &redis::RedisError) {
         if e.is_io_error()
             || e.is_connection_dropped()
             || e.is_connection_refusal()
             || is_readonly(e)
         {
-            self.forget_link().await;
+            self.forget_link();
         }
     }
 
@@ -43,7 +43,7 @@ impl RedisNode {
         if role == "master" {
             return Ok(());
         }
-        self.forget_link().await;
+        self.forget_link();
         Err(self.not_master(&role, master_of(replication)))
     }
 
@@ -126,7 +126,7 @@ impl RedisNode {
         });
         match failed {
             Some(e) => {
-                self.forget_if_broken(&e).await;
+                self.forget_if_broken(&e);
                 Err(self.script_error(&e, key))
             }
             None => Ok(()),

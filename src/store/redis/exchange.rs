@@ -57,7 +57,7 @@ impl RedisNode {
         match tokio::time::timeout(self.timeout, exchange).await {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => {
-                self.forget_if_broken(&e).await;
+                self.forget_if_broken(&e);
                 Err(self.error(&e))
             }
             Err(_) => Err(Error::Timeout {

@@ -68,7 +68,14 @@ pub struct RedisNode {
     keys: KeyNames,
     /// The CA and client certificate every client of this node uses with TLS.
     tls: TlsFiles,
-    link: tokio::sync::Mutex<LinkState>,
+    /// How far the connection is made. Locked only for a moment, never
+    /// across an await: a failed exchange forgets a broken link from
+    /// wherever it runs, the making of a link included (see `bounded`).
+    link: std::sync::Mutex<LinkState>,
+    /// Held while a link is made (dialled and probed, or found through
+    /// Sentinel or the cluster's map), so that the requests that need one
+    /// meanwhile wait for it rather than each making their own.
+    linking: tokio::sync::Mutex<()>,
     timeout: Duration,
 }
 

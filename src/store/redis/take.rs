@@ -140,7 +140,7 @@ impl RedisNode {
         let mut taken = self.take_as(kind, slot, n).await;
         if taken.is_err()
             && matches!(self.topology, Topology::Sentinel(_) | Topology::Cluster(_))
-            && self.has_no_link().await
+            && self.has_no_link()
         {
             taken = self.take_as(kind, slot, n).await;
         }
@@ -193,13 +193,24 @@ impl RedisNode {
         slot: Slot,
         n: u64,
     ) -> Option<Result<(Vec<Value>, Option<String>)>> {
-        let mut state = self.link.lock().await;
-        let (LinkState::Unprobed(_), Some(client)) = (&*state, &self.client) else {
-            return None;
+        let client = self.client.as_ref()?;
+        // Requests that need the link meanwhile wait for this probe.
+        let making = self.linking.lock().await;
+        let raw = {
+            let mut state = self.state();
+            if !matches!(*state, LinkState::Unprobed(_)) {
+                return None;
+            }
+            // Taken out while it is probed: if the exchange breaks, nothing
+            // is left to use, and the next request connects afresh.
+            match std::mem::replace(&mut *state, LinkState::None) {
+                LinkState::Unprobed(raw) => raw,
+                _ => return None,
+            }
         };
-        let LinkState::Unprobed(raw) = std::mem::replace(&mut *state, LinkState::None) else {
-            return None;
-        };
+        if let Err(e) = crate::failpoint::hit("redis.first_take") {
+            return Some(Err(e));
+        }
         let script = match kind {
             DispenserKind::Queue => &scripts().take_queue,
             DispenserKind::Range => &scripts().take_range,
@@ -229,8 +240,8 @@ impl RedisNode {
                     ));
                 };
                 let link = self.link_of(client, raw, &probe, false).await?;
-                *state = LinkState::Ready(link);
-                drop(state);
+                *self.state() = LinkState::Ready(link);
+                drop(making);
                 let (take, hint) = (answers.next(), answers.next());
                 let taken = match (take, hint) {
                     (Some(take), Some(hint)) => self
