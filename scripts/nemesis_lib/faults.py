@@ -556,8 +556,22 @@ class MysqlLaggingPromote(MysqlFault):
             out["notes"] = "the replica is not replicating"
             return
         old, new = pair.primary, pair.replica
+        witnesses = ctx.profile.redis.master_identity()
         new.query("STOP SLAVE SQL_THREAD")
         ctx.wait(p["lag"])
+        # The span the ledger is about to lose must be witnessed by the one
+        # server that held the witnesses at the gate. If Redis failed over
+        # meanwhile (a failover already under way, or set off by the load),
+        # both authorities would go back over the same span: the README's
+        # "What no check can see", not a hole to stage. Called off instead.
+        moved = ctx.profile.redis.unsettled()
+        if moved is None and ctx.profile.redis.master_identity() != witnesses:
+            moved = f"the Redis master changed from {witnesses} to {ctx.profile.redis.master_identity()}"
+        if moved:
+            new.query("START SLAVE SQL_THREAD")
+            out["effective"] = False
+            out["notes"] = f"called off before the promotion: {moved} during the lag"
+            return
         position = old.value("SELECT @@gtid_binlog_pos")
         old.kill()
         applied = new.value("SELECT @@gtid_slave_pos")

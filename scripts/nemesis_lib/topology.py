@@ -105,6 +105,40 @@ class RedisGroup:
                     return server
         return None
 
+    def unsettled(self):
+        """Why Redis is not settled, or None: the sentinels agree on one
+        master, none finds it down or is failing it over, and no other server
+        calls itself master. A failover still under way when a fault starts
+        (a paused master's, say) can promote a replica that never synced
+        while the old master keeps its clients: two masters, each holding
+        witnesses the other never saw."""
+        master = self.master()
+        if master is None:
+            return "the sentinels do not agree on a master"
+        for sentinel in self.sentinels:
+            try:
+                flags = sentinel.master_fields().get("flags", "").split(",")
+            except (OSError, resp.RedisError):
+                continue  # a sentinel that is down: the others decide
+            busy = [f for f in ("s_down", "o_down", "failover_in_progress") if f in flags]
+            if busy:
+                return f"{sentinel.name} reports {','.join(busy)}"
+        others = [s.name for s in self.servers if s is not master and s.role() == "master"]
+        if others:
+            return f"{', '.join(others)} calls itself master beside {master.name}"
+        return None
+
+    def master_identity(self):
+        """The master the sentinels agree on, as (name, run_id), or None:
+        another value later means the witnesses moved to another server."""
+        master = self.master()
+        if master is None:
+            return None
+        try:
+            return (master.name, resp.info(master.host.ip, master.port, "server", timeout=1.0).get("run_id"))
+        except (OSError, resp.RedisError):
+            return None
+
     def wait_master(self, timeout=60):
         found = []
         wait_until("the sentinels to agree on a master", lambda: found.append(self.master()) or found[-1] is not None, timeout=timeout, interval=0.25)
@@ -555,6 +589,9 @@ class Distributed(WithRedis):
         """Before the ledger is made to go back: every shard's witness (on the
         node the app routes to) and every lease fence in Redis have caught up
         with MySQL, so the witness can see the rollback. Returns why not, or None."""
+        unsettled = self.redis.unsettled()
+        if unsettled:
+            return unsettled
         ledger = self.mysql.ledger()
         routes = self.mysql.routes()
         if any(phase for _, _, phase in routes.values()):
