@@ -57,6 +57,13 @@ impl SecretUrl {
     /// `None` when the URL does not parse or cannot carry one (the caller then
     /// reports the URL itself).
     pub fn with_password(&self, password: &str) -> Option<SecretUrl> {
+        // Escaped whole, '%' included: drivers unescape the userinfo, so a
+        // `%41` left as it is would log in as `A`, a password nobody set and
+        // no scrub knows (found by fuzzing). The URL parser's own escaping
+        // leaves '%' alone.
+        let encoded =
+            percent_encoding::utf8_percent_encode(password, percent_encoding::NON_ALPHANUMERIC)
+                .to_string();
         // Sentinel and cluster URLs list several hosts, which no URL parser takes.
         if let Some((scheme, rest)) = split_scheme(self.raw.trim())
             && is_multi_host(scheme)
@@ -67,8 +74,6 @@ impl SecretUrl {
             if secret_params(rest).next().is_some() {
                 return None;
             }
-            let encoded =
-                percent_encoding::utf8_percent_encode(password, percent_encoding::NON_ALPHANUMERIC);
             return Some(SecretUrl::new(match rest.rfind('@') {
                 Some(at) => {
                     let user = rest[..at].split(':').next().unwrap_or_default();
@@ -89,7 +94,7 @@ impl SecretUrl {
         {
             return None;
         }
-        parsed.set_password(Some(password)).ok()?;
+        parsed.set_password(Some(&encoded)).ok()?;
         Some(SecretUrl::new(parsed.to_string()))
     }
 
@@ -893,5 +898,28 @@ mod tests {
             url::Url::parse(with.expose()).unwrap().password(),
             Some("a%2Fb%40c")
         );
+    }
+
+    /// Drivers unescape the userinfo: a password whose `%` signs look like
+    /// escapes reaches them as written, and a message quoting it is scrubbed.
+    #[test]
+    fn a_password_kept_outside_reaches_the_driver_as_written() {
+        for raw in [
+            "mysql://root@db:3306/idgen",
+            "redis-sentinel://s1,s2/0#main",
+        ] {
+            let with = SecretUrl::new(raw).with_password("p%41ss%00%").unwrap();
+            let userinfo = with.expose().split_once("://").unwrap().1;
+            let password = userinfo
+                .split_once('@')
+                .unwrap()
+                .0
+                .rsplit(':')
+                .next()
+                .unwrap();
+            let read = percent_encoding::percent_decode_str(password).decode_utf8_lossy();
+            assert_eq!(read, "p%41ss%00%", "{raw}");
+            assert!(!with.scrub(&format!("denied {read}")).contains("p%41ss"));
+        }
     }
 }

@@ -212,8 +212,14 @@ fn a_usage_error_from_clap_shows_no_password_either() {
 
 /// A Redis user of the test server with a password that holds `/` and `,`.
 pub fn redis_user(env: &TestEnv, tag: &str, rules: &[&str]) -> (String, String) {
-    let name = format!("idgen-{tag}-{}", std::process::id());
     let password = format!("a/b,{SECRET}");
+    let name = redis_user_with(env, tag, &password, rules);
+    (name, password)
+}
+
+/// A Redis user of the test server with `password`; returns its name.
+pub fn redis_user_with(env: &TestEnv, tag: &str, password: &str, rules: &[&str]) -> String {
+    let name = format!("idgen-{tag}-{}", std::process::id());
     let mut conn = env.redis();
     let mut acl = redis::cmd("ACL");
     acl.arg("SETUSER")
@@ -225,7 +231,26 @@ pub fn redis_user(env: &TestEnv, tag: &str, rules: &[&str]) -> (String, String) 
         acl.arg(*rule);
     }
     acl.exec(&mut conn).expect("ACL SETUSER");
-    (name, password)
+    name
+}
+
+/// A password kept outside the URL whose `%` signs look like escapes reaches
+/// the server as written. It was put into the URL unescaped, and the driver
+/// logged in with `A` for `%41` (found by fuzzing the settings).
+#[test]
+fn a_password_variable_with_percent_signs_logs_in_as_written() {
+    let env = TestEnv::distributed();
+    let password = format!("p%41%25%,{SECRET}");
+    let user = redis_user_with(&env, "percent", &password, &["~*", "&*", "+@all"]);
+    env.ok(&["init-app", "--app", "1", "--name", "one"]);
+    let run = Test::within(&env)
+        .env("IDGEN_REDIS_URL", redis_url_for(&env, &user))
+        .env("IDGEN_REDIS_PASSWORD", &password)
+        .args(["next", "--app", "1"])
+        .status(exit_code::OK)
+        .stderr_lacks(SECRET)
+        .run();
+    assert_eq!(run.ids().len(), 1);
 }
 
 /// `redis://USER@host:port/db` of this test's database.
