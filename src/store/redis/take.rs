@@ -194,6 +194,10 @@ impl RedisNode {
         n: u64,
     ) -> Option<Result<(Vec<Value>, Option<String>)>> {
         let client = self.client.as_ref()?;
+        // Every take asks: a probed link answers without waiting.
+        if !matches!(*self.state(), LinkState::Unprobed(_)) {
+            return None;
+        }
         // Requests that need the link meanwhile wait for this probe.
         let making = self.linking.lock().await;
         let raw = {
