@@ -565,8 +565,9 @@ class MysqlLaggingPromote(MysqlFault):
         # both authorities would go back over the same span: the README's
         # "What no check can see", not a hole to stage. Called off instead.
         moved = ctx.profile.redis.unsettled()
-        if moved is None and ctx.profile.redis.master_identity() != witnesses:
-            moved = f"the Redis master changed from {witnesses} to {ctx.profile.redis.master_identity()}"
+        now = ctx.profile.redis.master_identity()
+        if moved is None and now != witnesses:
+            moved = f"the Redis master changed from {witnesses} to {now}"
         if moved:
             new.query("START SLAVE SQL_THREAD")
             out["effective"] = False

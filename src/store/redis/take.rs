@@ -200,16 +200,17 @@ impl RedisNode {
         }
         // Requests that need the link meanwhile wait for this probe.
         let making = self.linking.lock().await;
+        // Taken out while it is probed: if the exchange breaks, nothing is
+        // left to use, and the next request connects afresh. A link another
+        // request probed meanwhile is put back.
         let raw = {
             let mut state = self.state();
-            if !matches!(*state, LinkState::Unprobed(_)) {
-                return None;
-            }
-            // Taken out while it is probed: if the exchange breaks, nothing
-            // is left to use, and the next request connects afresh.
             match std::mem::replace(&mut *state, LinkState::None) {
                 LinkState::Unprobed(raw) => raw,
-                _ => return None,
+                other => {
+                    *state = other;
+                    return None;
+                }
             }
         };
         if let Err(e) = crate::failpoint::hit("redis.first_take") {
