@@ -36,6 +36,7 @@ const IDGEN_RULES: &[&str] = &[
     "+ltrim",
     "+rpush",
     "+rename",
+    "+restore",
     "+multi",
     "+exec",
     "+pexpire",
@@ -106,6 +107,47 @@ fn a_user_limited_to_idgens_keys_runs_segments_leases_migrate_and_status() {
     }
     assert_eq!(ids.len(), 200);
     crate::harness::assert_unique(&ids);
+}
+
+#[test]
+fn the_rule_the_readme_gives_is_the_rule_tested() {
+    let readme = include_str!("../README.md");
+    let line = readme
+        .lines()
+        .find(|line| line.starts_with("ACL SETUSER idgen on >PASSWORD "))
+        .expect("README gives an ACL SETUSER line");
+    let rules: Vec<&str> = line
+        .trim_start_matches("ACL SETUSER idgen on >PASSWORD ")
+        .split_whitespace()
+        .collect();
+    assert_eq!(rules, IDGEN_RULES);
+}
+
+#[test]
+fn a_user_without_restore_stocks_queues_by_rpush() {
+    let env = TestEnv::distributed_with_nodes();
+    let rules: Vec<&str> = IDGEN_RULES
+        .iter()
+        .copied()
+        .filter(|r| *r != "+restore")
+        .collect();
+    let vars = acl_user(&env, "norestore", &rules);
+    as_user(&env, &vars)
+        .args(["init-app", "--app", "1", "--name", "one", "--step", "50"])
+        .status(exit_code::OK)
+        .run();
+    as_user(&env, &vars)
+        .args(["reload-segments", "--app", "1"])
+        .status(exit_code::OK)
+        .run();
+    let ids = as_user(&env, &vars)
+        .args(["next", "--app", "1", "--count", "500"])
+        .status(exit_code::OK)
+        .run()
+        .ids();
+    assert_eq!(ids.len(), 500);
+    crate::harness::assert_unique(&ids);
+    assert!(env.push_buffers_left().is_empty());
 }
 
 #[test]

@@ -24,6 +24,7 @@ mod ledger_rollback;
 mod migrate;
 mod namespace;
 mod reload;
+mod restore;
 mod rollback;
 mod secrets;
 mod segments;

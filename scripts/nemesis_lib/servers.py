@@ -102,6 +102,8 @@ class RedisServer(RedisProcess):
             "aof-load-truncated yes",
             "databases 16",
             "maxclients 4000",
+            # Every RESTORE payload a queue push sends is checked entry by entry.
+            "sanitize-dump-payload yes",
             f"logfile {os.path.join(self.dir, 'redis.log')}",
         ]
         if replica_of:

@@ -91,6 +91,7 @@ impl RedisProcess {
             .args(["--bind", "127.0.0.1"])
             .args(["--save", ""])
             .args(["--maxclients", "2000"])
+            .args(["--sanitize-dump-payload", "yes"])
             .arg("--dir")
             .arg(self.dir.path());
         match self.persistence {

@@ -32,6 +32,8 @@ pub(super) struct Link {
     pub(super) direct_run_id: Option<Arc<str>>,
     /// `LPOP key count` works (Redis 6.2 and later).
     pub(super) lpop_count: bool,
+    /// `RESTORE` reads a list in [`dump`](super::dump)'s form (Redis 7.0 and later).
+    pub(super) restore_list: bool,
 }
 
 /// How far a node's connection is made.
@@ -114,6 +116,7 @@ impl RedisNode {
             link: std::sync::Mutex::new(LinkState::None),
             linking: tokio::sync::Mutex::new(()),
             timeout,
+            restore_refused: std::sync::atomic::AtomicBool::new(false),
         };
         // A standalone server is dialled now, so an unreachable one fails
         // here as ever; the probe waits for the first request, which a take
@@ -293,6 +296,7 @@ impl RedisNode {
             conn: Conn::Server(conn),
             direct_run_id: direct.then(|| Arc::from(run_id.as_str())),
             lpop_count: version_at_least(&version, (6, 2)),
+            restore_list: version_at_least(&version, (7, 0)),
         })
     }
 
@@ -353,6 +357,8 @@ impl RedisNode {
             conn: Conn::Cluster(conn),
             direct_run_id: None,
             lpop_count: true,
+            // A cluster's pushes send their indexes to the script (see `batch`).
+            restore_list: false,
         })
     }
 

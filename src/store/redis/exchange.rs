@@ -15,9 +15,10 @@ pub(super) enum Added {
     Command,
     /// `MULTI`, `queued` commands, `EXEC`: answered by the first command
     /// refused while queued (a replica's READONLY: the server then discarded
-    /// the whole transaction), else by the last command's reply inside
-    /// `EXEC`'s. Sent again whole after a NOSCRIPT, so it must start from the
-    /// state it leaves behind.
+    /// the whole transaction), else by the first that failed inside `EXEC`'s
+    /// reply (what failed first explains what follows), else by the last
+    /// command's reply there. Sent again whole after a NOSCRIPT, so it must
+    /// start from the state it leaves behind.
     Transaction { queued: usize },
 }
 
@@ -42,7 +43,15 @@ impl Added {
             return refused;
         }
         match last {
-            Value::Array(mut inside) => inside.pop().unwrap_or(Value::Nil),
+            Value::Array(mut inside) => {
+                match inside
+                    .iter()
+                    .position(|reply| matches!(reply, Value::ServerError(_)))
+                {
+                    Some(failed) => inside.swap_remove(failed),
+                    None => inside.pop().unwrap_or(Value::Nil),
+                }
+            }
             other => other,
         }
     }

@@ -24,6 +24,9 @@ mod batch;
 pub mod connect;
 mod connection;
 mod dispenser;
+// Public for the payload's test only (tests/restore.rs).
+#[doc(hidden)]
+pub mod dump;
 mod errors;
 mod exchange;
 pub mod keys;
@@ -77,6 +80,10 @@ pub struct RedisNode {
     /// meanwhile wait for it rather than each making their own.
     linking: tokio::sync::Mutex<()>,
     timeout: Duration,
+    /// The server refused a queue push's `RESTORE` (an ACL without it, the
+    /// command renamed away, a payload it cannot read): this process pushes
+    /// by `RPUSH` from then on.
+    restore_refused: std::sync::atomic::AtomicBool,
 }
 
 #[cfg(test)]
