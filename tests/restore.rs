@@ -26,6 +26,7 @@ fn restored_and_pushed(
         .map(|entry| match entry {
             Entry::Text(text) => text.to_vec(),
             Entry::Int(v) => v.to_string().into_bytes(),
+            Entry::Uint(v) => v.to_string().into_bytes(),
         })
         .collect();
     redis::cmd("RESTORE")
@@ -65,6 +66,15 @@ fn any_int() -> impl Strategy<Value = i64> {
     ]
 }
 
+/// Indexes, and numbers past `i64::MAX` that Redis keeps as text.
+fn any_uint() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        0u64..1 << 50,
+        (i64::MAX as u64)..=(i64::MAX as u64) + 2,
+        any::<u64>(),
+    ]
+}
+
 /// Texts the way a token or a stray entry may look: some spell integers
 /// (canonical or not), some take the longer length forms. Short enough that
 /// with the integers the list stays one node, laid out by both alike.
@@ -84,11 +94,16 @@ fn a_restored_list_is_byte_for_byte_the_list_rpush_makes() {
     // The runner takes a `Fn`: the one connection is borrowed per case.
     let conn = std::cell::RefCell::new(env.redis());
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(200));
-    let lists = (any_text(), proptest::collection::vec(any_int(), 0..300));
+    let lists = (
+        any_text(),
+        proptest::collection::vec(any_int(), 0..300),
+        proptest::collection::vec(any_uint(), 0..4),
+    );
     runner
-        .run(&lists, |(text, ints)| {
+        .run(&lists, |(text, ints, uints)| {
             let entries: Vec<Entry<'_>> = std::iter::once(Entry::Text(&text))
                 .chain(ints.iter().map(|&v| Entry::Int(v)))
+                .chain(uints.iter().map(|&v| Entry::Uint(v)))
                 .collect();
             let conn = &mut *conn.borrow_mut();
             let (restored, pushed) = restored_and_pushed(conn, &entries);
@@ -105,7 +120,7 @@ fn a_restored_list_longer_than_one_node_reads_back_in_order() {
     let mut conn = env.redis();
     let token = b"0123456789abcdef0123456789abcdef";
     let entries: Vec<Entry<'_>> = std::iter::once(Entry::Text(token))
-        .chain((1i64 << 40..(1i64 << 40) + 50_000).map(Entry::Int))
+        .chain((1u64 << 40..(1u64 << 40) + 50_000).map(Entry::Uint))
         .collect();
     let (restored, pushed) = restored_and_pushed(&mut conn, &entries);
     assert_eq!(restored.len(), 50_001);

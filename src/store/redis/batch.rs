@@ -181,10 +181,7 @@ impl RedisNode {
             let queued_commands = match fill {
                 Fill::Restore => {
                     let token = Entry::Text(queued.token.as_bytes());
-                    let indexes = queued
-                        .segment
-                        .indexes()
-                        .map(|i| Entry::Int(i64::try_from(i).unwrap_or(i64::MAX)));
+                    let indexes = queued.segment.indexes().map(Entry::Uint);
                     // REPLACE: whatever a push refused on a writable replica left there.
                     pipe.cmd("RESTORE")
                         .arg(&queued.buffer)

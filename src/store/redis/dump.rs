@@ -30,11 +30,15 @@ const END: u8 = 0xFF;
 /// Redis's CRC-64 (Jones), 16 bytes a step.
 const CRC: Crc<u64, Table<16>> = Crc::<u64, Table<16>>::new(&CRC_64_REDIS);
 
-/// One entry of a list: text (stored as Redis would store it) or an index.
+/// One entry of a list, stored as Redis stores what `RPUSH` is given.
 #[derive(Clone, Copy, Debug)]
 pub enum Entry<'a> {
+    /// Bytes: a canonical 64-bit integer among them is stored as that integer.
     Text(&'a [u8]),
     Int(i64),
+    /// An index: an integer, or past `i64::MAX` its decimal text (as Redis
+    /// stores the decimal it is given).
+    Uint(u64),
 }
 
 /// The `RESTORE` payload of the list `entries`, in order.
@@ -107,6 +111,10 @@ fn encode(entry: Entry<'_>, out: &mut Vec<u8>) {
     let start = out.len();
     match entry {
         Entry::Int(v) => encode_int(v, out),
+        Entry::Uint(v) => match i64::try_from(v) {
+            Ok(v) => encode_int(v, out),
+            Err(_) => encode_text(itoa::Buffer::new().format(v).as_bytes(), out),
+        },
         Entry::Text(text) => match canonical_int(text) {
             Some(v) => encode_int(v, out),
             None => encode_text(text, out),
