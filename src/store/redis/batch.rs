@@ -132,7 +132,7 @@ impl RedisNode {
             // discards the transaction; a failed RESTORE leaves the script no
             // buffer, and it stocks nothing): they go again by RPUSH.
             let refused: Vec<usize> = (0..calls.len())
-                .filter(|&i| restore_unusable(&values[i]))
+                .filter(|&i| calls[i].queued.is_some() && restore_unusable(&values[i]))
                 .collect();
             if !refused.is_empty() {
                 self.restore_refused.store(true, Ordering::Relaxed);
