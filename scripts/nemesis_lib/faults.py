@@ -21,6 +21,10 @@ from .servers import DOWN_AFTER_MS, FAILOVER_TIMEOUT_S, MASTER_NAME, gtid_seq, w
 from .topology import MYSQL_VIP
 
 GATE_WAIT = 60.0
+# How long a fault's own command to a server may take. The server may sit
+# behind a link another fault degrades (a slow token bucket and 10% loss, for
+# up to 20 s): a 2 s read timed out there, and the fault counted as failed.
+FAULT_CALL_TIMEOUT_S = 30.0
 
 def for_a_while(ctx, out, hold, apply, heal):
     """apply(), hold for `hold` seconds (less if the run is aborted), heal()
@@ -348,10 +352,11 @@ class RedisDemote(RedisFault):
         out["target"] = master.name
         try:
             if p["how"] == "sentinel-failover":
-                redis.sentinels[0].call("SENTINEL", "FAILOVER", MASTER_NAME)
+                redis.sentinels[0].call("SENTINEL", "FAILOVER", MASTER_NAME, timeout=FAULT_CALL_TIMEOUT_S)
             else:
                 replica = redis.other(master)
-                master.call("FAILOVER", "TO", replica.host.ip, replica.port, "TIMEOUT", 5000)
+                master.call("FAILOVER", "TO", replica.host.ip, replica.port, "TIMEOUT", 5000,
+                            timeout=FAULT_CALL_TIMEOUT_S)
         except resp.RedisError as e:
             # No replica fit to take over right now (still syncing after a restart).
             out["effective"] = False
@@ -389,7 +394,7 @@ class RedisFlushAll(RedisFault):
         master = self.master(ctx, out)
         if not master:
             return
-        master.call("FLUSHALL")
+        master.call("FLUSHALL", timeout=FAULT_CALL_TIMEOUT_S)
         out["target"] = master.name
         out["healed"] = time.time()
 
