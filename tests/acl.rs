@@ -45,6 +45,11 @@ const IDGEN_RULES: &[&str] = &[
 
 const PASSWORD: &str = "Acl9pass";
 
+/// The README's rules but `rule`.
+fn rules_without(rule: &str) -> Vec<&'static str> {
+    IDGEN_RULES.iter().copied().filter(|r| *r != rule).collect()
+}
+
 /// Makes `user` on both test servers with `rules`, and returns the variables
 /// that point every node at it.
 fn acl_user(env: &TestEnv, tag: &str, rules: &[&str]) -> Vec<(&'static str, String)> {
@@ -126,11 +131,7 @@ fn the_rule_the_readme_gives_is_the_rule_tested() {
 #[test]
 fn a_user_without_restore_stocks_queues_by_rpush() {
     let env = TestEnv::distributed_with_nodes();
-    let rules: Vec<&str> = IDGEN_RULES
-        .iter()
-        .copied()
-        .filter(|r| *r != "+restore")
-        .collect();
+    let rules = rules_without("+restore");
     let vars = acl_user(&env, "norestore", &rules);
     as_user(&env, &vars)
         .args(["init-app", "--app", "1", "--name", "one", "--step", "50"])
@@ -155,11 +156,7 @@ fn a_command_the_user_may_not_run_is_an_access_error_naming_it() {
     let env = TestEnv::distributed_with_nodes();
     env.ok(&["init-app", "--app", "1", "--name", "one", "--step", "20"]);
     for (refused, command) in [("+lpop", "lpop"), ("+info", "info"), ("+hset", "hset")] {
-        let rules: Vec<&str> = IDGEN_RULES
-            .iter()
-            .copied()
-            .filter(|r| *r != refused)
-            .collect();
+        let rules = rules_without(refused);
         let vars = acl_user(&env, command, &rules);
         let run = as_user(&env, &vars)
             .args(["next", "--app", "1"])
@@ -173,11 +170,7 @@ fn a_command_the_user_may_not_run_is_an_access_error_naming_it() {
         assert_eq!(run.stderr.lines().count(), 1, "{run}");
     }
     // A key outside idgen's patterns is refused the same way.
-    let rules: Vec<&str> = IDGEN_RULES
-        .iter()
-        .copied()
-        .filter(|r| *r != "~idgen:*")
-        .collect();
+    let rules = rules_without("~idgen:*");
     let vars = acl_user(&env, "nolease", &rules);
     as_user(&env, &vars)
         .args(["lease", "--count", "1"])

@@ -7,7 +7,7 @@
 //! RDB type 18 (a quicklist of listpacks, Redis 7.0 and later), each entry
 //! encoded as `lpAppend` encodes it (a string that is a canonical 64-bit
 //! integer as that integer, else as a string), listpacks of at most
-//! [`NODE_BYTES`]. The footer names RDB version 10, the oldest that knows
+//! 8 KiB (`NODE_BYTES`). The footer names RDB version 10, the oldest that knows
 //! type 18, so every later server accepts it, and carries the CRC-64 that
 //! `RESTORE` checks. A server built with `sanitize-dump-payload yes` checks
 //! every entry too; the test suite runs its servers so.
@@ -22,9 +22,10 @@ const RDB_VERSION: u16 = 10;
 const CONTAINER_PACKED: u8 = 2;
 /// The largest listpack made, header and terminator included: the size
 /// Redis's default `list-max-listpack-size -2` keeps a node within.
-pub const NODE_BYTES: usize = 8192;
-/// A listpack's header (total bytes, entry count) and its terminator.
+const NODE_BYTES: usize = 8192;
+/// A listpack's header: total bytes, entry count.
 const HEADER: usize = 6;
+/// A listpack's terminator.
 const END: u8 = 0xFF;
 
 /// Redis's CRC-64 (Jones), 16 bytes a step.
@@ -35,7 +36,6 @@ const CRC: Crc<u64, Table<16>> = Crc::<u64, Table<16>>::new(&CRC_64_REDIS);
 pub enum Entry<'a> {
     /// Bytes: a canonical 64-bit integer among them is stored as that integer.
     Text(&'a [u8]),
-    Int(i64),
     /// An index: an integer, or past `i64::MAX` its decimal text (as Redis
     /// stores the decimal it is given).
     Uint(u64),
@@ -110,7 +110,6 @@ impl ListPack {
 fn encode(entry: Entry<'_>, out: &mut Vec<u8>) {
     let start = out.len();
     match entry {
-        Entry::Int(v) => encode_int(v, out),
         Entry::Uint(v) => match i64::try_from(v) {
             Ok(v) => encode_int(v, out),
             Err(_) => encode_text(itoa::Buffer::new().format(v).as_bytes(), out),
