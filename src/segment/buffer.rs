@@ -66,10 +66,12 @@ struct Stock {
     landed: tokio::sync::Notify,
 }
 
-/// `count` IDs from the stock, if it holds that many.
-fn take_held(stock: &Stock, count: u64) -> Option<Vec<u64>> {
+/// `count` IDs from the stock, if it holds that many, and how many it holds
+/// after: one lock of the stock per request.
+fn take_held(stock: &Stock, count: u64) -> (Option<Vec<u64>>, u64) {
     let mut ids = stock.ids.lock().expect("not poisoned");
-    (ids.len() as u64 >= count).then(|| ids.drain(..count as usize).collect())
+    let taken = (ids.len() as u64 >= count).then(|| ids.drain(..count as usize).collect());
+    (taken, ids.len() as u64)
 }
 
 /// Segment IDs served from memory when possible, from the allocator otherwise.
@@ -79,6 +81,8 @@ pub struct BufferedAllocator {
     stocks: Mutex<HashMap<BufferKey, Arc<Stock>>>,
     /// What background refills found that a caller should hear about (rollbacks).
     pending: Mutex<Notes>,
+    /// Whether `pending` may hold anything: most answers then skip its lock.
+    any_pending: AtomicBool,
     refills: AtomicU64,
     refill_failures: AtomicU64,
 }
@@ -90,6 +94,7 @@ impl BufferedAllocator {
             options,
             stocks: Mutex::new(HashMap::new()),
             pending: Mutex::new(Notes::default()),
+            any_pending: AtomicBool::new(false),
             refills: AtomicU64::new(0),
             refill_failures: AtomicU64::new(0),
         })
@@ -126,7 +131,7 @@ impl BufferedAllocator {
             }
             return Ok(self.with_pending(issued));
         };
-        let mut taken = take_held(&stock, count);
+        let (mut taken, mut left) = take_held(&stock, count);
         if taken.is_none() {
             self.grow(&stock);
             if count <= self.largest_refill() {
@@ -138,10 +143,9 @@ impl BufferedAllocator {
                 landed.as_mut().enable();
                 self.refill(key, stock.clone());
                 landed.await;
-                taken = take_held(&stock, count);
+                (taken, left) = take_held(&stock, count);
             }
         }
-        let left = stock.ids.lock().expect("not poisoned").len() as u64;
         if left < self.refill_below(&stock).max(count) {
             self.refill(key, stock);
         }
@@ -160,7 +164,16 @@ impl BufferedAllocator {
 
     /// The answer with what background refills noted since the last one.
     fn with_pending(&self, mut issued: Issued) -> Issued {
-        let pending = std::mem::take(&mut *self.pending.lock().expect("not poisoned"));
+        // A refill sets the flag under the lock, after adding its notes: one
+        // that lands after this look rides along with a later answer.
+        if !self.any_pending.load(Ordering::Acquire) {
+            return issued;
+        }
+        let pending = {
+            let mut pending = self.pending.lock().expect("not poisoned");
+            self.any_pending.store(false, Ordering::Release);
+            std::mem::take(&mut *pending)
+        };
         issued.notes.warnings.extend(pending.warnings);
         issued.notes.rollbacks.extend(pending.rollbacks);
         issued
@@ -243,12 +256,14 @@ impl BufferedAllocator {
                         this.refill_failures.fetch_add(1, Ordering::Relaxed);
                     }
                     stock.ids.lock().expect("not poisoned").extend(issued.ids);
-                    let mut pending = this.pending.lock().expect("not poisoned");
-                    pending.warnings.extend(issued.notes.warnings);
-                    pending.rollbacks.extend(issued.notes.rollbacks);
-                    pending
-                        .ledger_rollbacks
-                        .extend(issued.notes.ledger_rollbacks);
+                    let notes = issued.notes;
+                    if !notes.is_empty() {
+                        let mut pending = this.pending.lock().expect("not poisoned");
+                        pending.warnings.extend(notes.warnings);
+                        pending.rollbacks.extend(notes.rollbacks);
+                        pending.ledger_rollbacks.extend(notes.ledger_rollbacks);
+                        this.any_pending.store(true, Ordering::Release);
+                    }
                     this.refills.fetch_add(1, Ordering::Relaxed);
                 }
                 // A foreground request meets the same failure and reports it.

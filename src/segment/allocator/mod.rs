@@ -101,6 +101,11 @@ pub struct Notes {
 }
 
 impl Notes {
+    /// Nothing to hear about.
+    pub fn is_empty(&self) -> bool {
+        self.warnings.is_empty() && self.rollbacks.is_empty() && self.ledger_rollbacks.is_empty()
+    }
+
     fn rollback(&mut self, rollback: Option<Rollback>) {
         self.rollbacks.extend(rollback);
     }

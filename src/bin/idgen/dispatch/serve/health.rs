@@ -12,6 +12,7 @@ use idgen::ErrorKind;
 use idgen::lease::LeaseStore;
 use idgen::store::NodeSet;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 /// What `/healthz` reports of the backends.
 #[derive(Debug, Default)]
@@ -89,13 +90,20 @@ impl Server {
     /// Remembers a request's outage for `/healthz`.
     pub(super) fn note_failure(&self, e: &idgen::Error) {
         if e.kind() == ErrorKind::Unavailable {
-            self.health.lock().expect("not poisoned").request = Some(reason("segment backend", e));
+            let mut health = self.health.lock().expect("not poisoned");
+            health.request = Some(reason("segment backend", e));
+            self.outage_noted.store(true, Ordering::Release);
         }
     }
 
-    /// A request was served: the outage it would have met is over.
+    /// A request was served: the outage it would have met is over. Nearly
+    /// every request finds none noted, and skips the lock.
     pub(super) fn note_success(&self) {
-        self.health.lock().expect("not poisoned").request = None;
+        if self.outage_noted.load(Ordering::Acquire) {
+            let mut health = self.health.lock().expect("not poisoned");
+            health.request = None;
+            self.outage_noted.store(false, Ordering::Release);
+        }
     }
 }
 

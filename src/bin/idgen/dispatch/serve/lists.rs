@@ -145,6 +145,7 @@ pub(super) async fn answer(
     let first = form.chunk(&first, true, false);
     let rest = Rest {
         server: server.clone(),
+        endpoint,
         app,
         gate_pass,
         form,
@@ -162,6 +163,7 @@ pub(super) async fn answer(
 /// The chunks of a list answer after the first, taken as the body is polled.
 struct Rest {
     server: Arc<Server>,
+    endpoint: Endpoint,
     app: u8,
     gate_pass: Option<String>,
     form: ListForm,
@@ -187,7 +189,8 @@ impl Rest {
                 self.left -= ids.len() as u64;
                 self.server
                     .metrics
-                    .more_ids("segment", &self.app.to_string(), ids.len() as u64);
+                    .app(self.endpoint, self.app)
+                    .more_ids(ids.len() as u64);
                 let chunk = self.form.chunk(&ids, false, self.left == 0);
                 Some((Ok(chunk), Some(self)))
             }

@@ -8,10 +8,10 @@
 use crate::exposition::{encode, gauges, registered};
 use idgen::segment::BufferedAllocator;
 use prometheus::{
-    HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry,
+    Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry,
 };
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 /// The endpoints timed by the latency histogram.
@@ -34,6 +34,11 @@ impl Endpoint {
         Endpoint::TinyidNextId,
         Endpoint::TinyidNextIdSimple,
     ];
+
+    /// Its place in [`Self::ALL`].
+    fn index(self) -> usize {
+        self as usize
+    }
 
     fn name(self) -> &'static str {
         match self {
@@ -60,6 +65,32 @@ const BUCKETS: [f64; 12] = [
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.5,
 ];
 
+/// One key's counters at one endpoint, looked up once: a request then bumps
+/// two atomics, where finding them by their labels hashes the labels and
+/// takes the family's lock, shared by every request on every core.
+#[derive(Clone)]
+pub struct Series {
+    requests: IntCounter,
+    issued: IntCounter,
+}
+
+impl Series {
+    /// A request that issued `ids` IDs.
+    pub fn issued(&self, ids: u64) {
+        self.requests.inc();
+        self.issued.inc_by(ids);
+    }
+
+    /// More IDs for a request already counted (a list's later chunks).
+    pub fn more_ids(&self, ids: u64) {
+        self.issued.inc_by(ids);
+    }
+}
+
+/// Segment endpoints are keyed by app number: each endpoint's series of each
+/// app, made at the app's first request.
+type AppSeries = Box<[OnceLock<Series>]>;
+
 pub struct Metrics {
     /// The series kept for the life of the server; `render` adds the ones
     /// read from the buffer and the leases at the time of the scrape.
@@ -70,7 +101,10 @@ pub struct Metrics {
     issued: IntCounterVec,
     /// Failed requests, by error code.
     errors: IntCounterVec,
-    latency: HistogramVec,
+    /// The latency histogram of each endpoint, in [`Endpoint::ALL`]'s order.
+    latency: Vec<Histogram>,
+    /// By [`Endpoint::index`], then app.
+    apps: Vec<AppSeries>,
     rollbacks: IntCounter,
     ledger_rollbacks: IntCounter,
     leases: Mutex<BTreeMap<String, LeaseGauge>>,
@@ -105,9 +139,14 @@ impl Default for Metrics {
             .expect("valid buckets"),
         );
         // Every endpoint's histogram is shown from the start, at zero.
-        for endpoint in Endpoint::ALL {
-            latency.with_label_values(&[endpoint.name()]);
-        }
+        let latency = Endpoint::ALL
+            .iter()
+            .map(|endpoint| latency.with_label_values(&[endpoint.name()]))
+            .collect();
+        let apps = Endpoint::ALL
+            .iter()
+            .map(|_| (0..=u8::MAX).map(|_| OnceLock::new()).collect())
+            .collect();
         Metrics {
             requests: counters(
                 r,
@@ -128,6 +167,7 @@ impl Default for Metrics {
                 &["code"],
             ),
             latency,
+            apps,
             rollbacks: counter(
                 r,
                 "idgen_serve_redis_rollbacks_total",
@@ -145,17 +185,19 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    /// A request for `key` that issued `ids` IDs of `kind` (`segment`, `snowflake`).
-    pub fn issued(&self, endpoint: Endpoint, kind: &'static str, key: &str, ids: u64) {
-        self.requests
-            .with_label_values(&[endpoint.name(), key])
-            .inc();
-        self.more_ids(kind, key, ids);
+    /// The counters of requests to `endpoint` for `key`, which issue IDs of
+    /// `kind` (`segment`, `snowflake`). Keep them: finding them is the slow part.
+    pub fn series(&self, endpoint: Endpoint, kind: &'static str, key: &str) -> Series {
+        Series {
+            requests: self.requests.with_label_values(&[endpoint.name(), key]),
+            issued: self.issued.with_label_values(&[kind, key]),
+        }
     }
 
-    /// More IDs for a request already counted (a list's later chunks).
-    pub fn more_ids(&self, kind: &'static str, key: &str, ids: u64) {
-        self.issued.with_label_values(&[kind, key]).inc_by(ids);
+    /// The counters of a segment endpoint's requests for `app`.
+    pub fn app(&self, endpoint: Endpoint, app: u8) -> &Series {
+        self.apps[endpoint.index()][usize::from(app)]
+            .get_or_init(|| self.series(endpoint, "segment", &app.to_string()))
     }
 
     pub fn decoded(&self) {
@@ -169,9 +211,7 @@ impl Metrics {
     }
 
     pub fn latency(&self, endpoint: Endpoint, elapsed: Duration) {
-        self.latency
-            .with_label_values(&[endpoint.name()])
-            .observe(elapsed.as_secs_f64());
+        self.latency[endpoint.index()].observe(elapsed.as_secs_f64());
     }
 
     /// Stale stock retired on a Redis node that went back in time.

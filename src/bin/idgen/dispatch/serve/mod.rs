@@ -166,6 +166,8 @@ struct Namespace {
     session: Arc<LeaseSession<ProcessClock>>,
     generator: tokio::sync::Mutex<LeasedGenerator<ProcessClock>>,
     renewer: tokio::task::JoinHandle<()>,
+    /// Its `get` counters, made at the first request.
+    series: std::sync::OnceLock<metrics::Series>,
 }
 
 /// Everything a request handler needs.
@@ -185,10 +187,12 @@ struct Server {
     max_requests: usize,
     max_n: u64,
     /// Keys the ledger did not know lately.
-    unknown: Mutex<segments::Unknown>,
+    unknown: segments::Unknown,
     /// The backends `/healthz` checks, and what it last found.
     probes: health::Probes,
     health: Mutex<health::Health>,
+    /// Whether `health` holds a request's outage (set and cleared under its lock).
+    outage_noted: std::sync::atomic::AtomicBool,
 }
 
 /// Lease events: reported as `idgen lease` reports them, and kept for metrics.
@@ -308,6 +312,7 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
                 session,
                 generator: tokio::sync::Mutex::new(generator),
                 renewer,
+                series: std::sync::OnceLock::new(),
             },
         );
     }
@@ -332,9 +337,10 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         in_flight: Arc::new(Semaphore::new(args.max_requests)),
         max_requests: args.max_requests,
         max_n: args.max_n,
-        unknown: Mutex::default(),
+        unknown: segments::Unknown::default(),
         probes,
         health: Mutex::default(),
+        outage_noted: Default::default(),
     });
     server.probe().await;
     let prober = tokio::spawn({

@@ -11,7 +11,8 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use idgen::ErrorKind;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a key the ledger did not know is answered 404 from memory: a
@@ -25,23 +26,35 @@ const MAX_UNKNOWN: usize = 4096;
 
 /// Keys the ledger did not know lately, with their 404 message.
 #[derive(Debug, Default)]
-pub(super) struct Unknown(HashMap<String, (Instant, String)>);
+pub(super) struct Unknown {
+    keys: Mutex<HashMap<String, (Instant, String)>>,
+    /// Whether `keys` may hold any: requests for known keys, nearly all of
+    /// them, then skip the lock every request would otherwise take.
+    any: AtomicBool,
+}
 
 impl Unknown {
     fn get(&self, key: &str, now: Instant) -> Option<String> {
-        let (until, message) = self.0.get(key)?;
+        // Set under the lock once a key is remembered; a key remembered just
+        // after this look was refused by a request of its own already.
+        if !self.any.load(Ordering::Acquire) {
+            return None;
+        }
+        let keys = self.keys.lock().expect("not poisoned");
+        let (until, message) = keys.get(key)?;
         (*until > now).then(|| message.clone())
     }
 
-    fn remember(&mut self, key: &str, message: &str, now: Instant) {
-        if self.0.len() >= MAX_UNKNOWN {
-            self.0.retain(|_, (until, _)| *until > now);
-            if self.0.len() >= MAX_UNKNOWN {
-                self.0.clear();
+    fn remember(&self, key: &str, message: &str, now: Instant) {
+        let mut keys = self.keys.lock().expect("not poisoned");
+        if keys.len() >= MAX_UNKNOWN {
+            keys.retain(|_, (until, _)| *until > now);
+            if keys.len() >= MAX_UNKNOWN {
+                keys.clear();
             }
         }
-        self.0
-            .insert(key.to_string(), (now + UNKNOWN_FOR, message.to_string()));
+        keys.insert(key.to_string(), (now + UNKNOWN_FOR, message.to_string()));
+        self.any.store(true, Ordering::Release);
     }
 }
 
@@ -81,12 +94,7 @@ impl Server {
         gate_pass: Option<&str>,
         count: u64,
     ) -> Result<(u8, Vec<u64>), ApiError> {
-        if let Some(message) = self
-            .unknown
-            .lock()
-            .expect("not poisoned")
-            .get(key, Instant::now())
-        {
+        if let Some(message) = self.unknown.get(key, Instant::now()) {
             return Err(ApiError::new(ErrorKind::NotFound, message));
         }
         let taken = async {
@@ -97,10 +105,7 @@ impl Server {
         if let Err(e) = &result
             && e.status == status_for(ErrorKind::NotFound)
         {
-            self.unknown
-                .lock()
-                .expect("not poisoned")
-                .remember(key, &e.message, Instant::now());
+            self.unknown.remember(key, &e.message, Instant::now());
         }
         result
     }
@@ -163,8 +168,7 @@ impl Server {
         let (app, ids) = self.app_and_ids(key, gate_pass, count).await?;
         // Tests stop the process here to signal it with a request in flight.
         idgen::failpoint::hit("serve.before_answer").map_err(|e| self.api_error(&e))?;
-        self.metrics
-            .issued(endpoint, "segment", &app.to_string(), ids.len() as u64);
+        self.metrics.app(endpoint, app).issued(ids.len() as u64);
         self.metrics.latency(endpoint, started.elapsed());
         Ok((app, ids))
     }

@@ -29,8 +29,18 @@ pub(super) async fn snowflake_get(
     // The generator waits out a backend outage; a request waits at most the
     // configured timeout for it (the IDs of an abandoned step are a gap).
     let patience = server.settings.timeout.max(MIN_LEASE_WAIT);
-    let issue = async { namespace.generator.lock().await.issue(1, &mut ids).await };
-    match tokio::time::timeout(patience, issue).await {
+    let issued = {
+        let issue = async { namespace.generator.lock().await.issue(1, &mut ids).await };
+        let mut issue = std::pin::pin!(issue);
+        // Nearly always done at the first poll (the lease proven, the unit not
+        // full): answered without arming a timer, which every request would
+        // otherwise add to and take from the runtime's shared timer wheel.
+        match futures::poll!(issue.as_mut()) {
+            std::task::Poll::Ready(issued) => Ok(issued),
+            std::task::Poll::Pending => tokio::time::timeout(patience, issue).await,
+        }
+    };
+    match issued {
         Ok(Ok(())) => {}
         Ok(Err(e)) => return Err(ApiError::public(&e, &server.out)),
         Err(_) => {
@@ -43,9 +53,14 @@ pub(super) async fn snowflake_get(
             ));
         }
     }
-    server
-        .metrics
-        .issued(Endpoint::SnowflakeGet, "snowflake", &key, 1);
+    namespace
+        .series
+        .get_or_init(|| {
+            server
+                .metrics
+                .series(Endpoint::SnowflakeGet, "snowflake", &key)
+        })
+        .issued(1);
     server
         .metrics
         .latency(Endpoint::SnowflakeGet, started.elapsed());
