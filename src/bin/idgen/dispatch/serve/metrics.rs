@@ -292,3 +292,39 @@ impl Metrics {
         encode(&[&self.registry, &now])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The histograms and the per-app counters are found by an endpoint's
+    /// discriminant, made in `Endpoint::ALL`'s order: the two must agree.
+    #[test]
+    fn every_endpoint_sits_at_its_own_place_in_all() {
+        for (place, endpoint) in Endpoint::ALL.iter().enumerate() {
+            assert_eq!(endpoint.index(), place, "{endpoint:?}");
+        }
+    }
+
+    /// An app's counters, found once, are the ones `/metrics` shows.
+    #[test]
+    fn an_apps_series_counts_into_the_labelled_families() {
+        let metrics = Metrics::default();
+        metrics.app(Endpoint::SegmentGet, 7).issued(1);
+        metrics.app(Endpoint::SegmentGet, 7).issued(1);
+        metrics.app(Endpoint::SegmentList, 7).issued(1000);
+        metrics.app(Endpoint::SegmentList, 7).more_ids(500);
+        let requests = |endpoint: Endpoint| {
+            metrics
+                .requests
+                .with_label_values(&[endpoint.name(), "7"])
+                .get()
+        };
+        assert_eq!(requests(Endpoint::SegmentGet), 2);
+        assert_eq!(requests(Endpoint::SegmentList), 1);
+        assert_eq!(
+            metrics.issued.with_label_values(&["segment", "7"]).get(),
+            1502
+        );
+    }
+}
