@@ -45,14 +45,18 @@ pub enum Entry<'a> {
 pub fn list<'a>(entries: impl IntoIterator<Item = Entry<'a>>) -> Vec<u8> {
     let mut nodes: Vec<Vec<u8>> = Vec::new();
     let mut node = ListPack::new();
-    let mut encoded = Vec::with_capacity(16);
     for entry in entries {
-        encoded.clear();
-        encode(entry, &mut encoded);
-        if !node.fits(encoded.len()) {
-            nodes.push(std::mem::replace(&mut node, ListPack::new()).finish());
+        // Encoded in place: the entry is moved to a new node only when it
+        // does not fit, which is once a node.
+        let start = node.bytes.len();
+        encode(entry, &mut node.bytes);
+        if !node.fits() {
+            let mut next = ListPack::new();
+            next.bytes.extend_from_slice(&node.bytes[start..]);
+            node.bytes.truncate(start);
+            nodes.push(std::mem::replace(&mut node, next).finish());
         }
-        node.push(&encoded);
+        node.count += 1;
     }
     if node.count > 0 {
         nodes.push(node.finish());
@@ -80,20 +84,16 @@ struct ListPack {
 
 impl ListPack {
     fn new() -> Self {
-        let mut bytes = Vec::with_capacity(NODE_BYTES);
+        // Room for the entry that overflows the node, before it moves on.
+        let mut bytes = Vec::with_capacity(NODE_BYTES + 32);
         bytes.resize(HEADER, 0);
         ListPack { bytes, count: 0 }
     }
 
-    /// Is there room for an entry of `len` bytes and the terminator? An
-    /// empty listpack takes any one entry, however long.
-    fn fits(&self, len: usize) -> bool {
-        self.count == 0 || (self.bytes.len() + len < NODE_BYTES && self.count < 65_535)
-    }
-
-    fn push(&mut self, encoded: &[u8]) {
-        self.bytes.extend_from_slice(encoded);
-        self.count += 1;
+    /// Does the entry just encoded fit, with the terminator? An empty
+    /// listpack takes any one entry, however long.
+    fn fits(&self) -> bool {
+        self.count == 0 || (self.bytes.len() < NODE_BYTES && self.count < 65_535)
     }
 
     fn finish(mut self) -> Vec<u8> {
@@ -107,6 +107,7 @@ impl ListPack {
 }
 
 /// Appends `entry`'s encoding and its back length, as `lpAppend` writes them.
+#[inline]
 fn encode(entry: Entry<'_>, out: &mut Vec<u8>) {
     let start = out.len();
     match entry {
@@ -132,6 +133,7 @@ fn canonical_int(text: &[u8]) -> Option<i64> {
     (buffer.format(v) == text).then_some(v)
 }
 
+#[inline]
 fn encode_int(v: i64, out: &mut Vec<u8>) {
     let bytes = v.to_le_bytes();
     match v {
@@ -175,6 +177,7 @@ fn encode_text(text: &[u8], out: &mut Vec<u8>) {
 /// An entry's length written to be read backwards, as `lpEncodeBacklen`
 /// writes it: seven bits a byte, highest first, every byte after the first
 /// flagged 128 (its size steps at Redis's own bounds).
+#[inline]
 fn back_length(len: usize, out: &mut Vec<u8>) {
     let bytes = match len {
         0..=127 => 1,

@@ -6,10 +6,8 @@
 -- recorded max_limit_id ('': unknown), the node the shard moved to ('':
 -- this node stocks it; see seal.lua)}, or {0} when someone holds the lock.
 if not redis.call('SET', KEYS[1], lock_value(ARGV[1], ARGV[4]), 'NX', 'PX', ARGV[2]) then return {0} end
-local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[4])
+local rollback, retired, _, limit = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[4])
 local stock = KEYS[2]
 if ARGV[3] == 'range' then stock = KEYS[3] end
-local witness = redis.call('HGET', KEYS[5], 'last') or ''
-local limit = redis.call('HGET', KEYS[4], 'limit') or ''
-local moved_to = redis.call('HGET', KEYS[5], 'moved_to') or ''
-return {1, stock_of(stock, ARGV[3]), rollback, retired, witness, limit, moved_to}
+local witness = redis.call('HMGET', KEYS[5], 'last', 'moved_to')
+return {1, stock_of(stock, ARGV[3]), rollback, retired, witness[1] or '', limit or '', witness[2] or ''}

@@ -71,30 +71,38 @@ end
 -- shard are retired before anything is served.
 -- `expected` is as for `server_run_id`. Returns '' when the stock is this
 -- server's, else '<stamp found or -> <run_id>', and the number of indexes
--- retired.
+-- retired; then the stamp's recorded dispenser and max_limit_id (false when
+-- missing, as after a retirement, which resets the stamp), read in the same
+-- call for the scripts that need them.
 local function verify(queue, range, stamp, expected)
   local run_id = server_run_id(expected)
   local replid = server_replid()
-  local stamped = redis.call('HMGET', stamp, 'run_id', 'replid')
-  if stamped[1] == run_id and stamped[2] == replid then return '', 0 end
-  local retired = math.max(stock_of(queue, 'queue'), 0) + math.max(stock_of(range, 'range'), 0)
+  local stamped = redis.call('HMGET', stamp, 'run_id', 'replid', 'kind', 'limit')
+  if stamped[1] == run_id and stamped[2] == replid then return '', 0, stamped[3], stamped[4] end
+  local retired = redis.call('LLEN', queue) + math.max(stock_of(range, 'range'), 0)
   redis.call('DEL', queue, range, stamp)
   redis.call('HSET', stamp, 'run_id', run_id, 'replid', replid)
-  if (not stamped[1]) and retired == 0 then return '', 0 end
+  if (not stamped[1]) and retired == 0 then return '', 0, false, false end
   -- A stamp from before replids were recorded: retired once, not a rollback.
-  if stamped[1] == run_id and not stamped[2] then return '', retired end
-  return (stamped[1] or '-') .. ' ' .. run_id, retired
+  if stamped[1] == run_id and not stamped[2] then return '', retired, false, false end
+  return (stamped[1] or '-') .. ' ' .. run_id, retired, false, false
 end
 
 -- Makes `kind` the dispenser that serves the shard, recorded in the stamp. Stock
 -- left in the other one (the app's dispenser was changed) is retired unserved.
--- Returns the number of indexes retired.
-local function switch_to(queue, range, stamp, kind)
-  if redis.call('HGET', stamp, 'kind') == kind then return 0 end
-  local other, other_kind = range, 'range'
-  if kind == 'range' then other, other_kind = queue, 'queue' end
-  local n = math.max(stock_of(other, other_kind), 0)
-  redis.call('DEL', other)
+-- `recorded` is the stamp's dispenser when the caller has read it (`verify`),
+-- nil to read it here. Returns the number of indexes retired.
+local function switch_to(queue, range, stamp, kind, recorded)
+  if recorded == nil then recorded = redis.call('HGET', stamp, 'kind') end
+  if recorded == kind then return 0 end
+  local n
+  if kind == 'range' then
+    n = redis.call('LLEN', queue)
+    redis.call('DEL', queue)
+  else
+    n = math.max(stock_of(range, 'range'), 0)
+    redis.call('DEL', range)
+  end
   redis.call('HSET', stamp, 'kind', kind)
   return n
 end
@@ -110,24 +118,28 @@ end
 -- was never recorded (a crash, a direct take in flight): either way the stock
 -- is retired unserved (a gap) and the witness moves up to the ledger.
 -- `limit` is the ledger's max_limit_id, recorded for takes to check; stock
--- above `ceiling` (the highest index within it) is retired too.
+-- above `ceiling` (the highest index within it) is retired too. `seen` is the
+-- witness's 'last' as the caller read it under the lock (false or nil: none),
+-- and `recorded_limit` the stamp's limit as `verify` read it (nil: unread, so
+-- it is written whatever it was).
 -- Returns the indexes retired as older than the ledger (0 when the shard had
 -- no witness yet: retired once, as after an upgrade, not a warning), those
 -- retired above the limit, and whether a witness existed.
-local function settle(queue, range, stamp, witness, ledger_max, limit, ceiling)
-  redis.call('HSET', stamp, 'limit', limit)
-  local seen = redis.call('HGET', witness, 'last')
-  local stale = 0
+local function settle(queue, range, stamp, witness, ledger_max, limit, ceiling, seen, recorded_limit)
+  if recorded_limit ~= limit then redis.call('HSET', stamp, 'limit', limit) end
   if not seen or tonumber(seen) < ledger_max then
-    stale = math.max(stock_of(queue, 'queue'), 0) + math.max(stock_of(range, 'range'), 0)
+    local stale = redis.call('LLEN', queue) + math.max(stock_of(range, 'range'), 0)
     redis.call('DEL', queue, range)
     redis.call('HSET', witness, 'last', string.format('%.0f', ledger_max))
+    -- Both stocks are gone: nothing is left above the limit.
+    if not seen then return 0, 0, 0 end
+    return stale, 0, 1
   end
   local over = 0
   -- Pushes append rising segments, so the queue's last entry is its highest.
   local top = tonumber(redis.call('LRANGE', queue, -1, -1)[1] or '-1') or -1
   if top > ceiling then
-    over = over + math.max(stock_of(queue, 'queue'), 0)
+    over = over + redis.call('LLEN', queue)
     redis.call('DEL', queue)
   end
   local f = redis.call('HMGET', range, 'last', 'pending_last')
@@ -135,6 +147,5 @@ local function settle(queue, range, stamp, witness, ledger_max, limit, ceiling)
     over = over + math.max(stock_of(range, 'range'), 0)
     redis.call('DEL', range)
   end
-  if not seen then return 0, over, 0 end
-  return stale, over, 1
+  return 0, over, 1
 end

@@ -22,14 +22,15 @@
 -- (then `witnessed` names it: see seal.lua). stale and over count indexes
 -- retired by `settle` (stock older than the ledger, stock above the limit).
 
--- Appends the list `buffer` to the list `queue`, in order, and deletes
--- `buffer`, moving the fewer indexes through Lua: when the queue holds fewer
--- than the buffer (a refill tops up what is left), its indexes go in front of
--- the buffer and the buffer is renamed to the queue (an empty queue costs one
--- RENAME); else the buffer's go after the queue's.
-local function append_buffer(queue, buffer)
-  local held, buffered = redis.call('LLEN', queue), redis.call('LLEN', buffer)
-  if buffered == 0 then return end
+-- Appends the list `buffer` (`buffered` indexes, as the script checked) to
+-- the list `queue`, in order, and deletes `buffer`, moving the fewer indexes
+-- through Lua: when the queue holds fewer than the buffer (a refill tops up
+-- what is left), its indexes go in front of the buffer and the buffer is
+-- renamed to the queue (an empty queue costs one RENAME); else the buffer's go
+-- after the queue's. Returns the queue's length after.
+local function append_buffer(queue, buffer, buffered)
+  local held = redis.call('LLEN', queue)
+  if buffered == 0 then return held end
   if held <= buffered then
     if held > 0 then
       local left = redis.call('LRANGE', queue, 0, -1)
@@ -42,13 +43,14 @@ local function append_buffer(queue, buffer)
       end
     end
     redis.call('RENAME', buffer, queue)
-    return
+    return held + buffered
   end
   local items = redis.call('LRANGE', buffer, 0, -1)
   for i = 1, #items, 1000 do
     redis.call('RPUSH', queue, unpack(items, i, math.min(i + 999, #items)))
   end
   redis.call('DEL', buffer)
+  return held + buffered
 end
 
 local buffer = KEYS[6]
@@ -64,39 +66,42 @@ if not holds_lock(KEYS[1], ARGV[1], ARGV[6]) then
   drop_buffer()
   return {-1, '', 0, 0, 0, 0, ''}
 end
-local moved_to = redis.call('HGET', KEYS[5], 'moved_to')
-if moved_to then
+-- The witness: the node the shard moved to, its highest segment and that
+-- segment's token. Nothing below changes it before it is written.
+local w = redis.call('HMGET', KEYS[5], 'moved_to', 'last', 'token')
+if w[1] then
   drop_buffer()
-  return {-4, '', 0, 0, 0, 0, moved_to}
+  return {-4, '', 0, 0, 0, 0, w[1]}
 end
-local rollback, retired = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[6])
-local seen = redis.call('HMGET', KEYS[5], 'last', 'token')
-if seen[1] and first <= tonumber(seen[1]) then
+local rollback, retired, kind, limit = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[6])
+if w[2] and first <= tonumber(w[2]) then
   -- The witness survives retirement, so a push sent again to this server (a
   -- cluster client retrying after a lost answer or a timeout) finds its own
   -- segment recorded under its own token: answered, never stocked twice.
   -- Sent again to another server (a failover), the lock refused it above.
   drop_buffer()
-  if seen[2] == ARGV[1] and last == tonumber(seen[1]) then
+  if w[3] == ARGV[1] and last == tonumber(w[2]) then
     local stock = KEYS[2]
     if ARGV[4] == 'range' then stock = KEYS[3] end
     return {math.max(stock_of(stock, ARGV[4]), 0), rollback, retired, 0, 0, 0, ''}
   end
-  return {-3, rollback, retired, 0, 0, 0, seen[1]}
+  return {-3, rollback, retired, 0, 0, 0, w[2]}
 end
-local stale, over = settle(KEYS[2], KEYS[3], KEYS[4], KEYS[5], first - 1, ARGV[5], tonumber(ARGV[7]))
+local stale, over = settle(KEYS[2], KEYS[3], KEYS[4], KEYS[5], first - 1, ARGV[5], tonumber(ARGV[7]), w[2], limit)
 -- Recorded before a single index of the segment can be served.
 redis.call('HSET', KEYS[5], 'last', ARGV[3], 'token', ARGV[1])
-local switched = switch_to(KEYS[2], KEYS[3], KEYS[4], ARGV[4])
+local switched = switch_to(KEYS[2], KEYS[3], KEYS[4], ARGV[4], kind)
 if ARGV[4] == 'queue' then
+  local held
   if buffer then
-    append_buffer(KEYS[2], buffer)
+    held = append_buffer(KEYS[2], buffer, last - first + 1)
   else
     for i = 8, #ARGV, 1000 do
       redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
     end
+    held = redis.call('LLEN', KEYS[2])
   end
-  return {redis.call('LLEN', KEYS[2]), rollback, retired, switched, stale, over, ''}
+  return {held, rollback, retired, switched, stale, over, ''}
 end
 drop_buffer()
 local f = redis.call('HMGET', KEYS[3], 'next', 'last', 'pending_first', 'pending_last')
