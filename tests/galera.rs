@@ -155,6 +155,12 @@ impl Workload {
         self.ids.load(Ordering::SeqCst)
     }
 
+    /// Waits until `more` IDs were issued beyond those issued so far.
+    fn wait_for_more(&self, more: u64, what: &str) {
+        let from = self.ids();
+        wait_until(time_for(more * 3), what, || self.ids() >= from + more);
+    }
+
     /// Runs, on every node, one loop per entry of `loops` (a name and the
     /// arguments of one call), until `during` returns; every call is kept.
     fn run(
@@ -205,6 +211,19 @@ impl Workload {
     }
 }
 
+/// The loops every node runs: `next` of apps 1 (queue) and 2 (range), and
+/// `reload-segments`.
+fn takers_and_a_reloader() -> [(&'static str, Vec<String>); 3] {
+    [
+        ("next", next("1", 200, &[])),
+        ("next", next("2", 200, &[])),
+        (
+            "reload-segments",
+            ["reload-segments", "--quiet"].map(String::from).to_vec(),
+        ),
+    ]
+}
+
 /// `next --app APP --count COUNT` and `extra`, as loop arguments.
 fn next(app: &str, count: u64, extra: &[&str]) -> Vec<String> {
     let mut args: Vec<String> = ["next", "--app", app, "--count", &count.to_string()]
@@ -249,24 +268,13 @@ fn takers_on_every_node_repeat_nothing_and_fail_only_on_a_killed_node_while_it_i
     deployment.init_app("2", "range", "10", "100");
     let total = chaos_ids();
     let killed = NODES;
-    let loops = [
-        ("next", next("1", 200, &[])),
-        ("next", next("2", 200, &[])),
-        (
-            "reload-segments",
-            ["reload-segments", "--quiet"].map(String::from).to_vec(),
-        ),
-    ];
+    let loops = takers_and_a_reloader();
     let mut outage = None;
     let workload_began = Instant::now();
     // A third of the IDs before the kill, a third while the node is out,
     // and a third once it is back (besides those issued while it rejoins).
     let calls = Workload::run(&deployment, &loops, |work| {
-        let limit = time_for(total);
-        let a_third_more = |what: &str| {
-            let from = work.ids();
-            wait_until(limit, what, || work.ids() >= from + total / 3);
-        };
+        let a_third_more = |what: &str| work.wait_for_more(total / 3, what);
         a_third_more("a third of the IDs");
         let mut cluster = deployment.cluster.lock().unwrap();
         let down = Instant::now();
@@ -332,6 +340,75 @@ fn takers_on_every_node_repeat_nothing_and_fail_only_on_a_killed_node_while_it_i
     assert!(
         deployment.conflicts_retried() > 0,
         "no conflict was retried: the test did not exercise the retry path"
+    );
+}
+
+/// A node frozen past its eviction (SIGSTOP, as a stalled VM) and then
+/// resumed answers from its stale copy until it learns it was evicted: a
+/// locking read there returns a `max_id` the others have moved past. Galera
+/// refuses that transaction at `COMMIT` ("Not connected to Primary
+/// Component"), so the ledger cannot hand a segment out twice, and the
+/// callers through that node fail with a documented code until it has
+/// rejoined, while the other nodes serve on. The nemesis's `galera_sigstop`.
+#[test]
+fn takers_through_a_node_paused_past_its_eviction_repeat_nothing() {
+    let deployment = Deployment::start();
+    deployment.init_app("1", "queue", "10", "100");
+    deployment.init_app("2", "range", "10", "100");
+    let total = chaos_ids() / 2;
+    let paused = NODES;
+    let loops = takers_and_a_reloader();
+    let mut outage = None;
+    let calls = Workload::run(&deployment, &loops, |work| {
+        let a_third_more = |what: &str| work.wait_for_more(total / 3, what);
+        a_third_more("a third of the IDs");
+        let mut cluster = deployment.cluster.lock().unwrap();
+        let down = Instant::now();
+        cluster.pause(paused);
+        let evicted = cluster.conf_id_at_size(1, NODES - 1);
+        a_third_more("a third of the IDs with one node evicted");
+        cluster.resume(paused, 1, evicted);
+        let up = Instant::now();
+        outage = Some((down, up));
+        drop(cluster);
+        eprintln!(
+            "galera: node {paused} paused and back in {:.1}s",
+            (up - down).as_secs_f64()
+        );
+        a_third_more("a third of the IDs after the node rejoined");
+    });
+    let (down, up) = outage.expect("the node was paused and resumed");
+
+    let ids = issued(&calls);
+    assert_unique(&ids);
+    let failed: Vec<&Call> = calls.iter().filter(|c| !c.run.success()).collect();
+    // Through the paused node, until it is back: stalled until --timeout, or
+    // refused once it knows it is out of the primary component (5; 6 for a
+    // reload whose other shards got through).
+    let documented = [exit_code::UNAVAILABLE, exit_code::PARTIAL].map(i32::from);
+    let during_outage = |c: &&Call| {
+        c.node == paused && c.began <= up && c.ended >= down && documented.contains(&c.run.code())
+    };
+    let outside: Vec<&Call> = failed
+        .iter()
+        .copied()
+        .filter(|c| !during_outage(c))
+        .collect();
+    eprintln!(
+        "galera: {} IDs in {} calls, 0 repeats; failed calls by (node, command, exit code): {:?}",
+        ids.len(),
+        calls.len(),
+        failure_counts(&failed),
+    );
+    assert!(
+        outside.is_empty(),
+        "{} calls failed outside node {paused}'s pause and rejoin; the first: {}",
+        outside.len(),
+        outside[0].run
+    );
+    assert!(
+        failed.iter().any(|c| c.node == paused),
+        "no call through the paused node failed: the test did not reach it"
     );
 }
 

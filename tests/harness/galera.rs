@@ -200,6 +200,54 @@ impl GaleraCluster {
         self.wait_until_size(number, size);
     }
 
+    /// SIGSTOP: the node freezes with its connections open, as a stalled
+    /// VM or a long GC pause would, and its peers evict it after
+    /// `evs.suspect_timeout`. Nothing may query it until [`Self::resume`].
+    pub fn pause(&mut self, number: usize) {
+        self.nodes[number - 1].signal(libc::SIGSTOP);
+    }
+
+    /// SIGCONT, then waits until the node has rejoined: a view newer than
+    /// `evicted` (the conf_id node `peer` reported once the node was out)
+    /// that counts every node, seen alike by the node and `peer`. Until the
+    /// node learns it was evicted, it still reports the old view as
+    /// `Synced`, so its own state alone proves nothing.
+    pub fn resume(&mut self, number: usize, peer: usize, evicted: u64) {
+        self.nodes[number - 1].signal(libc::SIGCONT);
+        let size = self.nodes.len().to_string();
+        let conf_id = |n: usize| -> Option<u64> {
+            self.node(n).status("wsrep_cluster_conf_id")?.parse().ok()
+        };
+        wait_until(
+            SYNC_LIMIT,
+            &format!("node {number} to rejoin after its pause"),
+            || {
+                let (Some(mine), Some(theirs)) = (conf_id(number), conf_id(peer)) else {
+                    return false;
+                };
+                mine == theirs
+                    && theirs > evicted
+                    && self.node(peer).status("wsrep_cluster_size").as_deref() == Some(&size)
+                    && self
+                        .node(number)
+                        .status("wsrep_local_state_comment")
+                        .as_deref()
+                        == Some("Synced")
+                    && self.node(number).status("wsrep_ready").as_deref() == Some("ON")
+            },
+        );
+    }
+
+    /// Node `number`'s view number (`wsrep_cluster_conf_id`) once it counts
+    /// `size` members in its primary component.
+    pub fn conf_id_at_size(&self, number: usize, size: usize) -> u64 {
+        self.wait_until_size(number, size);
+        self.node(number)
+            .status("wsrep_cluster_conf_id")
+            .and_then(|id| id.parse().ok())
+            .expect("a running node reports its view number")
+    }
+
     /// Waits until node `number` reports `Synced`.
     pub fn wait_until_synced(&mut self, number: usize) {
         self.nodes[number - 1].wait_until_synced();
@@ -381,6 +429,13 @@ impl GaleraNode {
     }
 
     /// SIGKILL, then reaps the process.
+    fn signal(&self, signal: i32) {
+        let child = self.child.as_ref().expect("the node is running");
+        let pid = i32::try_from(child.id()).expect("a pid fits an i32");
+        // SAFETY: kill(2) with the pid of a child this harness started.
+        unsafe { libc::kill(pid, signal) };
+    }
+
     fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
