@@ -72,27 +72,39 @@ end
 -- `expected` is as for `server_run_id`. Returns '' when the stock is this
 -- server's, else '<stamp found or -> <run_id>', and the number of indexes
 -- retired; then the stamp's recorded dispenser and max_limit_id (false when
--- missing, as after a retirement, which resets the stamp), read in the same
--- call for the scripts that need them.
+-- missing), read in the same call for the scripts that need them, and
+-- whether the stamp was reset (both stocks are then gone).
 local function verify(queue, range, stamp, expected)
   local run_id = server_run_id(expected)
   local replid = server_replid()
   local stamped = redis.call('HMGET', stamp, 'run_id', 'replid', 'kind', 'limit')
-  if stamped[1] == run_id and stamped[2] == replid then return '', 0, stamped[3], stamped[4] end
+  if stamped[1] == run_id and stamped[2] == replid then return '', 0, stamped[3], stamped[4], false end
   local retired = redis.call('LLEN', queue) + math.max(stock_of(range, 'range'), 0)
   redis.call('DEL', queue, range, stamp)
   redis.call('HSET', stamp, 'run_id', run_id, 'replid', replid)
-  if (not stamped[1]) and retired == 0 then return '', 0, false, false end
+  if (not stamped[1]) and retired == 0 then return '', 0, false, false, true end
   -- A stamp from before replids were recorded: retired once, not a rollback.
-  if stamped[1] == run_id and not stamped[2] then return '', retired, false, false end
-  return (stamped[1] or '-') .. ' ' .. run_id, retired, false, false
+  if stamped[1] == run_id and not stamped[2] then return '', retired, false, false, true end
+  return (stamped[1] or '-') .. ' ' .. run_id, retired, false, false, true
+end
+
+-- Writes `field, value` into `stamp` now, or, when the caller collects the
+-- stamp's changes in `pending` to write them in one call, adds them there.
+local function stamp_field(stamp, pending, field, value)
+  if pending then
+    pending[#pending + 1] = field
+    pending[#pending + 1] = value
+  else
+    redis.call('HSET', stamp, field, value)
+  end
 end
 
 -- Makes `kind` the dispenser that serves the shard, recorded in the stamp. Stock
 -- left in the other one (the app's dispenser was changed) is retired unserved.
 -- `recorded` is the stamp's dispenser when the caller has read it (`verify`),
--- nil to read it here. Returns the number of indexes retired.
-local function switch_to(queue, range, stamp, kind, recorded)
+-- nil to read it here; `pending` as for `stamp_field`. Returns the number of
+-- indexes retired.
+local function switch_to(queue, range, stamp, kind, recorded, pending)
   if recorded == nil then recorded = redis.call('HGET', stamp, 'kind') end
   if recorded == kind then return 0 end
   local n
@@ -103,7 +115,7 @@ local function switch_to(queue, range, stamp, kind, recorded)
     n = math.max(stock_of(range, 'range'), 0)
     redis.call('DEL', range)
   end
-  redis.call('HSET', stamp, 'kind', kind)
+  stamp_field(stamp, pending, 'kind', kind)
   return n
 end
 
@@ -121,19 +133,24 @@ end
 -- above `ceiling` (the highest index within it) is retired too. `seen` is the
 -- witness's 'last' as the caller read it under the lock (false or nil: none),
 -- and `recorded_limit` the stamp's limit as `verify` read it (nil: unread, so
--- it is written whatever it was).
+-- it is written whatever it was). A push, which raises the witness itself
+-- right after, passes `raising` to skip the witness's write here, and its
+-- `pending` stamp changes (see `stamp_field`).
 -- Returns the indexes retired as older than the ledger (0 when the shard had
 -- no witness yet: retired once, as after an upgrade, not a warning), those
--- retired above the limit, and whether a witness existed.
-local function settle(queue, range, stamp, witness, ledger_max, limit, ceiling, seen, recorded_limit)
-  if recorded_limit ~= limit then redis.call('HSET', stamp, 'limit', limit) end
+-- retired above the limit, whether a witness existed, and whether both
+-- stocks are now gone.
+local function settle(queue, range, stamp, witness, ledger_max, limit, ceiling, seen, recorded_limit, raising, pending)
+  if recorded_limit ~= limit then stamp_field(stamp, pending, 'limit', limit) end
   if not seen or tonumber(seen) < ledger_max then
     local stale = redis.call('LLEN', queue) + math.max(stock_of(range, 'range'), 0)
     redis.call('DEL', queue, range)
-    redis.call('HSET', witness, 'last', string.format('%.0f', ledger_max))
+    if not raising then
+      redis.call('HSET', witness, 'last', string.format('%.0f', ledger_max))
+    end
     -- Both stocks are gone: nothing is left above the limit.
-    if not seen then return 0, 0, 0 end
-    return stale, 0, 1
+    if not seen then return 0, 0, 0, true end
+    return stale, 0, 1, true
   end
   local over = 0
   -- Pushes append rising segments, so the queue's last entry is its highest.
@@ -147,5 +164,5 @@ local function settle(queue, range, stamp, witness, ledger_max, limit, ceiling, 
     over = over + math.max(stock_of(range, 'range'), 0)
     redis.call('DEL', range)
   end
-  return 0, over, 1
+  return 0, over, 1, false
 end

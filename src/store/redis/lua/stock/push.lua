@@ -27,9 +27,10 @@
 -- through Lua: when the queue holds fewer than the buffer (a refill tops up
 -- what is left), its indexes go in front of the buffer and the buffer is
 -- renamed to the queue (an empty queue costs one RENAME); else the buffer's go
--- after the queue's. Returns the queue's length after.
-local function append_buffer(queue, buffer, buffered)
-  local held = redis.call('LLEN', queue)
+-- after the queue's. `held` is the queue's length when the caller knows it
+-- (nil: read here). Returns the queue's length after.
+local function append_buffer(queue, buffer, buffered, held)
+  held = held or redis.call('LLEN', queue)
   if buffered == 0 then return held end
   if held <= buffered then
     if held > 0 then
@@ -87,14 +88,19 @@ if w[2] and first <= tonumber(w[2]) then
   end
   return {-3, rollback, retired, 0, 0, 0, w[2]}
 end
-local stale, over = settle(KEYS[2], KEYS[3], KEYS[4], KEYS[5], first - 1, ARGV[5], tonumber(ARGV[7]), w[2], limit)
+-- The stamp's changes, written in one call below.
+local pending = {}
+local stale, over, _, emptied = settle(KEYS[2], KEYS[3], KEYS[4], KEYS[5], first - 1, ARGV[5], tonumber(ARGV[7]), w[2], limit, true, pending)
 -- Recorded before a single index of the segment can be served.
 redis.call('HSET', KEYS[5], 'last', ARGV[3], 'token', ARGV[1])
-local switched = switch_to(KEYS[2], KEYS[3], KEYS[4], ARGV[4], kind)
+local switched = switch_to(KEYS[2], KEYS[3], KEYS[4], ARGV[4], kind, pending)
+if #pending > 0 then redis.call('HSET', KEYS[4], unpack(pending)) end
 if ARGV[4] == 'queue' then
   local held
   if buffer then
-    held = append_buffer(KEYS[2], buffer, last - first + 1)
+    -- A queue `settle` emptied holds nothing, and switching to the queue
+    -- leaves it as it is.
+    held = append_buffer(KEYS[2], buffer, last - first + 1, emptied and 0 or nil)
   else
     for i = 8, #ARGV, 1000 do
       redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
