@@ -215,27 +215,16 @@ impl GaleraCluster {
     pub fn resume(&mut self, number: usize, peer: usize, evicted: u64) {
         self.nodes[number - 1].signal(libc::SIGCONT);
         let size = self.nodes.len().to_string();
-        let conf_id = |n: usize| -> Option<u64> {
-            self.node(n).status("wsrep_cluster_conf_id")?.parse().ok()
-        };
         wait_until(
             SYNC_LIMIT,
             &format!("node {number} to rejoin after its pause"),
             || {
-                let (Some(mine), Some(theirs)) = (conf_id(number), conf_id(peer)) else {
-                    return false;
-                };
-                mine == theirs
-                    && theirs > evicted
-                    && self.node(peer).status("wsrep_cluster_size").as_deref() == Some(&size)
-                    && self
-                        .node(number)
-                        .status("wsrep_local_state_comment")
-                        .as_deref()
-                        == Some("Synced")
-                    && self.node(number).status("wsrep_ready").as_deref() == Some("ON")
+                let (node, peer) = (self.node(number), self.node(peer));
+                matches!((node.conf_id(), peer.conf_id()), (Some(mine), Some(theirs)) if mine == theirs && theirs > evicted)
+                    && peer.status("wsrep_cluster_size").as_deref() == Some(&size)
             },
         );
+        self.wait_until_synced(number);
     }
 
     /// Node `number`'s view number (`wsrep_cluster_conf_id`) once it counts
@@ -243,8 +232,7 @@ impl GaleraCluster {
     pub fn conf_id_at_size(&self, number: usize, size: usize) -> u64 {
         self.wait_until_size(number, size);
         self.node(number)
-            .status("wsrep_cluster_conf_id")
-            .and_then(|id| id.parse().ok())
+            .conf_id()
             .expect("a running node reports its view number")
     }
 
@@ -428,7 +416,7 @@ impl GaleraNode {
             .filter(|p| !p.starts_with("00000000-0000-0000-0000-000000000000"))
     }
 
-    /// SIGKILL, then reaps the process.
+    /// Sends `signal` to the running node.
     fn signal(&self, signal: i32) {
         let child = self.child.as_ref().expect("the node is running");
         let pid = i32::try_from(child.id()).expect("a pid fits an i32");
@@ -436,6 +424,12 @@ impl GaleraNode {
         unsafe { libc::kill(pid, signal) };
     }
 
+    /// Its view number (`wsrep_cluster_conf_id`), or `None` while it does not answer.
+    fn conf_id(&self) -> Option<u64> {
+        self.status("wsrep_cluster_conf_id")?.parse().ok()
+    }
+
+    /// SIGKILL, then reaps the process.
     fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
