@@ -77,7 +77,7 @@ class KillClient(Fault):
             out["effective"] = False
             out["notes"] = f"no {role} process running"
             return
-        proc = procs[int(p["pick"] * len(procs))]
+        proc = by_fraction(procs, p["pick"])
         proc.kill9()
         out["target"] = proc.name
         out["healed"] = time.time()
@@ -183,7 +183,7 @@ class Degrade(Fault):
 
     def run(self, ctx, p, out):
         names = sorted(ctx.net.hosts)
-        host = ctx.net.hosts[names[int(p["pick"] * len(names))]]
+        host = ctx.net.hosts[by_fraction(names, p["pick"])]
         out["target"] = host.name
         undo = {}
 
@@ -240,13 +240,21 @@ class RedisPause(RedisFault):
         for_a_while(ctx, out, p["hold"], master.proc.stop, master.proc.cont)
 
 
+def by_fraction(items, fraction):
+    """The item at `fraction` of the way through `items` (not empty). The
+    planner rounds its fractions to three places, so 0.9995 and up arrive as
+    1.0, which names the last item (galera 40041's fault #107 indexed past
+    the end)."""
+    return items[min(int(fraction * len(items)), len(items) - 1)]
+
+
 def pick(out, candidates, fraction, missing):
     """One of `candidates` (oldest first) by a planned fraction, or None, noted."""
     if not candidates:
         out["effective"] = False
         out["notes"] = missing
         return None
-    return candidates[int(fraction * len(candidates))]
+    return by_fraction(candidates, fraction)
 
 
 class RedisIntoThePast(RedisFault):

@@ -1,7 +1,7 @@
 """The checker against histories written by hand: each property it proves is
 shown failing on a history that breaks it, and a clean history passes.
 
-    python3 -m unittest discover -s scripts/nemesis_lib -p 'test_*.py'
+    python3 -m unittest discover -s scripts/nemesis_lib -t scripts
 """
 
 import json
