@@ -17,7 +17,10 @@ history/*.jsonl) and proves, or refutes:
      a violation), and every HTTP error names a documented code;
   5. no call hung (HUNG_AFTER of its own running time);
   6. after the last fault healed, every kind of client issued again within
-     the recovery bound, with no operator action.
+     the recovery bound, with no operator action;
+  7. where the profile never sets the ledger back (galera), no audit found
+     it behind a witness in Redis: that would be a commit the ledger lost
+     after acknowledging it, a lie the profile's Redis faults assume away.
 
 It also measures what the report needs: IDs checked, calls by command and
 exit code, faults applied by kind, and recovery times.
@@ -436,6 +439,24 @@ def check_recovery(meta, records, faults, violations):
     return {"last_heal": last_heal, "after_last": after, "by_fault": report}
 
 
+def check_ledger(records, violations):
+    """Property 7, from the audits the run recorded (none: not checked).
+    Each witness found above the ledger is one violation, however many
+    audits saw it before idgen moved the ledger past it."""
+    audits = [r for r in records if r.get("type") == "ledger_audit"]
+    seen = set()
+    for audit in audits:
+        for b in audit["behind"]:
+            key = (b["node"], b["app"], b["shard"], b["witness"])
+            if key in seen:
+                continue
+            seen.add(key)
+            violations.add("ledger", f"the ledger held max_id {b['ledger']} for app {b['app']} shard {b['shard']}, "
+                           f"below the witness {b['witness']} on node {b['node']}: it lost a commit it had "
+                           "acknowledged", audit)
+    return {"audits": len(audits), "behind": len(seen)}
+
+
 def fault_summary(faults):
     table = collections.defaultdict(collections.Counter)
     for f in faults:
@@ -461,6 +482,7 @@ def check(run_dir):
     leases = check_overlap(meta, records, violations)
     exits = check_exits(meta, records, violations)
     recovery = check_recovery(meta, records, faults, violations) if not meta.get("interrupted") else None
+    ledger = check_ledger(records, violations)
     return {
         "meta": meta,
         "segment_ids": segment_ids,
@@ -470,6 +492,7 @@ def check(run_dir):
         "exits": exits,
         "faults": fault_summary(faults),
         "recovery": recovery,
+        "ledger": ledger,
         "violations": violations.items,
     }
 
@@ -484,6 +507,9 @@ def render(result):
         f"{result['leases']['workers']} workers, {result['leases']['unattributed_ids']} IDs without a grant",
         "  faults (applied / no effect / skipped by the gate / failed):",
     ]
+    if result["ledger"]["audits"]:
+        lines.insert(-1, f"  ledger audits: {result['ledger']['audits']}, witnesses found above the ledger: "
+                         f"{result['ledger']['behind']}")
     for kind, c in sorted(result["faults"].items()):
         lines.append(f"    {kind:<32} {c['applied']:>4} {c['no effect']:>4} {c['skipped']:>4} {c['error']:>4}")
     total = sum(c["applied"] for c in result["faults"].values())

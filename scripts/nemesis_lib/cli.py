@@ -27,6 +27,8 @@ from .workload import APPS, LIMIT_APP, LIMIT_STEP, NAMESPACE, Clients, find_libf
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EPOCH_MS = 1704067200000  # 2024-01-01, the --epoch of workload.LAYOUT
+# How often the ledger is checked against the witnesses, where a profile can (galera).
+AUDIT_EVERY_S = 5.0
 RECOVERY_BOUND = {"distributed": 30.0, "galera": 60.0, "embedded": 30.0}
 
 
@@ -111,6 +113,7 @@ def run(args, seed, entries):
     clients = None
     ctx = None
     runner = None
+    auditor = None
     try:
         net.up()
         profile = PROFILES[args.profile](net, registry, os.path.join(run_dir, "servers"), log)
@@ -127,6 +130,10 @@ def run(args, seed, entries):
         ctx = schedule.Context(profile, net, registry, clients, log, NAMESPACE)
         runner = schedule.Runner(ctx, entries, Recorder(os.path.join(run_dir, "history", "faults.jsonl")))
         threading.Thread(target=_maintain, args=(profile, stop), daemon=True, name="maintenance").start()
+        if hasattr(profile, "audit"):
+            audits = Recorder(os.path.join(run_dir, "history", "audit.jsonl"))
+            auditor = threading.Thread(target=_audit, args=(profile, stop, audits), daemon=True, name="audit")
+            auditor.start()
         t_start = time.time()
         meta["t_start"] = t_start
         write_meta(run_dir, meta)
@@ -158,6 +165,8 @@ def run(args, seed, entries):
             ctx.abort.set()
         if runner:
             runner.join(timeout=60)
+        if auditor:
+            auditor.join(timeout=60)  # its last record written before the checker reads
         if clients:
             clients.stop()
         registry.kill_all()
@@ -182,6 +191,21 @@ def _maintain(profile, stop):
             profile.tick()
         except Exception:  # noqa: BLE001 - a tick during a fault may fail; the next one tries again
             pass
+
+
+def _audit(profile, stop, recorder):
+    """Every few seconds, the profile's check of the ledger against the
+    witnesses (`audit`), recorded for the checker: one record per audit that
+    could read both sides."""
+    while not stop.wait(AUDIT_EVERY_S):
+        try:
+            behind = profile.audit()
+        except Exception:  # noqa: BLE001 - an unreadable side is no finding; the next audit reads again
+            behind = None
+        if behind is not None:
+            recorder.write({"type": "ledger_audit", "t": time.time(),
+                            "behind": [dict(zip(("node", "app", "shard", "witness", "ledger"), b)) for b in behind]})
+    recorder.close()
 
 
 def _sql_nodes(profile):

@@ -89,6 +89,23 @@ class CheckerTest(unittest.TestCase):
         h = healthy().next(104.0, [segment(4, 0, 1)])
         self.assertEqual(h.kinds(), ["repeat"])
 
+    def test_audits_that_find_the_ledger_at_or_above_every_witness_pass(self):
+        h = healthy()
+        h.add(type="ledger_audit", t=101.0, behind=[])
+        h.add(type="ledger_audit", t=106.0, behind=[])
+        result = h.check()
+        self.assertEqual((result["violations"], result["ledger"]), ([], {"audits": 2, "behind": 0}))
+
+    def test_a_witness_above_the_ledger_is_one_violation_however_often_seen(self):
+        h = healthy()
+        behind = [{"node": "main", "app": 1, "shard": 26, "witness": 46786, "ledger": 46020}]
+        h.add(type="ledger_audit", t=101.0, behind=behind)
+        h.add(type="ledger_audit", t=106.0, behind=behind)
+        result = h.check()
+        self.assertEqual([v["kind"] for v in result["violations"]], ["ledger"])
+        self.assertEqual(result["ledger"], {"audits": 2, "behind": 1})
+        self.assertIn("ledger audits: 2, witnesses found above the ledger: 1", checker.render(result))
+
     def test_an_id_above_the_limit_in_force_is_a_violation(self):
         h = healthy().next(104.0, [LIMIT + 4], app=4)
         self.assertEqual(h.kinds(), ["limit"])

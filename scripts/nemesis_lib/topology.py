@@ -394,6 +394,25 @@ class GaleraCluster:
             return None
         return rows[0][1] if rows else None
 
+    def causal_ledger(self):
+        """id_alloc's `max_id` per (app, shard) under a causal read
+        (`wsrep_sync_wait`: the node first applies every write the cluster
+        had certified), the highest any node reports; None if none answered.
+        A node paused, cut off or behind fails the read or reports less, so
+        only a commit lost by every node reads as lower than it was."""
+        found = None
+        for node in self.nodes:
+            if not node.alive():
+                continue
+            try:
+                rows = node.query("SET SESSION wsrep_sync_wait = 1; SELECT app_id, shard_id, max_id FROM id_alloc",
+                                  LEDGER_DB, timeout=5)
+            except RuntimeError:
+                continue
+            table = {(int(a), int(s)): int(m) for a, s, m in rows}
+            found = table if found is None else {k: max(found.get(k, 0), table.get(k, 0)) for k in found.keys() | table.keys()}
+        return found
+
     def wait_synced(self, node, timeout=240):
         wait_until(f"{node.name} to be Synced", lambda: self.status(node, "wsrep_local_state_comment") == "Synced" and self.status(node, "wsrep_ready") == "ON", timeout=timeout, interval=0.5)
 
@@ -536,22 +555,6 @@ class WithRedis(Profile):
         self.second.heal()
         self.ledger().heal()
 
-
-class Distributed(WithRedis):
-    name = "distributed"
-
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.mysql = MysqlPair(self.net, self.registry, self.root, self.log)
-
-    def ledger(self):
-        return self.mysql
-
-    def ledger_url(self, i):
-        return self.mysql.url()
-
-    # -- the rollback gate ------------------------------------------------------
-
     def witnesses(self):
         """Each node's witnesses: node name -> {(app, shard): last}."""
         out = {}
@@ -573,6 +576,22 @@ class Distributed(WithRedis):
                 table[(int(app), int(shard))] = int(value or 0)
             out[name] = table
         return out
+
+
+class Distributed(WithRedis):
+    name = "distributed"
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.mysql = MysqlPair(self.net, self.registry, self.root, self.log)
+
+    def ledger(self):
+        return self.mysql
+
+    def ledger_url(self, i):
+        return self.mysql.url()
+
+    # -- the rollback gate ------------------------------------------------------
 
     def redis_fences(self, namespaces):
         master = self.redis.master()
@@ -641,6 +660,26 @@ class Galera(WithRedis):
 
     def ledger_url(self, i):
         return self.galera.url(i)
+
+    def audit(self):
+        """Witnesses above the ledger: [(node, app, shard, witness, ledger)],
+        or None when either side could not be read. A witness is raised only
+        after its segment's ledger commit returned, and here nothing sets the
+        ledger back, so one above it means Galera lost a commit it had
+        acknowledged. idgen then moves past the witness (a gap), but a Redis
+        that went back at the same time would have nothing left to stop a
+        repeat. The witnesses are read first: a commit behind a witness read
+        had returned before, and the causal read that follows sees it."""
+        try:
+            witnesses = self.witnesses()
+        except (OSError, resp.RedisError, RuntimeError):
+            return None
+        ledger = self.galera.causal_ledger()
+        if ledger is None:
+            return None
+        return [(node, app, shard, last, ledger.get((app, shard), 0))
+                for node, table in witnesses.items() for (app, shard), last in sorted(table.items())
+                if last > ledger.get((app, shard), 0)]
 
 
 class Embedded(Profile):
