@@ -53,6 +53,10 @@ EXPECTED = {
     "serve": {0, 4, 5, 9},
 }
 HTTP_EXPECTED = {503: {"unavailable", "clock"}, 422: {"exhausted"}}
+# A look for two Redis masters runs every second and may take two (a
+# server that does not answer waits out a 1 s timeout): one within this of a
+# lowering means the split brain was there when it ran.
+SPLIT_MARGIN_S = 5.0
 RECOVERY_KINDS = ("next", "serve segment", "serve snowflake", "lease holder")
 BUCKETS = 64
 
@@ -171,6 +175,10 @@ def limits_in_force(meta, records):
       was promoted, may have been lost with the primary: the ledger then holds
       whatever it may have held before it (itself possibly a value restored by
       an earlier loss: losses stack), or its own value;
+    * one that answered 0 while two Redis servers called themselves master
+      (a split brain; see `SPLIT_MARGIN_S`) reached one of them: the other's
+      stock keeps the limit it recorded until that shard's next refill reads
+      the ledger, so the values before it stay possible too, as for a loss;
     * one that failed, was killed or hung may have changed it: its value joins
       the ones before it.
     An `app set` still running during the call may have changed it within the
@@ -181,15 +189,20 @@ def limits_in_force(meta, records):
                    and r.get("app") == app and "limit" in r), key=lambda r: r["t0"])
     promotions = [r for r in records if r.get("type") == "fault" and r.get("kind") == "mysql_promote_lagging_replica"
                   and r.get("effective") and r.get("transactions_lost", 1) > 0]
+    splits = [r["t"] for r in records if r.get("type") == "redis_masters"]
     initial = meta["initial_limit"]
 
     def lost_by(s):
         """The promotion that may have undone `s`: it began lagging before `s`
-        ended, and was promoted (with a second's margin) after `s` began."""
+        ended, and was promoted (with a second's margin) after `s` began; or
+        a look that found two Redis masters around `s`."""
         for f in promotions:
             lagging_until = f["start"] + f.get("params", {}).get("lag", 0) + 1.0
             if f["start"] - 1.0 <= s["t1"] and s["t0"] <= lagging_until:
                 return f
+        for t in splits:
+            if s["t0"] - SPLIT_MARGIN_S <= t <= s["t1"] + SPLIT_MARGIN_S:
+                return {"kind": "redis_masters", "t": t}
         return None
 
     def allowed(c0, c1):

@@ -29,6 +29,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 EPOCH_MS = 1704067200000  # 2024-01-01, the --epoch of workload.LAYOUT
 # How often the ledger is checked against the witnesses, where a profile can (galera).
 AUDIT_EVERY_S = 5.0
+# How often the nemesis looks for a second Redis master (a split brain).
+MASTERS_EVERY_S = 1.0
 RECOVERY_BOUND = {"distributed": 30.0, "galera": 60.0, "embedded": 30.0}
 
 
@@ -114,6 +116,7 @@ def run(args, seed, entries):
     ctx = None
     runner = None
     auditor = None
+    watcher = None
     try:
         net.up()
         profile = PROFILES[args.profile](net, registry, os.path.join(run_dir, "servers"), log)
@@ -134,6 +137,11 @@ def run(args, seed, entries):
             audits = Recorder(os.path.join(run_dir, "history", "audit.jsonl"))
             auditor = threading.Thread(target=_audit, args=(profile, stop, audits), daemon=True, name="audit")
             auditor.start()
+        if profile.redis is not None:
+            roles = Recorder(os.path.join(run_dir, "history", "redis-masters.jsonl"))
+            watcher = threading.Thread(target=_watch_masters, args=(profile.redis, stop, roles), daemon=True,
+                                       name="masters")
+            watcher.start()
         t_start = time.time()
         meta["t_start"] = t_start
         write_meta(run_dir, meta)
@@ -165,8 +173,9 @@ def run(args, seed, entries):
             ctx.abort.set()
         if runner:
             runner.join(timeout=60)
-        if auditor:
-            auditor.join(timeout=60)  # its last record written before the checker reads
+        for thread in (auditor, watcher):
+            if thread:
+                thread.join(timeout=60)  # its last record written before the checker reads
         if clients:
             clients.stop()
         registry.kill_all()
@@ -205,6 +214,21 @@ def _audit(profile, stop, recorder):
         if behind is not None:
             recorder.write({"type": "ledger_audit", "t": time.time(),
                             "behind": [dict(zip(("node", "app", "shard", "witness", "ledger"), b)) for b in behind]})
+    recorder.close()
+
+
+def _watch_masters(redis, stop, recorder):
+    """Every second, whether more than one Redis server of the Sentinel group
+    calls itself master, recorded for the checker: a lowered limit that
+    reached one of them is unknown to the other, whose stock obeys the old
+    limit until its next refill (the README's limit rules)."""
+    while not stop.wait(MASTERS_EVERY_S):
+        try:
+            masters = redis.masters()
+        except Exception:  # noqa: BLE001 - an unreadable server is no finding; the next look reads again
+            continue
+        if len(masters) > 1:
+            recorder.write({"type": "redis_masters", "t": time.time(), "masters": masters})
     recorder.close()
 
 

@@ -146,6 +146,27 @@ class CheckerTest(unittest.TestCase):
         h.next(109.0, [LIMIT // 2 + 4], app=4)
         self.assertEqual(h.kinds(), ["limit"])
 
+    def lowered_during_a_split_brain(self, seen_at):
+        """The limit lowered at 99.0, answered at 99.1; a look at `seen_at`
+        found two Redis servers calling themselves master."""
+        h = healthy()
+        h.add(type="call", cmd="app-set", client="app-setter", t0=99.0, t1=99.1, exit=0, killed=False, hung=False,
+              ids=[], app=4, limit=LIMIT // 2)
+        h.add(type="redis_masters", t=seen_at, masters=["redis1", "redis2"])
+        return h
+
+    def test_a_lowering_while_two_redis_masters_answered_no_longer_binds(self):
+        # Galera seed 40041: the lowering reached one master; the other, never
+        # demoted and elected again, served its stock under the old limit.
+        h = self.lowered_during_a_split_brain(seen_at=101.0)
+        h.next(107.0, [LIMIT // 2 + 4], app=4)
+        self.assertEqual(h.kinds(), [])
+
+    def test_a_lowering_far_from_any_split_brain_binds(self):
+        h = self.lowered_during_a_split_brain(seen_at=120.0)
+        h.next(107.0, [LIMIT // 2 + 4], app=4)
+        self.assertEqual(h.kinds(), ["limit"])
+
     def lowered_three_times_two_lost(self):
         """Distributed seed 30011's history: the limit lowered at 90.0 (kept),
         at 93.0 (lost by a promotion lagging from 92.5, healed at 94.0), and at

@@ -139,6 +139,12 @@ class RedisGroup:
         except (OSError, resp.RedisError):
             return None
 
+    def masters(self):
+        """The servers that call themselves master now: two after a split
+        brain the Sentinels have not yet healed, one that was never demoted
+        beside the one they promoted."""
+        return [s.name for s in self.servers if s.role() == "master"]
+
     def wait_master(self, timeout=60):
         found = []
         wait_until("the sentinels to agree on a master", lambda: found.append(self.master()) or found[-1] is not None, timeout=timeout, interval=0.25)
