@@ -57,6 +57,8 @@ HTTP_EXPECTED = {503: {"unavailable", "clock"}, 422: {"exhausted"}}
 # server that does not answer waits out a 1 s timeout): one within this of a
 # lowering means the split brain was there when it ran.
 SPLIT_MARGIN_S = 5.0
+NOT_BINDING = {"mysql_promote_lagging_replica": "a lagging MySQL promotion",
+               "redis_masters": "a Redis split brain (two masters)"}
 RECOVERY_KINDS = ("next", "serve segment", "serve snowflake", "lease holder")
 BUCKETS = 64
 
@@ -217,10 +219,16 @@ def limits_in_force(meta, records):
                 possible.add(s["limit"])
         return max(possible)
 
+    # What the report says of the model: the successful changes it could not
+    # hold as binding, by what may have undone them.
+    allowed.not_binding = collections.Counter(
+        lost["kind"] for lost in (lost_by(s) for s in sets if s["exit"] == 0) if lost)
     return allowed
 
 
 def check_limits(meta, records, violations):
+    """Property 2; returns how many IDs it checked and the model's changes
+    not held as binding (`limits_in_force`), by cause."""
     allowed = limits_in_force(meta, records)
     app = meta["limit_app"]
     checked = 0
@@ -236,7 +244,7 @@ def check_limits(meta, records, violations):
         ids = r.get("ids") or []
         if r.get("type") == "call" and r.get("cmd") == "next" and any(v & 0xFF != r.get("app") for v in ids):
             violations.add("app", f"next --app {r.get('app')} printed an ID of another app", r)
-    return checked
+    return checked, dict(allowed.not_binding)
 
 
 def decode(meta, value):
@@ -491,7 +499,7 @@ def check(run_dir):
         snowflake_ids = check_unique(records, tmp, violations, "snowflake")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    limit_checked = check_limits(meta, records, violations)
+    limit_checked, limits_not_binding = check_limits(meta, records, violations)
     leases = check_overlap(meta, records, violations)
     exits = check_exits(meta, records, violations)
     recovery = check_recovery(meta, records, faults, violations) if not meta.get("interrupted") else None
@@ -501,6 +509,7 @@ def check(run_dir):
         "segment_ids": segment_ids,
         "snowflake_ids": snowflake_ids,
         "limit_ids": limit_checked,
+        "limits_not_binding": limits_not_binding,
         "leases": leases,
         "exits": exits,
         "faults": fault_summary(faults),
@@ -516,6 +525,8 @@ def render(result):
         f"nemesis {meta['profile']}: seed {meta['seed']}, {meta['duration']:.0f}s, run dir {meta['run_dir']}",
         f"  IDs checked: {result['segment_ids']:,} segment, {result['snowflake_ids']:,} snowflake "
         f"({result['limit_ids']:,} of the limited app against max_limit_id)",
+        "  limit changes not held binding: " + (", ".join(
+            f"{n} by {NOT_BINDING[k]}" for k, n in sorted(result["limits_not_binding"].items())) or "none"),
         f"  leases: {result['leases']['grants']} grants, {result['leases']['intervals']} issued intervals on "
         f"{result['leases']['workers']} workers, {result['leases']['unattributed_ids']} IDs without a grant",
         "  faults (applied / no effect / skipped by the gate / failed):",

@@ -160,7 +160,9 @@ class CheckerTest(unittest.TestCase):
         # demoted and elected again, served its stock under the old limit.
         h = self.lowered_during_a_split_brain(seen_at=101.0)
         h.next(107.0, [LIMIT // 2 + 4], app=4)
-        self.assertEqual(h.kinds(), [])
+        result = h.check()
+        self.assertEqual((result["violations"], result["limits_not_binding"]), ([], {"redis_masters": 1}))
+        self.assertIn("limit changes not held binding: 1 by a Redis split brain", checker.render(result))
 
     def test_a_lowering_far_from_any_split_brain_binds(self):
         h = self.lowered_during_a_split_brain(seen_at=120.0)
