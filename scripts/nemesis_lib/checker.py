@@ -166,7 +166,8 @@ def check_unique(records, tmp, violations, domain):
 
 def limits_in_force(meta, records):
     """A function (t0, t1) -> the highest max_limit_id that can have been in
-    force for a call over [t0, t1].
+    force for a call over [t0, t1], and the successful changes the model
+    could not hold as binding, counted by what may have undone them.
 
     The ledger is the authority for limits, so the model walks the `app set`
     calls that ended before the call began, keeping every value the ledger
@@ -219,17 +220,14 @@ def limits_in_force(meta, records):
                 possible.add(s["limit"])
         return max(possible)
 
-    # What the report says of the model: the successful changes it could not
-    # hold as binding, by what may have undone them.
-    allowed.not_binding = collections.Counter(
-        lost["kind"] for lost in (lost_by(s) for s in sets if s["exit"] == 0) if lost)
-    return allowed
+    not_binding = collections.Counter(lost["kind"] for lost in (lost_by(s) for s in sets if s["exit"] == 0) if lost)
+    return allowed, dict(not_binding)
 
 
 def check_limits(meta, records, violations):
     """Property 2; returns how many IDs it checked and the model's changes
     not held as binding (`limits_in_force`), by cause."""
-    allowed = limits_in_force(meta, records)
+    allowed, not_binding = limits_in_force(meta, records)
     app = meta["limit_app"]
     checked = 0
     for r in records:
@@ -244,7 +242,7 @@ def check_limits(meta, records, violations):
         ids = r.get("ids") or []
         if r.get("type") == "call" and r.get("cmd") == "next" and any(v & 0xFF != r.get("app") for v in ids):
             violations.add("app", f"next --app {r.get('app')} printed an ID of another app", r)
-    return checked, dict(allowed.not_binding)
+    return checked, not_binding
 
 
 def decode(meta, value):

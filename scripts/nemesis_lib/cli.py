@@ -135,12 +135,13 @@ def run(args, seed, entries):
         threading.Thread(target=_maintain, args=(profile, stop), daemon=True, name="maintenance").start()
         if hasattr(profile, "audit"):
             audits = Recorder(os.path.join(run_dir, "history", "audit.jsonl"))
-            auditor = threading.Thread(target=_audit, args=(profile, stop, audits), daemon=True, name="audit")
+            auditor = threading.Thread(target=_every, args=(AUDIT_EVERY_S, lambda: _audit(profile), stop, audits),
+                                       daemon=True, name="audit")
             auditor.start()
         if profile.redis is not None:
             roles = Recorder(os.path.join(run_dir, "history", "redis-masters.jsonl"))
-            watcher = threading.Thread(target=_watch_masters, args=(profile.redis, stop, roles), daemon=True,
-                                       name="masters")
+            watcher = threading.Thread(target=_every, args=(MASTERS_EVERY_S, lambda: _two_masters(profile.redis),
+                                                            stop, roles), daemon=True, name="masters")
             watcher.start()
         t_start = time.time()
         meta["t_start"] = t_start
@@ -202,34 +203,37 @@ def _maintain(profile, stop):
             pass
 
 
-def _audit(profile, stop, recorder):
-    """Every few seconds, the profile's check of the ledger against the
-    witnesses (`audit`), recorded for the checker: one record per audit that
-    could read both sides."""
-    while not stop.wait(AUDIT_EVERY_S):
+def _every(seconds, look, stop, recorder):
+    """Until the run stops, `look()` every `seconds`, its record (a dict, or
+    None for nothing to record) written for the checker. A look that fails
+    is no finding: the next one reads again."""
+    while not stop.wait(seconds):
         try:
-            behind = profile.audit()
-        except Exception:  # noqa: BLE001 - an unreadable side is no finding; the next audit reads again
-            behind = None
-        if behind is not None:
-            recorder.write({"type": "ledger_audit", "t": time.time(),
-                            "behind": [dict(zip(("node", "app", "shard", "witness", "ledger"), b)) for b in behind]})
+            record = look()
+        except Exception:  # noqa: BLE001 - an unreadable server is no finding
+            record = None
+        if record is not None:
+            recorder.write(record | {"t": time.time()})
     recorder.close()
 
 
-def _watch_masters(redis, stop, recorder):
-    """Every second, whether more than one Redis server of the Sentinel group
-    calls itself master, recorded for the checker: a lowered limit that
-    reached one of them is unknown to the other, whose stock obeys the old
-    limit until its next refill (the README's limit rules)."""
-    while not stop.wait(MASTERS_EVERY_S):
-        try:
-            masters = redis.masters()
-        except Exception:  # noqa: BLE001 - an unreadable server is no finding; the next look reads again
-            continue
-        if len(masters) > 1:
-            recorder.write({"type": "redis_masters", "t": time.time(), "masters": masters})
-    recorder.close()
+def _audit(profile):
+    """The profile's check of the ledger against the witnesses (`audit`): one
+    record per audit that could read both sides."""
+    behind = profile.audit()
+    if behind is None:
+        return None
+    return {"type": "ledger_audit",
+            "behind": [dict(zip(("node", "app", "shard", "witness", "ledger"), b)) for b in behind]}
+
+
+def _two_masters(redis):
+    """Whether more than one Redis server of the Sentinel group calls itself
+    master: a lowered limit that reached one of them is unknown to the other,
+    whose stock obeys the old limit until its next refill (the README's
+    limit rules)."""
+    masters = redis.masters()
+    return {"type": "redis_masters", "masters": masters} if len(masters) > 1 else None
 
 
 def _sql_nodes(profile):
