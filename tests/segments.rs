@@ -348,6 +348,49 @@ fn a_first_next_is_one_round_trip_the_probe_and_a_verified_take() {
     );
 }
 
+/// A new connection asks nothing of the server before the take: not even the
+/// client library's `CLIENT SETINFO`, which cost every `next` a round trip of
+/// its own and which Redis before 7.2 refuses, counting one error reply per
+/// connection in the `INFO errorstats` that monitoring watches.
+#[test]
+fn a_warm_next_leaves_no_error_reply_in_the_servers_counters() {
+    use crate::harness::faults::{Persistence, RedisProcess};
+    let env = TestEnv::distributed();
+    let redis = RedisProcess::start(Persistence::None);
+    let on_redis = || Test::within(&env).env("IDGEN_REDIS_URL", redis.url());
+    on_redis()
+        .args(["init-app", "--app", "14", "--name", "quiet"])
+        .status(exit_code::OK)
+        .run();
+    // The first take loads the scripts (a NOSCRIPT answer is expected there).
+    on_redis()
+        .args(["next", "--app", "14"])
+        .status(exit_code::OK)
+        .run();
+    // One connection of the test's own, opened (and its setup counted) before
+    // the counters are reset.
+    let mut admin = redis.conn();
+    let _: () = redis::cmd("CONFIG")
+        .arg("RESETSTAT")
+        .query(&mut admin)
+        .unwrap();
+    on_redis()
+        .args(["next", "--app", "14"])
+        .status(exit_code::OK)
+        .run();
+    let stats: String = redis::cmd("INFO").arg("stats").query(&mut admin).unwrap();
+    let field = |name: &str| {
+        stats
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+            .map(str::trim)
+            .unwrap_or_else(|| panic!("INFO stats lacks {name}: {stats}"))
+            .to_string()
+    };
+    assert_eq!(field("total_connections_received"), "1", "{stats}");
+    assert_eq!(field("total_error_replies"), "0", "{stats}");
+}
+
 /// The nemesis's hung `next` (distributed seeds 30011 and 30013): a first
 /// take held the connection's lock while its pipeline ran, and a pipeline
 /// that broke forgot the broken link by taking that same lock, waiting for

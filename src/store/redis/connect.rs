@@ -31,13 +31,14 @@ pub fn client(url: &SecretUrl, files: &TlsFiles) -> Result<redis::Client> {
             format!("write it as {URL_FORM}"),
         )
     };
+    let info = connection_info(url).map_err(bad_url)?;
     if !wants_tls(url) {
-        return redis::Client::open(url.expose()).map_err(bad_url);
+        return redis::Client::open(info).map_err(bad_url);
     }
     let Some(certificates) = certificates(files)? else {
-        return redis::Client::open(url.expose()).map_err(bad_url);
+        return redis::Client::open(info).map_err(bad_url);
     };
-    redis::Client::build_with_tls(url.expose(), certificates).map_err(|e| {
+    redis::Client::build_with_tls(info, certificates).map_err(|e| {
         if e.kind() == redis::ErrorKind::InvalidClientConfig {
             bad_url(e)
         } else {
@@ -57,6 +58,18 @@ pub fn client(url: &SecretUrl, files: &TlsFiles) -> Result<redis::Client> {
             )
         }
     })
+}
+
+/// What a client of `url` connects with. A new connection does not send
+/// `CLIENT SETINFO`: the client waits for its answer before the first command,
+/// a round trip of every short-lived process (a warm `next` has one other), and
+/// Redis before 7.2 counts each one as a failed call in `INFO commandstats`.
+/// (Cluster clients cannot be told so: they still send it, once per node.)
+fn connection_info(url: &SecretUrl) -> redis::RedisResult<redis::ConnectionInfo> {
+    use redis::IntoConnectionInfo;
+    let info = url.expose().into_connection_info()?;
+    let settings = info.redis_settings().clone().set_skip_set_lib_name();
+    Ok(info.set_redis_settings(settings))
 }
 
 /// The CA and client certificate from the TLS files, for a TLS client of any
