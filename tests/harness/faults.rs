@@ -145,10 +145,13 @@ impl RedisProcess {
 
     /// One field of `INFO section`, such as `master_replid` of `replication`.
     pub fn info_field(&self, section: &str, field: &str) -> String {
-        let info: String = redis::cmd("INFO")
-            .arg(section)
-            .query(&mut self.conn())
-            .unwrap();
+        Self::info_field_over(&mut self.conn(), section, field)
+    }
+
+    /// The same over a connection the caller holds: a new one would show in
+    /// the server's own counters (connections, error replies).
+    pub fn info_field_over(conn: &mut redis::Connection, section: &str, field: &str) -> String {
+        let info: String = redis::cmd("INFO").arg(section).query(conn).unwrap();
         info.lines()
             .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
             .unwrap_or_else(|| panic!("INFO {section} lacks {field}: {info}"))

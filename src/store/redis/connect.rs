@@ -63,7 +63,8 @@ pub fn client(url: &SecretUrl, files: &TlsFiles) -> Result<redis::Client> {
 /// What a client of `url` connects with. A new connection does not send
 /// `CLIENT SETINFO`: the client waits for its answer before the first command,
 /// a round trip of every short-lived process (a warm `next` has one other), and
-/// Redis before 7.2 counts each one as a failed call in `INFO commandstats`.
+/// Redis before 7.2 refuses it, two error replies in `INFO errorstats` for
+/// every connection.
 /// (Cluster clients cannot be told so: they still send it, once per node.)
 fn connection_info(url: &SecretUrl) -> redis::RedisResult<redis::ConnectionInfo> {
     use redis::IntoConnectionInfo;
