@@ -52,6 +52,11 @@ def parse(argv):
     p.add_argument("--profile", choices=sorted(PROFILES), default="distributed")
     p.add_argument("--seed", type=int, help="replays the schedule of this seed (default: a random one, printed)")
     p.add_argument("--duration", type=float, default=120.0, help="seconds, faults and the quiet tail included (default 120)")
+    p.add_argument("--faults", metavar="KIND[,KIND...]", type=lambda v: sorted({k.strip() for k in v.split(",") if k.strip()}),
+                   help="only these faults of the profile's catalogue, by their weights (default: all); with --mean-gap, "
+                        "a denser search around the faults of one finding")
+    p.add_argument("--mean-gap", type=float, default=schedule.MEAN_GAP,
+                   help=f"mean seconds between planned faults (default {schedule.MEAN_GAP:g})")
     p.add_argument("--binary", default=os.path.join(REPO, "target", "release", "idgen"), help="the idgen to test (default target/release/idgen)")
     p.add_argument("--out", help="run directory (default target/nemesis/PROFILE-SEED-TIME)")
     p.add_argument("--keep", action="store_true", help="keep the servers' data directories after a run without violations")
@@ -72,9 +77,17 @@ def main(argv=None):
         net.teardown()
         return 0
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**9)
-    entries = schedule.plan(seed, args.profile, args.duration)
+    if args.mean_gap <= 0:
+        print(f"error: --mean-gap must be more than 0 seconds, not {args.mean_gap:g}", file=sys.stderr)
+        return 2
+    try:
+        entries = schedule.plan(seed, args.profile, args.duration, args.faults, args.mean_gap)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if args.plan:
-        print(f"seed {seed}, profile {args.profile}, {args.duration:.0f}s: {len(entries)} faults")
+        print(f"seed {seed}, profile {args.profile}, {args.duration:.0f}s: {len(entries)} faults; "
+              f"replay with: scripts/nemesis {schedule.replay_args(seed, args.profile, args.duration, args.faults, args.mean_gap)}")
         print(schedule.describe(entries))
         return 0
     if find_libfaketime() is None:
@@ -91,11 +104,12 @@ def run(args, seed, entries):
     run_dir = os.path.abspath(args.out or os.path.join(REPO, "target", "nemesis", f"{args.profile}-{seed}-{stamp}"))
     os.makedirs(os.path.join(run_dir, "history"), exist_ok=True)
     log = Log(os.path.join(run_dir, "nemesis.log"))
+    replay = schedule.replay_args(seed, args.profile, args.duration, args.faults, args.mean_gap)
     log(f"nemesis: profile {args.profile}, seed {seed}, {args.duration:.0f}s, {len(entries)} faults planned; "
-        f"replay with: scripts/nemesis --profile {args.profile} --seed {seed} --duration {args.duration:g}")
+        f"replay with: scripts/nemesis {replay}")
     log("schedule:\n" + schedule.describe(entries))
     meta = {
-        "seed": seed, "profile": args.profile, "duration": args.duration, "run_dir": run_dir,
+        "seed": seed, "profile": args.profile, "duration": args.duration, "run_dir": run_dir, "replay": replay,
         "binary": os.path.abspath(args.binary), "schedule": entries, "limit_app": LIMIT_APP,
         "initial_limit": next(a["max_limit_id"] for a in APPS if a["app"] == LIMIT_APP), "limit_step": LIMIT_STEP,
         "namespace": NAMESPACE, "layout": {"seq_bits": 19, "worker_bits": 3, "epoch_ms": EPOCH_MS},
@@ -265,8 +279,9 @@ def report(result):
         }, f, indent=1, default=str)
     if result["violations"]:
         meta = result["meta"]
+        replay = meta.get("replay") or schedule.replay_args(meta["seed"], meta["profile"], meta["duration"])
         print(f"\nFAILED: seed {meta['seed']}, profile {meta['profile']}, duration {meta['duration']:g}; "
-              f"replay with: scripts/nemesis --profile {meta['profile']} --seed {meta['seed']} --duration {meta['duration']:g}")
+              f"replay with: scripts/nemesis {replay}")
         print("schedule:\n" + schedule.describe(meta["schedule"]))
         return 1
     return 0

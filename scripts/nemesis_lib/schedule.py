@@ -36,16 +36,28 @@ def quiet_tail(duration):
     return max(30.0, min(120.0, 0.2 * duration))
 
 
-def plan(seed, profile, duration):
-    rng = random.Random(f"nemesis:{seed}:{profile}:{duration}")
+def plan(seed, profile, duration, kinds=None, mean_gap=MEAN_GAP):
+    """The schedule of `seed`. `kinds` (None: the profile's whole catalogue)
+    narrows it to the named faults, by their weights, and `mean_gap` sets how
+    often they come: a search around one window of a finding. Both go into
+    the generator's seed, so the default schedules stay as they were planned."""
+    duration = float(duration)  # as the command line gives it: 1800 and 1800.0 seed alike
+    focus = "" if kinds is None and mean_gap == MEAN_GAP else f":{','.join(sorted(kinds or []))}:{mean_gap}"
+    rng = random.Random(f"nemesis:{seed}:{profile}:{duration}{focus}")
     catalogue = faults.for_profile(profile)
+    if kinds is not None:
+        unknown = sorted(set(kinds) - {f.kind for f in catalogue})
+        if unknown:
+            raise ValueError(f"no fault {', '.join(unknown)} in the {profile} profile; "
+                             f"its faults: {', '.join(f.kind for f in catalogue)}")
+        catalogue = [f for f in catalogue if f.kind in kinds]
     weights = [f.weight for f in catalogue]
     end = duration - quiet_tail(duration)
     busy = {}
     entries = []
     t = WARMUP
     while True:
-        t += rng.expovariate(1.0 / MEAN_GAP)
+        t += rng.expovariate(1.0 / mean_gap)
         if t >= end:
             break
         fault = rng.choices(catalogue, weights)[0]
@@ -62,6 +74,16 @@ def plan(seed, profile, duration):
     for n, entry in enumerate(entries, 1):
         entry["n"] = n
     return entries
+
+
+def replay_args(seed, profile, duration, kinds=None, mean_gap=MEAN_GAP):
+    """The arguments of `scripts/nemesis` that plan this schedule again."""
+    args = f"--profile {profile} --seed {seed} --duration {duration:g}"
+    if kinds is not None:
+        args += f" --faults {','.join(sorted(kinds))}"
+    if mean_gap != MEAN_GAP:
+        args += f" --mean-gap {mean_gap:g}"
+    return args
 
 
 def describe(entries):

@@ -3,9 +3,11 @@
     python3 -m unittest discover -s scripts/nemesis_lib -t scripts
 """
 
+import hashlib
+import json
 import unittest
 
-from . import faults, schedule
+from . import cli, faults, schedule
 
 
 class ByFraction(unittest.TestCase):
@@ -33,6 +35,37 @@ class Plan(unittest.TestCase):
                     for key in ("age", "pick"):
                         if key in entry["params"]:
                             self.assertTrue(0.0 <= entry["params"][key] <= 1.0, entry)
+
+    def test_the_default_schedule_of_a_recorded_seed_is_planned_as_it_was(self):
+        # The README's table replays seeds by number: a new option must not
+        # move the schedule they name (galera 40003, as planned before it).
+        entries = schedule.plan(40003, "galera", 1800.0)
+        digest = hashlib.sha256(json.dumps(entries, sort_keys=True).encode()).hexdigest()
+        self.assertEqual((len(entries), digest),
+                         (442, "6bf605b6812879ec8cae1c4dab2370737c4c305d0fee458b65ce899da55e7f28"))
+
+
+class Focus(unittest.TestCase):
+    KINDS = ["galera_isolate", "redis_demote_master", "redis_flushall", "sigstop_client"]
+
+    def test_a_focused_schedule_has_only_the_named_faults_and_comes_denser(self):
+        focused = schedule.plan(5, "galera", 900, self.KINDS, 1.5)
+        self.assertEqual({e["kind"] for e in focused}, set(self.KINDS))
+        self.assertGreater(len(focused), len(schedule.plan(5, "galera", 900, self.KINDS)))
+
+    def test_a_fault_the_profile_lacks_is_refused_with_the_profiles_faults(self):
+        with self.assertRaises(ValueError) as refused:
+            schedule.plan(5, "embedded", 900, ["galera_isolate"])
+        self.assertIn("no fault galera_isolate in the embedded profile", str(refused.exception))
+        self.assertIn("clock_step", str(refused.exception))
+
+    def test_the_replay_arguments_plan_the_same_schedule(self):
+        planned = schedule.plan(5, "galera", 900, self.KINDS, 1.5)
+        args = cli.parse(schedule.replay_args(5, "galera", 900, self.KINDS, 1.5).split())
+        self.assertEqual(schedule.plan(args.seed, args.profile, args.duration, args.faults, args.mean_gap), planned)
+
+    def test_the_default_replay_arguments_name_no_focus(self):
+        self.assertEqual(schedule.replay_args(7, "distributed", 120), "--profile distributed --seed 7 --duration 120")
 
 
 if __name__ == "__main__":
