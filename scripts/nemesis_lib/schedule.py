@@ -47,8 +47,8 @@ def plan(seed, profile, duration, kinds=None, mean_gap=MEAN_GAP):
     catalogue = faults.for_profile(profile)
     if kinds is not None:
         unknown = sorted(set(kinds) - {f.kind for f in catalogue})
-        if unknown:
-            raise ValueError(f"no fault {', '.join(unknown)} in the {profile} profile; "
+        if not kinds or unknown:
+            raise ValueError(f"no fault {', '.join(unknown) or 'named'} in the {profile} profile; "
                              f"its faults: {', '.join(f.kind for f in catalogue)}")
         catalogue = [f for f in catalogue if f.kind in kinds]
     weights = [f.weight for f in catalogue]
@@ -82,7 +82,7 @@ def replay_args(seed, profile, duration, kinds=None, mean_gap=MEAN_GAP):
     if kinds is not None:
         args += f" --faults {','.join(sorted(kinds))}"
     if mean_gap != MEAN_GAP:
-        args += f" --mean-gap {mean_gap:g}"
+        args += f" --mean-gap {float(mean_gap)!r}"  # exactly: it seeds the schedule
     return args
 
 

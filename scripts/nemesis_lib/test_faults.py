@@ -59,9 +59,14 @@ class Focus(unittest.TestCase):
         self.assertIn("no fault galera_isolate in the embedded profile", str(refused.exception))
         self.assertIn("clock_step", str(refused.exception))
 
+    def test_an_empty_list_of_faults_is_refused(self):
+        with self.assertRaises(ValueError) as refused:
+            schedule.plan(5, "galera", 900, cli.parse(["--faults", ","]).faults)
+        self.assertIn("no fault named in the galera profile", str(refused.exception))
+
     def test_the_replay_arguments_plan_the_same_schedule(self):
-        planned = schedule.plan(5, "galera", 900, self.KINDS, 1.5)
-        args = cli.parse(schedule.replay_args(5, "galera", 900, self.KINDS, 1.5).split())
+        planned = schedule.plan(5, "galera", 900, self.KINDS, 1.0 / 3)
+        args = cli.parse(schedule.replay_args(5, "galera", 900, self.KINDS, 1.0 / 3).split())
         self.assertEqual(schedule.plan(args.seed, args.profile, args.duration, args.faults, args.mean_gap), planned)
 
     def test_the_default_replay_arguments_name_no_focus(self):
