@@ -427,22 +427,28 @@ class GaleraCluster:
         log = os.path.join(node.dir, f"recover.{node.starts}.log")
         argv = node.argv() + ["--wsrep-cluster-address=gcomm://", "--wsrep-recover", f"--log-error={log}"]
         subprocess.run(node.host.wrap(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=galera_env(self.bin), timeout=120)
-        position = None
-        try:
-            with open(log) as f:
-                for line in f:
-                    if "WSREP: Recovered position: " in line:
-                        position = line.split("WSREP: Recovered position: ", 1)[1].strip()
-        except OSError:
-            pass
-        extra = [f"--wsrep-start-position={position}"] if position and not position.startswith("00000000-") else []
-        node.start(extra=extra, wait=False)
+        node.start(extra=start_position_args(log), wait=False)
         self.wait_synced(node)
 
     def heal(self):
         for node in self.nodes:
             if not node.alive():
                 self.rejoin(node)
+
+
+def start_position_args(recover_log):
+    """The option that starts a Galera node from the position `mariadbd
+    --wsrep-recover` wrote to `recover_log` (so it rejoins by IST), or none
+    when it recovered no position (then it asks for a full SST)."""
+    position = None
+    try:
+        with open(recover_log) as f:
+            for line in f:
+                if "WSREP: Recovered position: " in line:
+                    position = line.split("WSREP: Recovered position: ", 1)[1].strip()
+    except OSError:
+        pass
+    return [f"--wsrep-start-position={position}"] if position and not position.startswith("00000000-") else []
 
 
 def galera_env(bin_dir):
