@@ -12,8 +12,11 @@ Run it through scripts/bench.sh, which builds the release binary first:
 
 A row compares two things in the same run (a command and its floor, one
 endpoint and the same server's /healthz), so the ratio is what to read on a
-noisy machine. hyperfine rows report medians over many runs and the spread as
-the interquartile range relative to the median; wrk rows alternate their
+noisy machine. Rows of two whole-process commands run them taking turns, one
+run of each per round (hyperfine would run all of one, then all of the other,
+and the machine drifts in between); they and the hyperfine rows report medians
+over many runs and the spread as the interquartile range relative to the
+median; wrk rows alternate their
 endpoints for ROUNDS rounds (default 3) and report the median rate and the
 range of the rounds. It starts its own redis-server and mariadbd on free
 loopback ports in a temporary directory, and never touches another server.
@@ -174,6 +177,37 @@ class Times(list):
         self.cpu = result["user"] + result["system"]
 
 
+def interleaved(name, commands, env, runs, warmup):
+    """Times whole-process `commands` (argument lists) taking turns, one run of
+    each per round, so that the machine's drift over the measurement (another
+    tenant, the CPU's clock) falls on each command alike. hyperfine runs one
+    command's runs, then the other's: on these machines `--version` alone has
+    measured 1.8 ms in one such batch and 2.8 ms in the next, which moved a
+    ratio of two adjacent batches from 1.45x to 1.88x for the same binary.
+    Returns each command's Times."""
+    out = os.open(os.devnull, os.O_WRONLY)
+    walls = [[] for _ in commands]
+    cpus = [[] for _ in commands]
+    try:
+        for round_ in range(warmup + runs):
+            for i, cmd in enumerate(commands):
+                started = time.perf_counter()
+                pid = os.posix_spawnp(cmd[0], cmd, env, file_actions=[(os.POSIX_SPAWN_DUP2, out, 1)])
+                _, status, usage = os.wait4(pid, 0)
+                wall = time.perf_counter() - started
+                if status != 0:
+                    raise SystemExit(f"bench: {shlex.join(cmd)} failed ({status})")
+                if round_ >= warmup:
+                    walls[i].append(wall)
+                    cpus[i].append(usage.ru_utime + usage.ru_stime)
+    finally:
+        os.close(out)
+    results = [{"command": shlex.join(cmd), "times": w, "user": statistics.mean(c), "system": 0.0}
+               for cmd, w, c in zip(commands, walls, cpus)]
+    json.dump({"results": results}, open(OUT / f"{name}.json", "w"))
+    return [Times(r) for r in results]
+
+
 def median(xs):
     return statistics.median(xs)
 
@@ -276,8 +310,8 @@ def bench_embedded_next(scratch, _servers):
     env = embedded_env(scratch, "next")
     idgen(env, "init-app", "--app", "1", "--name", "bench")
     idgen(env, "reload-segments", "--quiet")
-    version, nxt = hyperfine("embedded-next", [f"{IDGEN} --version", f"{IDGEN} next --app 1"], env,
-                             runs=size(300, 3), warmup=size(20, 1))
+    version, nxt = interleaved("embedded-next", [[IDGEN, "--version"], [IDGEN, "next", "--app", "1"]],
+                               env, runs=size(400, 3), warmup=size(20, 1))
     ratio = median(nxt) / median(version)
     syncs = fsyncs([IDGEN, "next", "--app", "1"], env)
     # The floor of a `next` that makes one durable write: `--version` plus
@@ -365,9 +399,9 @@ def bench_warm_next(scratch, servers):
     bare = size(200000, 100)
     script = "".join(f"RPUSH bench.bare {i}\n" for i in range(bare))
     subprocess.run(servers.redis_cli(), input=script.encode(), stdout=subprocess.DEVNULL, check=True)
-    lpop, nxt = hyperfine("warm-next", [" ".join(servers.redis_cli("LPOP", "bench.bare")),
-                                        f"{IDGEN} next --app 2"], env,
-                          runs=size(300, 3), warmup=size(20, 1))
+    lpop, nxt = interleaved("warm-next", [servers.redis_cli("LPOP", "bench.bare"),
+                                          [IDGEN, "next", "--app", "2"]],
+                            env, runs=size(400, 3), warmup=size(20, 1))
     ratio = median(nxt) / median(lpop)
     row("warm `idgen next` vs `redis-cli LPOP`, whole process",
         f"{ratio:.2f}x ({median(nxt) * 1e3:.2f} vs {median(lpop) * 1e3:.2f} ms; CPU "

@@ -1,5 +1,5 @@
-//! The one registry of every Lua script idgen runs on Redis, made once per
-//! process: the stock scripts (after the stock prelude), the lease scripts
+//! The one registry of every Lua script idgen runs on Redis, each made on its
+//! first use in a process: the stock scripts (after the stock prelude), the lease scripts
 //! (after the master check), the scripts of leases on Redis alone (after both
 //! lease preludes), and the token-checked unlock both rooms share. Each is
 //! made through `acl`, so a refused command inside it can be named.
@@ -9,36 +9,39 @@
 
 use super::acl;
 use redis::Script;
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
+/// Each script is made (and its SHA1 computed) only when first run: making all
+/// of them cost a short-lived process, such as a warm `next` that runs one
+/// script, about 3 million instructions of hashing.
 pub(super) struct Scripts {
-    pub(super) take_queue: Script,
-    pub(super) take_range: Script,
-    pub(super) lock: Script,
-    pub(super) push: Script,
-    pub(super) retire: Script,
-    pub(super) verify: Script,
-    pub(super) switch: Script,
-    pub(super) settle: Script,
-    pub(super) witness: Script,
-    pub(super) seal: Script,
-    pub(super) admit: Script,
-    pub(super) note_rollback: Script,
-    pub(super) note_ledger_rollback: Script,
+    pub(super) take_queue: LazyLock<Script>,
+    pub(super) take_range: LazyLock<Script>,
+    pub(super) lock: LazyLock<Script>,
+    pub(super) push: LazyLock<Script>,
+    pub(super) retire: LazyLock<Script>,
+    pub(super) verify: LazyLock<Script>,
+    pub(super) switch: LazyLock<Script>,
+    pub(super) settle: LazyLock<Script>,
+    pub(super) witness: LazyLock<Script>,
+    pub(super) seal: LazyLock<Script>,
+    pub(super) admit: LazyLock<Script>,
+    pub(super) note_rollback: LazyLock<Script>,
+    pub(super) note_ledger_rollback: LazyLock<Script>,
     /// Deletes a lock (a shard's refill lock, a namespace's repair lock) only
     /// while the token holds it.
-    pub(super) unlock: Script,
-    pub(super) lease_acquire: Script,
-    pub(super) lease_renew: Script,
-    pub(super) lease_release: Script,
-    pub(super) lease_snapshot: Script,
-    pub(super) lease_repair: Script,
-    pub(super) lease_claim_namespace: Script,
-    pub(super) lease_restore: Script,
-    pub(super) alone_acquire: Script,
-    pub(super) alone_renew: Script,
-    pub(super) alone_release: Script,
-    pub(super) alone_delete: Script,
+    pub(super) unlock: LazyLock<Script>,
+    pub(super) lease_acquire: LazyLock<Script>,
+    pub(super) lease_renew: LazyLock<Script>,
+    pub(super) lease_release: LazyLock<Script>,
+    pub(super) lease_snapshot: LazyLock<Script>,
+    pub(super) lease_repair: LazyLock<Script>,
+    pub(super) lease_claim_namespace: LazyLock<Script>,
+    pub(super) lease_restore: LazyLock<Script>,
+    pub(super) alone_acquire: LazyLock<Script>,
+    pub(super) alone_renew: LazyLock<Script>,
+    pub(super) alone_release: LazyLock<Script>,
+    pub(super) alone_delete: LazyLock<Script>,
 }
 
 /// A script made of `prelude` and a body.
@@ -69,34 +72,38 @@ fn alone(body: &str) -> Script {
     )))
 }
 
-/// Every script, made on first use.
+/// Every script.
 pub(super) fn scripts() -> &'static Scripts {
-    static SCRIPTS: OnceLock<Scripts> = OnceLock::new();
-    SCRIPTS.get_or_init(|| Scripts {
-        take_queue: stock(include_str!("lua/stock/take_queue.lua")),
-        take_range: stock(include_str!("lua/stock/take_range.lua")),
-        lock: stock(include_str!("lua/stock/lock.lua")),
-        push: stock(include_str!("lua/stock/push.lua")),
-        retire: stock(include_str!("lua/stock/retire.lua")),
-        verify: stock(include_str!("lua/stock/verify.lua")),
-        switch: stock(include_str!("lua/stock/switch.lua")),
-        settle: stock(include_str!("lua/stock/settle.lua")),
-        witness: acl::script(include_str!("lua/stock/witness.lua")),
-        seal: stock(include_str!("lua/stock/seal.lua")),
-        admit: acl::script(include_str!("lua/stock/admit.lua")),
-        note_rollback: acl::script(include_str!("lua/stock/note_rollback.lua")),
-        note_ledger_rollback: acl::script(include_str!("lua/stock/note_ledger_rollback.lua")),
-        unlock: acl::script(include_str!("lua/shared/unlock.lua")),
-        lease_acquire: lease(include_str!("lua/lease/acquire.lua")),
-        lease_renew: lease(include_str!("lua/lease/renew.lua")),
-        lease_release: lease(include_str!("lua/lease/release.lua")),
-        lease_snapshot: lease(include_str!("lua/lease/snapshot.lua")),
-        lease_repair: lease(include_str!("lua/lease/repair.lua")),
-        lease_claim_namespace: lease(include_str!("lua/lease/claim_namespace.lua")),
-        lease_restore: lease(include_str!("lua/lease/restore.lua")),
-        alone_acquire: alone(include_str!("lua/lease/alone/acquire.lua")),
-        alone_renew: alone(include_str!("lua/lease/alone/renew.lua")),
-        alone_release: alone(include_str!("lua/lease/alone/release.lua")),
-        alone_delete: lease(include_str!("lua/lease/alone/delete.lua")),
-    })
+    static SCRIPTS: Scripts = Scripts {
+        take_queue: LazyLock::new(|| stock(include_str!("lua/stock/take_queue.lua"))),
+        take_range: LazyLock::new(|| stock(include_str!("lua/stock/take_range.lua"))),
+        lock: LazyLock::new(|| stock(include_str!("lua/stock/lock.lua"))),
+        push: LazyLock::new(|| stock(include_str!("lua/stock/push.lua"))),
+        retire: LazyLock::new(|| stock(include_str!("lua/stock/retire.lua"))),
+        verify: LazyLock::new(|| stock(include_str!("lua/stock/verify.lua"))),
+        switch: LazyLock::new(|| stock(include_str!("lua/stock/switch.lua"))),
+        settle: LazyLock::new(|| stock(include_str!("lua/stock/settle.lua"))),
+        witness: LazyLock::new(|| acl::script(include_str!("lua/stock/witness.lua"))),
+        seal: LazyLock::new(|| stock(include_str!("lua/stock/seal.lua"))),
+        admit: LazyLock::new(|| acl::script(include_str!("lua/stock/admit.lua"))),
+        note_rollback: LazyLock::new(|| acl::script(include_str!("lua/stock/note_rollback.lua"))),
+        note_ledger_rollback: LazyLock::new(|| {
+            acl::script(include_str!("lua/stock/note_ledger_rollback.lua"))
+        }),
+        unlock: LazyLock::new(|| acl::script(include_str!("lua/shared/unlock.lua"))),
+        lease_acquire: LazyLock::new(|| lease(include_str!("lua/lease/acquire.lua"))),
+        lease_renew: LazyLock::new(|| lease(include_str!("lua/lease/renew.lua"))),
+        lease_release: LazyLock::new(|| lease(include_str!("lua/lease/release.lua"))),
+        lease_snapshot: LazyLock::new(|| lease(include_str!("lua/lease/snapshot.lua"))),
+        lease_repair: LazyLock::new(|| lease(include_str!("lua/lease/repair.lua"))),
+        lease_claim_namespace: LazyLock::new(|| {
+            lease(include_str!("lua/lease/claim_namespace.lua"))
+        }),
+        lease_restore: LazyLock::new(|| lease(include_str!("lua/lease/restore.lua"))),
+        alone_acquire: LazyLock::new(|| alone(include_str!("lua/lease/alone/acquire.lua"))),
+        alone_renew: LazyLock::new(|| alone(include_str!("lua/lease/alone/renew.lua"))),
+        alone_release: LazyLock::new(|| alone(include_str!("lua/lease/alone/release.lua"))),
+        alone_delete: LazyLock::new(|| lease(include_str!("lua/lease/alone/delete.lua"))),
+    };
+    &SCRIPTS
 }
