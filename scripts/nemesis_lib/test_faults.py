@@ -5,9 +5,11 @@
 
 import hashlib
 import json
+import threading
 import unittest
+from unittest import mock
 
-from . import cli, faults, schedule
+from . import cli, faults, procs, schedule
 
 
 class ByFraction(unittest.TestCase):
@@ -23,6 +25,38 @@ class ByFraction(unittest.TestCase):
         out = {}
         self.assertIsNone(faults.pick(out, [], 1.0, "no snapshot yet"))
         self.assertEqual(out, {"effective": False, "notes": "no snapshot yet"})
+
+
+class KillClientRun(unittest.TestCase):
+    """kill9_client against real processes, named as the workload names its
+    clients (`client:ROLE...`)."""
+
+    def context(self):
+        registry = procs.Registry()
+        self.addCleanup(registry.kill_all)
+        return schedule.Context("distributed", None, registry, None, None, None)
+
+    def test_a_kill_planned_between_two_calls_kills_the_next_call(self):
+        ctx = self.context()
+        started = []
+        timer = threading.Timer(0.2, lambda: started.append(ctx.registry.spawn("client:taker1", ["sleep", "30"])))
+        self.addCleanup(timer.cancel)
+        timer.start()
+        out = {}
+        faults.KillClient().run(ctx, {"role": "taker", "pick": 0.0}, out)
+        self.assertEqual(out["target"], "client:taker1")
+        self.assertNotIn("effective", out)
+        self.assertRegex(out["notes"], r"^waited 0\.\d\d s for a taker process$")
+        self.assertEqual(started[0].popen.wait(5), -9)
+
+    def test_a_role_with_no_call_within_the_wait_is_noted_as_no_effect(self):
+        ctx = self.context()
+        ctx.registry.spawn("client:limit-taker1", ["sleep", "30"])
+        out = {}
+        with mock.patch.object(faults, "CLIENT_WAIT_S", 0.1):
+            faults.KillClient().run(ctx, {"role": "taker", "pick": 0.0}, out)
+        self.assertEqual(out, {"effective": False, "notes": "no taker process running within 0.1 s"})
+        self.assertEqual(len(ctx.registry.running("client:limit-taker")), 1)
 
 
 class Plan(unittest.TestCase):
