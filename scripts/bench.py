@@ -165,16 +165,20 @@ def hyperfine(name, commands, env, runs, warmup, prepare=None, shell=False):
         # Through a shell even under -N, and failing loudly.
         args += ["--prepare", shlex.join(["bash", "-ec", prepare])]
     subprocess.run(args + commands, env=env, stdout=subprocess.DEVNULL, check=True)
-    return [Times(r) for r in json.load(open(export))["results"]]
+    return [Times.of_hyperfine(r) for r in json.load(open(export))["results"]]
 
 
 class Times(list):
     """One command's wall times in seconds, and its mean CPU time (user + system):
     a busy neighbour delays a process far more than it adds to its CPU time."""
 
-    def __init__(self, result):
-        super().__init__(result["times"])
-        self.cpu = result["user"] + result["system"]
+    def __init__(self, times, cpu):
+        super().__init__(times)
+        self.cpu = cpu
+
+    @classmethod
+    def of_hyperfine(cls, result):
+        return cls(result["times"], result["user"] + result["system"])
 
 
 def interleaved(name, commands, env, runs, warmup):
@@ -202,10 +206,10 @@ def interleaved(name, commands, env, runs, warmup):
                     cpus[i].append(usage.ru_utime + usage.ru_stime)
     finally:
         os.close(out)
-    results = [{"command": shlex.join(cmd), "times": w, "user": statistics.mean(c), "system": 0.0}
-               for cmd, w, c in zip(commands, walls, cpus)]
-    json.dump({"results": results}, open(OUT / f"{name}.json", "w"))
-    return [Times(r) for r in results]
+    with open(OUT / f"{name}.json", "w") as f:
+        json.dump({"results": [{"command": shlex.join(cmd), "times": w, "cpu": c}
+                               for cmd, w, c in zip(commands, walls, cpus)]}, f)
+    return [Times(w, statistics.mean(c)) for w, c in zip(walls, cpus)]
 
 
 def median(xs):

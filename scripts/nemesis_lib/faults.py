@@ -81,22 +81,20 @@ class KillClient(Fault):
         role = p["role"]
         prefix = "holder:serve" if role == "serve" else "holder:holder" if role == "holder" else f"client:{role}"
         started = time.time()
-        procs = []
-        while True:
-            procs = sorted(ctx.registry.running(prefix), key=lambda proc: proc.name)
-            if procs or time.time() - started >= CLIENT_WAIT_S or ctx.abort.is_set():
-                break
+        procs = ctx.registry.running(prefix)
+        waited = not procs
+        while not procs and time.time() - started < CLIENT_WAIT_S and not ctx.abort.is_set():
             ctx.wait(CLIENT_POLL_S)
+            procs = ctx.registry.running(prefix)
         if not procs:
             out["effective"] = False
             out["notes"] = f"no {role} process running within {CLIENT_WAIT_S:g} s"
             return
-        proc = by_fraction(procs, p["pick"])
+        proc = by_fraction(sorted(procs, key=lambda proc: proc.name), p["pick"])
         proc.kill9()
         out["target"] = proc.name
-        waited = time.time() - started
-        if waited >= CLIENT_POLL_S:
-            out["notes"] = f"waited {waited:.2f} s for a {role} process"
+        if waited:
+            out["notes"] = f"waited {time.time() - started:.2f} s for a {role} process"
         out["healed"] = time.time()
 
 

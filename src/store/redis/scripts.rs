@@ -1,8 +1,8 @@
-//! The one registry of every Lua script idgen runs on Redis, each made on its
-//! first use in a process: the stock scripts (after the stock prelude), the lease scripts
-//! (after the master check), the scripts of leases on Redis alone (after both
-//! lease preludes), and the token-checked unlock both rooms share. Each is
-//! made through `acl`, so a refused command inside it can be named.
+//! The one registry of every Lua script idgen runs on Redis: the stock
+//! scripts (after the stock prelude), the lease scripts (after the master
+//! check), the scripts of leases on Redis alone (after both lease preludes),
+//! and the token-checked unlock both rooms share. Each is made through `acl`,
+//! so a refused command inside it can be named.
 //!
 //! The sources live in `lua/`: `stock/`, `lease/`, `lease/alone/` (each with
 //! its `prelude.lua`) and `shared/`.
