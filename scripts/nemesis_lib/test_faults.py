@@ -59,6 +59,33 @@ class KillClientRun(unittest.TestCase):
         self.assertEqual(len(ctx.registry.running("client:limit-taker")), 1)
 
 
+class Gates(unittest.TestCase):
+    """A fault's gate of several names: open only when every one is open at
+    the same look (the profile's answers stand in for the servers)."""
+
+    def context(self, ledger=None, demotable=None):
+        profile = mock.Mock()
+        profile.ledger_current.return_value = ledger
+        profile.redis.demotable.return_value = demotable
+        return schedule.Context(profile, None, None, None, None, None)
+
+    def test_a_demotion_waits_for_the_ledger_and_for_a_master_to_demote(self):
+        self.assertEqual(faults.RedisDemote.gate, "ledger_current,redis_demotable")
+
+    def test_a_gate_of_several_names_is_open_when_each_is(self):
+        self.assertIsNone(faults.check_gate(self.context(), faults.RedisDemote.gate))
+
+    def test_a_gate_of_several_names_is_closed_by_the_first_that_is(self):
+        ctx = self.context(ledger="the ledger is behind", demotable="the sentinels do not agree on a master")
+        self.assertEqual(faults.check_gate(ctx, faults.RedisDemote.gate), "the ledger is behind")
+        ctx = self.context(demotable="redis2 is not in sync with redis1")
+        self.assertEqual(faults.check_gate(ctx, faults.RedisDemote.gate), "redis2 is not in sync with redis1")
+
+    def test_a_gate_nobody_defined_keeps_the_fault_back(self):
+        with self.assertRaisesRegex(ValueError, "no gate 'ledger_curent'"):
+            faults.check_gate(self.context(), "ledger_curent")
+
+
 class Plan(unittest.TestCase):
     def test_every_planned_fraction_is_within_zero_and_one(self):
         # galera 40041 planned age=1.0 for fault #107; a fraction is only ever

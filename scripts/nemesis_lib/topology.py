@@ -128,6 +128,28 @@ class RedisGroup:
             return f"{', '.join(others)} calls itself master beside {master.name}"
         return None
 
+    def demotable(self):
+        """Why the master cannot be demoted now, or None: Redis is settled
+        (`unsettled`) and the replica is in sync with the master. Sentinel
+        promotes only a replica that answers and has synced, and after a
+        demotion behind its back (`FAILOVER TO`) it names the old master,
+        now a replica, until it finds it down: two INFO periods past
+        down-after-milliseconds, about 22 s here, then a failover. A demotion
+        tried meanwhile finds no master, or no replica to promote."""
+        why = self.unsettled()
+        if why:
+            return why
+        master = self.master()
+        replica = self.other(master)
+        try:
+            link = resp.info(replica.host.ip, replica.port, "replication", timeout=1.0)
+        except (OSError, resp.RedisError) as e:
+            return f"{replica.name} does not answer: {e}"
+        if link.get("role") != "slave" or link.get("master_link_status") != "up":
+            return (f"{replica.name} is not in sync with {master.name} "
+                    f"(role {link.get('role')}, master_link_status {link.get('master_link_status')})")
+        return None
+
     def master_identity(self):
         """The master the sentinels agree on, as (name, run_id), or None:
         another value later means the witnesses moved to another server."""
