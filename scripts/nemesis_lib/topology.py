@@ -112,7 +112,10 @@ class RedisGroup:
         (a paused master's, say) can promote a replica that never synced
         while the old master keeps its clients: two masters, each holding
         witnesses the other never saw."""
-        master = self.master()
+        return self._unsettled(self.master())
+
+    def _unsettled(self, master):
+        """`unsettled`, for the master the sentinels were just found to agree on."""
         if master is None:
             return "the sentinels do not agree on a master"
         for sentinel in self.sentinels:
@@ -136,10 +139,11 @@ class RedisGroup:
         now a replica, until it finds it down: two INFO periods past
         down-after-milliseconds, about 22 s here, then a failover. A demotion
         tried meanwhile finds no master, or no replica to promote."""
-        why = self.unsettled()
+        # One look at the master: asked again, the sentinels may name none.
+        master = self.master()
+        why = self._unsettled(master)
         if why:
             return why
-        master = self.master()
         replica = self.other(master)
         try:
             link = resp.info(replica.host.ip, replica.port, "replication", timeout=1.0)
