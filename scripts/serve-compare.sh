@@ -6,7 +6,8 @@
 #   ROUNDS=5 DURATION=10s scripts/serve-compare.sh OLD NEW
 #
 # Each binary serves the embedded store (SQLite, no server needed) with its
-# in-memory buffer on; wrk (-t2 -c64) drives /healthz, /api/segment/get and
+# in-memory buffer on and one snowflake namespace leased; wrk (-t2 -c64)
+# drives /healthz, /api/segment/get, /api/snowflake/get and
 # /api/segment/list/1/1000 for DURATION each. The binaries take turns, ROUNDS
 # times, so a noisy neighbour on a shared machine hits each alike; the median
 # requests/s per endpoint and binary is printed, with the server's median CPU
@@ -30,10 +31,10 @@ for round in $(seq "$rounds"); do
     export HOME="$home" IDGEN_STORE="$home/idgen.db"
     "$binary" init-app --app 1 --name bench --step 100000 --max-step 1000000 >/dev/null 2>&1
     port="$(free_port)"
-    "$binary" serve --listen "127.0.0.1:$port" --max-n 1000 --buffer 20000 2>"$scratch/serve.log" &
+    "$binary" serve --listen "127.0.0.1:$port" --max-n 1000 --buffer 20000 --namespace bench 2>"$scratch/serve.log" &
     pid=$!
     for _ in $(seq 300); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-    for path in /healthz /api/segment/get/bench /api/segment/list/1/1000; do
+    for path in /healthz /api/segment/get/bench /api/snowflake/get/bench /api/segment/list/1/1000; do
       before="$(cpu_ticks "$pid")"
       report="$(wrk -t2 -c64 -d"$duration" "http://127.0.0.1:$port$path")"
       ticks=$(( $(cpu_ticks "$pid") - before ))

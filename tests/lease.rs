@@ -513,26 +513,38 @@ impl idgen::lease::LeaseEvents for Quiet {
     fn event(&self, _: idgen::lease::LeaseEvent) {}
 }
 
+/// A lease session of the snowflake layout in its own namespace, on the
+/// backend's lease store, under a clock the test moves (30 s TTL).
+async fn manual_session(
+    backend: &idgen::backend::Backend,
+    namespace: &str,
+    clock: &idgen::clock::ManualClock,
+) -> std::sync::Arc<idgen::lease::LeaseSession<idgen::clock::ManualClock>> {
+    use idgen::lease::session::WorkerSource;
+    use idgen::lease::{Assigner, LeaseSession, NamespaceSpec};
+
+    let layout = Layout::named("snowflake").unwrap();
+    let namespace = NamespaceSpec::new(namespace, &layout, Assigner::Lease).unwrap();
+    std::sync::Arc::new(LeaseSession::new(
+        WorkerSource::Lease(backend.lease_store().await.unwrap()),
+        namespace,
+        "test".into(),
+        Duration::from_secs(30),
+        clock.clone(),
+        std::sync::Arc::new(Quiet),
+    ))
+}
+
 fn a_clock_moved_backwards_under_a_lease_produces_no_duplicate(env: &TestEnv) {
     use idgen::clock::{Clock, ManualClock};
-    use idgen::lease::session::{LeasedGenerator, WorkerSource};
-    use idgen::lease::{Assigner, LeaseSession, NamespaceSpec};
+    use idgen::lease::session::LeasedGenerator;
     use idgen::snowflake::GeneratorOptions;
-    use std::sync::Arc;
 
     let backend = env.backend();
     env.block_on(async {
         let layout = Layout::named("snowflake").unwrap();
         let clock = ManualClock::new(1_800_000_000_000);
-        let namespace = NamespaceSpec::new("rewind", &layout, Assigner::Lease).unwrap();
-        let session = Arc::new(LeaseSession::new(
-            WorkerSource::Lease(backend.lease_store().await.unwrap()),
-            namespace,
-            "test".into(),
-            Duration::from_secs(30),
-            clock.clone(),
-            Arc::new(Quiet),
-        ));
+        let session = manual_session(&backend, "rewind", &clock).await;
         let options = GeneratorOptions {
             max_backward: Duration::from_millis(5),
         };
@@ -560,6 +572,42 @@ fn a_clock_moved_backwards_under_a_lease_produces_no_duplicate(env: &TestEnv) {
     });
 }
 
+fn the_ready_path_issues_only_under_a_proven_lease_within_its_fence(env: &TestEnv) {
+    use idgen::clock::ManualClock;
+    use idgen::lease::session::LeasedGenerator;
+    use idgen::snowflake::GeneratorOptions;
+
+    let backend = env.backend();
+    env.block_on(async {
+        let layout = Layout::named("snowflake").unwrap();
+        let clock = ManualClock::new(1_800_000_000_000);
+        let session = manual_session(&backend, "ready", &clock).await;
+        let options = GeneratorOptions::default();
+        let mut generator = LeasedGenerator::new(session.clone(), layout.clone(), options);
+        let mut ids = Vec::new();
+        // No lease yet: only the awaited path may acquire one.
+        assert!(generator.issue_ready(1, &mut ids).is_none());
+        assert!(ids.is_empty());
+        generator.issue(1, &mut ids).await.unwrap();
+        for _ in 0..100 {
+            generator.issue_ready(1, &mut ids).unwrap().unwrap();
+        }
+        assert_eq!(ids.len(), 101);
+        // Past the fence (the clock beyond the lease's TTL, no renewal since),
+        // it issues nothing; the awaited path renews and goes on.
+        clock.advance(Duration::from_secs(31));
+        assert!(generator.issue_ready(1, &mut ids).is_none());
+        assert_eq!(ids.len(), 101);
+        generator.issue(1, &mut ids).await.unwrap();
+        generator.issue_ready(1, &mut ids).unwrap().unwrap();
+        assert_unique(&ids);
+        // Released: nothing more without a new lease.
+        session.release(generator.last_issued_ms()).await.unwrap();
+        assert!(generator.issue_ready(1, &mut ids).is_none());
+        assert_eq!(ids.len(), 103);
+    });
+}
+
 crate::on_both_backends!(
     four_concurrent_holders_get_distinct_workers_and_issue_no_duplicate,
     a_paused_holder_issues_nothing_under_its_stale_worker_after_waking,
@@ -582,4 +630,5 @@ crate::on_both_backends!(
     a_bad_stdin_line_fails_with_a_usage_error_and_releases,
     a_killed_holder_leaves_a_fence_the_next_holder_respects,
     a_clock_moved_backwards_under_a_lease_produces_no_duplicate,
+    the_ready_path_issues_only_under_a_proven_lease_within_its_fence,
 );

@@ -381,26 +381,10 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
         while out.len() < target {
             let status = self.valid_lease().await?;
             self.prepare(&status).await?;
-            let (_, generator) = self.current.as_mut().expect("prepared");
-            generator.set_horizon_ms(Some(status.fence_ms));
-            let before = out.len();
-            let want = (target - before).min(CHUNK);
-            // Handing the runtime thread off costs more than a small step, which
-            // waits at most one time unit; a large step may wait out several.
-            let filled = if want <= SMALL_STEP {
-                generator.fill(out, want)
-            } else {
-                tokio::task::block_in_place(|| generator.fill(out, want))
-            }?;
-            let still_valid = self
-                .session
-                .status()
-                .is_some_and(|s| s.generation == status.generation);
-            if !still_valid {
-                // The lease ran out while generating: drop this step (a gap).
-                out.truncate(before);
+            let want = (target - out.len()).min(CHUNK);
+            let Some(filled) = self.step(&status, want, out)? else {
                 continue;
-            }
+            };
             if filled < want {
                 // At the fence (as every new lease is after a quarantine):
                 // extend it before going on. A renewal that could not reach
@@ -418,6 +402,69 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
             }
         }
         Ok(())
+    }
+
+    /// Appends `n` IDs to `out` without waiting for anything but the clock,
+    /// when the lease is proven, the generator runs under it and its fence
+    /// leaves room for all `n`: `idgen serve`'s hot path, which then needs
+    /// no future of [`Self::issue`]'s size. `None` when [`Self::issue`] must be
+    /// awaited; any IDs a partial step took are dropped (a gap).
+    pub fn issue_ready(&mut self, n: usize, out: &mut Vec<u64>) -> Option<Result<()>> {
+        if n > SMALL_STEP {
+            return None;
+        }
+        let status = self.session.status()?;
+        if !self.runs_under(&status) {
+            return None;
+        }
+        let before = out.len();
+        match self.step(&status, n, out) {
+            Ok(Some(filled)) if filled == n => Some(Ok(())),
+            Ok(_) => {
+                out.truncate(before);
+                None
+            }
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// Whether the generator was made for this grant of the lease.
+    fn runs_under(&self, status: &LeaseStatus) -> bool {
+        self.current
+            .as_ref()
+            .is_some_and(|(generation, _)| *generation == status.generation)
+    }
+
+    /// One generation step of up to `want` IDs under `status`, whose
+    /// generator [`Self::prepare`] made: `Some(filled)`, fewer than `want` at
+    /// the fence; `None` when the lease ran out while generating, the step
+    /// dropped (a gap), since an ID is only kept if the lease that covered
+    /// it was still valid once it was made.
+    fn step(
+        &mut self,
+        status: &LeaseStatus,
+        want: usize,
+        out: &mut Vec<u64>,
+    ) -> Result<Option<usize>> {
+        let (_, generator) = self.current.as_mut().expect("prepared");
+        generator.set_horizon_ms(Some(status.fence_ms));
+        let before = out.len();
+        // Handing the runtime thread off costs more than a small step, which
+        // waits at most one time unit; a large step may wait out several.
+        let filled = if want <= SMALL_STEP {
+            generator.fill(out, want)
+        } else {
+            tokio::task::block_in_place(|| generator.fill(out, want))
+        }?;
+        let still_valid = self
+            .session
+            .status()
+            .is_some_and(|s| s.generation == status.generation);
+        if !still_valid {
+            out.truncate(before);
+            return Ok(None);
+        }
+        Ok(Some(filled))
     }
 
     /// A provably valid lease, waiting out backend outages: a holder stops
@@ -447,11 +494,7 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
 
     /// Makes sure the generator runs for the status's worker, past its floor.
     async fn prepare(&mut self, status: &LeaseStatus) -> Result<()> {
-        if self
-            .current
-            .as_ref()
-            .is_some_and(|(generation, _)| *generation == status.generation)
-        {
+        if self.runs_under(status) {
             return Ok(());
         }
         let clock = self.session.clock.clone();

@@ -489,11 +489,45 @@ fn routes(server: Arc<Server>) -> Router {
 }
 
 /// Access and load control in front of every endpoint; counts failures.
-async fn gate(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
+///
+/// The checks run before the future is made, which then holds the request
+/// once: axum boxes this future per request, and at a kilobyte or more glibc
+/// consolidates its free lists at every such allocation.
+fn gate(
+    State(server): State<Arc<Server>>,
+    request: Request,
+    next: Next,
+) -> impl Future<Output = Response> + Send {
+    let slot = match admit(&server, &request) {
+        Ok(slot) => slot,
+        Err(refused) => return futures::future::Either::Left(std::future::ready(*refused)),
+    };
+    futures::future::Either::Right(async move {
+        let method = request.method().clone();
+        let response = next.run(request).await;
+        // Boxed, and only for a refusal whose body needs rewriting.
+        let response = if needs_json_body(&response) {
+            Box::pin(json_error_body(method, response)).await
+        } else {
+            response
+        };
+        drop(slot);
+        if let Some(api_error::ErrorCode(code)) = response.extensions().get() {
+            server.metrics.error(code);
+        }
+        response
+    })
+}
+
+/// A slot for the request, or the answer refusing it (counted).
+fn admit(
+    server: &Server,
+    request: &Request,
+) -> Result<tokio::sync::OwnedSemaphorePermit, Box<Response>> {
     // A head refused before hyper read it: answered as such, token or not.
     if let Some(refused) = head_guard::refusal(request.headers()) {
         server.metrics.error(refused.code);
-        return refused.into_response();
+        return Err(Box::new(refused.into_response()));
     }
     // Tinyid's endpoints check their token themselves, to refuse in Tinyid's shape.
     let open = request.uri().path() == "/healthz" || tinyid::checks_its_token(request.uri().path());
@@ -502,34 +536,30 @@ async fn gate(State(server): State<Arc<Server>>, request: Request, next: Next) -
         && !bearer_matches(request.headers(), token)
     {
         server.metrics.error(ApiError::unauthorized().code);
-        return ApiError::unauthorized().into_response();
+        return Err(Box::new(ApiError::unauthorized().into_response()));
     }
-    let Ok(_slot) = server.in_flight.clone().try_acquire_owned() else {
+    server.in_flight.clone().try_acquire_owned().map_err(|_| {
         let busy = ApiError::busy(server.max_requests);
         server.metrics.error(busy.code);
-        return busy.into_response();
-    };
-    let method = request.method().clone();
-    let response = next.run(request).await;
-    let response = json_error_body(method, response).await;
-    if let Some(api_error::ErrorCode(code)) = response.extensions().get() {
-        server.metrics.error(code);
-    }
-    response
+        Box::new(busy.into_response())
+    })
+}
+
+/// Whether the answer is a refusal without a JSON body (`/healthz`'s 503 and
+/// every ApiError are JSON already).
+fn needs_json_body(response: &Response) -> bool {
+    let status = response.status();
+    let already_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    (status.is_client_error() || status.is_server_error()) && !already_json
 }
 
 /// Gives axum's own refusals (405, a path that is not UTF-8, a bad query) the
 /// JSON error body every other failure has.
 async fn json_error_body(method: axum::http::Method, response: Response) -> Response {
     let status = response.status();
-    let already_json = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    // `/healthz`'s 503 and every ApiError are JSON already.
-    if !(status.is_client_error() || status.is_server_error()) || already_json {
-        return response;
-    }
     let kind = match status {
         StatusCode::NOT_FOUND => ErrorKind::NotFound,
         status if status.is_client_error() => ErrorKind::Usage,

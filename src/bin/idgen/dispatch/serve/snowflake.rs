@@ -3,7 +3,7 @@
 
 use super::api_error::ApiError;
 use super::metrics::Endpoint;
-use super::{MIN_LEASE_WAIT, Server, leaf_text};
+use super::{MIN_LEASE_WAIT, Namespace, Server, leaf_text};
 use crate::layout_args::LayoutArgs;
 use axum::Json;
 use axum::extract::{Path, Query, State};
@@ -26,19 +26,19 @@ pub(super) async fn snowflake_get(
         ));
     };
     let mut ids = Vec::with_capacity(1);
-    // The generator waits out a backend outage; a request waits at most the
-    // configured timeout for it (the IDs of an abandoned step are a gap).
+    // Nearly always the lease is proven and the unit not full: answered
+    // without a future of the generator's (renewals, acquisitions, timers).
+    // That future is about a kilobyte, and axum boxes the handler's future
+    // per request: an allocation that size makes glibc consolidate its
+    // free lists every time. The wait lives in its own box, made only when taken.
+    let ready = match namespace.generator.try_lock() {
+        Ok(mut generator) => generator.issue_ready(1, &mut ids),
+        Err(_) => None,
+    };
     let patience = server.settings.timeout.max(MIN_LEASE_WAIT);
-    let issued = {
-        let issue = async { namespace.generator.lock().await.issue(1, &mut ids).await };
-        let mut issue = std::pin::pin!(issue);
-        // Nearly always done at the first poll (the lease proven, the unit not
-        // full): answered without arming a timer, which every request would
-        // otherwise add to and take from the runtime's shared timer wheel.
-        match futures::poll!(issue.as_mut()) {
-            std::task::Poll::Ready(issued) => Ok(issued),
-            std::task::Poll::Pending => tokio::time::timeout(patience, issue).await,
-        }
+    let issued = match ready {
+        Some(issued) => Ok(issued),
+        None => Box::pin(issue_waiting(namespace, patience, &mut ids)).await,
     };
     match issued {
         Ok(Ok(())) => {}
@@ -65,6 +65,18 @@ pub(super) async fn snowflake_get(
         .metrics
         .latency(Endpoint::SnowflakeGet, started.elapsed());
     Ok(leaf_text(ids[0].to_string()))
+}
+
+/// Issues one ID, waiting for the generator, for a lease to be proven (the
+/// generator waits out a backend outage) or for the fence to move, at most
+/// `patience` (the IDs of an abandoned step are a gap).
+async fn issue_waiting(
+    namespace: &Namespace,
+    patience: std::time::Duration,
+    ids: &mut Vec<u64>,
+) -> Result<idgen::Result<()>, tokio::time::error::Elapsed> {
+    let issue = async { namespace.generator.lock().await.issue(1, ids).await };
+    tokio::time::timeout(patience, issue).await
 }
 
 pub(super) async fn decode(
