@@ -13,6 +13,7 @@ use super::{Server, bearer_matches, token_matches};
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
+use futures::future::Either;
 use idgen::ErrorKind;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -31,35 +32,32 @@ pub(super) fn checks_its_token(path: &str) -> bool {
     path == NEXT_ID || path == NEXT_ID_SIMPLE
 }
 
-pub(super) async fn next_id(
+pub(super) fn next_id(
     State(server): State<Arc<Server>>,
     Query(query): Query<HashMap<String, String>>,
     headers: HeaderMap,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     next(
-        &server,
+        server,
         &query,
         &headers,
         Endpoint::TinyidNextId,
         ListForm::TinyidJson,
     )
-    .await
 }
 
-pub(super) async fn next_id_simple(
+pub(super) fn next_id_simple(
     State(server): State<Arc<Server>>,
     Query(query): Query<HashMap<String, String>>,
     headers: HeaderMap,
-) -> Response {
-    let form = ListForm::TinyidText;
+) -> impl Future<Output = Response> + Send {
     next(
-        &server,
+        server,
         &query,
         &headers,
         Endpoint::TinyidNextIdSimple,
-        form,
+        ListForm::TinyidText,
     )
-    .await
 }
 
 /// `HEAD` on `nextId`: its headers without taking an ID.
@@ -68,35 +66,42 @@ pub(super) async fn head_next_id() -> Response {
     ([(header::CONTENT_TYPE, json)], "").into_response()
 }
 
-async fn next(
-    server: &Arc<Server>,
+/// Checks the request before the future is made, which then holds the key
+/// and the count, not the query and the headers: axum boxes a handler's
+/// future per request, and at a kilobyte or more glibc consolidates its free
+/// lists at every such allocation.
+fn next(
+    server: Arc<Server>,
     query: &HashMap<String, String>,
     headers: &HeaderMap,
     endpoint: Endpoint,
     form: ListForm,
-) -> Response {
+) -> impl Future<Output = Response> + Send + use<> {
+    let answered = |answer| Either::Left(std::future::ready(answer));
     if let Some(token) = &server.token {
         let given = query.get("token").map(String::as_bytes);
         if !(bearer_matches(headers, token) || given.is_some_and(|t| token_matches(t, token))) {
-            return failure(form, TOKEN_ERR.0, TOKEN_ERR.1, ErrorKind::Access);
+            return answered(failure(form, TOKEN_ERR.0, TOKEN_ERR.1, ErrorKind::Access));
         }
     }
     let n = match batch_size(query.get("batchSize").map(String::as_str), server.max_n) {
         Ok(n) => n,
-        Err(message) => return failure(form, SYS_ERR, &message, ErrorKind::Usage),
+        Err(message) => return answered(failure(form, SYS_ERR, &message, ErrorKind::Usage)),
     };
-    let Some(key) = query.get("bizType") else {
+    let Some(key) = query.get("bizType").cloned() else {
         let message = "bizType is required: the app's name or number";
-        return failure(form, SYS_ERR, message, ErrorKind::Usage);
+        return answered(failure(form, SYS_ERR, message, ErrorKind::Usage));
     };
     // Tinyid answers no IDs for a batch below one.
     if n == 0 {
-        return form.answer(&[]);
+        return answered(form.answer(&[]));
     }
-    match lists::answer(server, endpoint, key, None, n, form).await {
-        Ok(answer) => answer,
-        Err(e) => failure_counted(form, SYS_ERR, &e.message, e.code),
-    }
+    Either::Right(async move {
+        match lists::answer(&server, endpoint, &key, None, n, form).await {
+            Ok(answer) => answer,
+            Err(e) => failure_counted(form, SYS_ERR, &e.message, e.code),
+        }
+    })
 }
 
 /// Tinyid's `batchSize`: 1 when absent, at most `--max-n` (Tinyid's
