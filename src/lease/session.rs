@@ -420,10 +420,13 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
         let before = out.len();
         match self.step(&status, n, out) {
             Ok(Some(filled)) if filled == n => Some(Ok(())),
-            Ok(_) => {
+            // At the fence: the awaited path renews first.
+            Ok(Some(_)) => {
                 out.truncate(before);
                 None
             }
+            // The lease ran out meanwhile; `step` dropped what it made.
+            Ok(None) => None,
             Err(e) => Some(Err(e)),
         }
     }

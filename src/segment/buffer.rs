@@ -113,12 +113,8 @@ impl BufferedAllocator {
         gate_pass: Option<&str>,
         count: u64,
     ) -> Result<Issued> {
-        // The allocator's future is kilobytes (a take from the store, its
-        // retries and fences), and a request's future is boxed whole: held
-        // inline, it would make every answer from memory allocate that much.
-        // It is boxed only where it is awaited, which the buffer makes rare.
         if self.options.batch == 0 {
-            return Box::pin(self.allocator.next(app, gate_pass, count)).await;
+            return self.direct(app, gate_pass, count).await;
         }
         let key = BufferKey {
             app,
@@ -128,7 +124,7 @@ impl BufferedAllocator {
         let Some(stock) = held else {
             // A key first met is served directly, and gets a stock only once
             // its app has issued: an app that does not exist leaves none behind.
-            let issued = Box::pin(self.allocator.next(app, gate_pass, count)).await?;
+            let issued = self.direct(app, gate_pass, count).await?;
             if issued.failure.is_none() {
                 let stock = self.stock(key, gate_pass);
                 self.refill(key, stock);
@@ -161,9 +157,18 @@ impl BufferedAllocator {
                 notes: Notes::default(),
                 failure: None,
             },
-            None => Box::pin(self.allocator.next(app, gate_pass, count)).await?,
+            None => self.direct(app, gate_pass, count).await?,
         };
         Ok(self.with_pending(issued))
+    }
+
+    /// IDs from the allocator itself, bypassing the buffer. Its future is
+    /// kilobytes (a take from the store, its retries and fences), and a
+    /// request's future is boxed whole: held inline, it would make every
+    /// answer from memory allocate that much. So it is boxed here, only when
+    /// taken, which the buffer makes rare.
+    async fn direct(&self, app: u8, gate_pass: Option<&str>, count: u64) -> Result<Issued> {
+        Box::pin(self.allocator.next(app, gate_pass, count)).await
     }
 
     /// The answer with what background refills noted since the last one.
