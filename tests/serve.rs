@@ -46,6 +46,21 @@ fn segment_get_with_a_gate_pass_takes_the_shard_next_takes() {
 }
 
 #[test]
+fn segment_get_reads_the_last_gate_pass_of_its_query_percent_decoded() {
+    let env = TestEnv::embedded();
+    orders(&env);
+    let from_next = Test::within(&env)
+        .args(["next", "--app", "1", "--gate-pass", "alice@example.com"])
+        .status(exit_code::OK)
+        .run();
+    let served = Served::start(&env, &[]);
+    let id = served
+        .get("/api/segment/get/orders?gate_pass=bob&gate_pass=alice%40example.com")
+        .id();
+    assert_eq!(segment_parts(id).1, segment_parts(from_next.ids()[0]).1);
+}
+
+#[test]
 fn segment_list_answers_n_ids_one_per_line() {
     let env = TestEnv::embedded();
     orders(&env);

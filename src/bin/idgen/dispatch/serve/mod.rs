@@ -609,15 +609,27 @@ async fn head_without_issuing() -> Response {
 }
 
 /// Leaf's plain-text success answer, byte for byte.
+///
+/// Built directly: `(headers, String).into_response()` sets axum's own
+/// `text/plain; charset=utf-8` first and then replaces it, two header inserts
+/// on every issued ID.
 fn leaf_text(body: String) -> Response {
-    (
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/plain;charset=UTF-8"),
-        )],
-        body,
-    )
-        .into_response()
+    let mut response = Response::new(axum::body::Body::from(body));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain;charset=UTF-8"),
+    );
+    response
+}
+
+/// The last value of `name` in a query string, decoded as axum's
+/// `Query<HashMap<String, String>>` decodes it (the same `form_urlencoded`
+/// parse, a later value replacing an earlier one), without building the map.
+fn query_value(query: Option<&str>, name: &str) -> Option<String> {
+    form_urlencoded::parse(query?.as_bytes())
+        .filter(|(key, _)| key == name)
+        .last()
+        .map(|(_, value)| value.into_owned())
 }
 
 /// `--listen`: `IP:PORT`, or `HOST:PORT` resolved here (`localhost:8080`), so

@@ -5,8 +5,8 @@
 use super::api_error::{ApiError, status_for};
 use super::lists::{self, ListForm};
 use super::metrics::Endpoint;
-use super::{Server, leaf_text};
-use axum::extract::{Path, Query, State};
+use super::{Server, leaf_text, query_value};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use idgen::ErrorKind;
@@ -177,11 +177,11 @@ impl Server {
 pub(super) async fn segment_get(
     State(server): State<Arc<Server>>,
     Path(key): Path<String>,
-    Query(query): Query<HashMap<String, String>>,
+    RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
-    let gate_pass = query.get("gate_pass").map(String::as_str);
+    let gate_pass = query_value(query.as_deref(), "gate_pass");
     let (_, ids) = server
-        .segment_ids(Endpoint::SegmentGet, &key, gate_pass, 1)
+        .segment_ids(Endpoint::SegmentGet, &key, gate_pass.as_deref(), 1)
         .await?;
     Ok(leaf_text(ids[0].to_string()))
 }
@@ -189,7 +189,7 @@ pub(super) async fn segment_get(
 pub(super) async fn segment_list(
     State(server): State<Arc<Server>>,
     Path((key, n)): Path<(String, String)>,
-    Query(query): Query<HashMap<String, String>>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let n = match n.parse::<u64>() {
@@ -202,6 +202,6 @@ pub(super) async fn segment_list(
         }
     };
     let form = ListForm::of_accept(&headers);
-    let gate_pass = query.get("gate_pass").cloned();
+    let gate_pass = query_value(query.as_deref(), "gate_pass");
     lists::answer(&server, Endpoint::SegmentList, &key, gate_pass, n, form).await
 }
