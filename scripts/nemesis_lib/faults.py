@@ -258,6 +258,21 @@ class RedisPause(RedisFault):
         for_a_while(ctx, out, p["hold"], master.proc.stop, master.proc.cont)
 
 
+def sentinel_failover(sentinels):
+    """`SENTINEL FAILOVER` through the first sentinel that takes the
+    connection: a `sentinel_kill9` started in the same instant may have
+    killed the first one (galera 40051, fault #294). A failover refused by
+    every sentinel is an error reply (the fault had no effect), not a failure
+    of the nemesis."""
+    refused = []
+    for sentinel in sentinels:
+        try:
+            return sentinel.call("SENTINEL", "FAILOVER", MASTER_NAME, timeout=FAULT_CALL_TIMEOUT_S)
+        except OSError as e:
+            refused.append(f"{e}")
+    raise resp.RedisError("no sentinel took the connection: " + "; ".join(refused))
+
+
 def by_fraction(items, fraction):
     """The item at `fraction` of the way through `items` (not empty). The
     planner rounds its fractions to three places, so 0.9995 and up arrive as
@@ -383,7 +398,7 @@ class RedisDemote(RedisFault):
         out["target"] = master.name
         try:
             if p["how"] == "sentinel-failover":
-                redis.sentinels[0].call("SENTINEL", "FAILOVER", MASTER_NAME, timeout=FAULT_CALL_TIMEOUT_S)
+                sentinel_failover(redis.sentinels)
             else:
                 replica = redis.other(master)
                 master.call("FAILOVER", "TO", replica.host.ip, replica.port, "TIMEOUT", 5000,

@@ -27,6 +27,21 @@ class ByFraction(unittest.TestCase):
         self.assertEqual(out, {"effective": False, "notes": "no snapshot yet"})
 
 
+class SentinelFailover(unittest.TestCase):
+    def test_a_sentinel_killed_in_the_same_instant_is_skipped(self):
+        dead, live = mock.Mock(), mock.Mock()
+        dead.call.side_effect = ConnectionRefusedError(111, "Connection refused")
+        live.call.return_value = "OK"
+        self.assertEqual(faults.sentinel_failover([dead, live]), "OK")
+        live.call.assert_called_once()
+
+    def test_no_sentinel_answering_is_a_refused_fault_not_a_crash(self):
+        dead = mock.Mock()
+        dead.call.side_effect = ConnectionRefusedError(111, "Connection refused")
+        with self.assertRaises(faults.resp.RedisError):
+            faults.sentinel_failover([dead, dead])
+
+
 class KillClientRun(unittest.TestCase):
     """kill9_client against real processes, named as the workload names its
     clients (`client:ROLE...`)."""
