@@ -30,8 +30,8 @@ fn segment_get_answers_one_id_of_the_app_named_or_numbered() {
     assert_ne!(by_name, by_number);
 }
 
-#[test]
-fn segment_get_with_a_gate_pass_takes_the_shard_next_takes() {
+/// The shards of `next --gate-pass alice@example.com` and of a `get` of `path`.
+fn shards_of_alice_and_get(path: &str) -> (u8, u8) {
     let env = TestEnv::embedded();
     orders(&env);
     let from_next = Test::within(&env)
@@ -39,25 +39,23 @@ fn segment_get_with_a_gate_pass_takes_the_shard_next_takes() {
         .status(exit_code::OK)
         .run();
     let served = Served::start(&env, &[]);
-    let id = served
-        .get("/api/segment/get/orders?gate_pass=alice@example.com")
-        .id();
-    assert_eq!(segment_parts(id).1, segment_parts(from_next.ids()[0]).1);
+    let id = served.get(path).id();
+    (segment_parts(from_next.ids()[0]).1, segment_parts(id).1)
+}
+
+#[test]
+fn segment_get_with_a_gate_pass_takes_the_shard_next_takes() {
+    let (next, get) =
+        shards_of_alice_and_get("/api/segment/get/orders?gate_pass=alice@example.com");
+    assert_eq!(get, next);
 }
 
 #[test]
 fn segment_get_reads_the_last_gate_pass_of_its_query_percent_decoded() {
-    let env = TestEnv::embedded();
-    orders(&env);
-    let from_next = Test::within(&env)
-        .args(["next", "--app", "1", "--gate-pass", "alice@example.com"])
-        .status(exit_code::OK)
-        .run();
-    let served = Served::start(&env, &[]);
-    let id = served
-        .get("/api/segment/get/orders?gate_pass=bob&gate_pass=alice%40example.com")
-        .id();
-    assert_eq!(segment_parts(id).1, segment_parts(from_next.ids()[0]).1);
+    let (next, get) = shards_of_alice_and_get(
+        "/api/segment/get/orders?gate_pass=bob&gate_pass=alice%40example.com",
+    );
+    assert_eq!(get, next);
 }
 
 #[test]
