@@ -244,11 +244,17 @@ impl Backend {
     async fn lease_stores(&self) -> Result<(Arc<dyn LeaseStore>, Arc<dyn LeaseAdmin>)> {
         match &self.stores {
             Stores::Distributed { mysql } => {
-                // A lease needs both servers: meet MySQL while Redis connects. Its
-                // failure is reported where MySQL is needed; reading lease state
-                // from Redis (as `status` does) works without it.
-                let (redis, warmed) =
-                    tokio::join!(self.nodes.redis_node(DEFAULT_NODE), mysql.prepare_leases());
+                // A lease needs both servers: meet MySQL while Redis connects
+                // and is probed (a round trip the first lease call would
+                // otherwise wait for). MySQL's failure is reported where MySQL
+                // is needed; reading lease state from Redis (as `status` does)
+                // works without it.
+                let redis = async {
+                    let redis = self.nodes.redis_node(DEFAULT_NODE).await?;
+                    redis.ready_link().await?;
+                    Ok::<_, Error>(redis)
+                };
+                let (redis, warmed) = tokio::join!(redis, mysql.prepare_leases());
                 let store = Arc::new(FencedLeaseStore::new(redis?, mysql.clone(), warmed));
                 Ok((store.clone(), store))
             }

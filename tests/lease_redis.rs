@@ -488,6 +488,31 @@ fn a_mysql_set_back_cannot_start_the_next_holder_below_redis_s_witness() {
 }
 
 #[test]
+fn a_lease_table_dropped_behind_idgen_s_back_is_made_again_by_the_next_lease() {
+    // A lease finds the lease tables by using them (no look first): a table
+    // gone since the namespace was recorded is made again, and the lease
+    // taken as on a new database, above Redis's witness of the fence.
+    let env = TestEnv::distributed();
+    let first = Test::within(&env)
+        .args(two_worker_lease("dropped", &["--count", "100"]))
+        .status(exit_code::OK)
+        .run();
+    env.sql("DROP TABLE idgen_worker_lease");
+    let second = Test::within(&env)
+        .args(two_worker_lease("dropped", &["--count", "100"]))
+        .status(exit_code::OK)
+        .run();
+    let worker = acquired_worker(&second.stderr);
+    let rows = env.query(&format!(
+        "SELECT token FROM idgen_worker_lease WHERE namespace = 'dropped' AND worker = {worker}"
+    ));
+    assert_eq!(rows, vec![vec![Some(String::new())]], "released: {second}");
+    let all: Vec<u64> = first.ids().into_iter().chain(second.ids()).collect();
+    assert_eq!(all.len(), 200);
+    assert_unique(&all);
+}
+
+#[test]
 fn a_renewal_writes_the_witness_again_after_redis_lost_it() {
     let env = TestEnv::distributed();
     let redis = RedisProcess::start(Persistence::None);

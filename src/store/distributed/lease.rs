@@ -36,6 +36,10 @@ pub struct FencedLeaseStore {
     /// read of the durable record reports it at once instead of waiting out
     /// a second timeout (`status` takes about one, whatever is down).
     unmet: Mutex<Option<Error>>,
+    /// The release's statement being prepared while the holder issues
+    /// ([`MysqlLedger::ready_release`]); the release waits for it, so that it
+    /// finds the connection kept for it.
+    readying: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 impl FencedLeaseStore {
@@ -45,6 +49,7 @@ impl FencedLeaseStore {
             redis,
             ledger,
             unmet: Mutex::new(warmed.err()),
+            readying: Mutex::new(None),
         }
     }
 }
@@ -80,6 +85,9 @@ impl LeaseCalls for FencedLeaseStore {
             let offer = self.redis.lease_acquire(&call).await?;
             match self.ledger.take_worker(&call, &offer).await {
                 Ok(WorkerClaim::Granted { floor_ms }) => {
+                    let ledger = self.ledger.clone();
+                    let readying = tokio::spawn(async move { ledger.ready_release().await });
+                    *self.readying.lock().unwrap_or_else(|e| e.into_inner()) = Some(readying);
                     // The higher of MySQL's fence and Redis's witness: either
                     // authority may have gone back in time, not both at once.
                     return Ok(Grant {
@@ -143,6 +151,15 @@ impl LeaseCalls for FencedLeaseStore {
     }
 
     async fn release(&self, call: Release) -> Result<bool> {
+        let readying = self
+            .readying
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(readying) = readying {
+            // Its one round trip, or none: it ended long before, as a rule.
+            let _ = readying.await;
+        }
         let released = self.ledger.release_worker(&call).await?;
         // Redis's key expires by itself if this fails: the worker only comes back later.
         let _ = self.redis.lease_release(&call).await;

@@ -1,8 +1,8 @@
 //! Worker-ID leases and namespaces in MySQL: the durable record a Redis lease
 //! store checks against, and uid-generator's `WORKER_NODE` assigner.
 
-use super::MysqlLedger;
 use super::schema::WORKER_NODE_DDL;
+use super::{MissingTable, MysqlLedger};
 use crate::error::{Error, Result};
 use crate::lease::Grant;
 use crate::lease::durable::{DurableNamespace, DurableWorker};
@@ -12,6 +12,11 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Params, TxOpts};
 use std::future::Future;
 use std::sync::atomic::Ordering;
+
+/// Ends a lease under its token: the fence becomes the last time unit issued.
+const RELEASE: &str =
+    "UPDATE idgen_worker_lease SET token = '', fence_ms = ?, renewals = renewals + 1
+             WHERE namespace = ? AND worker = ? AND token = ?";
 
 /// What the ledger said about a worker ID a Redis free list offered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,13 +41,40 @@ pub enum WorkerClaim {
 ///   fence, and replaces the token, so every later renewal of the old holder
 ///   fails: the old holder stops at the fence it had written.
 impl MysqlLedger {
-    /// Connects and makes sure the lease tables exist, before the first lease.
+    /// Connects to a server checked for its version, before the first
+    /// lease, and keeps the connection for it. The lease tables are not
+    /// looked for here: the lease's first statement finds them
+    /// ([`Self::with_lease_tables`]).
     pub async fn prepare_leases(&self) -> Result<()> {
-        self.lease_schema().await
+        // A connection and the version it announced: safe to run again.
+        let conn = self.retrying(|| self.checked_conn()).await?;
+        self.keep_warm(conn);
+        Ok(())
     }
 
-    /// Makes sure the lease tables exist: one look on the warm path, the full
-    /// schema (DDL) only when they are missing.
+    /// Runs a lease `attempt` through [`Self::retrying`]. Its first statement
+    /// doubles as the look for the lease tables, a round trip fewer on every
+    /// run than asking `information_schema` first: when it finds one missing
+    /// (a database's first lease, or a table dropped since), the schema is
+    /// made and the attempt runs again. An attempt that finds a table missing
+    /// has written nothing, so running it again is running it first.
+    async fn with_lease_tables<T, Fut>(&self, mut attempt: impl FnMut() -> Fut) -> Result<T>
+    where
+        Fut: Future<Output = Result<std::result::Result<T, MissingTable>>>,
+    {
+        let done = match self.retrying(&mut attempt).await? {
+            Ok(done) => done,
+            Err(_missing) => {
+                self.ensure_schema().await?;
+                self.retrying(&mut attempt).await??
+            }
+        };
+        self.leases_ready.store(true, Ordering::Release);
+        Ok(done)
+    }
+
+    /// Makes sure the lease tables exist before reading them: one look, the
+    /// full schema (DDL) only when they are missing.
     async fn lease_schema(&self) -> Result<()> {
         if self.ready.load(Ordering::Acquire) || self.leases_ready.load(Ordering::Acquire) {
             return Ok(());
@@ -61,11 +93,10 @@ impl MysqlLedger {
         namespace: &crate::lease::NamespaceSpec,
         now_ms: i64,
     ) -> Result<()> {
-        self.lease_schema().await?;
         // A read and an insert that leaves an existing row as it is: safe to
         // run again.
-        self.retrying(|| async move {
-            let mut conn = self.conn().await?;
+        self.with_lease_tables(|| async move {
+            let mut conn = self.checked_conn().await?;
             self.check_namespace(&mut conn, namespace, now_ms).await
         })
         .await
@@ -76,15 +107,19 @@ impl MysqlLedger {
         conn: &mut Q,
         namespace: &crate::lease::NamespaceSpec,
         now_ms: i64,
-    ) -> Result<()> {
+    ) -> Result<std::result::Result<(), MissingTable>> {
         // A shared lock: acquirers do not wait for each other, but
         // `delete_namespace` (which locks the row for update) waits for every
         // acquire under way, and every later acquire waits for it.
         const READ: &str =
             "SELECT signature FROM idgen_namespace WHERE name = ? LOCK IN SHARE MODE";
-        let mut recorded: Option<String> = self
-            .bounded(conn.exec_first(READ, (&namespace.name,)))
-            .await?;
+        let mut recorded: Option<String> = match self
+            .bounded_if_tables(conn.exec_first(READ, (&namespace.name,)))
+            .await?
+        {
+            Ok(recorded) => recorded,
+            Err(missing) => return Ok(Err(missing)),
+        };
         if recorded.is_none() {
             // First use: a write only now, not on every acquire.
             self.bounded(conn.exec_drop(
@@ -97,7 +132,7 @@ impl MysqlLedger {
                 .bounded(conn.exec_first(READ, (&namespace.name,)))
                 .await?;
         }
-        check_signature(namespace, recorded)
+        check_signature(namespace, recorded).map(Ok)
     }
 
     /// Takes the worker Redis offered for `call`, under the offer's token,
@@ -105,25 +140,35 @@ impl MysqlLedger {
     /// under another token). On success the row carries our token and at
     /// least the call's fence.
     pub(crate) async fn take_worker(&self, call: &Acquire, offer: &Grant) -> Result<WorkerClaim> {
-        self.lease_schema().await?;
         // Each attempt reads the lease row under its lock and decides on what
         // it read; an aborted one committed nothing, so the next decides as
         // the first would have.
-        self.retrying(|| self.take_worker_once(call, offer)).await
+        self.with_lease_tables(|| self.take_worker_once(call, offer))
+            .await
     }
 
-    async fn take_worker_once(&self, call: &Acquire, offer: &Grant) -> Result<WorkerClaim> {
+    async fn take_worker_once(
+        &self,
+        call: &Acquire,
+        offer: &Grant,
+    ) -> Result<std::result::Result<WorkerClaim, MissingTable>> {
         let (namespace, worker, token) = (&call.namespace, offer.worker, offer.token.as_str());
         let (fence_ms, now_ms) = (call.fence_ms, call.now_ms());
-        let mut conn = self.conn().await?;
+        let mut conn = self.checked_conn().await?;
         let mut tx = self
             .bounded(conn.start_transaction(Self::tx_opts()))
             .await?;
-        self.check_namespace(&mut tx, namespace, now_ms).await?;
+        if let Err(missing) = self.check_namespace(&mut tx, namespace, now_ms).await? {
+            return Ok(Err(missing));
+        }
         const LOCK_ROW: &str = "SELECT token, holder, fence_ms FROM idgen_worker_lease WHERE namespace = ? AND worker = ? FOR UPDATE";
-        let mut row: Option<(String, String, i64)> = self
-            .bounded(tx.exec_first(LOCK_ROW, (&namespace.name, worker)))
-            .await?;
+        let mut row: Option<(String, String, i64)> = match self
+            .bounded_if_tables(tx.exec_first(LOCK_ROW, (&namespace.name, worker)))
+            .await?
+        {
+            Ok(row) => row,
+            Err(missing) => return Ok(Err(missing)),
+        };
         if row.is_none() {
             // A worker's first lease: make a row to lock, so two takers
             // serialise. The second waits on the first's insert, then
@@ -144,11 +189,11 @@ impl MysqlLedger {
             row.ok_or_else(|| Error::Internal("the worker lease row vanished".into()))?;
         if !held_by.is_empty() && held_by != token && fence > now_ms {
             self.bounded(tx.commit()).await?;
-            return Ok(WorkerClaim::Held {
+            return Ok(Ok(WorkerClaim::Held {
                 holder: held_holder,
                 token: held_by,
                 fence_ms: fence,
-            });
+            }));
         }
         let holder: String = call.holder.chars().take(255).collect();
         self.bounded(tx.exec_drop(
@@ -161,9 +206,9 @@ impl MysqlLedger {
         self.bounded(tx.commit()).await?;
         // A short `lease` releases the worker right after this.
         self.keep_warm(conn);
-        Ok(WorkerClaim::Granted {
+        Ok(Ok(WorkerClaim::Granted {
             floor_ms: (fence > 0).then_some(fence),
-        })
+        }))
     }
 
     /// Raises the worker's fence while the call's token still holds it.
@@ -184,8 +229,7 @@ impl MysqlLedger {
     /// holder's fence, which the caller's floor already covers).
     pub(crate) async fn release_worker(&self, call: &Release) -> Result<bool> {
         self.update_under_token(
-            "UPDATE idgen_worker_lease SET token = '', fence_ms = ?, renewals = renewals + 1
-             WHERE namespace = ? AND worker = ? AND token = ?",
+            RELEASE,
             (
                 call.last_ms,
                 call.namespace.as_str(),
@@ -194,6 +238,20 @@ impl MysqlLedger {
             ),
         )
         .await
+    }
+
+    /// Prepares the release's statement on the kept connection, meant to run
+    /// while the holder issues: the driver keeps a connection's prepared
+    /// statements, so the release is then one round trip instead of two. A
+    /// failure only leaves the release to prepare it (and the connection to
+    /// the pool's recycling).
+    pub async fn ready_release(&self) {
+        let Some(mut conn) = self.warm.lock().expect("not poisoned").take() else {
+            return;
+        };
+        if self.bounded(conn.prep(RELEASE)).await.is_ok() {
+            self.keep_warm(conn);
+        }
     }
 
     /// Runs one UPDATE of a lease row that matches only under the holder's

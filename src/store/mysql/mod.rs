@@ -39,6 +39,44 @@ use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// A statement found a table of idgen's missing (the server's error, as an
+/// operator would read it): the schema is made, and the statement runs again.
+struct MissingTable(Error);
+
+impl From<MissingTable> for Error {
+    fn from(missing: MissingTable) -> Self {
+        missing.0
+    }
+}
+
+/// Compiles, on a thread of its own, the patterns the driver reads a server's
+/// version with: it compiles them (Unicode regexes, 1.6 M instructions for
+/// MariaDB's, a third of a whole `lease --count 1`) when it reads the
+/// process's first handshake, in the connection's path. Begun as the first
+/// connection is dialled, they are ready, or nearly, when the server's
+/// handshake arrives. Nothing depends on it: a thread that cannot start
+/// leaves the driver to compile them as before.
+fn compile_version_patterns_ahead() {
+    let _ = std::thread::Builder::new()
+        .name("mysql-version".into())
+        .spawn(|| {
+            use mysql_async::consts::{CapabilityFlags, StatusFlags};
+            let handshake = mysql_common::packets::HandshakePacket::new(
+                10,
+                &b"5.5.5-10.11.0-MariaDB"[..],
+                0,
+                [0; 8],
+                None::<&[u8]>,
+                CapabilityFlags::empty(),
+                0,
+                StatusFlags::empty(),
+                None::<&[u8]>,
+            );
+            // MariaDB's pattern; MySQL's is read only when it does not match.
+            let _ = handshake.maria_db_server_version_parsed();
+        });
+}
+
 /// The largest packet the driver sends or reads: MariaDB's default (MySQL's
 /// is 4 MB in 5.7, 64 MB since 8.0). idgen's statements and rows are a few
 /// kilobytes at most.
@@ -54,6 +92,8 @@ pub struct MysqlLedger {
     ready: AtomicBool,
     /// The lease tables were seen (the rest of the schema may not have been).
     leases_ready: AtomicBool,
+    /// The server was checked for its version ([`Self::checked_conn`]).
+    version_checked: AtomicBool,
     /// The connection the schema check just used, for the next query: the
     /// pool takes a dropped connection back only once its recycler task has
     /// run, so the query right after the check opened a second one.
@@ -131,6 +171,7 @@ impl MysqlLedger {
             timeout,
             ready: AtomicBool::new(false),
             leases_ready: AtomicBool::new(false),
+            version_checked: AtomicBool::new(false),
             warm: std::sync::Mutex::new(None),
         })
     }
@@ -144,8 +185,21 @@ impl MysqlLedger {
         if let Some(conn) = self.warm.lock().expect("not poisoned").take() {
             return Ok(conn);
         }
+        static VERSION_PATTERNS: std::sync::Once = std::sync::Once::new();
+        VERSION_PATTERNS.call_once(compile_version_patterns_ahead);
         let conn = self.timed(self.pool.get_conn()).await?;
         crate::activity::used_mysql_connection(conn.id());
+        Ok(conn)
+    }
+
+    /// A connection to a server checked for its version (once a process: a
+    /// pool's connections all reach the one server its URL names).
+    async fn checked_conn(&self) -> Result<Conn> {
+        let mut conn = self.conn().await?;
+        if !self.version_checked.load(Ordering::Acquire) {
+            self.check_version(&mut conn).await?;
+            self.version_checked.store(true, Ordering::Release);
+        }
         Ok(conn)
     }
 
@@ -180,9 +234,36 @@ impl MysqlLedger {
         self.timed(exchange).await
     }
 
+    /// Runs one exchange like [`Self::bounded`], and tells apart the
+    /// server's answer that a table the statement names does not exist
+    /// (ER_NO_SUCH_TABLE): the caller makes the schema and runs it again.
+    async fn bounded_if_tables<T>(
+        &self,
+        exchange: impl Future<Output = mysql_async::Result<T>>,
+    ) -> Result<std::result::Result<T, MissingTable>> {
+        /// ER_NO_SUCH_TABLE.
+        const NO_SUCH_TABLE: u16 = 1146;
+        crate::activity::did(crate::activity::Work::MysqlQuery);
+        match tokio::time::timeout(self.timeout, exchange).await {
+            Ok(Err(mysql_async::Error::Server(e))) if e.code == NO_SUCH_TABLE => {
+                let e = mysql_async::Error::Server(e);
+                Ok(Err(MissingTable(self.error(&e))))
+            }
+            answer => self.mapped(answer).map(Ok),
+        }
+    }
+
     /// The time bound and error mapping of [`Self::bounded`], uncounted.
     async fn timed<T>(&self, exchange: impl Future<Output = mysql_async::Result<T>>) -> Result<T> {
-        match tokio::time::timeout(self.timeout, exchange).await {
+        self.mapped(tokio::time::timeout(self.timeout, exchange).await)
+    }
+
+    /// An exchange's answer within the time bound, its error mapped.
+    fn mapped<T>(
+        &self,
+        answer: std::result::Result<mysql_async::Result<T>, tokio::time::error::Elapsed>,
+    ) -> Result<T> {
+        match answer {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => Err(self.error(&e)),
             Err(_) => Err(Error::Timeout {
@@ -242,8 +323,7 @@ impl MysqlLedger {
         // Reads only: safe to run again.
         let (present, conn) = self
             .retrying(|| async move {
-                let mut conn = self.conn().await?;
-                self.check_version(&mut conn).await?;
+                let mut conn = self.checked_conn().await?;
                 let present: Vec<String> = self
                     .bounded(conn.query(format!(
                         "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ({tables})"

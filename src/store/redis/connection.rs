@@ -161,6 +161,13 @@ impl RedisNode {
         Ok(link)
     }
 
+    /// Makes the connection now, its server probed, so that a caller with
+    /// other work under way (a lease meeting MySQL) overlaps the probe's
+    /// round trip with it instead of waiting for it on its first request.
+    pub async fn ready_link(&self) -> Result<()> {
+        self.link().await.map(drop)
+    }
+
     pub(super) async fn conn(&self) -> Result<Conn> {
         Ok(self.link().await?.conn)
     }
