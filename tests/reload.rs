@@ -249,6 +249,34 @@ crate::on_both_backends!(
 
 /// App 1 with shard 5's queue key holding a string (`SET`), as something
 /// other than idgen would leave it; returns the key.
+/// A push whose answer was lost is sent again, as a cluster client does
+/// after a timeout. A reload's push has released its shard's lock by then
+/// (the lock goes with the push that ends a refill), so the witness, which
+/// names the push's own segment and token, answers it: every shard is
+/// stocked once and reported refilled, and no lock is left.
+#[test]
+fn a_reload_push_sent_again_after_releasing_its_lock_is_stocked_once() {
+    let env = TestEnv::distributed();
+    init(&env, 45, 7);
+    let process = env.coprocess(
+        &["reload-segments", "--app", "45", "--jobs", "1", "--json"],
+        &[("IDGEN_FAILPOINTS", "dispenser.push_answer_lost=stop")],
+    );
+    crate::harness::wait_until_stopped(process.pid(), "the first batch to be pushed");
+    // Stopped before it could unlock anything: the pushes released the locks.
+    assert_eq!(env.held_refill_locks(45), 0);
+    assert_eq!(stocks(&env, 45).iter().filter(|&&n| n == 7).count(), 32);
+    process.signal(libc::SIGCONT);
+    let (status, stdout, stderr) = process.wait();
+    assert!(status.success(), "{stderr:?}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
+    assert_eq!(report["shards_refilled"], 64, "{report}");
+    assert_eq!(report["segments_dropped"], 0, "{report}");
+    assert_eq!(stocks(&env, 45), vec![7; 64]);
+    assert_eq!(max_ids(&env, 45), vec![7; 64]);
+    assert_eq!(env.held_refill_locks(45), 0);
+}
+
 fn spoil_shard_five(env: &TestEnv) -> String {
     init(env, 1, 10);
     let key = crate::harness::keys::queue(1, 5);

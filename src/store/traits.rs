@@ -158,6 +158,11 @@ pub struct StockPush {
     pub segment: Segment,
     pub max_limit_id: u64,
     pub token: LockToken,
+    /// Release the lock in the same call when the push ends the shard's
+    /// refill (anything but [`PushOutcome::Behind`], after which the refill
+    /// takes again under the lock), if the node can; [`Pushed::unlocked`]
+    /// says whether it did.
+    pub release: bool,
 }
 
 /// The answer of [`Restock::push`].
@@ -171,6 +176,9 @@ pub struct Pushed {
     pub switched: u64,
     /// Indexes retired unserved before the push (see [`Settled`]).
     pub settled: Settled,
+    /// The lock is no longer ours to release: the push released it (asked
+    /// with [`StockPush::release`]), or found it gone.
+    pub unlocked: bool,
 }
 
 /// What bringing a shard in line with its ledger retired, unserved (a gap).

@@ -37,12 +37,17 @@ impl SegmentAllocator {
     /// The pushes go to the dispenser the ledger records for the app, read
     /// while the tokens hold the locks: `app set --dispenser` switches a shard
     /// under its lock, so a refill never restocks the dispenser it left.
+    ///
+    /// With `release`, a push that ends its shard's refill releases the lock
+    /// in the same call where the node can: each answer says whether the
+    /// lock is still the caller's to release.
     pub(crate) async fn refill_locked(
         &self,
         node: &dyn Dispenser,
         locked: &[LockedShard],
+        release: bool,
         notes: &mut Notes,
-    ) -> Result<Vec<(Slot, Result<(RefillOutcome, Option<Segment>)>)>> {
+    ) -> Result<Vec<(Slot, Result<(RefillOutcome, Option<Segment>)>, bool)>> {
         type Answer = Result<(RefillOutcome, Option<Segment>)>;
         let Some(first) = locked.first() else {
             return Ok(Vec::new());
@@ -61,6 +66,8 @@ impl SegmentAllocator {
                 }))
             })
             .collect();
+        // Whether each shard's lock went with its push.
+        let mut unlocked = vec![false; locked.len()];
         // The shards still to take (by position in `locked`), each with its floor.
         let mut pending: Vec<(usize, Option<u64>)> = locked
             .iter()
@@ -155,6 +162,7 @@ impl SegmentAllocator {
                     segment,
                     max_limit_id: limit,
                     token: shard.token.clone(),
+                    release,
                 });
             }
             if let Some(kind) = kind.filter(|_| !pushes.is_empty()) {
@@ -169,6 +177,7 @@ impl SegmentAllocator {
                             continue;
                         }
                     };
+                    unlocked[i] = pushed.unlocked;
                     notes.rollback(pushed.rollback);
                     notes.settled(node.node(), push.slot, push.max_limit_id, pushed.settled);
                     if pushed.switched > 0 {
@@ -204,21 +213,23 @@ impl SegmentAllocator {
         Ok(locked
             .iter()
             .zip(answers)
-            .map(|(shard, answer)| {
+            .zip(unlocked)
+            .map(|((shard, answer), unlocked)| {
                 let answer = answer.unwrap_or_else(|| {
                     Err(Error::Internal(format!(
                         "the refill of app {} shard {} gave no answer",
                         shard.slot.app, shard.slot.shard
                     )))
                 });
-                (shard.slot, answer)
+                (shard.slot, answer, !unlocked)
             })
             .collect())
     }
 
     /// Refills shards of one app on one node where the trigger's threshold
     /// says so: locks them in one batch (a shard someone else holds is
-    /// `Busy`), refills the locked ones together, and unlocks them.
+    /// `Busy`), refills the locked ones together, each push releasing its
+    /// lock where the node can, and unlocks the rest.
     pub async fn refill_shards(
         &self,
         node: &dyn Dispenser,
@@ -251,16 +262,27 @@ impl SegmentAllocator {
                 Err(e) => results.push((slot, Err(e))),
             }
         }
-        let refilled = self.refill_locked(node, &locked, notes).await;
+        let refilled = self.refill_locked(node, &locked, true, notes).await;
+        // A whole batch that failed leaves every lock to release.
+        let held: Vec<bool> = match &refilled {
+            Ok(refilled) => refilled.iter().map(|&(_, _, held)| held).collect(),
+            Err(_) => vec![true; locked.len()],
+        };
         let tokens: Vec<(Slot, LockToken)> = locked
             .into_iter()
-            .map(|shard| (shard.slot, shard.token))
+            .zip(held)
+            .filter(|(_, held)| *held)
+            .map(|(shard, _)| (shard.slot, shard.token))
             .collect();
-        let unlocked = node.unlock_many(&tokens).await;
+        let unlocked = if tokens.is_empty() {
+            Ok(())
+        } else {
+            node.unlock_many(&tokens).await
+        };
         results.extend(
             refilled?
                 .into_iter()
-                .map(|(slot, outcome)| (slot, outcome.map(|(outcome, _)| outcome))),
+                .map(|(slot, outcome, _)| (slot, outcome.map(|(outcome, _)| outcome))),
         );
         unlocked?;
         Ok(results)

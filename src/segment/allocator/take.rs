@@ -326,11 +326,12 @@ impl SegmentAllocator {
                     marks: locked.marks,
                     moved_to: locked.moved_to,
                 }];
-                let outcome = self.refill_locked(node, &batch, notes).await;
+                // The lock stays for `under_lock` to release.
+                let outcome = self.refill_locked(node, &batch, false, notes).await;
                 redirected(
                     outcome
                         .and_then(only_one)
-                        .and_then(|(_, outcome)| outcome)
+                        .and_then(|(_, outcome, _)| outcome)
                         .map(|(_, direct)| direct.map_or(Refilled::Stocked, Refilled::Direct)),
                 )
             },

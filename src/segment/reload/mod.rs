@@ -6,8 +6,10 @@
 //! (a shard someone else holds is skipped), their segments taken in one
 //! ledger transaction that re-checks each shard's threshold, route and limit
 //! under its row lock, and pushed in one round trip, each push checking its
-//! own lock token and stamp inside its script. A crash anywhere leaves gaps:
-//! the ledger has moved past every segment it handed out.
+//! own lock token and stamp inside its script and releasing the lock with
+//! it where the node can (only shards left locked are unlocked after). A
+//! crash anywhere leaves gaps: the ledger has moved past every segment it
+//! handed out.
 //!
 //! This file is the run itself: which shards are below their threshold, and
 //! their refills in batches. `report` holds what the run reports and how it

@@ -300,6 +300,7 @@ impl RedisNode {
                     p.max_limit_id.to_string(),
                     run_id.clone(),
                     ceiling(p.slot, p.max_limit_id).to_string(),
+                    if p.release { "1" } else { "0" }.to_string(),
                 ];
                 Call {
                     keys: self.keys.shard(p.slot).to_vec(),
@@ -339,6 +340,13 @@ impl RedisNode {
                         ),
                         n => PushOutcome::Stocked(n.max(0) as u64),
                     };
+                    // The script released the lock on every answer but these
+                    // two when asked; a lock found lost is not ours to release.
+                    let unlocked = match outcome {
+                        PushOutcome::Behind(_) => false,
+                        PushOutcome::LockLost => true,
+                        _ => push.release,
+                    };
                     Ok(Pushed {
                         outcome,
                         rollback,
@@ -347,6 +355,7 @@ impl RedisNode {
                             stale: u64::try_from(int_of(answer.get(4))).unwrap_or(0),
                             over_limit: u64::try_from(int_of(answer.get(5))).unwrap_or(0),
                         },
+                        unlocked,
                     })
                 }
                 Err(e) => Err(e),

@@ -223,6 +223,7 @@ impl Restock for RedisNode {
             segment,
             max_limit_id,
             token: token.clone(),
+            release: false,
         };
         only_one(self.push_batch(kind, &[push]).await?)?
     }

@@ -449,6 +449,7 @@ impl crate::store::Restock for SqliteStore {
             rollback: None,
             switched,
             settled: Default::default(),
+            unlocked: false,
         })
     }
     async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool> {

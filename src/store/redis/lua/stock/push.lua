@@ -3,7 +3,9 @@
 -- KEYS: lock, queue, range, stamp, witness, and (a queue push in a
 -- transaction) the shard's push buffer. ARGV: token, first, last, kind,
 -- max_limit_id, this server's run_id if known ('': ask), the highest index
--- within max_limit_id, then (a queue push without a buffer) the index strings.
+-- within max_limit_id, '1' to release the lock once the push ends the
+-- shard's refill (else '0'), then (a queue push without a buffer) the index
+-- strings.
 -- The buffer is a list the same MULTI emptied and filled with the token, then
 -- the segment's indexes, by one plain RPUSH just before this script: no Lua
 -- string is made per index, which costs more than the RPUSH itself. The
@@ -21,6 +23,8 @@
 -- out before, so none is stocked), -4 when the shard moved to another node
 -- (then `witnessed` names it: see seal.lua). stale and over count indexes
 -- retired by `settle` (stock older than the ledger, stock above the limit).
+-- Asked to release the lock, the push deletes it on every answer but -3 (the
+-- refill takes from the ledger again, under the same lock) and -1 (not ours).
 
 -- Appends the list `buffer` (`buffered` indexes, as the script checked) to
 -- the list `queue`, in order, and deletes `buffer`, moving the fewer indexes
@@ -59,20 +63,35 @@ local function drop_buffer()
   if buffer then redis.call('DEL', buffer) end
 end
 local first, last = tonumber(ARGV[2]), tonumber(ARGV[3])
+local release = ARGV[8] == '1'
+-- The answer of a push that ends the shard's refill: the lock goes with it
+-- when the caller asked.
+local function done(answer)
+  if release then redis.call('DEL', KEYS[1]) end
+  return answer
+end
 if buffer and (redis.call('LPOP', buffer) ~= ARGV[1] or redis.call('LLEN', buffer) ~= last - first + 1) then
   drop_buffer()
   return redis.error_reply('ERR idgen: the push buffer does not hold this push\'s segment ' .. ARGV[2] .. '-' .. ARGV[3])
 end
-if not holds_lock(KEYS[1], ARGV[1], ARGV[6]) then
-  drop_buffer()
-  return {-1, '', 0, 0, 0, 0, ''}
-end
 -- The witness: the node the shard moved to, its highest segment and that
 -- segment's token. Nothing below changes it before it is written.
 local w = redis.call('HMGET', KEYS[5], 'moved_to', 'last', 'token')
+if not holds_lock(KEYS[1], ARGV[1], ARGV[6]) then
+  drop_buffer()
+  -- A push that released its lock and is sent again (a cluster client
+  -- after a lost answer) finds its own segment recorded under its own
+  -- token: answered, never stocked twice.
+  if release and w[3] == ARGV[1] and last == tonumber(w[2]) then
+    local stock = KEYS[2]
+    if ARGV[4] == 'range' then stock = KEYS[3] end
+    return {math.max(stock_of(stock, ARGV[4]), 0), '', 0, 0, 0, 0, ''}
+  end
+  return {-1, '', 0, 0, 0, 0, ''}
+end
 if w[1] then
   drop_buffer()
-  return {-4, '', 0, 0, 0, 0, w[1]}
+  return done({-4, '', 0, 0, 0, 0, w[1]})
 end
 local rollback, retired, kind, limit = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[6])
 if w[2] and first <= tonumber(w[2]) then
@@ -84,7 +103,7 @@ if w[2] and first <= tonumber(w[2]) then
   if w[3] == ARGV[1] and last == tonumber(w[2]) then
     local stock = KEYS[2]
     if ARGV[4] == 'range' then stock = KEYS[3] end
-    return {math.max(stock_of(stock, ARGV[4]), 0), rollback, retired, 0, 0, 0, ''}
+    return done({math.max(stock_of(stock, ARGV[4]), 0), rollback, retired, 0, 0, 0, ''})
   end
   return {-3, rollback, retired, 0, 0, 0, w[2]}
 end
@@ -102,12 +121,12 @@ if ARGV[4] == 'queue' then
     -- leaves it as it is.
     held = append_buffer(KEYS[2], buffer, last - first + 1, emptied and 0 or nil)
   else
-    for i = 8, #ARGV, 1000 do
+    for i = 9, #ARGV, 1000 do
       redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
     end
     held = redis.call('LLEN', KEYS[2])
   end
-  return {held, rollback, retired, switched, stale, over, ''}
+  return done({held, rollback, retired, switched, stale, over, ''})
 end
 drop_buffer()
 local f = redis.call('HMGET', KEYS[3], 'next', 'last', 'pending_first', 'pending_last')
@@ -119,6 +138,6 @@ elseif current_empty then
 elseif not f[3] then
   redis.call('HSET', KEYS[3], 'pending_first', ARGV[2], 'pending_last', ARGV[3])
 else
-  return {-2, rollback, retired, switched, stale, over, ''}
+  return done({-2, rollback, retired, switched, stale, over, ''})
 end
-return {stock_of(KEYS[3], 'range'), rollback, retired, switched, stale, over, ''}
+return done({stock_of(KEYS[3], 'range'), rollback, retired, switched, stale, over, ''})
