@@ -14,7 +14,9 @@
 use super::{DbError, DbResult, EMBEDDED_NODE, SqliteStore, ms, now_ms};
 use crate::error::Result;
 use crate::shard::{DispenserKind, SHARDS};
-use crate::store::{Dispenser, LockToken, Locked, PushOutcome, Pushed, Segment, Slot, Taken};
+use crate::store::{
+    Dispenser, LockToken, Locked, PushOutcome, Pushed, Segment, Slot, StockPush, Taken, only_one,
+};
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::time::Duration;
@@ -214,6 +216,77 @@ fn take_range(conn: &Connection, slot: Slot, n: u64, taken: &mut Taken) -> DbRes
     Ok(())
 }
 
+/// Takes `slot`'s refill lock unless someone holds it, reading its stock under it.
+fn lock(
+    conn: &Connection,
+    kind: DispenserKind,
+    slot: Slot,
+    ttl: Duration,
+) -> DbResult<Option<Locked>> {
+    let now = now_ms();
+    let held = conn
+        .prepare_cached(
+            "SELECT 1 FROM idgen_lock WHERE app_id = ?1 AND shard_id = ?2 AND expires_at_ms > ?3",
+        )?
+        .query_row(params![slot.app, slot.shard, now], |_| Ok(()))
+        .optional()?
+        .is_some();
+    if held {
+        return Ok(None);
+    }
+    let token = LockToken(crate::store::fresh_token());
+    conn.prepare_cached(
+        "INSERT INTO idgen_lock (app_id, shard_id, token, expires_at_ms) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (app_id, shard_id) DO UPDATE SET token = excluded.token, expires_at_ms = excluded.expires_at_ms",
+    )?
+    .execute(params![slot.app, slot.shard, token.0, now.saturating_add(ms(ttl))])?;
+    Ok(Some(Locked {
+        token,
+        stock: stock_of(conn, kind, slot)?,
+        rollback: None,
+        // The store is its own ledger: no witness to keep.
+        marks: None,
+        // One node: no move seals a shard here.
+        moved_to: None,
+    }))
+}
+
+/// Releases `slot`'s lock if `token` still holds it; whether it did.
+fn unlock(conn: &Connection, slot: Slot, token: &LockToken) -> DbResult<bool> {
+    let expires: Option<i64> = conn
+        .prepare_cached(
+            "DELETE FROM idgen_lock WHERE app_id = ?1 AND shard_id = ?2 AND token = ?3 RETURNING expires_at_ms",
+        )?
+        .query_row(params![slot.app, slot.shard, token.0], |r| r.get(0))
+        .optional()?;
+    // An expired lock was no longer ours, as with a Redis key that timed out.
+    Ok(expires.is_some_and(|at| at > now_ms()))
+}
+
+/// One push of a batch: the segment stocked while its token holds the lock,
+/// the other dispenser's stock retired, and the lock released with it when
+/// asked (the store keeps no witness, so no push is refused for one).
+fn stock_one(conn: &Connection, kind: DispenserKind, p: &StockPush) -> DbResult<Pushed> {
+    // The store reads the limit from id_alloc on every take: nothing to record.
+    let outcome = push(conn, kind, p.slot, p.segment, &p.token)?;
+    let switched = match outcome {
+        PushOutcome::Stocked(_) => delete_stock(conn, kind.other(), p.slot)?,
+        _ => 0,
+    };
+    let unlocked = match outcome {
+        PushOutcome::LockLost => true,
+        _ if p.release => unlock(conn, p.slot, &p.token)?,
+        _ => false,
+    };
+    Ok(Pushed {
+        outcome,
+        rollback: None,
+        switched,
+        settled: Default::default(),
+        unlocked,
+    })
+}
+
 fn push(
     conn: &Connection,
     kind: DispenserKind,
@@ -393,33 +466,21 @@ impl crate::store::Stock for SqliteStore {
 #[async_trait]
 impl crate::store::Restock for SqliteStore {
     async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>> {
+        self.write(move |tx| lock(tx, kind, slot, ttl)).await
+    }
+    async fn lock_many(
+        &self,
+        kind: DispenserKind,
+        slots: &[Slot],
+        ttl: Duration,
+    ) -> Result<Vec<Result<Option<Locked>>>> {
+        // One transaction, one sync of the file, for the whole batch.
+        let slots = slots.to_vec();
         self.write(move |tx| {
-            let now = now_ms();
-            let held = tx
-                .prepare_cached(
-                    "SELECT 1 FROM idgen_lock WHERE app_id = ?1 AND shard_id = ?2 AND expires_at_ms > ?3",
-                )?
-                .query_row(params![slot.app, slot.shard, now], |_| Ok(()))
-                .optional()?
-                .is_some();
-            if held {
-                return Ok(None);
-            }
-            let token = LockToken(crate::store::fresh_token());
-            tx.prepare_cached(
-                "INSERT INTO idgen_lock (app_id, shard_id, token, expires_at_ms) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (app_id, shard_id) DO UPDATE SET token = excluded.token, expires_at_ms = excluded.expires_at_ms",
-            )?
-            .execute(params![slot.app, slot.shard, token.0, now.saturating_add(ms(ttl))])?;
-            Ok(Some(Locked {
-                token,
-                stock: stock_of(tx, kind, slot)?,
-                rollback: None,
-                // The store is its own ledger: no witness to keep.
-                marks: None,
-                // One node: no move seals a shard here.
-                moved_to: None,
-            }))
+            slots
+                .into_iter()
+                .map(|slot| lock(tx, kind, slot, ttl).map(Ok))
+                .collect()
         })
         .await
     }
@@ -428,41 +489,46 @@ impl crate::store::Restock for SqliteStore {
         kind: DispenserKind,
         slot: Slot,
         segment: Segment,
-        _max_limit_id: u64,
+        max_limit_id: u64,
         token: &LockToken,
     ) -> Result<Pushed> {
-        // The store reads the limit from id_alloc on every take: nothing to record.
+        let push = StockPush {
+            slot,
+            segment,
+            max_limit_id,
+            token: token.clone(),
+            release: false,
+        };
+        only_one(self.push_many(kind, &[push]).await?)?
+    }
+    async fn push_many(
+        &self,
+        kind: DispenserKind,
+        pushes: &[StockPush],
+    ) -> Result<Vec<Result<Pushed>>> {
         crate::failpoint::hit("dispenser.before_push")?;
-        let token = token.clone();
-        let (outcome, switched) = self
-            .write(move |tx| {
-                let outcome = push(tx, kind, slot, segment, &token)?;
-                let switched = match outcome {
-                    PushOutcome::Stocked(_) => delete_stock(tx, kind.other(), slot)?,
-                    _ => 0,
-                };
-                Ok((outcome, switched))
-            })
-            .await?;
-        Ok(Pushed {
-            outcome,
-            rollback: None,
-            switched,
-            settled: Default::default(),
-            unlocked: false,
+        // One transaction, one sync of the file, for the whole batch.
+        let pushes = pushes.to_vec();
+        self.write(move |tx| {
+            pushes
+                .iter()
+                .map(|p| stock_one(tx, kind, p).map(Ok))
+                .collect()
         })
+        .await
     }
     async fn unlock(&self, slot: Slot, token: &LockToken) -> Result<bool> {
         let token = token.clone();
+        self.write(move |tx| unlock(tx, slot, &token)).await
+    }
+    async fn unlock_many(&self, locks: &[(Slot, LockToken)]) -> Result<()> {
+        // One transaction, one sync of the file, for the whole batch.
+        let locks = locks.to_vec();
         self.write(move |tx| {
-            let expires: Option<i64> = tx
-                .prepare_cached(
-                    "DELETE FROM idgen_lock WHERE app_id = ?1 AND shard_id = ?2 AND token = ?3 RETURNING expires_at_ms",
-                )?
-                .query_row(params![slot.app, slot.shard, token.0], |r| r.get(0))
-                .optional()?;
-            // An expired lock was no longer ours, as with a Redis key that timed out.
-            Ok(expires.is_some_and(|at| at > now_ms()))
+            for (slot, token) in &locks {
+                unlock(tx, *slot, token)?;
+            }
+            Ok(())
         })
         .await
     }
