@@ -7,8 +7,8 @@ use crate::error::{Error, Result};
 use crate::shard::DispenserKind;
 use crate::store::{
     AppCatalog, AppChange, AppRecord, AppSpec, Dispenser, ForeignRow, InitReport, Ledger,
-    LockToken, Locked, Pushed, RefillMark, Restock, Route, Segment, SegmentRequest, SegmentSource,
-    ShardTake, Slot, Stock, Taken,
+    LockToken, Locked, Pushed, RefillMark, Restock, Route, SegmentRequest, SegmentSource,
+    ShardTake, Slot, Stock, StockPush, Taken,
 };
 use async_trait::async_trait;
 use std::collections::BTreeMap;
@@ -131,14 +131,7 @@ impl Restock for NoLedger {
         refuse()
     }
 
-    async fn push(
-        &self,
-        _: DispenserKind,
-        _: Slot,
-        _: Segment,
-        _: u64,
-        _: &LockToken,
-    ) -> Result<Pushed> {
+    async fn push_many(&self, _: DispenserKind, _: &[StockPush]) -> Result<Vec<Result<Pushed>>> {
         refuse()
     }
 

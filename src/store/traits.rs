@@ -6,7 +6,7 @@
 use super::{
     AppChange, AppRecord, AppSpec, ForeignRow, InitReport, LedgerRollback, LedgerRollbackRecord,
     LockToken, Malformed, RefillMark, Rollback, RollbackRecord, Route, Segment, SegmentRequest,
-    ShardMarks, ShardTake, Slot,
+    ShardMarks, ShardTake, Slot, only_one,
 };
 use crate::error::Result;
 use crate::shard::DispenserKind;
@@ -291,7 +291,8 @@ pub trait Restock: Send + Sync {
     }
 
     /// Appends a segment to the stock, only while `token` still holds the lock,
-    /// and records the shard's `max_limit_id` beside it (0: no limit).
+    /// and records the shard's `max_limit_id` beside it (0: no limit). The
+    /// lock stays: a batch of one.
     async fn push(
         &self,
         kind: DispenserKind,
@@ -299,24 +300,25 @@ pub trait Restock: Send + Sync {
         segment: Segment,
         max_limit_id: u64,
         token: &LockToken,
-    ) -> Result<Pushed>;
+    ) -> Result<Pushed> {
+        let push = StockPush {
+            slot,
+            segment,
+            max_limit_id,
+            token: token.clone(),
+            release: false,
+        };
+        only_one(self.push_many(kind, &[push]).await?)?
+    }
 
-    /// [`Restock::push`] for many shards, each under its own lock; one
-    /// answer per push, in order. A node that can, does it in one round trip.
+    /// [`Restock::push`] for many shards, each under its own lock (and
+    /// releasing it when asked, see [`StockPush::release`]); one answer per
+    /// push, in order, in one round trip or one transaction.
     async fn push_many(
         &self,
         kind: DispenserKind,
         pushes: &[StockPush],
-    ) -> Result<Vec<Result<Pushed>>> {
-        let mut answers = Vec::with_capacity(pushes.len());
-        for p in pushes {
-            answers.push(
-                self.push(kind, p.slot, p.segment, p.max_limit_id, &p.token)
-                    .await,
-            );
-        }
-        Ok(answers)
-    }
+    ) -> Result<Vec<Result<Pushed>>>;
 
     /// Records a segment taken from the ledger for one caller (no stock, no
     /// lock) in the shard's witness before any index of it is served. Returns

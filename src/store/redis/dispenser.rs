@@ -210,23 +210,6 @@ impl Restock for RedisNode {
     ) -> Result<Vec<Result<Option<Locked>>>> {
         self.lock_batch(kind, slots, ttl).await
     }
-    async fn push(
-        &self,
-        kind: DispenserKind,
-        slot: Slot,
-        segment: Segment,
-        max_limit_id: u64,
-        token: &LockToken,
-    ) -> Result<Pushed> {
-        let push = StockPush {
-            slot,
-            segment,
-            max_limit_id,
-            token: token.clone(),
-            release: false,
-        };
-        only_one(self.push_batch(kind, &[push]).await?)?
-    }
     async fn push_many(
         &self,
         kind: DispenserKind,

@@ -15,7 +15,7 @@ use super::{DbError, DbResult, EMBEDDED_NODE, SqliteStore, ms, now_ms};
 use crate::error::Result;
 use crate::shard::{DispenserKind, SHARDS};
 use crate::store::{
-    Dispenser, LockToken, Locked, PushOutcome, Pushed, Segment, Slot, StockPush, Taken, only_one,
+    Dispenser, LockToken, Locked, PushOutcome, Pushed, Segment, Slot, StockPush, Taken,
 };
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -483,23 +483,6 @@ impl crate::store::Restock for SqliteStore {
                 .collect()
         })
         .await
-    }
-    async fn push(
-        &self,
-        kind: DispenserKind,
-        slot: Slot,
-        segment: Segment,
-        max_limit_id: u64,
-        token: &LockToken,
-    ) -> Result<Pushed> {
-        let push = StockPush {
-            slot,
-            segment,
-            max_limit_id,
-            token: token.clone(),
-            release: false,
-        };
-        only_one(self.push_many(kind, &[push]).await?)?
     }
     async fn push_many(
         &self,
