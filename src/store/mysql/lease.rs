@@ -43,8 +43,8 @@ pub enum WorkerClaim {
 impl MysqlLedger {
     /// Connects to a server checked for its version, before the first
     /// lease, and keeps the connection for it. The lease tables are not
-    /// looked for here: the lease's first statement finds them
-    /// ([`Self::with_lease_tables`]).
+    /// looked for here: the lease's first statement finds them (see
+    /// `with_lease_tables`).
     pub async fn prepare_leases(&self) -> Result<()> {
         // A connection and the version it announced: safe to run again.
         let conn = self.retrying(|| self.checked_conn()).await?;
