@@ -127,7 +127,12 @@ impl Stock for NoLedger {
 
 #[async_trait]
 impl Restock for NoLedger {
-    async fn lock(&self, _: DispenserKind, _: Slot, _: Duration) -> Result<Option<Locked>> {
+    async fn lock_many(
+        &self,
+        _: DispenserKind,
+        _: &[Slot],
+        _: Duration,
+    ) -> Result<Vec<Result<Option<Locked>>>> {
         refuse()
     }
 

@@ -272,23 +272,20 @@ pub trait Stock: Send + Sync {
 /// moves and dispenser switches need.
 #[async_trait]
 pub trait Restock: Send + Sync {
-    /// Takes the shard's refill lock (`None` if someone holds it), reading the stock under it.
-    async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>>;
+    /// Takes the shard's refill lock (`None` if someone holds it), reading
+    /// the stock under it: a batch of one.
+    async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>> {
+        only_one(self.lock_many(kind, &[slot], ttl).await?)?
+    }
 
-    /// [`Restock::lock`] for many shards; one answer per slot, in order. A
-    /// node that can, does it in one round trip.
+    /// [`Restock::lock`] for many shards; one answer per slot, in order, in
+    /// one round trip or one transaction.
     async fn lock_many(
         &self,
         kind: DispenserKind,
         slots: &[Slot],
         ttl: Duration,
-    ) -> Result<Vec<Result<Option<Locked>>>> {
-        let mut answers = Vec::with_capacity(slots.len());
-        for &slot in slots {
-            answers.push(self.lock(kind, slot, ttl).await);
-        }
-        Ok(answers)
-    }
+    ) -> Result<Vec<Result<Option<Locked>>>>;
 
     /// Appends a segment to the stock, only while `token` still holds the lock,
     /// and records the shard's `max_limit_id` beside it (0: no limit). The

@@ -243,27 +243,22 @@ impl MysqlLedger {
     ) -> Result<std::result::Result<T, MissingTable>> {
         /// ER_NO_SUCH_TABLE.
         const NO_SUCH_TABLE: u16 = 1146;
-        crate::activity::did(crate::activity::Work::MysqlQuery);
-        match tokio::time::timeout(self.timeout, exchange).await {
-            Ok(Err(mysql_async::Error::Server(e))) if e.code == NO_SUCH_TABLE => {
-                let e = mysql_async::Error::Server(e);
-                Ok(Err(MissingTable(self.error(&e))))
-            }
-            answer => self.mapped(answer).map(Ok),
-        }
+        let answer = self
+            .bounded(async {
+                match exchange.await {
+                    Err(mysql_async::Error::Server(e)) if e.code == NO_SUCH_TABLE => {
+                        Ok(Err(mysql_async::Error::Server(e)))
+                    }
+                    answer => answer.map(Ok),
+                }
+            })
+            .await?;
+        Ok(answer.map_err(|e| MissingTable(self.error(&e))))
     }
 
     /// The time bound and error mapping of [`Self::bounded`], uncounted.
     async fn timed<T>(&self, exchange: impl Future<Output = mysql_async::Result<T>>) -> Result<T> {
-        self.mapped(tokio::time::timeout(self.timeout, exchange).await)
-    }
-
-    /// An exchange's answer within the time bound, its error mapped.
-    fn mapped<T>(
-        &self,
-        answer: std::result::Result<mysql_async::Result<T>, tokio::time::error::Elapsed>,
-    ) -> Result<T> {
-        match answer {
+        match tokio::time::timeout(self.timeout, exchange).await {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => Err(self.error(&e)),
             Err(_) => Err(Error::Timeout {

@@ -340,13 +340,6 @@ impl RedisNode {
                         ),
                         n => PushOutcome::Stocked(n.max(0) as u64),
                     };
-                    // The script released the lock on every answer but these
-                    // two when asked; a lock found lost is not ours to release.
-                    let unlocked = match outcome {
-                        PushOutcome::Behind(_) => false,
-                        PushOutcome::LockLost => true,
-                        _ => push.release,
-                    };
                     Ok(Pushed {
                         outcome,
                         rollback,
@@ -355,7 +348,7 @@ impl RedisNode {
                             stale: u64::try_from(int_of(answer.get(4))).unwrap_or(0),
                             over_limit: u64::try_from(int_of(answer.get(5))).unwrap_or(0),
                         },
-                        unlocked,
+                        unlocked: int_of(answer.get(7)) == 1,
                     })
                 }
                 Err(e) => Err(e),

@@ -199,9 +199,6 @@ impl Stock for RedisNode {
 
 #[async_trait]
 impl Restock for RedisNode {
-    async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>> {
-        only_one(self.lock_batch(kind, &[slot], ttl).await?)?
-    }
     async fn lock_many(
         &self,
         kind: DispenserKind,

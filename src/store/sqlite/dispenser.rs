@@ -465,9 +465,6 @@ impl crate::store::Stock for SqliteStore {
 
 #[async_trait]
 impl crate::store::Restock for SqliteStore {
-    async fn lock(&self, kind: DispenserKind, slot: Slot, ttl: Duration) -> Result<Option<Locked>> {
-        self.write(move |tx| lock(tx, kind, slot, ttl)).await
-    }
     async fn lock_many(
         &self,
         kind: DispenserKind,

@@ -16,7 +16,7 @@
 -- the queue or deletes it, on every path, so nothing a push buffered is ever
 -- left for anyone (a refused script on a writable replica leaves it there, to
 -- be emptied by the next push's DEL).
--- Returns {stock, rollback, retired, switched, stale, over, witnessed}; stock
+-- Returns {stock, rollback, retired, switched, stale, over, witnessed, unlocked}; stock
 -- is -1 when the lock is not ours, -2 when a range already holds a current and
 -- a pending segment, -3 when the segment is at or below the shard's witness
 -- (then `witnessed` is the witness: the ledger handed out indexes it had handed
@@ -24,7 +24,10 @@
 -- (then `witnessed` names it: see seal.lua). stale and over count indexes
 -- retired by `settle` (stock older than the ledger, stock above the limit).
 -- Asked to release the lock, the push deletes it on every answer but -3 (the
--- refill takes from the ledger again, under the same lock) and -1 (not ours).
+-- refill takes from the ledger again, under the same lock) and -1 (not
+-- ours). An 8th field says whether the lock is no longer the caller's to
+-- release (1: released here, or not ours), so the caller follows this rule
+-- without restating it.
 
 -- Appends the list `buffer` (`buffered` indexes, as the script checked) to
 -- the list `queue`, in order, and deletes `buffer`, moving the fewer indexes
@@ -68,6 +71,7 @@ local release = ARGV[8] == '1'
 -- when the caller asked.
 local function done(answer)
   if release then redis.call('DEL', KEYS[1]) end
+  answer[8] = release and 1 or 0
   return answer
 end
 if buffer and (redis.call('LPOP', buffer) ~= ARGV[1] or redis.call('LLEN', buffer) ~= last - first + 1) then
@@ -77,17 +81,22 @@ end
 -- The witness: the node the shard moved to, its highest segment and that
 -- segment's token. Nothing below changes it before it is written.
 local w = redis.call('HMGET', KEYS[5], 'moved_to', 'last', 'token')
+-- A push sent again (a cluster client after a lost answer or a timeout)
+-- finds its own segment recorded under its own token: the witness survives
+-- retirement and outlives the lock, so such a push is answered, never
+-- stocked twice. Returns the stock it answers with, or nil for any other push.
+local function resent_stock()
+  if w[3] ~= ARGV[1] or last ~= tonumber(w[2]) then return nil end
+  local stock = KEYS[2]
+  if ARGV[4] == 'range' then stock = KEYS[3] end
+  return math.max(stock_of(stock, ARGV[4]), 0)
+end
 if not holds_lock(KEYS[1], ARGV[1], ARGV[6]) then
   drop_buffer()
-  -- A push that released its lock and is sent again (a cluster client
-  -- after a lost answer) finds its own segment recorded under its own
-  -- token: answered, never stocked twice.
-  if release and w[3] == ARGV[1] and last == tonumber(w[2]) then
-    local stock = KEYS[2]
-    if ARGV[4] == 'range' then stock = KEYS[3] end
-    return {math.max(stock_of(stock, ARGV[4]), 0), '', 0, 0, 0, 0, ''}
-  end
-  return {-1, '', 0, 0, 0, 0, ''}
+  -- Sent again after it released its lock.
+  local stock = release and resent_stock()
+  if stock then return {stock, '', 0, 0, 0, 0, '', 1} end
+  return {-1, '', 0, 0, 0, 0, '', 1}
 end
 if w[1] then
   drop_buffer()
@@ -95,17 +104,12 @@ if w[1] then
 end
 local rollback, retired, kind, limit = verify(KEYS[2], KEYS[3], KEYS[4], ARGV[6])
 if w[2] and first <= tonumber(w[2]) then
-  -- The witness survives retirement, so a push sent again to this server (a
-  -- cluster client retrying after a lost answer or a timeout) finds its own
-  -- segment recorded under its own token: answered, never stocked twice.
-  -- Sent again to another server (a failover), the lock refused it above.
+  -- Sent again to this server while it held its lock; sent again to another
+  -- server (a failover), the lock refused it above.
   drop_buffer()
-  if w[3] == ARGV[1] and last == tonumber(w[2]) then
-    local stock = KEYS[2]
-    if ARGV[4] == 'range' then stock = KEYS[3] end
-    return done({math.max(stock_of(stock, ARGV[4]), 0), rollback, retired, 0, 0, 0, ''})
-  end
-  return {-3, rollback, retired, 0, 0, 0, w[2]}
+  local stock = resent_stock()
+  if stock then return done({stock, rollback, retired, 0, 0, 0, ''}) end
+  return {-3, rollback, retired, 0, 0, 0, w[2], 0}
 end
 -- The stamp's changes, written in one call below.
 local pending = {}
