@@ -47,6 +47,10 @@ pub const POINTS: &[(&str, &str)] = &[
         "lease.take_worker.before_commit",
         "MySQL's worker claim, before its commit",
     ),
+    (
+        "lease.take_worker.before_first_row",
+        "MySQL's worker claim, having found no row for the worker, before making it",
+    ),
     ("migrate.after_switch", "a move, after the route switched"),
     (
         "migrate.began",

@@ -487,6 +487,49 @@ fn a_mysql_set_back_cannot_start_the_next_holder_below_redis_s_witness() {
     assert_unique(&all);
 }
 
+/// A worker with no row in MySQL offered to two takers at once (Redis lost
+/// the first's offer): the first stops having found no row; the second
+/// makes the row and holds the worker; the first's row is then refused as a
+/// duplicate, and it reads the second's row as held and gives the worker
+/// back. One grant, and the first issues nothing.
+#[test]
+fn a_worker_s_first_row_made_by_two_takers_grants_it_once() {
+    let env = TestEnv::distributed();
+    let first = env.coprocess(
+        &one_worker_lease("10s", &["--count", "100"]),
+        &[(
+            "IDGEN_FAILPOINTS",
+            "lease.take_worker.before_first_row=stop",
+        )],
+    );
+    crate::harness::wait_until_stopped(first.pid(), "the first taker to find no row");
+    let _: () = redis::cmd("FLUSHALL").query(&mut env.redis()).unwrap();
+    let mut second = env.coprocess(&one_worker_lease("10s", &["--stdin"]), &[]);
+    assert_eq!(second.acquired_worker(), 0);
+    let issued = request(&mut second, 100);
+    first.signal(libc::SIGCONT);
+    let (status, stdout, stderr) = first.wait();
+    assert_eq!(
+        status.code(),
+        Some(i32::from(exit_code::EXHAUSTED)),
+        "{stderr:?}"
+    );
+    assert!(
+        stderr
+            .iter()
+            .any(|l| l.contains("worker IDs of namespace \"witness\" are held")),
+        "{stderr:?}"
+    );
+    assert_eq!(stdout, "");
+    assert_eq!(issued.len(), 100);
+    assert_unique(&issued);
+    // The second's lease stands: its release matches its row.
+    let (status, _, stderr) = second.finish();
+    assert!(status.success(), "{stderr:?}");
+    let rows = env.query("SELECT token FROM idgen_worker_lease WHERE namespace = 'witness'");
+    assert_eq!(rows, vec![vec![Some(String::new())]]);
+}
+
 #[test]
 fn a_lease_table_dropped_behind_idgen_s_back_is_made_again_by_the_next_lease() {
     // A lease finds the lease tables by using them (no look first): a table

@@ -169,39 +169,56 @@ impl MysqlLedger {
             Ok(row) => row,
             Err(missing) => return Ok(Err(missing)),
         };
+        let holder: String = call.holder.chars().take(255).collect();
+        // The fence the row held before this grant (0: none yet).
+        let mut fence = 0;
+        let mut first = false;
         if row.is_none() {
-            // A worker's first lease: make a row to lock, so two takers
-            // serialise. The second waits on the first's insert, then
-            // reads its row (and its token) under the lock. Only now,
-            // since a worker's row, once made, is never deleted outside
-            // `delete_namespace`, which locks the namespace first.
+            // A worker's first lease makes its row, with our token, in one
+            // statement. Two takers serialise on the key: the second's insert
+            // waits for the first's, then is refused as a duplicate (having
+            // written nothing), and the second reads the first's row under
+            // its lock, as for any worker with a row. A row, once made, is
+            // deleted only by `delete_namespace`, which locks the namespace
+            // first.
+            /// ER_DUP_ENTRY.
+            const DUP_ENTRY: u16 = 1062;
+            crate::failpoint::hit("lease.take_worker.before_first_row")?;
+            first = self
+                .bounded_unless(
+                    DUP_ENTRY,
+                    tx.exec_drop(
+                        "INSERT INTO idgen_worker_lease (namespace, worker, token, holder, fence_ms) VALUES (?, ?, ?, ?, ?)",
+                        (&namespace.name, worker, token, &holder, fence_ms),
+                    ),
+                )
+                .await?
+                .is_ok();
+            if !first {
+                row = self
+                    .bounded(tx.exec_first(LOCK_ROW, (&namespace.name, worker)))
+                    .await?;
+            }
+        }
+        if !first {
+            let (held_by, held_holder, held_fence) =
+                row.ok_or_else(|| Error::Internal("the worker lease row vanished".into()))?;
+            if !held_by.is_empty() && held_by != token && held_fence > now_ms {
+                self.bounded(tx.commit()).await?;
+                return Ok(Ok(WorkerClaim::Held {
+                    holder: held_holder,
+                    token: held_by,
+                    fence_ms: held_fence,
+                }));
+            }
             self.bounded(tx.exec_drop(
-                "INSERT INTO idgen_worker_lease (namespace, worker, token, holder, fence_ms) VALUES (?, ?, '', '', 0)
-                 ON DUPLICATE KEY UPDATE worker = worker",
-                (&namespace.name, worker),
+                "UPDATE idgen_worker_lease SET token = ?, holder = ?, fence_ms = GREATEST(fence_ms, ?), renewals = 0
+                 WHERE namespace = ? AND worker = ?",
+                (token, holder, fence_ms, &namespace.name, worker),
             ))
             .await?;
-            row = self
-                .bounded(tx.exec_first(LOCK_ROW, (&namespace.name, worker)))
-                .await?;
+            fence = held_fence;
         }
-        let (held_by, held_holder, fence) =
-            row.ok_or_else(|| Error::Internal("the worker lease row vanished".into()))?;
-        if !held_by.is_empty() && held_by != token && fence > now_ms {
-            self.bounded(tx.commit()).await?;
-            return Ok(Ok(WorkerClaim::Held {
-                holder: held_holder,
-                token: held_by,
-                fence_ms: fence,
-            }));
-        }
-        let holder: String = call.holder.chars().take(255).collect();
-        self.bounded(tx.exec_drop(
-            "UPDATE idgen_worker_lease SET token = ?, holder = ?, fence_ms = GREATEST(fence_ms, ?), renewals = 0
-             WHERE namespace = ? AND worker = ?",
-            (token, holder, fence_ms, &namespace.name, worker),
-        ))
-        .await?;
         crate::failpoint::hit("lease.take_worker.before_commit")?;
         self.bounded(tx.commit()).await?;
         // A short `lease` releases the worker right after this.

@@ -234,6 +234,24 @@ impl MysqlLedger {
         self.timed(exchange).await
     }
 
+    /// Runs one exchange like [`Self::bounded`], and hands back the
+    /// server's refusal with `code` unmapped, for the caller to act on.
+    async fn bounded_unless<T>(
+        &self,
+        code: u16,
+        exchange: impl Future<Output = mysql_async::Result<T>>,
+    ) -> Result<std::result::Result<T, mysql_async::Error>> {
+        self.bounded(async {
+            match exchange.await {
+                Err(mysql_async::Error::Server(e)) if e.code == code => {
+                    Ok(Err(mysql_async::Error::Server(e)))
+                }
+                answer => answer.map(Ok),
+            }
+        })
+        .await
+    }
+
     /// Runs one exchange like [`Self::bounded`], and tells apart the
     /// server's answer that a table the statement names does not exist
     /// (ER_NO_SUCH_TABLE): the caller makes the schema and runs it again.
@@ -243,16 +261,7 @@ impl MysqlLedger {
     ) -> Result<std::result::Result<T, MissingTable>> {
         /// ER_NO_SUCH_TABLE.
         const NO_SUCH_TABLE: u16 = 1146;
-        let answer = self
-            .bounded(async {
-                match exchange.await {
-                    Err(mysql_async::Error::Server(e)) if e.code == NO_SUCH_TABLE => {
-                        Ok(Err(mysql_async::Error::Server(e)))
-                    }
-                    answer => answer.map(Ok),
-                }
-            })
-            .await?;
+        let answer = self.bounded_unless(NO_SUCH_TABLE, exchange).await?;
         Ok(answer.map_err(|e| MissingTable(self.error(&e))))
     }
 
