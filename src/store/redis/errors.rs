@@ -84,7 +84,7 @@ impl RedisNode {
         }
         if is_readonly(e) {
             // A read-only replica's own answer, or a script's refusal on any
-            // replica (`lua/stock/prelude.lua`): `... (role:slave)`.
+            // replica (`lua/shared/master.lua`): `... (role:slave)`.
             let message = e.to_string();
             let role = message
                 .split("(role:")

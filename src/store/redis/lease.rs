@@ -13,7 +13,7 @@
 //! held worker: holder, token; with an expiry) and `idgen:{ns}:lock` (repair lock).
 //!
 //! Every lease script first checks that its server is the master
-//! (`lua/lease/prelude.lua`); a replica answers `READONLY`.
+//! (`lua/shared/master.lua`); a replica answers `READONLY`.
 
 mod alone;
 

@@ -1,8 +1,10 @@
 //! The one registry of every Lua script idgen runs on Redis: the stock
-//! scripts (after the stock prelude), the lease scripts (after the master
-//! check), the scripts of leases on Redis alone (after both lease preludes),
-//! and the token-checked unlock both rooms share. Each is made through `acl`,
-//! so a refused command inside it can be named.
+//! scripts (after the stock prelude), the lease scripts (after the lease
+//! prelude), the scripts of leases on Redis alone (after both lease
+//! preludes), and the token-checked unlock both rooms share. Each but one
+//! (a status record) starts with the master check (`shared/master.lua`),
+//! and each is made through `acl`, so a refused command inside it can be
+//! named.
 //!
 //! The sources live in `lua/`: `stock/`, `lease/`, `lease/alone/` (each with
 //! its `prelude.lua`) and `shared/`.
@@ -49,24 +51,30 @@ fn after(prelude: &str, body: &str) -> String {
     format!("{prelude}\n{body}")
 }
 
-/// A stock script: the stock prelude (`stock_of`, `verify`, …), then `body`.
-fn stock(body: &str) -> Script {
-    acl::script(&after(include_str!("lua/stock/prelude.lua"), body))
+/// A script that refuses on any server but the master: the master check
+/// (and `info_field`, which reads INFO's text), then `body`.
+fn on_master(body: &str) -> Script {
+    acl::script(&after(include_str!("lua/shared/master.lua"), body))
 }
 
-/// A lease script: the master check every lease script makes, then `body`.
+/// A stock script: the stock prelude (`stock_of`, `verify`, …), then `body`.
+fn stock(body: &str) -> Script {
+    on_master(&after(include_str!("lua/stock/prelude.lua"), body))
+}
+
+/// A lease script: the lease prelude (`claim`, `take_free`, …), then `body`.
 fn lease(body: &str) -> Script {
-    acl::script(&lease_source(body))
+    on_master(&lease_source(body))
 }
 
 fn lease_source(body: &str) -> String {
     after(include_str!("lua/lease/prelude.lua"), body)
 }
 
-/// A script of leases on Redis alone: both lease preludes (the master check,
-/// then the continuity check), then `body`.
+/// A script of leases on Redis alone: both lease preludes (the lease
+/// prelude, then the continuity check), then `body`.
 fn alone(body: &str) -> Script {
-    acl::script(&lease_source(&after(
+    on_master(&lease_source(&after(
         include_str!("lua/lease/alone/prelude.lua"),
         body,
     )))
@@ -83,14 +91,14 @@ pub(super) fn scripts() -> &'static Scripts {
         verify: LazyLock::new(|| stock(include_str!("lua/stock/verify.lua"))),
         switch: LazyLock::new(|| stock(include_str!("lua/stock/switch.lua"))),
         settle: LazyLock::new(|| stock(include_str!("lua/stock/settle.lua"))),
-        witness: LazyLock::new(|| acl::script(include_str!("lua/stock/witness.lua"))),
+        witness: LazyLock::new(|| on_master(include_str!("lua/stock/witness.lua"))),
         seal: LazyLock::new(|| stock(include_str!("lua/stock/seal.lua"))),
-        admit: LazyLock::new(|| acl::script(include_str!("lua/stock/admit.lua"))),
-        note_rollback: LazyLock::new(|| acl::script(include_str!("lua/stock/note_rollback.lua"))),
+        admit: LazyLock::new(|| on_master(include_str!("lua/stock/admit.lua"))),
+        note_rollback: LazyLock::new(|| on_master(include_str!("lua/stock/note_rollback.lua"))),
         note_ledger_rollback: LazyLock::new(|| {
             acl::script(include_str!("lua/stock/note_ledger_rollback.lua"))
         }),
-        unlock: LazyLock::new(|| acl::script(include_str!("lua/shared/unlock.lua"))),
+        unlock: LazyLock::new(|| on_master(include_str!("lua/shared/unlock.lua"))),
         lease_acquire: LazyLock::new(|| lease(include_str!("lua/lease/acquire.lua"))),
         lease_renew: LazyLock::new(|| lease(include_str!("lua/lease/renew.lua"))),
         lease_release: LazyLock::new(|| lease(include_str!("lua/lease/release.lua"))),

@@ -1,14 +1,4 @@
--- Prelude of every lease script.
-
--- A Redis that is not the master never serves, locks or pushes: a replica,
--- or a demoted master that kept its clients, would grant or renew leases on a
--- dataset the master no longer shares. The client drops the link on READONLY
--- and finds the master again (Sentinel), or waits and retries.
-local replication = redis.call('INFO', 'replication')
-local role = string.match(replication, 'role:(%a+)') or 'unknown'
-if role ~= 'master' then
-  return redis.error_reply('READONLY idgen: this server is not the master (role:' .. role .. ')')
-end
+-- Prelude of every lease script, after shared/master.lua.
 
 -- Claims worker `id` for a holder unless its key exists; `fields` go into the
 -- key beside the holder's token. Returns whether it was claimed.

@@ -11,10 +11,6 @@
 -- KEYS: witness. ARGV: the other node's witness ('': it had none), 'lift' or
 -- 'keep', and with 'keep' the node whose seal here may be lifted ('': none).
 -- Returns the node the shard stays sealed for here ('': none).
-local role = string.match(redis.call('INFO', 'replication'), 'role:(%a+)') or '?'
-if role ~= 'master' then
-  return redis.error_reply('READONLY idgen: this server is not the master (role:' .. role .. ')')
-end
 if ARGV[1] ~= '' then
   local seen = redis.call('HGET', KEYS[1], 'last')
   if (not seen) or tonumber(seen) < tonumber(ARGV[1]) then

@@ -1,7 +1,6 @@
 -- Records the last dataset change a script detected, for `idgen status`.
 -- KEYS: record. ARGV: unix ms, node, previous stamp ('-': none), run_id, indexes retired.
 -- Shards that report the same new run_id add up into one record.
-local role = string.match(redis.call('INFO', 'replication'), 'role:(%a+)') or 'unknown' if role ~= 'master' then return redis.error_reply('READONLY idgen: this server is not the master (role:' .. role .. ')') end
 if redis.call('HGET', KEYS[1], 'run_id') ~= ARGV[4] then
   redis.call('DEL', KEYS[1])
   redis.call('HSET', KEYS[1], 'first_ms', ARGV[1], 'previous', ARGV[3], 'run_id', ARGV[4])

@@ -1,18 +1,7 @@
 -- Prelude of every script that reads or writes a shard's stock.
 
--- Only the master serves, locks or pushes. A replica with `replica-read-only
--- no` takes writes, and a demoted master keeps its clients' connections: on
--- either, a take would pop stock its master serves too, and a push would stock
--- what the master never sees. So every script refuses first, before any read
--- or write, with an error whose code is READONLY, like a read-only replica's
--- own answer: clients drop the link and find the master again. The section is
--- read once, here; `verify` dates the stock with the same answer (a script
--- runs atomically, so nothing changes in between).
-local replication = redis.call('INFO', 'replication')
-local role = string.match(replication, 'role:(%a+)') or 'unknown'
-if role ~= 'master' then
-  return redis.error_reply('READONLY idgen: this server is not the master (role:' .. role .. ')')
-end
+-- After shared/master.lua, whose `replication` section `verify` dates the
+-- stock with.
 
 -- Indexes left in a queue list ('queue') or a range hash ('range'); -1 when missing.
 local function stock_of(key, kind)
@@ -36,7 +25,7 @@ local asked_run_id
 local function server_run_id(expected)
   if expected and expected ~= '' then return expected end
   if not asked_run_id then
-    asked_run_id = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or '?'
+    asked_run_id = info_field(redis.call('INFO', 'server'), 'run_id') or '?'
   end
   return asked_run_id
 end
@@ -46,7 +35,7 @@ end
 -- but holds the data it copied meanwhile. It can change under a live
 -- connection, so it is read afresh by every script (above).
 local function server_replid()
-  return string.match(replication, 'master_replid:(%x+)') or ''
+  return info_field(replication, 'master_replid') or ''
 end
 
 -- A refill lock is held on the server that granted it, and only there: its
@@ -102,13 +91,16 @@ end
 -- Makes `kind` the dispenser that serves the shard, recorded in the stamp. Stock
 -- left in the other one (the app's dispenser was changed) is retired unserved.
 -- `recorded` is the stamp's dispenser when the caller has read it (`verify`),
--- nil to read it here; `pending` as for `stamp_field`. Returns the number of
--- indexes retired.
-local function switch_to(queue, range, stamp, kind, recorded, pending)
+-- nil to read it here; `pending` as for `stamp_field`; `emptied` when the
+-- caller has just deleted both stocks (nothing is left to retire). Returns
+-- the number of indexes retired.
+local function switch_to(queue, range, stamp, kind, recorded, pending, emptied)
   if recorded == nil then recorded = redis.call('HGET', stamp, 'kind') end
   if recorded == kind then return 0 end
-  local n
-  if kind == 'range' then
+  local n = 0
+  if emptied then
+    -- Nothing to count or delete.
+  elseif kind == 'range' then
     n = redis.call('LLEN', queue)
     redis.call('DEL', queue)
   else
@@ -143,7 +135,9 @@ end
 local function settle(queue, range, stamp, witness, ledger_max, limit, ceiling, seen, recorded_limit, raising, pending)
   if recorded_limit ~= limit then stamp_field(stamp, pending, 'limit', limit) end
   if not seen or tonumber(seen) < ledger_max then
-    local stale = redis.call('LLEN', queue) + math.max(stock_of(range, 'range'), 0)
+    -- Counted only against a witness: without one, none is reported (below).
+    local stale = 0
+    if seen then stale = redis.call('LLEN', queue) + math.max(stock_of(range, 'range'), 0) end
     redis.call('DEL', queue, range)
     if not raising then
       redis.call('HSET', witness, 'last', string.format('%.0f', ledger_max))

@@ -116,7 +116,7 @@ local pending = {}
 local stale, over, _, emptied = settle(KEYS[2], KEYS[3], KEYS[4], KEYS[5], first - 1, ARGV[5], tonumber(ARGV[7]), w[2], limit, true, pending)
 -- Recorded before a single index of the segment can be served.
 redis.call('HSET', KEYS[5], 'last', ARGV[3], 'token', ARGV[1])
-local switched = switch_to(KEYS[2], KEYS[3], KEYS[4], ARGV[4], kind, pending)
+local switched = switch_to(KEYS[2], KEYS[3], KEYS[4], ARGV[4], kind, pending, emptied)
 if #pending > 0 then redis.call('HSET', KEYS[4], unpack(pending)) end
 if ARGV[4] == 'queue' then
   local held

@@ -5,10 +5,6 @@
 -- (the ledger handed those indexes out before, or another process recorded a
 -- later segment first): then nothing is recorded and the segment is not served;
 -- or 'moved NODE' when the shard moved to NODE (see seal.lua): nothing recorded.
-local role = string.match(redis.call('INFO', 'replication'), 'role:(%a+)') or '?'
-if role ~= 'master' then
-  return redis.error_reply('READONLY idgen: this server is not the master (role:' .. role .. ')')
-end
 local f = redis.call('HMGET', KEYS[1], 'last', 'moved_to')
 if f[2] then return 'moved ' .. f[2] end
 local seen = f[1]

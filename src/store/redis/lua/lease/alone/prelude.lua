@@ -15,9 +15,9 @@
 
 local function server_info()
   local server = redis.call('INFO', 'server')
-  return string.match(server, 'run_id:(%x+)') or '',
-    string.match(replication, 'master_replid:(%x+)') or '',
-    tonumber(string.match(server, 'server_time_usec:(%d+)') or '0')
+  return info_field(server, 'run_id') or '',
+    info_field(replication, 'master_replid') or '',
+    tonumber(info_field(server, 'server_time_usec') or '0')
 end
 
 -- The incarnation the record names, when it names this server and history;
