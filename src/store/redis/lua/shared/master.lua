@@ -6,8 +6,13 @@
 -- `string.match(text, 'name:(...)')` does) costs several microseconds of the
 -- server's one thread in every script.
 local function info_field(text, name)
-  local _, at = string.find(text, '\n' .. name .. ':', 1, true)
-  if not at then return nil end
+  local key = name .. ':'
+  local at = #key
+  if string.sub(text, 1, at) ~= key then
+    local _, found = string.find(text, '\n' .. key, 1, true)
+    if not found then return nil end
+    at = found
+  end
   return string.match(text, '^[^\r\n]*', at + 1)
 end
 
