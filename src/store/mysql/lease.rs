@@ -162,7 +162,7 @@ impl MysqlLedger {
             return Ok(Err(missing));
         }
         const LOCK_ROW: &str = "SELECT token, holder, fence_ms FROM idgen_worker_lease WHERE namespace = ? AND worker = ? FOR UPDATE";
-        let mut row: Option<(String, String, i64)> = match self
+        let row: Option<(String, String, i64)> = match self
             .bounded_if_tables(tx.exec_first(LOCK_ROW, (&namespace.name, worker)))
             .await?
         {
@@ -170,45 +170,46 @@ impl MysqlLedger {
             Err(missing) => return Ok(Err(missing)),
         };
         let holder: String = call.holder.chars().take(255).collect();
-        // The fence the row held before this grant (0: none yet).
-        let mut fence = 0;
-        let mut first = false;
-        if row.is_none() {
-            // A worker's first lease makes its row, with our token, in one
-            // statement. Two takers serialise on the key: the second's insert
-            // waits for the first's, then is refused as a duplicate (having
-            // written nothing), and the second reads the first's row under
-            // its lock, as for any worker with a row. A row, once made, is
-            // deleted only by `delete_namespace`, which locks the namespace
-            // first.
-            /// ER_DUP_ENTRY.
-            const DUP_ENTRY: u16 = 1062;
-            crate::failpoint::hit("lease.take_worker.before_first_row")?;
-            first = self
-                .bounded_unless(
-                    DUP_ENTRY,
-                    tx.exec_drop(
-                        "INSERT INTO idgen_worker_lease (namespace, worker, token, holder, fence_ms) VALUES (?, ?, ?, ?, ?)",
-                        (&namespace.name, worker, token, &holder, fence_ms),
-                    ),
-                )
-                .await?
-                .is_ok();
-            if !first {
-                row = self
-                    .bounded(tx.exec_first(LOCK_ROW, (&namespace.name, worker)))
-                    .await?;
-            }
-        }
-        if !first {
-            let (held_by, held_holder, held_fence) =
+        // A worker's first lease makes its row, with our token, in one
+        // statement. Two takers serialise on the key: the second's insert
+        // waits for the first's, then is refused as a duplicate (having
+        // written nothing), and the second reads the first's row under its
+        // lock, as for any worker with a row. A row, once made, is deleted
+        // only by `delete_namespace`, which locks the namespace first.
+        /// ER_DUP_ENTRY.
+        const DUP_ENTRY: u16 = 1062;
+        let made = row.is_none()
+            && {
+                crate::failpoint::hit("lease.take_worker.before_first_row")?;
+                self.bounded_unless(
+                DUP_ENTRY,
+                tx.exec_drop(
+                    "INSERT INTO idgen_worker_lease (namespace, worker, token, holder, fence_ms) VALUES (?, ?, ?, ?, ?)",
+                    (&namespace.name, worker, token, &holder, fence_ms),
+                ),
+            )
+            .await?
+            .is_ok()
+            };
+        // The fence earlier holders left (none when this grant made the row).
+        let floor_ms = if made {
+            None
+        } else {
+            let row = match row {
+                Some(row) => Some(row),
+                None => {
+                    self.bounded(tx.exec_first(LOCK_ROW, (&namespace.name, worker)))
+                        .await?
+                }
+            };
+            let (held_by, held_holder, fence) =
                 row.ok_or_else(|| Error::Internal("the worker lease row vanished".into()))?;
-            if !held_by.is_empty() && held_by != token && held_fence > now_ms {
+            if !held_by.is_empty() && held_by != token && fence > now_ms {
                 self.bounded(tx.commit()).await?;
                 return Ok(Ok(WorkerClaim::Held {
                     holder: held_holder,
                     token: held_by,
-                    fence_ms: held_fence,
+                    fence_ms: fence,
                 }));
             }
             self.bounded(tx.exec_drop(
@@ -217,15 +218,13 @@ impl MysqlLedger {
                 (token, holder, fence_ms, &namespace.name, worker),
             ))
             .await?;
-            fence = held_fence;
-        }
+            (fence > 0).then_some(fence)
+        };
         crate::failpoint::hit("lease.take_worker.before_commit")?;
         self.bounded(tx.commit()).await?;
         // A short `lease` releases the worker right after this.
         self.keep_warm(conn);
-        Ok(Ok(WorkerClaim::Granted {
-            floor_ms: (fence > 0).then_some(fence),
-        }))
+        Ok(Ok(WorkerClaim::Granted { floor_ms }))
     }
 
     /// Raises the worker's fence while the call's token still holds it.
