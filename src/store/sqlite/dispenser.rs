@@ -86,14 +86,22 @@ fn holds_lock(conn: &Connection, slot: Slot, token: &LockToken) -> DbResult<bool
         .is_some())
 }
 
-/// The shard's `max_limit_id` (0: no limit), read with every take so that
-/// no index past it is ever served.
-fn shard_limit(conn: &Connection, slot: Slot) -> DbResult<Option<u64>> {
-    let limit: Option<i64> = conn
-        .prepare_cached("SELECT max_limit_id FROM id_alloc WHERE app_id = ?1 AND shard_id = ?2")?
-        .query_row(params![slot.app, slot.shard], |r| r.get(0))
-        .optional()?;
-    Ok(limit.map(|l| l.max(0) as u64))
+/// The app's recorded dispenser (no row: the queue) and the shard's
+/// `max_limit_id` (0: no limit; `None`: no ledger row), read with every take
+/// so that no index past the limit is ever served. One statement: every
+/// statement is compiled anew by each process, and an embedded `next` is
+/// one process for one take.
+fn take_terms(conn: &Connection, slot: Slot) -> DbResult<(DispenserKind, Option<u64>)> {
+    let (kind, limit): (Option<String>, Option<i64>) = conn
+        .prepare_cached(
+            "SELECT (SELECT kind FROM idgen_dispenser WHERE app_id = ?1), \
+             (SELECT max_limit_id FROM id_alloc WHERE app_id = ?1 AND shard_id = ?2)",
+        )?
+        .query_row(params![slot.app, slot.shard], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+    let kind = crate::store::sql_rows::dispenser_from(kind.as_deref())?;
+    Ok((kind, limit.map(|l| l.max(0) as u64)))
 }
 
 /// Notes a row that holds no index range (written by hand): dropped, a gap.
@@ -426,9 +434,9 @@ impl crate::store::Stock for SqliteStore {
             return Ok(Taken::default());
         }
         self.write(move |tx| {
-            let kind = recorded_kind(tx, slot.app)?;
+            let (kind, max_limit_id) = take_terms(tx, slot)?;
             let mut taken = Taken {
-                max_limit_id: shard_limit(tx, slot)?,
+                max_limit_id,
                 kind: Some(kind),
                 ..Taken::default()
             };

@@ -358,6 +358,12 @@ impl Db {
         // its one commit. Frames in the WAL are as durable as the file, so exits
         // leave them there, and `Drop` empties the WAL once it has grown.
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        // SQLite's planner guesses how selective `column = ?N` is from the bound
+        // value, and compiles a statement again when a value becomes 0 or 1 or
+        // stops being one: the first take of app 1 (or of shard 0 or 1) was
+        // compiled twice in every process. idgen's statements are key lookups
+        // with one plan whatever the values, so plans are fixed at compilation.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         schema::ensure(&mut conn)?;
         // Reading the schema opened the WAL: both files exist now.
         if FileIdentities::of(&self.path) != before {
