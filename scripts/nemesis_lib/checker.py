@@ -29,6 +29,7 @@ exit code, faults applied by kind, and recovery times.
 import array
 import collections
 import json
+import math
 import os
 import shutil
 import statistics
@@ -164,9 +165,16 @@ def check_unique(records, tmp, violations, domain):
     return book.count
 
 
+def ceiling(limit):
+    """The highest index a max_limit_id lets a take serve: 0 is no limit, as
+    in the Java service's id_alloc and in idgen (`app set --max-limit-id 0`
+    lifts it)."""
+    return math.inf if limit == 0 else limit
+
+
 def limits_in_force(meta, records):
-    """A function (t0, t1) -> the highest max_limit_id that can have been in
-    force for a call over [t0, t1], and the successful changes the model
+    """A function (t0, t1) -> the highest index that a max_limit_id in force
+    for a call over [t0, t1] can have let it serve (`ceiling`), and the successful changes the model
     could not hold as binding, counted by what may have undone them.
 
     The ledger is the authority for limits, so the model walks the `app set`
@@ -218,7 +226,7 @@ def limits_in_force(meta, records):
                     possible.add(s["limit"])
             elif s["t0"] < c1:
                 possible.add(s["limit"])
-        return max(possible)
+        return max(ceiling(limit) for limit in possible)
 
     not_binding = collections.Counter(lost["kind"] for lost in (lost_by(s) for s in sets if s["exit"] == 0) if lost)
     return allowed, dict(not_binding)

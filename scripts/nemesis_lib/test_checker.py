@@ -124,6 +124,24 @@ class CheckerTest(unittest.TestCase):
         h.next(104.0, [LIMIT // 2 + 4], app=4)
         self.assertEqual(h.kinds(), ["limit"])
 
+    def test_a_limit_set_to_0_is_lifted(self):
+        # idgen reads max_limit_id 0 as no limit (embedded seed 30082 lowered
+        # it to 0, and the model flagged every ID after).
+        h = healthy()
+        h.add(type="call", cmd="app-set", client="app-setter", t0=103.0, t1=103.5, exit=0, killed=False, hung=False,
+              ids=[], app=4, limit=0)
+        h.next(104.0, [10 * LIMIT + 4], app=4)
+        self.assertEqual(h.kinds(), [])
+
+    def test_a_limit_set_after_it_was_lifted_binds_again(self):
+        h = healthy()
+        h.add(type="call", cmd="app-set", client="app-setter", t0=103.0, t1=103.5, exit=0, killed=False, hung=False,
+              ids=[], app=4, limit=0)
+        h.add(type="call", cmd="app-set", client="app-setter", t0=103.6, t1=103.7, exit=0, killed=False, hung=False,
+              ids=[], app=4, limit=LIMIT)
+        h.next(104.0, [LIMIT + 4], app=4)
+        self.assertEqual(h.kinds(), ["limit"])
+
     def lowered_then_promoted(self):
         """The limit lowered at 99.0 while MySQL's replica lagged (from 98.5
         for 2 s); the replica promoted, 5 transactions lost, healed at 100.5."""

@@ -271,7 +271,10 @@ class Clients:
                 extra = {"app": LIMIT_APP, "limit": limit}
             elif roll < 0.45:
                 # Lower, but not below what may be issued: refused (exit 7) if below.
-                limit = state["limit"] - LIMIT_STEP // 4
+                # Never to 0, which lifts the limit (the app would be limited no
+                # more, and every raise after would be a lowering refused for
+                # want of --yes), nor below it, which is not a number of idgen's.
+                limit = max(state["limit"] - LIMIT_STEP // 4, LIMIT_STEP // 4)
                 args = ["app", "set", str(LIMIT_APP), "--max-limit-id", str(limit), "--yes"]
                 extra = {"app": LIMIT_APP, "limit": limit}
             elif roll < 0.7:
