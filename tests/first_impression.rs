@@ -256,3 +256,27 @@ fn help_shows_ranges_in_words_not_rust_syntax() {
         .stdout("App ID, 0 to 255")
         .run();
 }
+
+/// clap takes `-5` after an option for short flags, and its tip (`-- -5`)
+/// fails too: the error names the option and the value instead.
+#[test]
+fn a_negative_number_is_refused_as_the_option_s_value() {
+    Test::new()
+        .args(["app", "set", "4", "--max-limit-id", "-819200", "--yes"])
+        .status(exit_code::USAGE)
+        .stderr("invalid value '-819200' for '--max-limit-id': negative numbers are not accepted")
+        .stderr_lacks("'-8'")
+        .stderr_lacks("-- -")
+        .run();
+    Test::new()
+        .args(["next", "--app", "1", "--count", "-5"])
+        .status(exit_code::USAGE)
+        .stderr("invalid value '-5' for '--count': negative numbers are not accepted")
+        .run();
+    // Not an option of numbers: clap's own words, and never the whole value.
+    Test::new()
+        .args(["next", "--app", "1", "--redis-password-file", "-12345"])
+        .status(exit_code::USAGE)
+        .stderr_lacks("-12345")
+        .run();
+}

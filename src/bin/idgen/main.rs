@@ -239,6 +239,10 @@ fn usage_error_line(err: &clap::Error) -> (String, String) {
         .strip_prefix("error: ")
         .unwrap_or(&problem)
         .to_string();
+    if let Some((flag, value)) = negative_value(err) {
+        problem =
+            format!("invalid value '{value}' for '{flag}': negative numbers are not accepted");
+    }
     if let Some(var) = env_behind(err) {
         problem.push_str(&format!(" (from {var})"));
     }
@@ -251,6 +255,55 @@ fn usage_error_line(err: &clap::Error) -> (String, String) {
         None => "see `idgen --help`".to_string(),
     };
     (problem, hint)
+}
+
+/// The option and the negative number given as its value, when clap took that
+/// number for short flags: `--max-limit-id -5` is "unexpected argument '-5'"
+/// to it, with a tip to write `-- -5`, which fails too. No option of idgen's
+/// takes a negative number. Only options that parse numbers qualify, so a
+/// password that starts with a digit after `-` is never repeated.
+fn negative_value(err: &clap::Error) -> Option<(String, String)> {
+    if err.kind() != clap::error::ErrorKind::UnknownArgument {
+        return None;
+    }
+    let clap::error::ContextValue::String(unexpected) =
+        err.get(clap::error::ContextKind::InvalidArg)?
+    else {
+        return None;
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = cli::command();
+    args.windows(2).find_map(|pair| {
+        let (flag, value) = (&pair[0], &pair[1]);
+        let number = value.strip_prefix('-')?;
+        let is_number = !number.is_empty() && number.parse::<f64>().is_ok();
+        let long = flag.strip_prefix("--").filter(|l| !l.contains('='))?;
+        let takes_number = std::iter::once(&command)
+            .chain(command.get_subcommands())
+            .chain(command.get_subcommands().flat_map(|c| c.get_subcommands()))
+            .flat_map(|c| c.get_arguments())
+            .any(|arg| arg.get_long() == Some(long) && parses_numbers(arg));
+        (is_number && takes_number && value.starts_with(unexpected.as_str()))
+            .then(|| (flag.clone(), value.clone()))
+    })
+}
+
+/// Whether an option's values are numbers, so that the value may be repeated
+/// in an error: a password option's never is, whatever it looks like.
+fn parses_numbers(arg: &clap::Arg) -> bool {
+    use std::any::TypeId;
+    let parsed = arg.get_value_parser().type_id();
+    [
+        TypeId::of::<u8>(),
+        TypeId::of::<u16>(),
+        TypeId::of::<u32>(),
+        TypeId::of::<u64>(),
+        TypeId::of::<usize>(),
+        TypeId::of::<i64>(),
+        TypeId::of::<f64>(),
+    ]
+    .iter()
+    .any(|number| parsed == *number)
 }
 
 /// The variable that gave the value clap rejected, when the flag itself was not
