@@ -174,8 +174,9 @@ def ceiling(limit):
 
 def limits_in_force(meta, records):
     """A function (t0, t1) -> the highest index that a max_limit_id in force
-    for a call over [t0, t1] can have let it serve (`ceiling`), and the successful changes the model
-    could not hold as binding, counted by what may have undone them.
+    for a call over [t0, t1] can have let it serve (`ceiling`), and the
+    successful changes the model could not hold as binding, counted by what
+    may have undone them.
 
     The ledger is the authority for limits, so the model walks the `app set`
     calls that ended before the call began, keeping every value the ledger

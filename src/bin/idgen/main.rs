@@ -56,7 +56,7 @@ fn main() -> ExitCode {
         }
         Err(err) => {
             let out = output::Output::detect(false, raw_secrets());
-            let (problem, hint) = usage_error_line(&err);
+            let (problem, hint) = usage_error_line(&err, &command);
             // A Nagios check that cannot start is UNKNOWN, whatever went wrong.
             if is_nagios_check() {
                 let state = exit::nagios(idgen::status::Severity::Unknown);
@@ -226,7 +226,7 @@ fn raw_secrets() -> Vec<String> {
 
 /// Clap's usage errors span several lines; idgen reports every error on one,
 /// naming the environment variable when that is where a bad value came from.
-fn usage_error_line(err: &clap::Error) -> (String, String) {
+fn usage_error_line(err: &clap::Error, command: &clap::Command) -> (String, String) {
     let rendered = err.render().to_string();
     let problem = rendered
         .lines()
@@ -239,11 +239,11 @@ fn usage_error_line(err: &clap::Error) -> (String, String) {
         .strip_prefix("error: ")
         .unwrap_or(&problem)
         .to_string();
-    if let Some((flag, value)) = negative_value(err) {
+    if let Some((flag, value)) = negative_value(err, command) {
         problem =
             format!("invalid value '{value}' for '{flag}': negative numbers are not accepted");
     }
-    if let Some(var) = env_behind(err) {
+    if let Some(var) = env_behind(err, command) {
         problem.push_str(&format!(" (from {var})"));
     }
     let subcommand = std::env::args()
@@ -262,7 +262,7 @@ fn usage_error_line(err: &clap::Error) -> (String, String) {
 /// to it, with a tip to write `-- -5`, which fails too. No option of idgen's
 /// takes a negative number. Only options that parse numbers qualify, so a
 /// password that starts with a digit after `-` is never repeated.
-fn negative_value(err: &clap::Error) -> Option<(String, String)> {
+fn negative_value(err: &clap::Error, command: &clap::Command) -> Option<(String, String)> {
     if err.kind() != clap::error::ErrorKind::UnknownArgument {
         return None;
     }
@@ -272,20 +272,28 @@ fn negative_value(err: &clap::Error) -> Option<(String, String)> {
         return None;
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let command = cli::command();
     args.windows(2).find_map(|pair| {
         let (flag, value) = (&pair[0], &pair[1]);
         let number = value.strip_prefix('-')?;
         let is_number = !number.is_empty() && number.parse::<f64>().is_ok();
         let long = flag.strip_prefix("--").filter(|l| !l.contains('='))?;
-        let takes_number = std::iter::once(&command)
-            .chain(command.get_subcommands())
-            .chain(command.get_subcommands().flat_map(|c| c.get_subcommands()))
-            .flat_map(|c| c.get_arguments())
-            .any(|arg| arg.get_long() == Some(long) && parses_numbers(arg));
+        let takes_number = options_named(command, long).any(parses_numbers);
         (is_number && takes_number && value.starts_with(unexpected.as_str()))
             .then(|| (flag.clone(), value.clone()))
     })
+}
+
+/// Every option `--long` of the command line: the top level's first, then
+/// each command's, then each subcommand's (`app set`).
+fn options_named<'c>(
+    command: &'c clap::Command,
+    long: &'c str,
+) -> impl Iterator<Item = &'c clap::Arg> {
+    std::iter::once(command)
+        .chain(command.get_subcommands())
+        .chain(command.get_subcommands().flat_map(|c| c.get_subcommands()))
+        .flat_map(|c| c.get_arguments())
+        .filter(move |arg| arg.get_long() == Some(long))
 }
 
 /// Whether an option's values are numbers, so that the value may be repeated
@@ -308,7 +316,7 @@ fn parses_numbers(arg: &clap::Arg) -> bool {
 
 /// The variable that gave the value clap rejected, when the flag itself was not
 /// on the command line.
-fn env_behind(err: &clap::Error) -> Option<String> {
+fn env_behind(err: &clap::Error, command: &clap::Command) -> Option<String> {
     let clap::error::ContextValue::String(invalid) =
         err.get(clap::error::ContextKind::InvalidArg)?
     else {
@@ -321,11 +329,8 @@ fn env_behind(err: &clap::Error) -> Option<String> {
     if on_command_line {
         return None;
     }
-    let command = cli::command();
-    std::iter::once(&command)
-        .chain(command.get_subcommands())
-        .flat_map(|c| c.get_arguments())
-        .find(|arg| arg.get_long() == Some(long))
+    options_named(command, long)
+        .next()
         .and_then(|arg| arg.get_env())
         .filter(|env| std::env::var_os(env).is_some())
         .map(|env| env.to_string_lossy().into_owned())
