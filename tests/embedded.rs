@@ -291,6 +291,165 @@ fn a_process_killed_while_taking_from_stock_hands_nothing_out() {
     assert_eq!(queue_stock(&env, 15, ALICE_SHARD), 90);
 }
 
+// ---- the store going back in time ---------------------------------------------------
+
+/// A consistent copy of the store, as a backup taken while nothing runs.
+fn back_up(env: &TestEnv) -> tempfile::TempPath {
+    let copy = tempfile::NamedTempFile::new().unwrap().into_temp_path();
+    std::fs::remove_file(&copy).unwrap();
+    sqlite(env)
+        .execute("VACUUM INTO ?1", [copy.to_str().unwrap()])
+        .unwrap();
+    copy
+}
+
+/// Deletes the store file, with its WAL and shared memory.
+fn delete_store(env: &TestEnv) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut name = env.store_path().into_os_string();
+        name.push(suffix);
+        let _ = std::fs::remove_file(name);
+    }
+}
+
+/// Puts `copy` in place of the store file, as an operator restoring a backup
+/// does: the store's WAL and shared memory go with the file they belonged to.
+fn restore(env: &TestEnv, copy: &std::path::Path) {
+    delete_store(env);
+    std::fs::copy(copy, env.store_path()).unwrap();
+}
+
+fn alice_ids(env: &TestEnv, app: &str, count: &str) -> Run {
+    Test::within(env)
+        .args(["next", "--app", app, "--gate-pass", ALICE, "--count", count])
+        .status(exit_code::OK)
+        .run()
+}
+
+fn highest_index(ids: &[u64]) -> u64 {
+    segment_indexes(ids).into_iter().max().unwrap()
+}
+
+/// `before` IDs of the app, a backup, `after` more, then the backup restored:
+/// every ID issued, and the highest index among them.
+fn issued_then_restored(env: &TestEnv, app: &str, before: &str, after: &str) -> (Vec<u64>, u64) {
+    let mut ids = alice_ids(env, app, before).ids();
+    let copy = back_up(env);
+    ids.extend(alice_ids(env, app, after).ids());
+    let highest = highest_index(&ids);
+    restore(env, &copy);
+    (ids, highest)
+}
+
+/// The restored store's ledger is behind what it handed out.
+fn assert_ledger_behind(env: &TestEnv, app: u8, highest: u64) {
+    assert!(
+        max_id(env, app, ALICE_SHARD) < highest as i64,
+        "the restored copy is older"
+    );
+}
+
+#[test]
+fn a_store_file_restored_from_an_older_copy_takes_nothing_it_took_before_from_its_ledger() {
+    let env = TestEnv::embedded();
+    init_app(&env, "16", "100");
+    // Each call takes its own segments, beyond one step: no stock is left.
+    let (mut ids, highest) = issued_then_restored(&env, "16", "150", "150");
+    assert_ledger_behind(&env, 16, highest);
+    let after = Test::within(&env)
+        .args([
+            "next",
+            "--app",
+            "16",
+            "--gate-pass",
+            ALICE,
+            "--count",
+            "150",
+        ])
+        .status(exit_code::OK)
+        .stderr("is behind what it handed out: app 16 shard 61")
+        .run();
+    assert!(segment_indexes(&after.ids())[0] > highest, "{after}");
+    ids.extend(after.ids());
+    assert_eq!(ids.len(), 450);
+    assert_unique(&ids);
+}
+
+/// Stock served, the store restored from a copy taken before: what the copy
+/// still holds was handed out since.
+fn restored_stock_is_retired_not_served_again(dispenser: &str) {
+    let env = TestEnv::embedded();
+    let app = ["--app", "17", "--name", "demo", "--step", "100"];
+    env.ok(&[&["init-app"], &app[..], &["--dispenser", dispenser]].concat());
+    env.ok(&["reload-segments", "--app", "17", "--quiet"]);
+    let (mut ids, _) = issued_then_restored(&env, "17", "10", "10");
+    let after = Test::within(&env)
+        .args(["next", "--app", "17", "--gate-pass", ALICE, "--count", "10"])
+        .status(exit_code::OK)
+        .stderr("the embedded store went back in time")
+        .stderr("retired 90 indexes from 1 shard unserved")
+        .run();
+    ids.extend(after.ids());
+    assert_eq!(ids.len(), 30);
+    assert_unique(&ids);
+    assert_eq!(segment_indexes(&after.ids())[0], 101, "{after}");
+}
+
+#[test]
+fn queue_stock_restored_with_its_store_file_is_retired_not_served_again() {
+    restored_stock_is_retired_not_served_again("queue");
+}
+
+#[test]
+fn range_stock_restored_with_its_store_file_is_retired_not_served_again() {
+    restored_stock_is_retired_not_served_again("range");
+}
+
+#[test]
+fn a_store_deleted_and_created_again_hands_out_nothing_it_handed_out_before() {
+    let env = TestEnv::embedded();
+    init_app(&env, "18", "100");
+    let mut ids = alice_ids(&env, "18", "10").ids();
+    let highest = highest_index(&ids);
+    // An empty store where the old one was: nothing in it knows the IDs above.
+    delete_store(&env);
+    init_app(&env, "18", "100");
+    let after = alice_ids(&env, "18", "10");
+    assert!(segment_indexes(&after.ids())[0] > highest, "{after}");
+    ids.extend(after.ids());
+    assert_unique(&ids);
+}
+
+#[test]
+fn a_move_out_of_a_restored_store_starts_above_what_it_handed_out() {
+    let env = TestEnv::embedded();
+    init_app(&env, "19", "100");
+    let (_, highest) = issued_then_restored(&env, "19", "10", "150");
+    assert_ledger_behind(&env, 19, highest);
+    let store = SqliteStore::open(&env.store_path(), Duration::from_secs(10));
+    let sealed = runtime().block_on(store.seal_app(19, "main")).unwrap();
+    let shard = sealed
+        .shards
+        .iter()
+        .find(|s| s.shard == ALICE_SHARD)
+        .unwrap();
+    assert!(shard.max_id >= highest, "{} < {highest}", shard.max_id);
+}
+
+#[test]
+fn a_witness_file_idgen_did_not_write_is_refused_with_the_store_code() {
+    let env = TestEnv::embedded();
+    init_app(&env, "20", "100");
+    let witness = env.store_path().with_file_name(".idgen.db.witness");
+    std::fs::write(&witness, b"not a witness\n").unwrap();
+    Test::within(&env)
+        .args(["next", "--app", "20"])
+        .status(exit_code::STORE)
+        .one_line_error(".idgen.db.witness is not one idgen wrote (14 bytes)")
+        .run();
+    assert_eq!(max_id(&env, 20, ALICE_SHARD), 0, "nothing was taken");
+}
+
 // ---- an unusable store -------------------------------------------------------------
 
 #[test]

@@ -38,14 +38,19 @@ impl Rollback {
         groups
             .into_iter()
             .map(|((node, stamped, serving), (shards, retired))| {
+                let shards = format!("{shards} shard{}", if shards == 1 { "" } else { "s" });
+                if node == crate::store::sqlite::EMBEDDED_NODE {
+                    return format!(
+                        "the embedded store went back in time (an older copy of its file restored, or the file replaced): its stock held indexes it had handed out before, as its witness file records; retired {retired} indexes from {shards} unserved, a gap and never a repeat"
+                    );
+                }
                 let stamped = stamped.map_or_else(
                     || "carried no stamp (stocked by another tool, or before idgen stamped it)".to_string(),
                     |s| format!("was stocked by server {}", short_id(s)),
                 );
                 format!(
-                    "Redis node {node} is not the dataset idgen stocked: its stock {stamped}, and server {} serves it now (a restart from an older snapshot, a lost AOF tail or a failover); retired {retired} indexes from {shards} shard{} unserved, a gap and never a repeat",
+                    "Redis node {node} is not the dataset idgen stocked: its stock {stamped}, and server {} serves it now (a restart from an older snapshot, a lost AOF tail or a failover); retired {retired} indexes from {shards} unserved, a gap and never a repeat",
                     short_id(serving),
-                    if shards == 1 { "" } else { "s" }
                 )
             })
             .collect()
@@ -83,7 +88,7 @@ impl LedgerRollback {
                 shards.sort_unstable();
                 shards.dedup();
                 format!(
-                    "the ledger ({ledger}) is behind what it handed out: app {app} shard{} {} had handed out indexes it no longer records, so it went back in time (a promoted replica that lagged, a restored backup); moved past the witness in Redis, skipping {skipped} indexes, a gap and never a repeat",
+                    "the ledger ({ledger}) is behind what it handed out: app {app} shard{} {} had handed out indexes it no longer records, so it went back in time (a promoted replica that lagged, a restored backup); moved past the witness kept outside it, skipping {skipped} indexes, a gap and never a repeat",
                     if shards.len() == 1 { "" } else { "s" },
                     crate::segment::reload::shard_list(&shards),
                 )

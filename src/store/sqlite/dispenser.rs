@@ -11,14 +11,16 @@
 //! As with Redis, a queue with no runs is "missing" and a range row stays after
 //! it is used up (stock 0, present).
 
+use super::witness::{Marks, Witness};
 use super::{DbError, DbResult, EMBEDDED_NODE, SqliteStore, ms, now_ms};
 use crate::error::Result;
 use crate::shard::{DispenserKind, SHARDS};
 use crate::store::{
-    Dispenser, LockToken, Locked, PushOutcome, Pushed, Segment, Slot, StockPush, Taken,
+    Dispenser, LockToken, Locked, PushOutcome, Pushed, Rollback, Segment, Slot, StockPush, Taken,
 };
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Indexes as SQLite stores them; the ledger never takes one past `i64::MAX`.
@@ -86,22 +88,51 @@ fn holds_lock(conn: &Connection, slot: Slot, token: &LockToken) -> DbResult<bool
         .is_some())
 }
 
-/// The app's recorded dispenser (no row: the queue) and the shard's
-/// `max_limit_id` (0: no limit; `None`: no ledger row), read with every take
-/// so that no index past the limit is ever served. One statement: every
-/// statement is compiled anew by each process, and an embedded `next` is
-/// one process for one take.
-fn take_terms(conn: &Connection, slot: Slot) -> DbResult<(DispenserKind, Option<u64>)> {
-    let (kind, limit): (Option<String>, Option<i64>) = conn
+/// What a take goes by, read with every take in one statement (every
+/// statement is compiled anew by each process, and an embedded `next` is one
+/// process for one take).
+struct TakeTerms {
+    /// The app's recorded dispenser (no row: the queue).
+    kind: DispenserKind,
+    /// The shard's `max_limit_id` (0: no limit; `None`: no ledger row), so
+    /// that no index past the limit is ever served.
+    max_limit_id: Option<u64>,
+    /// The shard's `max_id`, for the witness (`None`: no ledger row).
+    max_id: Option<u64>,
+}
+
+fn take_terms(conn: &Connection, slot: Slot) -> DbResult<TakeTerms> {
+    let (kind, limit, max_id): (Option<String>, Option<i64>, Option<i64>) = conn
         .prepare_cached(
-            "SELECT (SELECT kind FROM idgen_dispenser WHERE app_id = ?1), \
-             (SELECT max_limit_id FROM id_alloc WHERE app_id = ?1 AND shard_id = ?2)",
+            "SELECT (SELECT kind FROM idgen_dispenser WHERE app_id = ?1), a.max_limit_id, a.max_id \
+             FROM (SELECT 1) LEFT JOIN id_alloc AS a ON a.app_id = ?1 AND a.shard_id = ?2",
         )?
         .query_row(params![slot.app, slot.shard], |r| {
-            Ok((r.get(0)?, r.get(1)?))
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
         })?;
-    let kind = crate::store::sql_rows::dispenser_from(kind.as_deref())?;
-    Ok((kind, limit.map(|l| l.max(0) as u64)))
+    Ok(TakeTerms {
+        kind: crate::store::sql_rows::dispenser_from(kind.as_deref())?,
+        max_limit_id: limit.map(|l| l.max(0) as u64),
+        max_id: max_id.map(|m| m.max(0) as u64),
+    })
+}
+
+/// The store went back in time (see [`super::witness`]): the shard's stock,
+/// of both kinds, is retired unserved, with the `popped` indexes this take had
+/// already removed; `None` when it held none. The allocator then takes from the
+/// ledger, which moves past the witness first.
+fn went_back(conn: &Connection, slot: Slot, popped: u64) -> DbResult<Option<Rollback>> {
+    let retired = popped
+        + delete_stock(conn, DispenserKind::Queue, slot)?
+        + delete_stock(conn, DispenserKind::Range, slot)?;
+    Ok((retired > 0).then(|| Rollback {
+        node: EMBEDDED_NODE.to_string(),
+        app: slot.app,
+        shard: slot.shard,
+        stamped: None,
+        serving: String::new(),
+        retired,
+    }))
 }
 
 /// Notes a row that holds no index range (written by hand): dropped, a gap.
@@ -433,21 +464,48 @@ impl crate::store::Stock for SqliteStore {
         if n == 0 {
             return Ok(Taken::default());
         }
-        self.write(move |tx| {
-            let (kind, max_limit_id) = take_terms(tx, slot)?;
+        let db = self.db.clone();
+        let take = move |tx: &rusqlite::Transaction<'_>| {
+            let witness = db.witness()?;
+            let marks = witness.marks(slot)?;
+            let terms = take_terms(tx, slot)?;
             let mut taken = Taken {
-                max_limit_id,
-                kind: Some(kind),
+                max_limit_id: terms.max_limit_id,
+                kind: Some(terms.kind),
                 ..Taken::default()
             };
-            match kind {
-                DispenserKind::Queue => take_queue(tx, slot, n, &mut taken)?,
-                DispenserKind::Range => take_range(tx, slot, n, &mut taken)?,
+            if terms.max_id.is_some_and(|max_id| max_id < marks.taken) {
+                // The ledger handed out more than it records: its stock may too.
+                taken.rollback = went_back(tx, slot, 0)?;
+            } else {
+                match terms.kind {
+                    DispenserKind::Queue => take_queue(tx, slot, n, &mut taken)?,
+                    DispenserKind::Range => take_range(tx, slot, n, &mut taken)?,
+                }
+                // Stock only ever rises: one index at or below the highest
+                // served means the stock is older than what was served.
+                if taken
+                    .indexes
+                    .first()
+                    .is_some_and(|&first| first <= marks.served)
+                {
+                    let popped = taken.indexes.len() as u64;
+                    taken.indexes.clear();
+                    taken.rollback = went_back(tx, slot, popped)?;
+                }
             }
             crate::failpoint::hit("sqlite.take.before_commit")?;
-            Ok(taken)
-        })
-        .await
+            Ok((taken, witness))
+        };
+        // Witnessed after the commit, before anything taken leaves the process.
+        let witnessed = move |(taken, witness): (Taken, Arc<Witness>)| {
+            if let Some(&served) = taken.indexes.last() {
+                witness.raise(&[(slot, Marks { taken: 0, served })], false)?;
+            }
+            Ok((taken, witness))
+        };
+        let (taken, _) = self.write_then(take, witnessed).await?;
+        Ok(taken)
     }
     async fn stock(&self, kind: DispenserKind, slots: &[Slot]) -> Result<Vec<Option<u64>>> {
         if slots.is_empty() {

@@ -5,6 +5,7 @@
 //! here; the way out is sealing an app and recreating it elsewhere
 //! (`idgen migrate --from-store`).
 
+use super::witness::{Marks, Witness};
 use super::{
     DbError, DbResult, EMBEDDED_NODE, SealedApp, SealedShard, Sealing, SqliteStore, now_ms,
 };
@@ -21,6 +22,7 @@ use crate::store::{
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// A validated count as SQLite stores it (AppSpec keeps them within i64).
 fn sql_u64(value: u64) -> i64 {
@@ -446,8 +448,40 @@ impl crate::store::SegmentSource for SqliteStore {
         if request.shards.is_empty() {
             return Ok(Vec::new());
         }
-        let request = request.clone();
-        self.write(move |tx| take_segments(tx, &request)).await
+        let mut request = request.clone();
+        let db = self.db.clone();
+        let app = request.app;
+        let take = move |tx: &rusqlite::Transaction<'_>| {
+            // A `max_id` below what the witness saw taken went back in time:
+            // the take moves past it first (`apply_request`'s floors).
+            let witness = db.witness()?;
+            for &(shard, _) in &request.shards {
+                let taken = witness.marks(Slot { app, shard })?.taken;
+                let floor = request.floors.entry(shard).or_default();
+                *floor = (*floor).max(taken);
+            }
+            Ok((take_segments(tx, &request)?, witness))
+        };
+        // Witnessed, durably, after the commit and before any index is served.
+        let witnessed = move |(takes, witness): (Vec<ShardTake>, Arc<Witness>)| {
+            let raised: Vec<(Slot, Marks)> = takes
+                .iter()
+                .filter_map(|(shard, take)| {
+                    let last = take.as_ref().ok()?.segment?.last;
+                    Some((
+                        Slot { app, shard: *shard },
+                        Marks {
+                            taken: last,
+                            served: 0,
+                        },
+                    ))
+                })
+                .collect();
+            witness.raise(&raised, true)?;
+            Ok((takes, witness))
+        };
+        let (takes, _) = self.write_then(take, witnessed).await?;
+        Ok(takes)
     }
     async fn refill_marks(&self) -> Result<Vec<(Slot, RefillMark)>> {
         self.read(|tx| {

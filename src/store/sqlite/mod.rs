@@ -32,6 +32,11 @@
 //! * a sealed app gets no new segment: `take_segments` reads the seal inside its
 //!   own write transaction, so once `seal_app` commits, every shard's `max_id`
 //!   is final and the destination can start above it;
+//! * the store file going back in time (an older copy restored, a new store in
+//!   its place) is seen by its witness (`witness.rs`), a file beside it that
+//!   records what was handed out, raised after each commit and before anything
+//!   leaves the process: stock older than what was served is retired, and the
+//!   ledger moves past the highest segment taken;
 //! * a worker ID is claimed, and its time fence raised, in one transaction; the
 //!   fence reasoning of [`crate::lease`] applies unchanged, with an expired
 //!   holder row treated exactly as a missing Redis key.
@@ -44,6 +49,7 @@ mod dispenser;
 mod lease;
 mod ledger;
 mod schema;
+mod witness;
 
 use crate::error::{Error, Result};
 use rusqlite::config::DbConfig;
@@ -72,6 +78,9 @@ struct Db {
     /// Whether opening may create the file (never for a store that must exist).
     create: bool,
     conn: Mutex<Option<Connection>>,
+    /// What the store handed out, kept beside it; opened by the first call
+    /// that hands something out.
+    witness: Mutex<Option<Arc<witness::Witness>>>,
 }
 
 pub use super::{SealedApp, SealedShard, Sealing};
@@ -123,6 +132,7 @@ impl SqliteStore {
                 timeout,
                 create,
                 conn: Mutex::new(None),
+                witness: Mutex::new(None),
             }),
             in_place: false,
         }
@@ -211,11 +221,24 @@ impl SqliteStore {
         T: Send + 'static,
         F: FnOnce(&rusqlite::Transaction<'_>) -> DbResult<T> + Send + 'static,
     {
+        self.write_then(work, Ok).await
+    }
+
+    /// Like [`Self::write`], then `after` on the committed value, on the same
+    /// thread, before the caller gets it: for the witness's marks, which must
+    /// be raised after a commit (what a rolled-back transaction took was never
+    /// handed out) and before anything it took is served.
+    async fn write_then<T, F, A>(&self, work: F, after: A) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> DbResult<T> + Send + 'static,
+        A: FnOnce(T) -> DbResult<T> + Send + 'static,
+    {
         self.run(move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let value = work(&tx)?;
             tx.commit()?;
-            Ok(value)
+            after(value)
         })
         .await
     }
@@ -244,8 +267,22 @@ impl SqliteStore {
     /// `max_id` would repeat each other's IDs.
     pub async fn seal_app(&self, app: u8, destination: &str) -> Result<SealedApp> {
         let destination = destination.to_string();
-        self.write(move |tx| ledger::seal(tx, app, &destination))
-            .await
+        let db = self.db.clone();
+        self.write(move |tx| {
+            let mut sealed = ledger::seal(tx, app, &destination)?;
+            // A store that went back in time handed out more than it records:
+            // the destination starts above what its witness saw taken too.
+            let witness = db.witness()?;
+            for shard in &mut sealed.shards {
+                let slot = crate::store::Slot {
+                    app,
+                    shard: shard.shard,
+                };
+                shard.max_id = shard.max_id.max(witness.marks(slot)?.taken);
+            }
+            Ok(sealed)
+        })
+        .await
     }
 
     /// Deletes the app's stock on every shard, of both dispenser kinds; returns
@@ -393,6 +430,22 @@ impl Db {
                     parent.display()
                 ))
             })
+    }
+
+    /// The witness of this store, opened on first use; a new witness file's
+    /// name is made durable like the store's own.
+    fn witness(&self) -> DbResult<Arc<witness::Witness>> {
+        let mut held = self.witness.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(witness) = held.as_ref() {
+            return Ok(witness.clone());
+        }
+        let (witness, created) = witness::Witness::open(&self.path)?;
+        if created {
+            self.sync_directory()?;
+        }
+        let witness = Arc::new(witness);
+        *held = Some(witness.clone());
+        Ok(witness)
     }
 
     /// The WAL's size in bytes (0 when missing).

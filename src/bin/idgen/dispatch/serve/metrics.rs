@@ -176,7 +176,7 @@ impl Default for Metrics {
             ledger_rollbacks: counter(
                 r,
                 "idgen_serve_ledger_rollbacks_total",
-                "Shards whose ledger was found behind the witness in Redis (MySQL went back in time) and moved past it.",
+                "Shards whose ledger was found behind its witness (the ledger went back in time) and moved past it.",
             ),
             leases: Mutex::default(),
             registry,
