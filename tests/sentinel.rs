@@ -227,8 +227,9 @@ fn takers_and_a_lease_follow_a_sentinel_failover_after_the_master_is_killed() {
     through_a_failover(|group, old| group.server(old).kill());
 }
 
-/// The node list (`IDGEN_REDIS_NODES`, `--redis-node`) separates entries with
-/// spaces, so a sentinel URL's commas stay inside its entry.
+/// The node list (`IDGEN_REDIS_NODES`) separates entries with spaces, so a
+/// sentinel URL's commas stay inside its entry; a `--redis-node` flag is one
+/// entry.
 #[test]
 fn a_sentinel_url_in_the_node_list_keeps_its_commas() {
     let env = TestEnv::distributed();

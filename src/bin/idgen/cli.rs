@@ -75,7 +75,7 @@ pub struct Globals {
     #[arg(
         long = "redis-node",
         global = true,
-        env = "IDGEN_REDIS_NODES",
+        env = NODES_VARIABLE,
         hide_env_values = true,
         value_name = "NAME=URL"
     )]
@@ -238,7 +238,11 @@ impl Globals {
     }
 }
 
-/// The entries of one `--redis-node` value or of `IDGEN_REDIS_NODES`: separated
+/// The variable that lists named Redis nodes, separated by whitespace; a
+/// `--redis-node` flag gives one.
+pub const NODES_VARIABLE: &str = "IDGEN_REDIS_NODES";
+
+/// The entries of `IDGEN_REDIS_NODES`: separated
 /// by whitespace, which a URL cannot contain (a comma can, in a password).
 /// Only whitespace before the start of another entry (`NAME=` and a URL of a
 /// scheme idgen reads) separates: other whitespace is inside an entry, a

@@ -201,7 +201,7 @@ fn raw_secrets() -> Vec<String> {
     let vars = [
         "IDGEN_REDIS_URL",
         "IDGEN_MYSQL_URL",
-        "IDGEN_REDIS_NODES",
+        cli::NODES_VARIABLE,
         "IDGEN_REDIS_PASSWORD",
         "IDGEN_MYSQL_PASSWORD",
     ]

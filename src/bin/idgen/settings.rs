@@ -1,7 +1,7 @@
 //! Builds the core's [`Settings`]: built-in defaults, then the config file, then
 //! environment and flags (clap has merged those two already).
 
-use crate::cli::{Globals, node_specs};
+use crate::cli::{Globals, NODES_VARIABLE, node_specs};
 use idgen::config::file::{ConfigFile, passwords_in};
 use idgen::config::{DEFAULT_NODE, Settings, parse_duration};
 use idgen::redact::SecretUrl;
@@ -136,7 +136,15 @@ fn resolve(
     let mut named = std::collections::BTreeSet::new();
     for raw in &globals.redis_nodes {
         let origin = origins.of("redis_nodes");
-        for (index, spec) in node_specs(raw).into_iter().enumerate() {
+        // Each `--redis-node` is one entry, whatever it holds; only the
+        // variable lists several (`node_specs`). So a password written raw in
+        // a flag, with whitespace and then text shaped like `NAME=URL`, never
+        // makes a node named by a piece of it (found by fuzzing).
+        let specs = match origin {
+            NODES_VARIABLE => node_specs(raw),
+            _ => vec![raw.as_str()],
+        };
+        for (index, spec) in specs.into_iter().enumerate() {
             let (name, url) = parse_node_spec(spec).map_err(|(problem, hint)| {
                 idgen::Error::invalid(
                     "Redis node",
@@ -398,6 +406,33 @@ mod tests {
         let settings = resolve(&g, &Origins::default(), None, &mut Vec::new()).unwrap();
         assert_eq!(settings.redis_nodes.keys().collect::<Vec<_>>(), ["e"]);
         assert!(!format!("{settings:?}").contains("PW9x"), "{settings:?}");
+    }
+
+    /// The node names `resolve` makes of `raw`, given by `origin`.
+    fn node_names(raw: &str, origin: &str) -> (Vec<String>, String) {
+        let mut g = globals();
+        g.redis_nodes = vec![raw.to_string()];
+        let origins = Origins([("redis_nodes".to_string(), origin.to_string())].into());
+        let settings = resolve(&g, &origins, None, &mut Vec::new()).unwrap();
+        let names = settings.redis_nodes.keys().cloned().collect();
+        (names, format!("{settings:?}"))
+    }
+
+    /// Found by fuzzing (`settings`, 600 s): a raw vertical tab in a flag's
+    /// password, then text shaped like another entry, made a node named
+    /// `Pw7qZ`, a piece of the password, shown in `config` and every error.
+    #[test]
+    fn a_redis_node_flag_is_one_entry_whatever_its_password_holds() {
+        let raw = "0=redis+unix://@h?pass=\x0bPw7qZ=redis://%00";
+        let (names, debug) = node_names(raw, "--redis-node");
+        assert_eq!(names, ["0"]);
+        assert!(!debug.contains("Pw7qZ"), "{debug}");
+    }
+
+    #[test]
+    fn the_nodes_variable_lists_entries_separated_by_whitespace() {
+        let (names, _) = node_names("hot=redis://h:1/0 cold=redis://h:2/0", NODES_VARIABLE);
+        assert_eq!(names, ["cold", "hot"]);
     }
 
     #[test]
