@@ -406,6 +406,20 @@ mod tests {
         }
     }
 
+    /// Found by fuzzing (`settings`, 1,200 s): after an unclosed string, the
+    /// parser's recovery took the rest of the line, a password's end, for a
+    /// key, and the syntax error quoted it as one. Only keys before the first
+    /// error are named in broken TOML.
+    #[test]
+    fn a_syntax_error_names_no_key_from_after_the_file_breaks() {
+        let text = "mysql = \"redis+unix://0Pwl\n:Pw7qZr\x0bs=-@=\"\n";
+        let (line, key, problem) = position(text);
+        assert_eq!((line, key), (Some(2), None), "{problem}");
+        assert!(!problem.contains("Pw7qZ"), "{problem}");
+        let (line, key, _) = position("timeout = \"5s\"\n\nmysql = \"mysql://db\nPw7qZ = 1\n");
+        assert_eq!((line, key.as_deref()), (Some(3), Some("mysql")));
+    }
+
     #[test]
     fn every_key_lands_in_the_settings() {
         let file = parse(

@@ -108,14 +108,18 @@ impl Site<'_> {
     /// A syntax error, an unknown key or a value of the wrong type, from the parser.
     pub(super) fn toml_error(&self, error: &toml::de::Error) -> Error {
         let span = error.span();
-        let key = span
-            .as_ref()
-            .and_then(|s| key_at(self.text, s))
-            .map(|key| self.scrub(&key));
         let message = error
             .message()
             .trim()
             .replace("unknown field", "unknown key");
+        // In broken TOML only the text before the error is read as written:
+        // after it, the parser's recovery may take the rest of an unclosed
+        // string, a password's end, for a key (found by fuzzing).
+        let broken = !(message.starts_with("unknown key") || message.starts_with("invalid type"));
+        let key = span
+            .as_ref()
+            .and_then(|s| key_at(self.text, s, broken))
+            .map(|key| self.scrub(&key));
         // Values are checked by `parse`; what the parser reports is a key it does
         // not know, a value of the wrong type, or broken TOML.
         let hint = if message.starts_with("unknown key") {
@@ -144,11 +148,21 @@ impl Site<'_> {
 }
 
 /// The dotted path of the key whose name or value covers `span`, the innermost one;
-/// failing that, the last key on the span's line.
-fn key_at(text: &str, span: &Range<usize>) -> Option<String> {
-    let (document, _) = DeTable::parse_recoverable(text);
+/// failing that, the last key on the span's line. With `broken`, only a key
+/// that starts before the file's first error: what the parser recovered
+/// after it may be anything, such as the rest of an unclosed string.
+fn key_at(text: &str, span: &Range<usize>, broken: bool) -> Option<String> {
+    let (document, errors) = DeTable::parse_recoverable(text);
     let mut entries = Vec::new();
     walk(document.get_ref(), &mut Vec::new(), &mut entries);
+    if broken {
+        let first = errors
+            .iter()
+            .filter_map(|e| e.span())
+            .map(|s| s.start)
+            .fold(span.start, usize::min);
+        entries.retain(|(_, key, _)| key.start < first);
+    }
     let covering = entries
         .iter()
         .filter(|(_, key, value)| {
