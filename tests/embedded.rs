@@ -450,6 +450,149 @@ fn a_witness_file_idgen_did_not_write_is_refused_with_the_store_code() {
     assert_eq!(max_id(&env, 20, ALICE_SHARD), 0, "nothing was taken");
 }
 
+/// Two workers and two IDs a millisecond each: a run of 2,000 IDs spans a
+/// second of its clock, so a later run can be put inside it.
+const SLOW_LAYOUT: [&str; 4] = ["--bits", "time:61,worker:1,seq:1", "--epoch", "2020-01-01"];
+
+fn slow_layout() -> idgen::layout::Layout {
+    idgen::layout::Layout::custom("time:61,worker:1,seq:1", None, Some(1_577_836_800_000)).unwrap()
+}
+
+fn lease_run(env: &TestEnv, namespace: &str, count: &str, clock_offset_ms: i64) -> Run {
+    let mut args = crate::harness::lease_args(namespace, &SLOW_LAYOUT);
+    args.extend(["--count", count]);
+    Test::within(env)
+        .args(args)
+        .env("IDGEN_TEST_CLOCK_OFFSET_MS", clock_offset_ms.to_string())
+        .status(exit_code::OK)
+        .run()
+}
+
+fn unix_ms_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+/// The earliest and latest time of `ids`, and that they all have `worker`.
+fn time_span(ids: &[u64], worker: u64) -> (i64, i64) {
+    let layout = slow_layout();
+    let parts: Vec<_> = ids
+        .iter()
+        .map(|&id| layout.decompose(id).unwrap())
+        .collect();
+    let kind = idgen::layout::FieldKind::Worker;
+    assert!(parts.iter().all(|p| p.get(kind) == Some(worker)));
+    let times = parts.iter().map(|p| p.unix_ms.unwrap());
+    (times.clone().min().unwrap(), times.max().unwrap())
+}
+
+#[test]
+fn a_holder_after_a_restore_whose_clock_is_inside_an_earlier_holders_span_starts_after_it() {
+    let env = TestEnv::embedded();
+    lease_run(&env, "other", "1", 0);
+    let copy = back_up(&env);
+    // A second of IDs on worker 0, then released: its fence is its last unit.
+    let first = lease_run(&env, "back", "2000", 0);
+    let (earliest, latest) = time_span(&first.ids(), acquired_worker(&first.stderr));
+    restore(&env, &copy);
+    // The restored file never saw that lease, and this holder's clock reads
+    // inside the span the first one used: only the witness's fence keeps it
+    // off those time units.
+    let inside = earliest + 20 - unix_ms_now();
+    let second = lease_run(&env, "back", "100", inside);
+    let worker = acquired_worker(&second.stderr);
+    assert_eq!(worker, 0, "the restored free list offers worker 0 again");
+    let (after, _) = time_span(&second.ids(), worker);
+    assert!(after > latest, "{after} <= {latest}: {second}");
+    let mut ids = first.ids();
+    ids.extend(second.ids());
+    assert_unique(&ids);
+}
+
+#[test]
+fn a_holder_living_through_a_restore_keeps_its_worker_to_itself_until_its_fence() {
+    let env = TestEnv::embedded();
+    lease_run(&env, "other", "1", 0);
+    let copy = back_up(&env);
+    let mut args = crate::harness::lease_args("live", &["--stdin", "--ttl", "3s"]);
+    args.extend(SLOW_LAYOUT);
+    let mut live = env.coprocess(&args, &[]);
+    let worker = live.acquired_worker();
+    let mut ids = live.request(2000);
+    let (earliest, latest) = time_span(&ids, worker);
+    restore(&env, &copy);
+    // The restored file knows no holder in the namespace and grants the live
+    // holder's worker again, to a holder whose clock reads inside the span
+    // the live one used: it starts above the fence the live one wrote.
+    let inside = earliest + 20 - unix_ms_now();
+    let later = lease_run(&env, "live", "10", inside);
+    assert_eq!(acquired_worker(&later.stderr), worker);
+    let (after, _) = time_span(&later.ids(), worker);
+    assert!(after > latest, "{after} <= {latest}: {later}");
+    // The live holder's process opened the file that was replaced: it follows
+    // the path to the restored one, where its lease is unknown.
+    ids.extend(live.request(10));
+    assert_eq!(live.event("lost")["worker"].as_u64(), Some(worker));
+    ids.extend(later.ids());
+    assert_unique(&ids);
+    let (status, _, _) = live.finish();
+    assert!(status.success());
+}
+
+#[test]
+fn a_worker_node_id_is_not_assigned_again_by_a_restored_store() {
+    let env = TestEnv::embedded();
+    let args = [
+        "--layout",
+        "uid-generator",
+        "--epoch",
+        "2024-01-01",
+        "--assigner",
+        "worker-node",
+        "--count",
+        "1",
+    ];
+    env.ok(&crate::harness::lease_args("nodes", &args));
+    let copy = back_up(&env);
+    let run = || {
+        Test::within(&env)
+            .args(crate::harness::lease_args("nodes", &args))
+            .status(exit_code::OK)
+            .run()
+    };
+    let assigned = acquired_worker(&run().stderr);
+    restore(&env, &copy);
+    let again = acquired_worker(&run().stderr);
+    assert!(again > assigned, "{again} <= {assigned}");
+}
+
+#[test]
+fn a_lease_witness_file_idgen_did_not_write_is_refused_with_the_store_code() {
+    let env = TestEnv::embedded();
+    lease_run(&env, "other", "1", 0);
+    let witness = env.store_path().with_file_name(".idgen.db.witness-leases");
+    for suffix in ["", "-wal", "-shm"] {
+        let mut name = witness.clone().into_os_string();
+        name.push(suffix);
+        let _ = std::fs::remove_file(name);
+    }
+    let stranger = rusqlite::Connection::open(&witness).unwrap();
+    stranger
+        .execute("CREATE TABLE notes (text TEXT)", [])
+        .unwrap();
+    drop(stranger);
+    let mut args = crate::harness::lease_args("other", &SLOW_LAYOUT);
+    args.extend(["--count", "1"]);
+    Test::within(&env)
+        .args(args)
+        .status(exit_code::STORE)
+        .one_line_error(".idgen.db.witness-leases is not one idgen wrote")
+        .stdout_is("")
+        .run();
+}
+
 // ---- an unusable store -------------------------------------------------------------
 
 #[test]

@@ -7,6 +7,7 @@
 //! when someone claims the worker (or on repair). Every call is one
 //! transaction, which is what the scripts' atomicity gave on Redis.
 
+use super::lease_witness::LeaseWitness;
 use super::{DbError, DbResult, SqliteStore, ms, now_ms};
 use crate::error::{Error, Result};
 use crate::lease::durable::DurableRecord;
@@ -142,7 +143,7 @@ fn set_fence(conn: &Connection, namespace: &str, worker: i64, last_ms: i64) -> D
     Ok(())
 }
 
-fn acquire(conn: &Connection, call: &Acquire) -> DbResult<Grant> {
+fn acquire(conn: &Connection, witness: &LeaseWitness, call: &Acquire) -> DbResult<Grant> {
     let now = now_ms();
     claim_namespace(conn, &call.namespace, now)?;
     let ns = call.namespace.name.as_str();
@@ -157,8 +158,12 @@ fn acquire(conn: &Connection, call: &Acquire) -> DbResult<Grant> {
     };
     let grant = |worker: i64| -> DbResult<Grant> {
         let floor_ms = raise_fence(conn, ns, worker, call.fence_ms)?;
+        // The higher of the store's fence and its witness's: a store file
+        // restored from an older copy does not know the fences reached since.
+        let witnessed_ms = witness.fence(ns, worker)?;
+        witness.raise(ns, worker, call.fence_ms)?;
         crate::failpoint::hit("sqlite.lease.before_commit")?;
-        Ok(call.granted(worker as u64, token.clone(), floor_ms))
+        Ok(call.granted(worker as u64, token.clone(), floor_ms.max(witnessed_ms)))
     };
     loop {
         let head: Option<(i64, i64)> = conn
@@ -187,7 +192,7 @@ fn acquire(conn: &Connection, call: &Acquire) -> DbResult<Grant> {
 }
 
 /// `worker`: the call's, as SQLite stores it.
-fn renew(conn: &Connection, call: &Renew, worker: i64) -> DbResult<bool> {
+fn renew(conn: &Connection, witness: &LeaseWitness, call: &Renew, worker: i64) -> DbResult<bool> {
     let (namespace, token) = (&call.namespace, &call.token);
     let now = now_ms();
     let renewed = conn
@@ -206,11 +211,17 @@ fn renew(conn: &Connection, call: &Renew, worker: i64) -> DbResult<bool> {
         return Ok(false);
     }
     raise_fence(conn, namespace, worker, call.fence_ms)?;
+    witness.raise(namespace, worker, call.fence_ms)?;
     Ok(true)
 }
 
 /// `worker`: the call's, as SQLite stores it.
-fn release(conn: &Connection, call: &Release, worker: i64) -> DbResult<bool> {
+fn release(
+    conn: &Connection,
+    witness: &LeaseWitness,
+    call: &Release,
+    worker: i64,
+) -> DbResult<bool> {
     let namespace = &call.namespace;
     let released = conn
         .prepare_cached(
@@ -222,6 +233,7 @@ fn release(conn: &Connection, call: &Release, worker: i64) -> DbResult<bool> {
         return Ok(false);
     }
     set_fence(conn, namespace, worker, call.last_ms)?;
+    witness.set(namespace, worker, call.last_ms)?;
     push_free(conn, namespace, &[worker])?;
     Ok(true)
 }
@@ -326,7 +338,9 @@ impl LeaseCalls for SqliteStore {
     }
 
     async fn acquire(&self, call: Acquire) -> Result<Grant> {
-        self.write(move |tx| acquire(tx, &call)).await
+        let db = self.db.clone();
+        self.write(move |tx| acquire(tx, &*db.lease_witness()?, &call))
+            .await
     }
 
     async fn renew(&self, call: Renew) -> Result<Renewal> {
@@ -334,7 +348,10 @@ impl LeaseCalls for SqliteStore {
         let Ok(worker) = i64::try_from(call.worker) else {
             return Ok(Renewal::Lost);
         };
-        let held = self.write(move |tx| renew(tx, &call, worker)).await?;
+        let db = self.db.clone();
+        let held = self
+            .write(move |tx| renew(tx, &*db.lease_witness()?, &call, worker))
+            .await?;
         Ok(held_or_lost(held))
     }
 
@@ -342,7 +359,9 @@ impl LeaseCalls for SqliteStore {
         let Ok(worker) = i64::try_from(call.worker) else {
             return Ok(false);
         };
-        self.write(move |tx| release(tx, &call, worker)).await
+        let db = self.db.clone();
+        self.write(move |tx| release(tx, &*db.lease_witness()?, &call, worker))
+            .await
     }
 }
 
@@ -445,6 +464,7 @@ impl WorkerNodeAssigner for SqliteStore {
         let namespace = namespace.clone();
         let host: String = host.chars().take(64).collect();
         let port: String = port.chars().take(64).collect();
+        let db = self.db.clone();
         self.write(move |tx| {
             claim_namespace(tx, &namespace, now_ms())?;
             // TYPE 1 is uid-generator's ACTUAL (a host, not a container).
@@ -452,13 +472,26 @@ impl WorkerNodeAssigner for SqliteStore {
                 "INSERT INTO WORKER_NODE (HOST_NAME, PORT, TYPE, LAUNCH_DATE) VALUES (?1, ?2, 1, date('now'))",
             )?
             .execute(params![host, port])?;
-            let worker = u64::try_from(tx.last_insert_rowid()).map_err(|_| {
+            let mut row = tx.last_insert_rowid();
+            // A store file restored from an older copy hands out its IDs
+            // again: the new row moves past the highest its witness saw.
+            let witness = db.lease_witness()?;
+            let highest = witness.highest_worker_node()?;
+            if row <= highest {
+                let past = highest.saturating_add(1);
+                tx.prepare_cached("UPDATE WORKER_NODE SET ID = ?1 WHERE ID = ?2")?
+                    .execute(params![past, row])?;
+                row = past;
+            }
+            let worker = u64::try_from(row).map_err(|_| {
                 DbError::Idgen(Error::Corrupt {
                     detail: "WORKER_NODE handed out a negative ID".into(),
                 })
             })?;
             // An error rolls back: the table does not grow with IDs nobody can use.
-            namespace.check_assigned(worker).map_err(DbError::Idgen)
+            namespace.check_assigned(worker).map_err(DbError::Idgen)?;
+            witness.raise_worker_node(row)?;
+            Ok(worker)
         })
         .await
     }

@@ -39,7 +39,11 @@
 //!   ledger moves past the highest segment taken;
 //! * a worker ID is claimed, and its time fence raised, in one transaction; the
 //!   fence reasoning of [`crate::lease`] applies unchanged, with an expired
-//!   holder row treated exactly as a missing Redis key.
+//!   holder row treated exactly as a missing Redis key;
+//! * the fences and the `WORKER_NODE` IDs handed out are witnessed in another
+//!   file too (`lease_witness.rs`), so a restored store file still starts a
+//!   new holder after the fence an earlier one reached, and never assigns a
+//!   `worker-node` ID twice.
 //!
 //! rusqlite is blocking: every call runs on `spawn_blocking`, never on the async
 //! runtime's threads, except on a current-thread runtime when the store was
@@ -47,6 +51,7 @@
 
 mod dispenser;
 mod lease;
+mod lease_witness;
 mod ledger;
 mod schema;
 mod witness;
@@ -77,10 +82,13 @@ struct Db {
     timeout: Duration,
     /// Whether opening may create the file (never for a store that must exist).
     create: bool,
-    conn: Mutex<Option<Connection>>,
+    conn: Mutex<Option<Open>>,
     /// What the store handed out, kept beside it; opened by the first call
     /// that hands something out.
     witness: Mutex<Option<Arc<witness::Witness>>>,
+    /// The fences its leases reached and the `WORKER_NODE` IDs it handed out,
+    /// kept beside it; opened by the first lease call that changes them.
+    lease_witness: Mutex<Option<Arc<lease_witness::LeaseWitness>>>,
 }
 
 pub use super::{SealedApp, SealedShard, Sealing};
@@ -133,6 +141,7 @@ impl SqliteStore {
                 create,
                 conn: Mutex::new(None),
                 witness: Mutex::new(None),
+                lease_witness: Mutex::new(None),
             }),
             in_place: false,
         }
@@ -304,17 +313,27 @@ fn is_missing(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
 }
 
-/// Which files the store file and its WAL are (device and inode), `None` for
-/// a missing one: a change across opening means opening created one.
+/// Which file is at `path` (device and inode), `None` when nothing is.
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Which files the store file and its WAL are, `None` for a missing one: a
+/// change across opening means opening created one.
 #[derive(Debug, PartialEq, Eq)]
 struct FileIdentities([Option<(u64, u64)>; 2]);
 
 impl FileIdentities {
     fn of(path: &Path) -> Self {
-        use std::os::unix::fs::MetadataExt;
-        let identity = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
         FileIdentities([identity(path), identity(&wal_path(path))])
     }
+}
+
+/// The open connection, and which file it opened.
+struct Open {
+    conn: Connection,
+    file: Option<(u64, u64)>,
 }
 
 /// SQLite's name for the store's write-ahead log.
@@ -338,13 +357,32 @@ impl Db {
         // A panic elsewhere while holding the lock leaves no half-done state: every
         // change is inside a transaction that was rolled back when it unwound.
         let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        // An operator who restores a copy replaces the file under a running
+        // process (`serve`, a lease holder), whose connection would go on
+        // reading and writing the old one, unlinked: its lease renewals would
+        // succeed there while the restored file grants its worker to another
+        // process, and its takes would not be ordered with theirs by one
+        // file's lock. So the connection follows the path: a replaced file is
+        // opened again, a removed one fails the call until it is back.
+        if let Some(open) = guard.as_ref() {
+            match identity(&self.path) {
+                now @ Some(_) if now == open.file => {}
+                Some(_) => *guard = None,
+                None => {
+                    *guard = None;
+                    return Err(self.error(DbError::Unusable(
+                        "it was removed while this process used it; put it back, or restart idgen to create a new one".into(),
+                    )));
+                }
+            }
+        }
         if guard.is_none() {
             *guard = Some(self.connect_when_free().map_err(|e| self.error(e))?);
         }
-        let Some(conn) = guard.as_mut() else {
+        let Some(open) = guard.as_mut() else {
             return Err(Error::Internal("SQLite connection vanished".into()));
         };
-        work(conn).map_err(|e| self.error(e))
+        work(&mut open.conn).map_err(|e| self.error(e))
     }
 
     /// Opens the file, retrying while other processes are opening it too.
@@ -353,7 +391,7 @@ impl Db {
     /// that SQLite sometimes refuses at once (SQLITE_BUSY without calling the
     /// busy handler, to avoid a deadlock between first openers). Every step is
     /// idempotent, so starting over is safe, within the usual timeout.
-    fn connect_when_free(&self) -> DbResult<Connection> {
+    fn connect_when_free(&self) -> DbResult<Open> {
         let mut again =
             crate::retry::Backoff::store_file_busy(std::time::Instant::now() + self.timeout);
         loop {
@@ -369,7 +407,7 @@ impl Db {
         }
     }
 
-    fn connect(&self) -> DbResult<Connection> {
+    fn connect(&self) -> DbResult<Open> {
         if !self.create && is_missing(&self.path) {
             return Err(DbError::Idgen(missing(&self.path)));
         }
@@ -403,10 +441,13 @@ impl Db {
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         schema::ensure(&mut conn)?;
         // Reading the schema opened the WAL: both files exist now.
-        if FileIdentities::of(&self.path) != before {
+        let after = FileIdentities::of(&self.path);
+        if after != before {
             self.sync_directory()?;
         }
-        Ok(conn)
+        // Read before opening: a file that replaced it meanwhile is opened again.
+        let file = before.0[0].or(after.0[0]);
+        Ok(Open { conn, file })
     }
 
     /// Makes the names of the store file and its WAL durable. SQLite is built
@@ -435,17 +476,35 @@ impl Db {
     /// The witness of this store, opened on first use; a new witness file's
     /// name is made durable like the store's own.
     fn witness(&self) -> DbResult<Arc<witness::Witness>> {
-        let mut held = self.witness.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(witness) = held.as_ref() {
-            return Ok(witness.clone());
+        self.opened(&self.witness, || witness::Witness::open(&self.path))
+    }
+
+    /// The lease witness of this store, opened on first use; a new file's
+    /// name is made durable like the store's own.
+    fn lease_witness(&self) -> DbResult<Arc<lease_witness::LeaseWitness>> {
+        self.opened(&self.lease_witness, || {
+            lease_witness::LeaseWitness::open(&self.path, self.timeout)
+        })
+    }
+
+    /// The file kept in `slot`, opened by `open` on first use (which says
+    /// whether it created it: then its name is synced).
+    fn opened<W>(
+        &self,
+        slot: &Mutex<Option<Arc<W>>>,
+        open: impl FnOnce() -> DbResult<(W, bool)>,
+    ) -> DbResult<Arc<W>> {
+        let mut held = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(file) = held.as_ref() {
+            return Ok(file.clone());
         }
-        let (witness, created) = witness::Witness::open(&self.path)?;
+        let (file, created) = open()?;
         if created {
             self.sync_directory()?;
         }
-        let witness = Arc::new(witness);
-        *held = Some(witness.clone());
-        Ok(witness)
+        let file = Arc::new(file);
+        *held = Some(file.clone());
+        Ok(file)
     }
 
     /// The WAL's size in bytes (0 when missing).
@@ -540,8 +599,8 @@ impl Drop for Db {
         if self.wal_bytes() < WAL_TRUNCATE_BYTES {
             return;
         }
-        let conn = self.conn.get_mut().unwrap_or_else(|p| p.into_inner());
-        let Some(conn) = conn.as_mut() else {
+        let open = self.conn.get_mut().unwrap_or_else(|p| p.into_inner());
+        let Some(Open { conn, .. }) = open.as_mut() else {
             return;
         };
         // Housekeeping on the way out: if others are busy, a later exit does it.
