@@ -544,24 +544,10 @@ fn a_holder_living_through_a_restore_keeps_its_worker_to_itself_until_its_fence(
 #[test]
 fn a_worker_node_id_is_not_assigned_again_by_a_restored_store() {
     let env = TestEnv::embedded();
-    let args = [
-        "--layout",
-        "uid-generator",
-        "--epoch",
-        "2024-01-01",
-        "--assigner",
-        "worker-node",
-        "--count",
-        "1",
-    ];
-    env.ok(&crate::harness::lease_args("nodes", &args));
+    let args = crate::lease::uid_generator_lease("2024-01-01", "1");
+    env.ok(&args);
     let copy = back_up(&env);
-    let run = || {
-        Test::within(&env)
-            .args(crate::harness::lease_args("nodes", &args))
-            .status(exit_code::OK)
-            .run()
-    };
+    let run = || Test::within(&env).args(&args).status(exit_code::OK).run();
     let assigned = acquired_worker(&run().stderr);
     restore(&env, &copy);
     let again = acquired_worker(&run().stderr);

@@ -214,7 +214,7 @@ fn a_lease_that_cannot_issue_leaves_no_trace_in_the_namespace(env: &TestEnv) {
 
 /// `lease` of `count` IDs in namespace `uid`: the uid-generator layout from
 /// `epoch`, its worker IDs from the worker-node assigner.
-fn uid_generator_lease<'a>(epoch: &'a str, count: &'a str) -> Vec<&'a str> {
+pub(crate) fn uid_generator_lease<'a>(epoch: &'a str, count: &'a str) -> Vec<&'a str> {
     crate::harness::lease_args(
         "uid",
         &[

@@ -487,6 +487,33 @@ fn a_mysql_set_back_cannot_start_the_next_holder_below_redis_s_witness() {
     assert_unique(&all);
 }
 
+#[test]
+fn a_mysql_set_back_assigns_no_worker_node_id_twice() {
+    let env = TestEnv::distributed();
+    let args = crate::lease::uid_generator_lease("2024-01-01", "1");
+    let assign = || {
+        acquired_worker(
+            &Test::within(&env)
+                .args(&args)
+                .status(exit_code::OK)
+                .run()
+                .stderr,
+        )
+    };
+    assign();
+    let second = assign();
+    // MySQL goes back to before the second, as a restored backup would: its
+    // counter would hand the same ID out again.
+    env.sql(&format!("DELETE FROM WORKER_NODE WHERE ID >= {second}"));
+    env.sql(&format!(
+        "ALTER TABLE WORKER_NODE AUTO_INCREMENT = {second}"
+    ));
+    let again = assign();
+    assert!(again > second, "{again} <= {second}");
+    // Its counter moved past the witness too: the next one needs no repair.
+    assert_eq!(assign(), again + 1);
+}
+
 /// A worker with no row in MySQL offered to two takers at once (Redis lost
 /// the first's offer): the first stops having found no row; the second
 /// makes the row and holds the worker; the first's row is then refused as a

@@ -427,16 +427,17 @@ impl MysqlLedger {
 }
 
 impl MysqlLedger {
-    /// Inserts a `WORKER_NODE` row; its auto-increment ID is a worker ID nobody
-    /// ever had and nobody will get again.
-    pub async fn insert_worker_node(&self, host: &str, port: &str) -> Result<u64> {
+    /// Inserts a `WORKER_NODE` row; its ID, above `above` (the highest the
+    /// witness saw handed out), is a worker ID nobody ever had and nobody
+    /// will get again.
+    pub async fn insert_worker_node(&self, host: &str, port: &str, above: u64) -> Result<u64> {
         // An aborted insert took no ID. One that committed unseen would only
         // leave a worker ID nobody holds: a gap, never a second holder.
-        self.retrying(|| self.insert_worker_node_once(host, port))
+        self.retrying(|| self.insert_worker_node_once(host, port, above))
             .await
     }
 
-    async fn insert_worker_node_once(&self, host: &str, port: &str) -> Result<u64> {
+    async fn insert_worker_node_once(&self, host: &str, port: &str, above: u64) -> Result<u64> {
         let mut conn = self.conn().await?;
         self.bounded(conn.query_drop(WORKER_NODE_DDL)).await?;
         let host: String = host.chars().take(64).collect();
@@ -444,10 +445,30 @@ impl MysqlLedger {
         // TYPE 1 is uid-generator's ACTUAL (a host, not a container).
         self.bounded(conn.exec_drop(
             "INSERT INTO WORKER_NODE (HOST_NAME, PORT, TYPE, LAUNCH_DATE) VALUES (?, ?, 1, CURDATE())",
-            (host, port),
+            (&host, &port),
+        ))
+        .await?;
+        let id = conn
+            .last_insert_id()
+            .ok_or_else(|| Error::Internal("WORKER_NODE insert returned no ID".into()))?;
+        if id > above {
+            return Ok(id);
+        }
+        // MySQL went back in time (a restored backup, a lagging replica
+        // promoted): its counter hands out IDs it handed out before, which
+        // processes may still run under. The row just made is a gap; the
+        // next is put above the highest ID the witness saw, which moves the
+        // counter past it too.
+        self.bounded(conn.exec_drop(
+            "INSERT INTO WORKER_NODE (ID, HOST_NAME, PORT, TYPE, LAUNCH_DATE)
+             SELECT GREATEST(COALESCE(MAX(ID), 0), ?) + 1, ?, ?, 1, CURDATE() FROM WORKER_NODE",
+            (above, host, port),
         ))
         .await?;
         conn.last_insert_id()
-            .ok_or_else(|| Error::Internal("WORKER_NODE insert returned no ID".into()))
+            .filter(|&id| id > above)
+            .ok_or_else(|| {
+                Error::Internal("WORKER_NODE insert returned no ID above the witness".into())
+            })
     }
 }

@@ -7,7 +7,8 @@
 //! Every key of a namespace carries the hash tag `{ns}`, so the multi-key
 //! scripts run on Redis Cluster too:
 //! `idgen:{ns}:meta` (signature, capacity; on Redis alone also the server's
-//! identity, the incarnation, the longest TTL and the quarantine),
+//! identity, the incarnation, the longest TTL and the quarantine; with the
+//! `worker-node` assigner the witness of the highest ID MySQL handed out),
 //! `idgen:{ns}:free` (the free list), `idgen:{ns}:last` (time fence per
 //! worker: on Redis + MySQL the witness of MySQL's), `idgen:{ns}:w:<id>` (a
 //! held worker: holder, token; with an expiry) and `idgen:{ns}:lock` (repair lock).
@@ -70,6 +71,24 @@ impl RedisNode {
             )
             .await?;
         check_signature(namespace, (!recorded.is_empty()).then_some(recorded))
+    }
+
+    /// Raises the namespace's witness of the highest `worker-node` ID handed
+    /// out to `id` (0: only reads it); returns the highest before.
+    pub async fn note_worker_node(&self, namespace: &str, id: u64) -> Result<u64> {
+        let held: String = self
+            .invoke(
+                &scripts().lease_worker_node,
+                &[&key(namespace, "meta")],
+                &[id.to_string()],
+            )
+            .await?;
+        held.parse().map_err(|_| Error::Corrupt {
+            detail: format!(
+                "{} holds a worker-node witness that is not a number: {held:?}",
+                key(namespace, "meta")
+            ),
+        })
     }
 
     /// Runs an acquire script, the fenced store's or Redis alone's, and reads

@@ -40,6 +40,7 @@ pub(super) struct Scripts {
     pub(super) lease_repair: LazyLock<Script>,
     pub(super) lease_claim_namespace: LazyLock<Script>,
     pub(super) lease_restore: LazyLock<Script>,
+    pub(super) lease_worker_node: LazyLock<Script>,
     pub(super) alone_acquire: LazyLock<Script>,
     pub(super) alone_renew: LazyLock<Script>,
     pub(super) alone_release: LazyLock<Script>,
@@ -108,6 +109,7 @@ pub(super) fn scripts() -> &'static Scripts {
             lease(include_str!("lua/lease/claim_namespace.lua"))
         }),
         lease_restore: LazyLock::new(|| lease(include_str!("lua/lease/restore.lua"))),
+        lease_worker_node: LazyLock::new(|| lease(include_str!("lua/lease/worker_node.lua"))),
         alone_acquire: LazyLock::new(|| alone(include_str!("lua/lease/alone/acquire.lua"))),
         alone_renew: LazyLock::new(|| alone(include_str!("lua/lease/alone/renew.lua"))),
         alone_release: LazyLock::new(|| alone(include_str!("lua/lease/alone/release.lua"))),
