@@ -113,6 +113,18 @@ impl Backoff {
         )
     }
 
+    /// Between attempts to take the embedded store's write lock (its witness
+    /// file's) while another process writes: short, as a write is.
+    pub fn store_write_lock(deadline: Instant) -> Self {
+        Backoff::new(
+            "store_write_lock",
+            Some(deadline),
+            Duration::from_micros(500),
+            Duration::from_millis(20),
+            Follows::Poll,
+        )
+    }
+
     /// Between attempts to prove or acquire a lease while a backend is down
     /// (the store unreachable, a master not reachable yet). An outage lasts
     /// as long as it lasts, so there is no budget: a holder never exits for

@@ -6,6 +6,7 @@
 
 use crate::harness::{
     Run, Test, TestEnv, acquired_worker, assert_unique, segment_indexes, segment_parts,
+    wait_until_stopped,
 };
 use idgen::exit_code;
 use idgen::store::sqlite::SqliteStore;
@@ -448,6 +449,45 @@ fn a_witness_file_idgen_did_not_write_is_refused_with_the_store_code() {
         .one_line_error(".idgen.db.witness is not one idgen wrote (14 bytes)")
         .run();
     assert_eq!(max_id(&env, 20, ALICE_SHARD), 0, "nothing was taken");
+}
+
+#[test]
+fn a_take_caught_in_a_restore_holds_back_the_takes_of_the_restored_file() {
+    let env = TestEnv::embedded();
+    init_app(&env, "22", "100");
+    let mut ids = alice_ids(&env, "22", "10").ids();
+    let copy = back_up(&env);
+    ids.extend(alice_ids(&env, "22", "150").ids());
+    // A take stopped inside its transaction on the file about to be replaced.
+    let next = [
+        "next",
+        "--app",
+        "22",
+        "--gate-pass",
+        ALICE,
+        "--count",
+        "150",
+    ];
+    let paused = env.coprocess(
+        &next,
+        &[("IDGEN_FAILPOINTS", "sqlite.take_segment.before_commit=stop")],
+    );
+    wait_until_stopped(paused.pid(), "the take to stop before its commit");
+    restore(&env, &copy);
+    // The restored file's witness does not show that take's segment yet: a
+    // take from it waits for the unfinished one, here past its timeout.
+    Test::within(&env)
+        .args([&next[..], &["--timeout", "1s"]].concat())
+        .status(exit_code::UNAVAILABLE)
+        .stdout_is("")
+        .run();
+    paused.signal(libc::SIGCONT);
+    let (status, stdout, _) = paused.wait();
+    assert!(status.success(), "{status:?}");
+    ids.extend(crate::harness::parse_ids(&stdout));
+    ids.extend(alice_ids(&env, "22", "150").ids());
+    assert_eq!(ids.len(), 460);
+    assert_unique(&ids);
 }
 
 /// Two workers and two IDs a millisecond each: a run of 2,000 IDs spans a

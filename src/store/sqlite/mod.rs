@@ -9,7 +9,9 @@
 //! `BEGIN IMMEDIATE`, so they take the file's write lock before reading anything
 //! they decide on: two processes never act on the same snapshot, and SQLite's
 //! busy handler (bounded by the configured timeout) queues them instead of
-//! failing a read-to-write upgrade. The file is in WAL mode, so readers never
+//! failing a read-to-write upgrade. Before that they take the witness file's
+//! lock (`witness.rs`), which orders them even across a restore of the
+//! store file, and check that the file at the path is the one they opened. The file is in WAL mode, so readers never
 //! wait for writers, and `synchronous = FULL`, so a committed transaction
 //! survives a power cut as well as a crash. Most idgen processes live for one
 //! command, so exits do not checkpoint the WAL (that would triple the fsyncs
@@ -210,15 +212,24 @@ impl SqliteStore {
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> DbResult<T> + Send + 'static,
     {
+        self.on_db(move |db| db.with(work)).await
+    }
+
+    /// Runs `call` on the store, off the async runtime.
+    async fn on_db<T, C>(&self, call: C) -> Result<T>
+    where
+        T: Send + 'static,
+        C: FnOnce(&Db) -> Result<T> + Send + 'static,
+    {
         let db = self.db.clone();
         crate::activity::did(crate::activity::Work::SqliteTransaction);
         let current_thread = tokio::runtime::Handle::try_current().is_ok_and(|runtime| {
             runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread
         });
         if self.in_place && current_thread {
-            return db.with(work);
+            return call(&db);
         }
-        tokio::task::spawn_blocking(move || db.with(work))
+        tokio::task::spawn_blocking(move || call(&db))
             .await
             .map_err(|e| Error::Internal(format!("SQLite worker thread failed: {e}")))?
     }
@@ -243,11 +254,13 @@ impl SqliteStore {
         F: FnOnce(&rusqlite::Transaction<'_>) -> DbResult<T> + Send + 'static,
         A: FnOnce(T) -> DbResult<T> + Send + 'static,
     {
-        self.run(move |conn| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let value = work(&tx)?;
-            tx.commit()?;
-            after(value)
+        self.on_db(move |db| {
+            db.write_with(move |conn| {
+                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let value = work(&tx)?;
+                tx.commit()?;
+                after(value)
+            })
         })
         .await
     }
@@ -385,6 +398,25 @@ impl Db {
         work(&mut open.conn).map_err(|e| self.error(e))
     }
 
+    /// Runs a write transaction: like [`Self::with`], under the witness
+    /// file's lock, held from before the connection is checked against the
+    /// file at the path until after `work` has raised the witness's marks.
+    /// Writers already queue on the store file's own lock; but when the file
+    /// is replaced (a restore), a process that had just checked its file
+    /// would write to the old one, unlinked, while others write to the new
+    /// one, each reading marks the other has not raised yet. The witness file
+    /// is the same for both, so its lock orders them.
+    fn write_with<T>(&self, work: impl FnOnce(&mut Connection) -> DbResult<T>) -> Result<T> {
+        let witness = self
+            .check_openable()
+            .and_then(|()| self.witness())
+            .map_err(|e| self.error(e))?;
+        let deadline = std::time::Instant::now() + self.timeout;
+        witness
+            .hold(deadline, || self.with(work))
+            .map_err(|e| self.error(e))?
+    }
+
     /// Opens the file, retrying while other processes are opening it too.
     ///
     /// On a new file, switching to WAL and creating the schema need locks
@@ -408,10 +440,7 @@ impl Db {
     }
 
     fn connect(&self) -> DbResult<Open> {
-        if !self.create && is_missing(&self.path) {
-            return Err(DbError::Idgen(missing(&self.path)));
-        }
-        self.check_path()?;
+        self.check_openable()?;
         let before = FileIdentities::of(&self.path);
         let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         if self.create {
@@ -476,7 +505,9 @@ impl Db {
     /// The witness of this store, opened on first use; a new witness file's
     /// name is made durable like the store's own.
     fn witness(&self) -> DbResult<Arc<witness::Witness>> {
-        self.opened(&self.witness, || witness::Witness::open(&self.path))
+        self.opened(&self.witness, || {
+            witness::Witness::open(&self.path, std::time::Instant::now() + self.timeout)
+        })
     }
 
     /// The lease witness of this store, opened on first use; a new file's
@@ -510,6 +541,15 @@ impl Db {
     /// The WAL's size in bytes (0 when missing).
     fn wal_bytes(&self) -> u64 {
         std::fs::metadata(wal_path(&self.path)).map_or(0, |m| m.len())
+    }
+
+    /// Refuses a store that may not be created and is missing, and explains a
+    /// path SQLite could not open, before anything beside it is touched.
+    fn check_openable(&self) -> DbResult<()> {
+        if !self.create && is_missing(&self.path) {
+            return Err(DbError::Idgen(missing(&self.path)));
+        }
+        self.check_path()
     }
 
     /// Explains a path SQLite could only call "unable to open".

@@ -22,17 +22,21 @@
 //!
 //! A crash between a commit and the mark costs nothing: what that commit took
 //! was never handed out, so serving it again after a restore repeats nothing.
-//! Marks are read and raised under the file's own lock, so two processes never
-//! lower each other's. The file and the store going back together (a
+//! Marks are read and raised under the file's own lock, which every write to
+//! the store holds (from the check that the store file is still the one at
+//! its path until after the marks are raised), so two processes never lower
+//! each other's, and a process still writing to a replaced file is ordered
+//! with those writing to the new one. The file and the store going back together (a
 //! directory or whole-disk restore) is not seen: see the README's "Why IDs
 //! never repeat".
 
 use super::DbResult;
 use crate::shard::SHARDS;
 use crate::store::Slot;
-use std::fs::{File, OpenOptions};
+use std::fs::{File, OpenOptions, TryLockError};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// The file's first bytes: what it is, and its format's version.
 const MAGIC: &[u8; 16] = b"idgen witness 1\n";
@@ -71,7 +75,7 @@ impl Witness {
     /// (a store new to this version starts with nothing witnessed). Returns
     /// it and whether this call created it, so the caller can make its name
     /// durable.
-    pub(super) fn open(store: &Path) -> DbResult<(Witness, bool)> {
+    pub(super) fn open(store: &Path, deadline: Instant) -> DbResult<(Witness, bool)> {
         let path = path_for(store);
         let unusable = |what: String| super::DbError::Unusable(what);
         let file = OpenOptions::new()
@@ -93,7 +97,7 @@ impl Witness {
         let created = if witness.whole() {
             false
         } else {
-            witness.locked(|w| w.shape())?
+            witness.hold(deadline, || witness.shape())??
         };
         Ok((witness, created))
     }
@@ -149,44 +153,58 @@ impl Witness {
         })
     }
 
-    /// Raises the shards' marks to at least `raised` (never lowers one), under
-    /// the file's lock; `sync` makes them durable before returning.
+    /// Raises the shards' marks to at least `raised` (never lowers one); `sync`
+    /// makes them durable before returning. Only under [`Self::hold`] (every
+    /// store write runs there), so two processes never lower each other's.
     pub(super) fn raise(&self, raised: &[(Slot, Marks)], sync: bool) -> DbResult<()> {
         if raised.is_empty() {
             return Ok(());
         }
-        self.locked(|w| {
-            for &(slot, marks) in raised {
-                let held = w.marks(slot)?;
-                let high = Marks {
-                    taken: held.taken.max(marks.taken),
-                    served: held.served.max(marks.served),
-                };
-                if high == held {
-                    continue;
-                }
-                let mut record = [0u8; RECORD as usize];
-                record[..8].copy_from_slice(&high.taken.to_le_bytes());
-                record[8..].copy_from_slice(&high.served.to_le_bytes());
-                w.file
-                    .write_all_at(&record, offset(slot))
-                    .map_err(|e| w.failed("write", e))?;
+        for &(slot, marks) in raised {
+            let held = self.marks(slot)?;
+            let high = Marks {
+                taken: held.taken.max(marks.taken),
+                served: held.served.max(marks.served),
+            };
+            if high == held {
+                continue;
             }
-            if sync {
-                w.file.sync_data().map_err(|e| w.failed("sync", e))?;
-            }
-            Ok(())
-        })
+            let mut record = [0u8; RECORD as usize];
+            record[..8].copy_from_slice(&high.taken.to_le_bytes());
+            record[8..].copy_from_slice(&high.served.to_le_bytes());
+            self.file
+                .write_all_at(&record, offset(slot))
+                .map_err(|e| self.failed("write", e))?;
+        }
+        if sync {
+            self.file.sync_data().map_err(|e| self.failed("sync", e))?;
+        }
+        Ok(())
     }
 
-    /// Runs `work` holding the file's exclusive lock (other idgen processes
-    /// wait; the lock goes with the process if it dies).
-    fn locked<T>(&self, work: impl FnOnce(&Self) -> DbResult<T>) -> DbResult<T> {
-        self.file.lock().map_err(|e| self.failed("lock", e))?;
-        let result = work(self);
-        let unlocked = self.file.unlock().map_err(|e| self.failed("unlock", e));
-        let value = result?;
-        unlocked?;
+    /// Runs `work` holding the file's exclusive lock, which every idgen
+    /// process takes for each write to the store: other processes wait, at
+    /// most until `deadline` (then a busy error, the store's timeout), and
+    /// the lock goes with a process that dies or panics.
+    pub(super) fn hold<T>(&self, deadline: Instant, work: impl FnOnce() -> T) -> DbResult<T> {
+        let mut again = crate::retry::Backoff::store_write_lock(deadline);
+        loop {
+            match self.file.try_lock() {
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) => {
+                    if !again.pause_blocking() {
+                        return Err(super::DbError::Sql(rusqlite::Error::SqliteFailure(
+                            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                            Some(format!("{} stayed locked", self.path.display())),
+                        )));
+                    }
+                }
+                Err(TryLockError::Error(e)) => return Err(self.failed("lock", e)),
+            }
+        }
+        let held = Held(self);
+        let value = work();
+        drop(held);
         Ok(value)
     }
 
@@ -195,6 +213,18 @@ impl Witness {
             "cannot {what} its witness file {}: {e}",
             self.path.display()
         ))
+    }
+}
+
+/// The lock [`Witness::hold`] took, given back when dropped, also when its
+/// work panics (a process that lives on must not keep every other waiting).
+struct Held<'a>(&'a Witness);
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        // Unlocking an open file we locked cannot fail in a way we could
+        // mend; closing the file (the process ending) unlocks it in any case.
+        let _ = self.0.file.unlock();
     }
 }
 
