@@ -59,7 +59,8 @@ HTTP_EXPECTED = {503: {"unavailable", "clock"}, 422: {"exhausted"}}
 # lowering means the split brain was there when it ran.
 SPLIT_MARGIN_S = 5.0
 NOT_BINDING = {"mysql_promote_lagging_replica": "a lagging MySQL promotion",
-               "redis_masters": "a Redis split brain (two masters)"}
+               "redis_masters": "a Redis split brain (two masters)",
+               "store_restored": "an older copy of the embedded store restored"}
 RECOVERY_KINDS = ("next", "serve segment", "serve snowflake", "lease holder")
 BUCKETS = 64
 
@@ -191,6 +192,9 @@ def limits_in_force(meta, records):
       (a split brain; see `SPLIT_MARGIN_S`) reached one of them: the other's
       stock keeps the limit it recorded until that shard's next refill reads
       the ledger, so the values before it stay possible too, as for a loss;
+    * one that answered 0 after the embedded store was copied, before that
+      copy was put back in its place (a restored backup), was undone with
+      it, as for a loss;
     * one that failed, was killed or hung may have changed it: its value joins
       the ones before it.
     An `app set` still running during the call may have changed it within the
@@ -202,6 +206,8 @@ def limits_in_force(meta, records):
     promotions = [r for r in records if r.get("type") == "fault" and r.get("kind") == "mysql_promote_lagging_replica"
                   and r.get("effective") and r.get("transactions_lost", 1) > 0]
     splits = [r["t"] for r in records if r.get("type") == "redis_masters"]
+    restores = [r for r in records if r.get("type") == "fault" and r.get("kind") == "store_restored"
+                and r.get("effective") and "restored" in r]
     initial = meta["initial_limit"]
 
     def lost_by(s):
@@ -215,6 +221,11 @@ def limits_in_force(meta, records):
         for t in splits:
             if s["t0"] - SPLIT_MARGIN_S <= t <= s["t1"] + SPLIT_MARGIN_S:
                 return {"kind": "redis_masters", "t": t}
+        for f in restores:
+            # Not over before the copy began (a second's margin), begun
+            # before the copy was put back: it may be missing from the copy.
+            if f["start"] - 1.0 <= s["t1"] and s["t0"] <= f["restored"] + 1.0:
+                return f
         return None
 
     def allowed(c0, c1):

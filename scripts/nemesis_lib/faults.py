@@ -737,13 +737,61 @@ class StoreLocked(Fault):
             conn.close()
 
 
+class StoreRestored(Fault):
+    """The store file replaced by an older copy of itself, as an operator
+    restoring a backup does: a consistent copy (SQLite's backup) taken while
+    the clients run, then, `hold` seconds later, put in place by a rename, the
+    store's WAL and shared memory removed with the file they belonged to.
+    The store's witness files stay. For the instant of the swap no idgen
+    process starts and every running one is stopped: swapping a WAL database
+    under a process that is opening it mixes the old WAL into the new file
+    (any SQLite database, idgen's or not). Processes stopped mid-transaction
+    finish it on the old file when continued; every later call of theirs
+    opens the new one."""
+    kind = "store_restored"
+    profiles = ("embedded",)
+    groups = ("store",)
+    weight = 1.0
+
+    def plan(self, rng, profile):
+        return {"hold": rng.uniform(2.0, 30.0)}
+
+    def run(self, ctx, p, out):
+        store = ctx.profile.store
+        if not os.path.exists(store):
+            out["effective"] = False
+            return
+        copy = store + ".nemesis-copy"
+        source = sqlite3.connect(store, timeout=FAULT_CALL_TIMEOUT_S)
+        try:
+            target = sqlite3.connect(copy)
+            try:
+                source.backup(target)
+            finally:
+                target.close()
+        finally:
+            source.close()
+        out["copied"] = time.time()
+        ctx.wait(p["hold"])
+        with ctx.registry.frozen(("client:", "holder:")) as stopped:
+            for suffix in ("-wal", "-shm"):
+                try:
+                    os.remove(store + suffix)
+                except FileNotFoundError:
+                    pass
+            os.rename(copy, store)
+            out["restored"] = time.time()
+            out["stopped"] = len(stopped)
+        out["healed"] = time.time()
+
+
 CATALOGUE = [
     KillClient(), PauseClient(), ClockStep(), PartitionClients(), IsolateServe(), Degrade(),
     RedisKill(), RedisPause(), RedisOldRdb(), RedisCutAof(), RedisLaggingPromote(), RedisDemote(),
     RedisFlushAll(), RedisSplitBrain(), RedisIsolate(), SentinelKill(), SecondKill(), SecondOldRdb(),
     MysqlKill(), MysqlPause(), MysqlIsolate(), MysqlLaggingPromote(), MysqlSwitchover(),
     GaleraKill(), GaleraPause(), GaleraIsolate(),
-    StoreLocked(),
+    StoreLocked(), StoreRestored(),
 ]
 BY_KIND = {f.kind: f for f in CATALOGUE}
 

@@ -4,6 +4,7 @@ such as Galera's rsync, die with it). The registry remembers every one it
 started, and only those are ever signalled: by pid, never by name.
 """
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -45,6 +46,18 @@ class Proc:
             self.stopped_at = time.time()
             self._signal(signal.SIGSTOP)
 
+    def wait_stopped(self, timeout=5.0):
+        """Waits until the kernel shows the process stopped (or gone)."""
+        deadline = time.time() + timeout
+        while self.alive() and time.time() < deadline:
+            try:
+                with open(f"/proc/{self.pid}/stat") as stat:
+                    if stat.read().rsplit(")", 1)[-1].split()[0] in ("T", "t", "Z", "X"):
+                        return
+            except OSError:
+                return
+            time.sleep(0.001)
+
     def cont(self):
         if self.stopped_at is not None:
             self.stopped_total += time.time() - self.stopped_at
@@ -80,28 +93,50 @@ class Registry:
 
     def __init__(self):
         self._lock = threading.Lock()
+        # Held while a process starts, and by `frozen`: no process starts
+        # unregistered while the others are stopped.
+        self._starting = threading.Lock()
         self._procs = []
 
     def spawn(self, name, argv, log_path=None, env=None, stdin=None, stdout=None, stderr=None, cwd=None):
         log = open(log_path, "ab") if log_path and (stdout is None or stderr is None) else None
         try:
-            popen = subprocess.Popen(
-                [str(a) for a in argv],
-                stdin=stdin if stdin is not None else subprocess.DEVNULL,
-                stdout=stdout if stdout is not None else log,
-                stderr=stderr if stderr is not None else log,
-                env=env,
-                cwd=cwd,
-                start_new_session=True,
-            )
+            with self._starting:
+                popen = subprocess.Popen(
+                    [str(a) for a in argv],
+                    stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                    stdout=stdout if stdout is not None else log,
+                    stderr=stderr if stderr is not None else log,
+                    env=env,
+                    cwd=cwd,
+                    start_new_session=True,
+                )
+                proc = Proc(name, argv, popen, log_path)
+                with self._lock:
+                    self._procs = [p for p in self._procs if p.alive()]
+                    self._procs.append(proc)
         finally:
             if log:
                 log.close()
-        proc = Proc(name, argv, popen, log_path)
-        with self._lock:
-            self._procs = [p for p in self._procs if p.alive()]
-            self._procs.append(proc)
         return proc
+
+    @contextlib.contextmanager
+    def frozen(self, prefixes):
+        """While the block runs, no process starts and every live one whose
+        name starts with one of `prefixes` is stopped (SIGSTOP, and seen
+        stopped); those it stopped are continued after it. One another fault
+        stopped stays as that fault left it."""
+        with self._starting:
+            procs = [p for p in self.running("") if p.name.startswith(tuple(prefixes)) and p.stopped_at is None]
+            try:
+                for proc in procs:
+                    proc.stop()
+                for proc in procs:
+                    proc.wait_stopped()
+                yield procs
+            finally:
+                for proc in procs:
+                    proc.cont()
 
     def running(self, prefix):
         """Live processes whose name starts with `prefix`."""

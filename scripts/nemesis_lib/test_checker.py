@@ -187,6 +187,28 @@ class CheckerTest(unittest.TestCase):
         h.next(107.0, [LIMIT // 2 + 4], app=4)
         self.assertEqual(h.kinds(), ["limit"])
 
+    def lowered_then_restored(self, copied_at):
+        """The limit lowered at 99.0, answered at 99.1; the embedded store
+        copied from `copied_at` and that copy put back at 100.5."""
+        h = healthy()
+        h.add(type="call", cmd="app-set", client="app-setter", t0=99.0, t1=99.1, exit=0, killed=False, hung=False,
+              ids=[], app=4, limit=LIMIT // 2)
+        h.add(type="fault", n=2, kind="store_restored", params={"hold": 0.2}, start=copied_at,
+              copied=copied_at + 0.1, restored=100.5, healed=100.5, end=100.5, effective=True, stopped=3)
+        return h
+
+    def test_a_lowering_after_the_store_was_copied_is_undone_by_its_restore(self):
+        h = self.lowered_then_restored(copied_at=98.0)
+        h.next(107.0, [LIMIT // 2 + 4], app=4)
+        result = h.check()
+        self.assertEqual((result["violations"], result["limits_not_binding"]), ([], {"store_restored": 1}))
+        self.assertIn("1 by an older copy of the embedded store restored", checker.render(result))
+
+    def test_a_lowering_already_in_the_copy_binds_after_its_restore(self):
+        h = self.lowered_then_restored(copied_at=100.2)
+        h.next(107.0, [LIMIT // 2 + 4], app=4)
+        self.assertEqual(h.kinds(), ["limit"])
+
     def lowered_three_times_two_lost(self):
         """Distributed seed 30011's history: the limit lowered at 90.0 (kept),
         at 93.0 (lost by a promotion lagging from 92.5, healed at 94.0), and at

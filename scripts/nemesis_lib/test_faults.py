@@ -74,6 +74,46 @@ class KillClientRun(unittest.TestCase):
         self.assertEqual(len(ctx.registry.running("client:limit-taker")), 1)
 
 
+def is_stopped(proc):
+    with open(f"/proc/{proc.pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[-1].split()[0] == "T"
+
+
+class Frozen(unittest.TestCase):
+    """The registry's freeze, which store_restored swaps the store file in,
+    against real processes."""
+
+    def setUp(self):
+        self.registry = procs.Registry()
+        self.addCleanup(self.registry.kill_all)
+        self.client = self.registry.spawn("client:taker1", ["sleep", "30"])
+        self.holder = self.registry.spawn("holder:serve", ["sleep", "30"])
+        self.load = self.registry.spawn("http-load", ["sleep", "30"])
+
+    def test_every_idgen_process_is_stopped_in_the_block_and_continued_after(self):
+        with self.registry.frozen(("client:", "holder:")) as stopped:
+            self.assertEqual({p.name for p in stopped}, {"client:taker1", "holder:serve"})
+            self.assertEqual([is_stopped(p) for p in (self.client, self.holder, self.load)], [True, True, False])
+        self.assertEqual([is_stopped(p) for p in (self.client, self.holder)], [False, False])
+
+    def test_a_process_another_fault_stopped_stays_stopped(self):
+        self.holder.stop()
+        self.holder.wait_stopped()
+        with self.registry.frozen(("client:", "holder:")) as stopped:
+            self.assertEqual([p.name for p in stopped], ["client:taker1"])
+        self.assertEqual([is_stopped(p) for p in (self.client, self.holder)], [False, True])
+
+    def test_no_process_starts_while_frozen(self):
+        started = []
+        with self.registry.frozen(("client:",)):
+            spawner = threading.Thread(target=lambda: started.append(self.registry.spawn("client:x", ["true"])))
+            spawner.start()
+            spawner.join(0.2)
+            self.assertEqual(started, [])
+        spawner.join(5)
+        self.assertEqual(len(started), 1)
+
+
 class Gates(unittest.TestCase):
     """A fault's gate of several names: open only when every one is open at
     the same look (the profile's answers stand in for the servers)."""
