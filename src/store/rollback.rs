@@ -88,7 +88,7 @@ impl LedgerRollback {
                 shards.sort_unstable();
                 shards.dedup();
                 format!(
-                    "the ledger ({ledger}) is behind what it handed out: app {app} shard{} {} had handed out indexes it no longer records, so it went back in time (a promoted replica that lagged, a restored backup); moved past the witness kept outside it, skipping {skipped} indexes, a gap and never a repeat",
+                    "the ledger ({ledger}) is behind what it handed out: app {app} shard{} {} had handed out indexes it no longer records, so it went back in time (a promoted replica that lagged, a restored backup, an older copy of its file); moved past the witness kept outside it, skipping {skipped} indexes, a gap and never a repeat",
                     if shards.len() == 1 { "" } else { "s" },
                     crate::segment::reload::shard_list(&shards),
                 )
