@@ -115,9 +115,12 @@ impl Claim<'_> {
     }
 }
 
-/// Raises the worker's fence to `fence_ms`; returns the fence it had (the floor).
+/// Raises the worker's fence to `fence_ms`, in the store and in its witness;
+/// returns the higher of the fences they had (the floor): a store file
+/// restored from an older copy does not know the fences reached since.
 fn raise_fence(
     conn: &Connection,
+    witness: &LeaseWitness,
     namespace: &str,
     worker: i64,
     fence_ms: i64,
@@ -131,7 +134,9 @@ fn raise_fence(
     if floor.is_none_or(|f| f < fence_ms) {
         set_fence(conn, namespace, worker, fence_ms)?;
     }
-    Ok(floor)
+    let witnessed = witness.fence(namespace, worker)?;
+    witness.raise(namespace, worker, fence_ms)?;
+    Ok(floor.max(witnessed))
 }
 
 fn set_fence(conn: &Connection, namespace: &str, worker: i64, last_ms: i64) -> DbResult<()> {
@@ -157,13 +162,9 @@ fn acquire(conn: &Connection, witness: &LeaseWitness, call: &Acquire) -> DbResul
         expires_at_ms: now.saturating_add(ms(call.ttl)),
     };
     let grant = |worker: i64| -> DbResult<Grant> {
-        let floor_ms = raise_fence(conn, ns, worker, call.fence_ms)?;
-        // The higher of the store's fence and its witness's: a store file
-        // restored from an older copy does not know the fences reached since.
-        let witnessed_ms = witness.fence(ns, worker)?;
-        witness.raise(ns, worker, call.fence_ms)?;
+        let floor_ms = raise_fence(conn, witness, ns, worker, call.fence_ms)?;
         crate::failpoint::hit("sqlite.lease.before_commit")?;
-        Ok(call.granted(worker as u64, token.clone(), floor_ms.max(witnessed_ms)))
+        Ok(call.granted(worker as u64, token.clone(), floor_ms))
     };
     loop {
         let head: Option<(i64, i64)> = conn
@@ -210,8 +211,7 @@ fn renew(conn: &Connection, witness: &LeaseWitness, call: &Renew, worker: i64) -
     if renewed == 0 {
         return Ok(false);
     }
-    raise_fence(conn, namespace, worker, call.fence_ms)?;
-    witness.raise(namespace, worker, call.fence_ms)?;
+    raise_fence(conn, witness, namespace, worker, call.fence_ms)?;
     Ok(true)
 }
 
