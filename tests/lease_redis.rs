@@ -149,8 +149,17 @@ fn a_fault_under_a_live_holder_repeats_nothing<T>(
     before: impl FnOnce(&RedisProcess) -> T,
     fault: impl FnOnce(&mut RedisProcess, T),
 ) {
+    a_fault_under_a_live_holder_on(RedisProcess::start(persistence), before, fault);
+}
+
+/// [`a_fault_under_a_live_holder_repeats_nothing`] on a server the caller
+/// started (and set up).
+fn a_fault_under_a_live_holder_on<T>(
+    mut redis: RedisProcess,
+    before: impl FnOnce(&RedisProcess) -> T,
+    fault: impl FnOnce(&mut RedisProcess, T),
+) {
     let env = TestEnv::distributed();
-    let mut redis = RedisProcess::start(persistence);
     let (mut first, _) = holder_alone(&env, &redis.url(), "alone");
     let kept = before(&redis);
     let first_before = request(&mut first, chaos_ids() / 4);
@@ -230,6 +239,83 @@ fn a_restart_from_an_older_snapshot_under_a_live_holder_on_redis_alone_repeats_n
         |redis| redis.snapshot("leased"),
         |redis, snapshot| redis.restart_from_snapshot(&snapshot),
     );
+}
+
+#[test]
+fn evicted_fences_under_a_live_holder_on_redis_alone_repeat_nothing() {
+    // A server with a memory limit and an `allkeys-*` policy evicts keys one
+    // at a time, whichever its policy picks: here the worker fences and the
+    // live holder's own key, used least, while the namespace's record, used
+    // most, stays. Before the record noted that fences exist, the second
+    // holder got worker 0 with no fence and issued beside the first.
+    let redis = RedisProcess::start(Persistence::None);
+    evicting_the_least_used(&redis);
+    a_fault_under_a_live_holder_on(
+        redis,
+        |_| (),
+        |redis, ()| evict_the_fences_of(redis, "alone"),
+    );
+}
+
+/// Makes `redis` evict, once it is short of memory, the keys used least,
+/// exactly: every access counts (`lfu-log-factor 0`), nothing decays, and
+/// eviction samples every key. Set before the keys are made: a key's use is
+/// counted only under an LFU policy.
+fn evicting_the_least_used(redis: &RedisProcess) {
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("maxmemory-policy")
+        .arg("allkeys-lfu")
+        .arg("lfu-log-factor")
+        .arg("0")
+        .arg("lfu-decay-time")
+        .arg("0")
+        .arg("maxmemory-samples")
+        .arg("64")
+        .query(&mut redis.conn())
+        .unwrap();
+}
+
+/// Memory pressure from another application's keys (read often) on the
+/// server of `namespace`'s leases, under a `maxmemory` set just below what it
+/// uses: the server evicts the worker fences and the held worker's key, which
+/// were used least, while the namespace's record (read more than any) stays.
+fn evict_the_fences_of(redis: &mut RedisProcess, namespace: &str) {
+    let mut conn = redis.conn();
+    let key = |part: &str| format!("idgen:{{{namespace}}}:{part}");
+    let mut other = redis::pipe();
+    for i in 0..8 {
+        let name = format!("other-app:{i}");
+        other.set(&name, vec![b'x'; 100_000]).ignore();
+        for _ in 0..100 {
+            other.cmd("STRLEN").arg(&name).ignore();
+        }
+    }
+    for _ in 0..250 {
+        other.hlen(key("meta")).ignore();
+    }
+    let _: () = other.query(&mut conn).unwrap();
+    let used: i64 = RedisProcess::info_field_over(&mut conn, "memory", "used_memory")
+        .parse()
+        .unwrap();
+    let mut limit = |bytes: i64| {
+        redis::cmd("CONFIG")
+            .arg("SET")
+            .arg("maxmemory")
+            .arg(bytes)
+            .query::<()>(&mut conn)
+            .unwrap()
+    };
+    limit(used - 50_000);
+    limit(0);
+    let exists =
+        |conn: &mut redis::Connection, part: &str| -> bool { conn.exists(key(part)).unwrap() };
+    assert!(!exists(&mut conn, "last"), "the fences were not evicted");
+    assert!(
+        !exists(&mut conn, "w:0"),
+        "the holder's key was not evicted"
+    );
+    assert!(exists(&mut conn, "meta"), "the record was evicted too");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 -- {'full'}; the floor is the worker's recorded fence ('' when none), the
 -- quarantine end '' when there never was one.
 local ttl = tonumber(ARGV[6])
-local incarnation, quarantine = continuity(KEYS[1], tonumber(ARGV[8]), ttl, tonumber(ARGV[9]),
+local incarnation, quarantine = continuity(KEYS[1], KEYS[3], tonumber(ARGV[8]), ttl, tonumber(ARGV[9]),
   ARGV[3], KEYS[2], tonumber(ARGV[2]))
 local meta = redis.call('HMGET', KEYS[1], 'signature', 'ttl_ms')
 if not meta[1] then
@@ -21,6 +21,7 @@ local id = take_free(KEYS[2], ARGV[3], tonumber(ARGV[2]), function(id)
 end)
 if not id then return {'full'} end
 local floor = raise_fence(KEYS[3], id, ARGV[7])
+note_fenced(KEYS[1])
 local until_ms = ''
 if quarantine > 0 then until_ms = string.format('%d', quarantine) end
 return {'ok', id, floor or '', until_ms}

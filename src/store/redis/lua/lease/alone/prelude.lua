@@ -12,6 +12,13 @@
 -- keep their workers, their own holders' included, from being leased again)
 -- and records a quarantine: no lease granted from now on issues a time unit
 -- before the longest TTL the namespace allows, plus a margin, has passed.
+--
+-- Keys can also vanish one at a time: a server with a `maxmemory` limit and
+-- an `allkeys-*` policy evicts any key, the worker fences (`last`) included,
+-- while the record survives. A lost fence lets a worker's next holder start
+-- inside the time its last holder issued in (or still issues in, when the
+-- holder's own key went too). So the record also notes (`fenced`) that the
+-- fences exist, and a record that says so beside no fences is no proof either.
 
 local function server_info()
   local server = redis.call('INFO', 'server')
@@ -20,29 +27,46 @@ local function server_info()
     tonumber(info_field(server, 'server_time_usec') or '0')
 end
 
--- The incarnation the record names, when it names this server and history;
--- nil when Redis cannot prove its state continuous.
-local function proven_incarnation(meta)
+-- Whether the record `rec` names this server, its history and an
+-- incarnation, and the fences it says exist (`fenced`) are in `last`.
+local function kept(rec, run_id, replid, fenced, last)
+  return rec[1] == run_id and rec[2] == replid and rec[3] ~= false
+    and (fenced ~= '1' or redis.call('EXISTS', last) == 1)
+end
+
+-- The incarnation the record names, when it names this server and history
+-- and its fences are where it says; nil when Redis cannot prove its state
+-- continuous.
+local function proven_incarnation(meta, last)
   local run_id, replid = server_info()
-  local rec = redis.call('HMGET', meta, 'run_id', 'replid', 'incarnation')
-  if rec[1] == run_id and rec[2] == replid and rec[3] then return rec[3] end
+  local rec = redis.call('HMGET', meta, 'run_id', 'replid', 'incarnation', 'fenced')
+  if kept(rec, run_id, replid, rec[4], last) then return rec[3] end
   return nil
+end
+
+-- Notes in the record that the worker fences exist, after a script raised one.
+local function note_fenced(meta)
+  redis.call('HSET', meta, 'fenced', '1')
 end
 
 -- Returns the namespace's incarnation, its quarantine end in Unix ms (0:
 -- none ever) and whether it began just now. `now_ms` is the caller's clock;
 -- the later of it and the server's clock starts a new quarantine, so a clock
--- behind (or a request delayed on the way) cannot shorten it. `prefix` names
+-- behind (or a request delayed on the way) cannot shorten it. `last` holds
+-- the worker fences. `prefix` names
 -- the worker keys and `free` the free list; `capacity` is the caller's, for
 -- when the record lost its own (nil: only the record's).
-local function continuity(meta, now_ms, ttl_ms, margin_ms, prefix, free, capacity)
+local function continuity(meta, last, now_ms, ttl_ms, margin_ms, prefix, free, capacity)
   local run_id, replid, server_usec = server_info()
   local rec = redis.call('HMGET', meta, 'run_id', 'replid', 'incarnation',
-    'quarantine_until_ms', 'ttl_ms', 'capacity')
+    'quarantine_until_ms', 'ttl_ms', 'capacity', 'fenced')
   local quarantine = tonumber(rec[4] or '0')
-  if rec[1] == run_id and rec[2] == replid and rec[3] then
+  if kept(rec, run_id, replid, rec[7], last) then
     return rec[3], quarantine, false
   end
+  -- The quarantine outlasts every fence lost with `last`: until a fence is
+  -- raised again, there is none to miss.
+  if redis.call('EXISTS', last) == 0 then redis.call('HDEL', meta, 'fenced') end
   local cap = tonumber(rec[6] or '') or capacity or 0
   for id = 0, cap - 1 do
     redis.call('DEL', prefix .. id)

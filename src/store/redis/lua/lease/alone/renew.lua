@@ -5,11 +5,12 @@
 -- Returns 1 when renewed, 0 when lost: another token holds the worker, its
 -- key expired, or Redis cannot prove it kept the lease (see alone/prelude.lua).
 local ttl = tonumber(ARGV[2])
-local incarnation, _, began = continuity(KEYS[1], tonumber(ARGV[5]), ttl, tonumber(ARGV[6]),
+local incarnation, _, began = continuity(KEYS[1], KEYS[3], tonumber(ARGV[5]), ttl, tonumber(ARGV[6]),
   ARGV[7], KEYS[4], nil)
 if began then return 0 end
 local lease = redis.call('HMGET', KEYS[2], 'token', 'incarnation')
 if lease[1] ~= ARGV[1] or lease[2] ~= incarnation then return 0 end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 raise_fence(KEYS[3], ARGV[3], ARGV[4])
+note_fenced(KEYS[1])
 return 1
