@@ -384,6 +384,60 @@ fn a_failed_login_is_named_as_such() {
         .run();
 }
 
+#[test]
+fn a_redis_that_evicts_any_key_when_full_is_a_warning_naming_the_fix() {
+    use crate::harness::faults::{Persistence, RedisProcess};
+    let env = TestEnv::distributed();
+    let redis = RedisProcess::start(Persistence::None);
+    let url = redis.url();
+    let config = |name: &str, value: &str| {
+        redis::cmd("CONFIG")
+            .arg("SET")
+            .arg(name)
+            .arg(value)
+            .query::<()>(&mut redis.conn())
+            .unwrap()
+    };
+    let status = || {
+        let run = Test::within(&env)
+            .env("IDGEN_REDIS_URL", &url)
+            .args(["status", "--json"])
+            .run();
+        let report = run.json();
+        (run, report)
+    };
+    config("maxmemory", "1gb");
+    config("maxmemory-policy", "allkeys-lru");
+    let (run, report) = status();
+    let found = finding(&report, "evicting");
+    assert_eq!(found["severity"], "warning", "{run}");
+    let message = found["message"].as_str().unwrap();
+    for part in [
+        "\"main\"",
+        "maxmemory 1073741824 bytes",
+        "allkeys-lru",
+        "set maxmemory-policy noeviction",
+    ] {
+        assert!(message.contains(part), "{part:?} not in {message:?}");
+    }
+    assert_eq!(report["severity"], "warning", "{run}");
+    // Keys with an expiry (leases, refill locks) may go: nothing is lost but a lock or a key MySQL backs.
+    config("maxmemory-policy", "volatile-lru");
+    let (run, report) = status();
+    assert!(
+        !attention_kinds(&report).contains(&"evicting".to_string()),
+        "{run}"
+    );
+    // No limit evicts nothing, whatever the policy.
+    config("maxmemory-policy", "allkeys-random");
+    config("maxmemory", "0");
+    let (run, report) = status();
+    assert!(
+        !attention_kinds(&report).contains(&"evicting".to_string()),
+        "{run}"
+    );
+}
+
 fn store_findings(env: &TestEnv) -> (i32, Value) {
     let run = Test::within(env).args(["status", "--json"]).run();
     (run.code(), run.json())

@@ -359,6 +359,8 @@ pub enum AttentionKind {
     ForeignRows,
     /// Stock left in the dispenser an app is no longer served by.
     UnservedStock,
+    /// A Redis node evicts any key when it is full (`allkeys-*`).
+    Evicting,
 }
 
 #[derive(Debug, Clone, Serialize)]

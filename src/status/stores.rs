@@ -1,8 +1,9 @@
 //! Reachability of the ledger and of every node.
 
-use super::{LedgerView, Part, Severity, StoreRole, StoreState, StoreStatus};
+use super::{AttentionKind, LedgerView, Part, Severity, StoreRole, StoreState, StoreStatus};
 use crate::Error;
 use crate::backend::Backend;
+use crate::store::Eviction;
 use std::collections::BTreeSet;
 
 /// Reads the ledger: its version, apps, routes and rows idgen cannot serve.
@@ -56,27 +57,40 @@ pub(super) async fn check_nodes(backend: &Backend) -> (Part, BTreeSet<String>) {
                 Ok(node) => node.describe(),
                 Err(_) => name.clone(),
             });
-        let (mut rollback, mut ledger_rollback) = (None, None);
+        let (mut rollback, mut ledger_rollback, mut eviction) = (None, None, None);
         let version = match node {
             Ok(node) => {
                 let version = node.server_version().await;
                 if version.is_ok() {
                     rollback = node.last_rollback().await.ok().flatten();
                     ledger_rollback = node.last_ledger_rollback().await.ok().flatten();
+                    eviction = node.eviction().await.ok().flatten();
                 }
                 version
             }
             Err(e) => Err(e),
         };
-        (name, location, version, (rollback, ledger_rollback))
+        (
+            name,
+            location,
+            version,
+            (rollback, ledger_rollback, eviction),
+        )
     });
     let mut part = Part::default();
     let mut unreachable = BTreeSet::new();
-    for (name, location, version, (rollback, ledger_rollback)) in
+    for (name, location, version, (rollback, ledger_rollback, eviction)) in
         futures::future::join_all(checks).await
     {
         part.redis_rollbacks.extend(rollback);
         part.ledger_rollbacks.extend(ledger_rollback);
+        if let Some(eviction) = eviction {
+            part.flag(
+                AttentionKind::Evicting,
+                Severity::Warning,
+                evicting_message(&name, &eviction),
+            );
+        }
         let state = match &version {
             Ok(_) => StoreState::Ok,
             Err(e) => {
@@ -101,4 +115,14 @@ pub(super) async fn check_nodes(backend: &Backend) -> (Part, BTreeSet<String>) {
         });
     }
     (part, unreachable)
+}
+
+/// What a node that evicts any key when full costs, and the fix.
+fn evicting_message(name: &str, eviction: &Eviction) -> String {
+    format!(
+        "Redis node {name:?} evicts any key when full (maxmemory {} bytes, maxmemory-policy {}): \
+         evicted stock is a gap, and evicted witnesses no longer catch MySQL going back in time; \
+         set maxmemory-policy noeviction (or maxmemory 0)",
+        eviction.maxmemory, eviction.policy
+    )
 }

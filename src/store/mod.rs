@@ -31,8 +31,8 @@ pub use take::{
     RefillMark, Segment, SegmentPlan, SegmentRequest, ShardState, ShardTake, TakenSegment,
 };
 pub use traits::{
-    AppCatalog, Dispenser, LeaseAdmin, LeaseStore, Ledger, Locked, PushOutcome, Pushed, Restock,
-    RouteHints, RouteMoves, SegmentSource, Settled, Stock, StockPush, Taken, hints_of,
+    AppCatalog, Dispenser, Eviction, LeaseAdmin, LeaseStore, Ledger, Locked, PushOutcome, Pushed,
+    Restock, RouteHints, RouteMoves, SegmentSource, Settled, Stock, StockPush, Taken, hints_of,
 };
 
 use crate::error::{Error, Result};

@@ -210,6 +210,34 @@ pub trait Dispenser: Stock + Restock {
 
     /// The server's version, for `status`.
     async fn server_version(&self) -> Result<String>;
+
+    /// Whether the server evicts keys that have no expiry when it is full (a
+    /// `maxmemory` limit under an `allkeys-*` policy), for `status`. `None`
+    /// when it never does; a store that keeps what it is given never does.
+    async fn eviction(&self) -> Result<Option<Eviction>> {
+        Ok(None)
+    }
+}
+
+/// A server that evicts any key when it reaches its memory limit: idgen's
+/// stock, stamps and witnesses included.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Eviction {
+    /// `maxmemory-policy`, an `allkeys-*` one.
+    pub policy: String,
+    /// `maxmemory`, in bytes (never 0: no limit evicts nothing).
+    pub maxmemory: u64,
+}
+
+impl Eviction {
+    /// The eviction `INFO memory` describes, if any key can be evicted.
+    pub fn from_info(maxmemory: &str, policy: &str) -> Option<Eviction> {
+        let maxmemory = maxmemory.trim().parse::<u64>().ok().filter(|&m| m > 0)?;
+        policy.trim().starts_with("allkeys-").then(|| Eviction {
+            policy: policy.trim().to_string(),
+            maxmemory,
+        })
+    }
 }
 
 /// Reading and taking a node's stock: what `next` and `status` need.
@@ -418,4 +446,28 @@ pub fn hints_of(node: &dyn Dispenser) -> Result<&dyn RouteHints> {
             node.node()
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Eviction;
+
+    #[test]
+    fn only_a_limit_under_an_allkeys_policy_evicts_any_key() {
+        assert_eq!(
+            Eviction::from_info("1073741824", "allkeys-lru"),
+            Some(Eviction {
+                policy: "allkeys-lru".into(),
+                maxmemory: 1 << 30,
+            })
+        );
+        assert!(Eviction::from_info("100", "allkeys-random").is_some());
+        // No limit: nothing is evicted, whatever the policy says.
+        assert_eq!(Eviction::from_info("0", "allkeys-lru"), None);
+        // Only keys with an expiry, or none at all.
+        assert_eq!(Eviction::from_info("100", "volatile-lru"), None);
+        assert_eq!(Eviction::from_info("100", "noeviction"), None);
+        // A server that does not say (an old or odd one) is not accused.
+        assert_eq!(Eviction::from_info("", ""), None);
+    }
 }

@@ -13,7 +13,7 @@ use super::scripts::scripts;
 use crate::error::Result;
 use crate::shard::DispenserKind;
 use crate::store::{
-    Dispenser, LedgerRollback, LedgerRollbackRecord, LockToken, Locked, Pushed, Restock,
+    Dispenser, Eviction, LedgerRollback, LedgerRollbackRecord, LockToken, Locked, Pushed, Restock,
     RollbackRecord, RouteHints, Segment, Settled, ShardMarks, Slot, Stock, StockPush, Taken,
     only_one,
 };
@@ -70,6 +70,25 @@ impl Dispenser for RedisNode {
         } else {
             version
         })
+    }
+
+    async fn eviction(&self) -> Result<Option<Eviction>> {
+        let info = redis::cmd("INFO").arg("memory").clone();
+        let infos = match self.conn().await? {
+            // Any master that evicts is one too many.
+            Conn::Cluster(mut cluster) => texts_in(
+                &self
+                    .bounded(cluster.route_command(info, all_masters()))
+                    .await?,
+            ),
+            mut conn => vec![self.bounded(info.query_async::<String>(&mut conn)).await?],
+        };
+        Ok(infos.iter().find_map(|info| {
+            Eviction::from_info(
+                &info_field(info, "maxmemory"),
+                &info_field(info, "maxmemory_policy"),
+            )
+        }))
     }
 }
 
