@@ -231,17 +231,24 @@ impl Backend {
     /// Where worker-ID leases live, as their holder uses them (see
     /// `Self::lease_stores`).
     pub async fn lease_store(&self) -> Result<Arc<dyn LeaseStore>> {
-        Ok(self.lease_stores().await?.0)
+        Ok(self.lease_stores(true).await?.0)
+    }
+
+    /// [`Backend::lease_store`], its Redis server not dialled yet: its first
+    /// call connects, and fails as any call does while Redis is down. For
+    /// `serve`, which starts anyway and leases once Redis answers.
+    pub async fn lease_store_undialled(&self) -> Result<Arc<dyn LeaseStore>> {
+        Ok(self.lease_stores(false).await?.0)
     }
 
     /// Where worker-ID leases live, as an operator inspects and repairs them.
     pub async fn lease_admin(&self) -> Result<Arc<dyn LeaseAdmin>> {
-        Ok(self.lease_stores().await?.1)
+        Ok(self.lease_stores(true).await?.1)
     }
 
     /// The one lease store, as both traits: the default Redis node (with
-    /// MySQL, or alone), or the store file.
-    async fn lease_stores(&self) -> Result<(Arc<dyn LeaseStore>, Arc<dyn LeaseAdmin>)> {
+    /// MySQL, or alone), or the store file. `dial`: connect to Redis now.
+    async fn lease_stores(&self, dial: bool) -> Result<(Arc<dyn LeaseStore>, Arc<dyn LeaseAdmin>)> {
         match &self.stores {
             Stores::Distributed { mysql } => {
                 // A lease needs both servers: meet MySQL while Redis connects
@@ -250,6 +257,9 @@ impl Backend {
                 // is needed; reading lease state from Redis (as `status` does)
                 // works without it.
                 let redis = async {
+                    if !dial {
+                        return self.nodes.redis_node_undialled(DEFAULT_NODE).await;
+                    }
                     let redis = self.nodes.redis_node(DEFAULT_NODE).await?;
                     redis.ready_link().await?;
                     Ok::<_, Error>(redis)
@@ -259,7 +269,12 @@ impl Backend {
                 Ok((store.clone(), store))
             }
             Stores::RedisAlone { redis } => {
-                let store = Arc::new(RedisLeaseStore::new(redis.redis_node(DEFAULT_NODE).await?));
+                let node = if dial {
+                    redis.redis_node(DEFAULT_NODE).await?
+                } else {
+                    redis.redis_node_undialled(DEFAULT_NODE).await?
+                };
+                let store = Arc::new(RedisLeaseStore::new(node));
                 Ok((store.clone(), store))
             }
             Stores::Embedded { store } => Ok((store.clone(), store.clone())),

@@ -517,6 +517,93 @@ fn serve_on_redis_alone_issues_snowflake_ids_and_refuses_segments_naming_mysql()
     assert!(serve.wait().unwrap().success());
 }
 
+/// `serve --namespace served` on Redis alone at `redis`, on `port`.
+fn serve_alone(env: &TestEnv, redis: &str, port: u16) -> std::process::Child {
+    let mut serve = on_redis_alone(env, redis)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--namespace", "served", "--ttl", "1s", "--timeout", "1s"])
+        .args(["--bits", TWO_WORKERS, "--epoch", TWO_WORKERS_EPOCH])
+        .command();
+    serve
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    serve.spawn().expect("start idgen serve")
+}
+
+/// Waits until `serve` answers `/healthz` with `status`; returns the body.
+fn healthz_becomes(serve: &mut std::process::Child, port: u16, status: u16) -> String {
+    let mut body = String::new();
+    wait_until(
+        Duration::from_secs(30),
+        &format!("/healthz {status}"),
+        || {
+            assert!(serve.try_wait().unwrap().is_none(), "idgen serve exited");
+            match http_get(port, "/healthz") {
+                Ok((answered, text)) if answered == status => {
+                    body = text;
+                    true
+                }
+                _ => false,
+            }
+        },
+    );
+    body
+}
+
+fn stop(mut serve: std::process::Child) {
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(serve.id() as i32, libc::SIGTERM) };
+    assert!(serve.wait().unwrap().success());
+}
+
+#[test]
+fn serve_started_while_redis_is_down_leases_once_it_is_back_with_no_request() {
+    // Before, serve exited (5) when its first lease could not be had: under
+    // a supervisor it restarted until Redis answered, or not at all.
+    let env = TestEnv::distributed();
+    let mut redis = RedisProcess::start(Persistence::None);
+    redis.kill();
+    let port = crate::harness::servers::free_port();
+    let mut serve = serve_alone(&env, &redis.url(), port);
+    let body = healthz_becomes(&mut serve, port, 503);
+    assert!(
+        body.contains("namespace served: no provably valid lease"),
+        "{body}"
+    );
+    redis.restart();
+    // No request for an ID in between: the lease is taken in the background.
+    healthz_becomes(&mut serve, port, 200);
+    let (status, id) = http_get(port, "/api/snowflake/get/served").unwrap();
+    assert_eq!(status, 200, "{id}");
+    stop(serve);
+}
+
+#[test]
+fn serve_whose_lease_redis_lost_leases_again_with_no_request() {
+    // Before, a lost lease was replaced only when a request asked for an ID,
+    // and a server out of its load balancer (its /healthz failing) gets none.
+    let env = TestEnv::distributed();
+    let mut redis = RedisProcess::start(Persistence::None);
+    let port = crate::harness::servers::free_port();
+    let mut serve = serve_alone(&env, &redis.url(), port);
+    healthz_becomes(&mut serve, port, 200);
+    let lost = || {
+        let text = http_get(port, "/metrics").unwrap().1;
+        crate::harness::served::metric(
+            &crate::harness::served::parse_metrics(&text),
+            "idgen_serve_leases_lost_total",
+            "namespace=\"served\"",
+        )
+    };
+    assert_eq!(lost(), 0.0);
+    // Every lease is lost: Redis can no longer prove it kept them.
+    redis.restart();
+    healthz_becomes(&mut serve, port, 503);
+    healthz_becomes(&mut serve, port, 200);
+    assert_eq!(lost(), 1.0);
+    stop(serve);
+}
+
 // ---- Redis as the witness of MySQL's fences ------------------------------------------
 
 /// `lease` with a TTL of `ttl` in a one-worker namespace (`--fix worker=0`),

@@ -19,6 +19,8 @@ pub enum LeaseEvent {
     Acquired {
         worker: u64,
         floor_ms: Option<i64>,
+        /// The quarantine the lease waits out first (see [`Grant::quarantine_until_ms`]).
+        quarantine_until_ms: Option<i64>,
         /// Leases Redis had lost and that were put back on the way (see [`Grant::restored`]).
         restored: u64,
     },
@@ -90,6 +92,10 @@ pub struct LeaseSession<C: Clock> {
     events: Arc<dyn LeaseEvents>,
     held: Mutex<Option<Held>>,
     generation: Mutex<u64>,
+    /// Held while a lease is acquired: a request's acquisition and
+    /// [`LeaseSession::keep_held`]'s never make two grants, the first of
+    /// which nobody would release.
+    acquiring: tokio::sync::Mutex<()>,
 }
 
 impl<C: Clock + Clone + 'static> LeaseSession<C> {
@@ -110,6 +116,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
             events,
             held: Mutex::new(None),
             generation: Mutex::new(0),
+            acquiring: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -185,6 +192,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
         self.events.event(LeaseEvent::Acquired {
             worker: grant.worker,
             floor_ms: grant.floor_ms,
+            quarantine_until_ms: grant.quarantine_until_ms,
             restored: grant.restored,
         });
         *self.held.lock().expect("not poisoned") = Some(Held {
@@ -274,6 +282,16 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
                 self.events.event(LeaseEvent::Lost { worker });
             }
         }
+        self.acquire_unless_held().await
+    }
+
+    /// [`LeaseSession::acquire`], one acquisition at a time: one that waited
+    /// for another returns the lease that one acquired.
+    async fn acquire_unless_held(&self) -> Result<LeaseStatus> {
+        let _one = self.acquiring.lock().await;
+        if let Some(status) = self.status() {
+            return Ok(status);
+        }
         self.acquire().await
     }
 
@@ -284,6 +302,43 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
             tokio::time::sleep(period).await;
             // A failure is reported by `renew`; the generator stops at the deadline.
             let _ = self.renew().await;
+        }
+    }
+
+    /// [`LeaseSession::keep_renewed`], and a lease acquired whenever none is
+    /// held (none yet, or the last one lost), without waiting for a request
+    /// to ask for an ID: a server whose health depends on its lease (`serve`)
+    /// becomes healthy again by itself, though no client sends it a request
+    /// while it is not. A backend outage is waited out with a backoff and
+    /// reported (`Waiting`); any other failure (every worker ID held) is
+    /// reported too and tried again a third of the TTL later.
+    pub async fn keep_held(self: Arc<Self>) {
+        let period = self.ttl / 3;
+        let mut outage: Option<Backoff> = None;
+        loop {
+            if self.current_grant().is_some() {
+                tokio::time::sleep(period).await;
+                // A failure is reported by `renew`; a lost lease is replaced
+                // on the next turn.
+                let _ = self.renew().await;
+                continue;
+            }
+            let error = match self.acquire_unless_held().await {
+                Ok(_) => {
+                    outage = None;
+                    continue;
+                }
+                Err(e) => e,
+            };
+            if error.kind() == crate::ErrorKind::Unavailable {
+                wait_out_outage(self.events.as_ref(), &mut outage, &error).await;
+            } else {
+                self.events.event(LeaseEvent::Waiting {
+                    error: error.to_string(),
+                    retry_in: period,
+                });
+                tokio::time::sleep(period).await;
+            }
         }
     }
 
@@ -335,6 +390,21 @@ const CHUNK: usize = 1 << 16;
 /// Steps up to this many IDs run on the runtime thread (`idgen serve`'s one ID
 /// per request); larger ones in `block_in_place`.
 const SMALL_STEP: usize = 64;
+
+/// One pause of a backend outage that keeps a lease from being proven or
+/// acquired, announced (`Waiting`, with the error and the pause); `outage`
+/// is made at the first one, so its pauses grow while the outage lasts.
+async fn wait_out_outage(events: &dyn LeaseEvents, outage: &mut Option<Backoff>, error: &Error) {
+    outage
+        .get_or_insert_with(Backoff::backend_outage)
+        .pause_announced(|retry_in| {
+            events.event(LeaseEvent::Waiting {
+                error: error.to_string(),
+                retry_in,
+            })
+        })
+        .await;
+}
 
 /// The longest quarantine a new lease waits out: the longest TTL a lease may
 /// have, plus the margin, plus a minute for a clock a little behind. A longer
@@ -479,16 +549,7 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
             match self.session.ensure_valid().await {
                 Ok(status) => return Ok(status),
                 Err(e) if e.kind() == crate::ErrorKind::Unavailable => {
-                    let events = &self.session.events;
-                    outage
-                        .get_or_insert_with(Backoff::backend_outage)
-                        .pause_announced(|retry_in| {
-                            events.event(LeaseEvent::Waiting {
-                                error: e.to_string(),
-                                retry_in,
-                            })
-                        })
-                        .await;
+                    wait_out_outage(self.session.events.as_ref(), &mut outage, &e).await;
                 }
                 Err(e) => return Err(e),
             }

@@ -88,19 +88,27 @@ impl NodeSet {
 
     /// The node called `name`, connecting on first use.
     pub async fn get(&self, name: &str) -> Result<Arc<dyn Dispenser>> {
-        Ok(self.connect(name).await?.dispenser)
+        Ok(self.connect(name, true).await?.dispenser)
     }
 
     /// The Redis server behind node `name` (connected once, shared with
     /// [`Self::get`]), for what is built on Redis besides the stock: leases.
     pub async fn redis_node(&self, name: &str) -> Result<Arc<RedisNode>> {
-        self.connect(name)
-            .await?
-            .redis
+        Self::redis_of(name, self.connect(name, true).await?)
+    }
+
+    /// [`NodeSet::redis_node`], not dialled when it is new: its first request
+    /// connects (see [`RedisNode::undialled`]).
+    pub async fn redis_node_undialled(&self, name: &str) -> Result<Arc<RedisNode>> {
+        Self::redis_of(name, self.connect(name, false).await?)
+    }
+
+    fn redis_of(name: &str, node: Connected) -> Result<Arc<RedisNode>> {
+        node.redis
             .ok_or_else(|| Error::Internal(format!("node {name:?} is not a Redis server")))
     }
 
-    async fn connect(&self, name: &str) -> Result<Connected> {
+    async fn connect(&self, name: &str, dial: bool) -> Result<Connected> {
         let mut connected = self.connected.lock().await;
         if let Some(node) = connected.get(name) {
             return Ok(node.clone());
@@ -108,7 +116,11 @@ impl NodeSet {
         let url = self.urls.get(name).ok_or_else(|| Error::UnknownNode {
             node: name.to_string(),
         })?;
-        let redis = Arc::new(RedisNode::connect(name, url, &self.tls, self.timeout).await?);
+        let redis = Arc::new(if dial {
+            RedisNode::connect(name, url, &self.tls, self.timeout).await?
+        } else {
+            RedisNode::undialled(name, url, &self.tls, self.timeout)?
+        });
         let node = Connected {
             dispenser: redis.clone(),
             redis: Some(redis),

@@ -93,6 +93,27 @@ impl RedisNode {
         tls: &TlsFiles,
         timeout: Duration,
     ) -> Result<Self> {
+        let node = Self::undialled(name, url, tls, timeout)?;
+        // A standalone server is dialled now, so an unreachable one fails
+        // here as ever; the probe waits for the first request, which a take
+        // carries in the same round trip.
+        let unprobed = match &node.client {
+            Some(client) => LinkState::Unprobed(node.dial(client).await?),
+            None => LinkState::Ready(node.make_link().await?),
+        };
+        *node.state() = unprobed;
+        Ok(node)
+    }
+
+    /// The node, its URL checked but no connection made: the first request
+    /// makes one, as after a connection broke. For a server that starts
+    /// while Redis is down and serves once it is up.
+    pub fn undialled(
+        name: &str,
+        url: &SecretUrl,
+        tls: &TlsFiles,
+        timeout: Duration,
+    ) -> Result<Self> {
         let topology = Topology::parse(url)?;
         let client = match topology {
             Topology::Standalone => Some(connect::client(url, tls)?),
@@ -106,7 +127,7 @@ impl RedisNode {
             Topology::Cluster(_) => KeyNames::Cluster,
             _ => KeyNames::Java,
         };
-        let node = RedisNode {
+        Ok(RedisNode {
             name: name.to_string(),
             url: url.clone(),
             topology,
@@ -117,16 +138,7 @@ impl RedisNode {
             linking: tokio::sync::Mutex::new(()),
             timeout,
             restore_refused: std::sync::atomic::AtomicBool::new(false),
-        };
-        // A standalone server is dialled now, so an unreachable one fails
-        // here as ever; the probe waits for the first request, which a take
-        // carries in the same round trip.
-        let unprobed = match &node.client {
-            Some(client) => LinkState::Unprobed(node.dial(client).await?),
-            None => LinkState::Ready(node.make_link().await?),
-        };
-        *node.state() = unprobed;
-        Ok(node)
+        })
     }
 
     /// The link's state, for a moment: the guard must be gone before the

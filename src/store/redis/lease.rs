@@ -121,7 +121,7 @@ impl RedisNode {
                 &args,
             )
             .await?;
-        grant_of(&answer, token, call, now_ms)
+        grant_of(&answer, token, call)
     }
 
     /// Runs a release script, the fenced store's or Redis alone's: both take
@@ -310,9 +310,11 @@ impl RedisNode {
 }
 
 /// Reads an acquire script's answer: `{'ok', worker, floor ('': none)[,
-/// quarantine until]}`, `{'mismatch', recorded}` or `{'full'}`. Only a
-/// quarantine still running at `now_ms` matters to the new holder.
-fn grant_of(answer: &[String], token: String, call: &Acquire, now_ms: i64) -> Result<Grant> {
+/// quarantine until]}`, `{'mismatch', recorded}` or `{'full'}`. A quarantine
+/// already over is kept: the holder waits for nothing, but it is the time the
+/// grant issues after when the worker's own fence went with what Redis lost
+/// (the `acquired` event reports it).
+fn grant_of(answer: &[String], token: String, call: &Acquire) -> Result<Grant> {
     let number = |i: usize| answer.get(i).and_then(|f| f.parse::<i64>().ok());
     match answer.first().map(String::as_str) {
         Some("ok") => {
@@ -321,7 +323,7 @@ fn grant_of(answer: &[String], token: String, call: &Acquire, now_ms: i64) -> Re
                 .and_then(|w| w.parse().ok())
                 .ok_or_else(|| Error::Internal("acquire returned no worker".into()))?;
             Ok(Grant {
-                quarantine_until_ms: number(3).filter(|&until| until > now_ms),
+                quarantine_until_ms: number(3),
                 ..call.granted(worker, token, number(2))
             })
         }

@@ -95,6 +95,7 @@ impl LeaseEvents for EventReport {
                 LeaseEvent::Acquired {
                     worker,
                     floor_ms,
+                    quarantine_until_ms,
                     restored,
                 } => json!({
                     "event": "acquired",
@@ -105,6 +106,7 @@ impl LeaseEvents for EventReport {
                     "epoch_ms": self.layout.epoch_ms(),
                     "ttl_ms": self.ttl.as_millis() as u64,
                     "floor_unix_ms": floor_ms,
+                    "quarantine_until_unix_ms": quarantine_until_ms,
                     "restored": restored,
                 }),
                 LeaseEvent::Restored { worker } => {
@@ -141,6 +143,7 @@ impl LeaseEvents for EventReport {
                 LeaseEvent::Acquired {
                     worker,
                     floor_ms,
+                    quarantine_until_ms,
                     restored,
                 } => format!(
                     "idgen: leased worker {worker} of namespace {} ({}) as {} for {}{}{}",
@@ -148,7 +151,9 @@ impl LeaseEvents for EventReport {
                     self.layout.name(),
                     self.holder,
                     idgen::error::fmt_duration(self.ttl),
-                    floor_ms
+                    // The later of the previous holder's fence and the quarantine.
+                    (*floor_ms)
+                        .max(*quarantine_until_ms)
                         .map(|f| format!("; issuing after {}", format_timestamp(f)))
                         .unwrap_or_default(),
                     if *restored > 0 {
@@ -265,9 +270,18 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         session,
         mut generator,
         renewer,
-    } = hold(source, namespace, layout, holder, ttl, options, events)
-        .await
-        .context("leasing a worker ID")?;
+    } = hold(
+        source,
+        namespace,
+        layout,
+        holder,
+        ttl,
+        options,
+        events,
+        Keep::Renewed,
+    )
+    .await
+    .context("leasing a worker ID")?;
     if let Some(path) = new_store {
         ctx.out
             .note(&format!("created the embedded store {}", path.display()));
@@ -306,6 +320,11 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
     Ok(outcome)
 }
 
+fn is_unavailable(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<idgen::Error>()
+        .is_some_and(|e| e.kind() == idgen::ErrorKind::Unavailable)
+}
+
 fn is_interrupted(e: &anyhow::Error) -> bool {
     e.downcast_ref::<idgen::Error>()
         .is_some_and(|e| e.kind() == idgen::ErrorKind::Interrupted)
@@ -328,10 +347,25 @@ pub(crate) struct Holding {
     pub(crate) renewer: tokio::task::JoinHandle<()>,
 }
 
+/// How a holder keeps its worker ID between requests for IDs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// Renewed; a lost lease is replaced when IDs are next asked for
+    /// (`lease`: the first lease must be had before anything is issued).
+    Renewed,
+    /// Renewed, and replaced at once when lost or not had yet, asked for or
+    /// not (`serve`: it starts while the lease store is down, and its
+    /// `/healthz` recovers without a client's request).
+    Held,
+}
+
 /// The one way `lease` and `serve --namespace` start holding a worker ID: a
 /// layout that cannot issue now (an epoch in the future, time bits used up)
 /// is refused before the namespace is recorded or a worker ID taken; then
-/// the lease is acquired and renewed every third of its TTL.
+/// the lease is acquired and renewed every third of its TTL. With
+/// [`Keep::Held`] a lease store that cannot be reached yet is no failure:
+/// the lease is acquired in the background once it answers.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn hold(
     source: WorkerSource,
     namespace: NamespaceSpec,
@@ -340,6 +374,7 @@ pub(crate) async fn hold(
     ttl: Duration,
     options: GeneratorOptions,
     events: Arc<dyn LeaseEvents>,
+    keep: Keep,
 ) -> anyhow::Result<Holding> {
     let session = Arc::new(LeaseSession::new(
         source,
@@ -352,8 +387,13 @@ pub(crate) async fn hold(
     let generator = LeasedGenerator::new(session.clone(), layout, options);
     generator.check_issuable()?;
     let acquiring = session.clone();
-    on_worker(async move { acquiring.acquire().await }).await?;
-    let renewer = tokio::spawn(session.clone().keep_renewed());
+    let first = on_worker(async move { acquiring.acquire().await }).await;
+    let renewer = match (first, keep) {
+        (Ok(_), Keep::Renewed) => tokio::spawn(session.clone().keep_renewed()),
+        (Ok(_), Keep::Held) => tokio::spawn(session.clone().keep_held()),
+        (Err(e), Keep::Held) if is_unavailable(&e) => tokio::spawn(session.clone().keep_held()),
+        (Err(e), _) => return Err(e),
+    };
     Ok(Holding {
         session,
         generator,

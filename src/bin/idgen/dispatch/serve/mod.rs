@@ -16,7 +16,7 @@ mod snowflake;
 mod tinyid;
 
 use crate::dispatch::Context;
-use crate::dispatch::lease::{EventReport, Holding, default_holder, hold, lease_ttl};
+use crate::dispatch::lease::{EventReport, Holding, Keep, default_holder, hold, lease_ttl};
 use crate::exit::Outcome;
 use crate::layout_args::LayoutArgs;
 use crate::output::Output;
@@ -278,7 +278,9 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
     let mut lease_store = None;
     for spec in &args.namespaces {
         let (name, layout) = namespace_layout(spec, &args.layout, &ctx.settings)?;
-        let store = backend.lease_store().await?;
+        // Not dialled yet: serve starts while Redis is down, and leases in
+        // the background once it answers (see `Keep::Held`).
+        let store = backend.lease_store_undialled().await?;
         lease_store.get_or_insert_with(|| store.clone());
         let events = Arc::new(ServeEvents {
             report: EventReport {
@@ -303,6 +305,7 @@ pub async fn run(args: ServeArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
             ttl,
             options,
             events,
+            Keep::Held,
         )
         .await
         .with_context(|| format!("leasing a worker ID in namespace {name}"))?;
