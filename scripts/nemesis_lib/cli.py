@@ -31,7 +31,7 @@ EPOCH_MS = 1704067200000  # 2024-01-01, the --epoch of workload.LAYOUT
 AUDIT_EVERY_S = 5.0
 # How often the nemesis looks for a second Redis master (a split brain).
 MASTERS_EVERY_S = 1.0
-RECOVERY_BOUND = {"distributed": 30.0, "galera": 60.0, "embedded": 30.0}
+RECOVERY_BOUND = {"distributed": 30.0, "galera": 60.0, "embedded": 30.0, "redis-alone": 30.0}
 
 
 class Log:

@@ -41,12 +41,18 @@ def for_a_while(ctx, out, hold, apply, heal):
 
 
 CLIENT_ROLES = ("taker", "limit-taker", "reloader", "app-setter", "migrator", "churner", "holder", "serve")
+# What runs on each profile (workload.Clients.start): no migrate on the
+# embedded store, only leases on Redis alone.
+PROFILE_ROLES = {
+    "embedded": tuple(r for r in CLIENT_ROLES if r != "migrator"),
+    "redis-alone": ("churner", "holder", "serve"),
+}
 CLOCK_TARGETS = ("holder1", "holder2", "holder3", "serve")
 
 
 class Fault:
     kind = None
-    profiles = ("distributed", "galera", "embedded")
+    profiles = ("distributed", "galera", "embedded", "redis-alone")
     groups = ()
     weight = 1.0
     gate = None
@@ -77,7 +83,7 @@ class KillClient(Fault):
     weight = 3.0
 
     def plan(self, rng, profile):
-        roles = [r for r in CLIENT_ROLES if profile != "embedded" or r != "migrator"]
+        roles = list(PROFILE_ROLES.get(profile, CLIENT_ROLES))
         return {"role": rng.choice(roles), "pick": rng.random()}
 
     def run(self, ctx, p, out):
@@ -215,7 +221,7 @@ class Degrade(Fault):
 # -- Redis -------------------------------------------------------------------------
 
 class RedisFault(Fault):
-    profiles = ("distributed", "galera")
+    profiles = ("distributed", "galera", "redis-alone")
     groups = ("redis",)
     gate = "ledger_current"
 
@@ -493,9 +499,71 @@ class RedisIsolate(RedisFault):
         for_a_while(ctx, out, p["hold"], lambda: ctx.net.isolate(server.host), lambda: ctx.net.rejoin(server.host))
 
 
+class RedisEvict(RedisFault):
+    """The master short of memory under an `allkeys-*` policy: a `maxmemory`
+    below what it uses, for a while, so it evicts keys one at a time, of
+    idgen's whichever the policy picks (fences, lease keys, the record, the
+    free list), and refuses writes (OOM) when nothing is left to evict. The
+    deletions reach the replica as well."""
+    kind = "redis_evict"
+    profiles = ("redis-alone",)
+    weight = 1.5
+
+    def plan(self, rng, profile):
+        return {"policy": rng.choice(("allkeys-lru", "allkeys-lfu", "allkeys-random")),
+                "share": rng.choice((0.2, 0.5, 0.9, 1.5)), "hold": rng.uniform(1.0, 10.0)}
+
+    def run(self, ctx, p, out):
+        master = self.master(ctx, out)
+        if not master:
+            return
+        out["target"] = master.name
+        before = {}
+
+        def config(**settings):
+            for name, value in settings.items():
+                master.call("CONFIG", "SET", name, str(value), timeout=FAULT_CALL_TIMEOUT_S)
+
+        def apply():
+            memory = resp.info(*master.addr, "memory", timeout=FAULT_CALL_TIMEOUT_S)
+            before.update(policy=memory.get("maxmemory_policy", "noeviction"), limit=memory.get("maxmemory", "0"))
+            used, keys = int(memory["used_memory"]), self.key_bytes(master)
+            # `share` of the keys' memory over the limit (above 1, every key
+            # goes): as clients write, the server evicts a key at a time.
+            limit = max(1, used - int(p["share"] * keys))
+            out["notes"] = f"{p['policy']}, maxmemory {limit} of {used} used ({keys} in keys)"
+            config(**{"maxmemory-policy": p["policy"], "maxmemory": limit})
+            evicted = resp.info(*master.addr, "stats", timeout=FAULT_CALL_TIMEOUT_S).get("evicted_keys")
+            out["evicted_keys_at_start"] = int(evicted or 0)
+
+        def heal():
+            try:
+                evicted = resp.info(*master.addr, "stats", timeout=FAULT_CALL_TIMEOUT_S).get("evicted_keys")
+                out["evicted_keys"] = int(evicted or 0) - out.get("evicted_keys_at_start", 0)
+                config(maxmemory=before.get("limit", "0"))
+                config(**{"maxmemory-policy": before.get("policy", "noeviction")})
+            except (OSError, resp.RedisError) as e:
+                # Killed or cut off meanwhile by another group's fault: a
+                # restart forgets a limit set by CONFIG SET.
+                out["notes"] = f"{out.get('notes', '')}; not reset: {e}"
+
+        for_a_while(ctx, out, p["hold"], apply, heal)
+
+    @staticmethod
+    def key_bytes(master):
+        """What every key of the server takes (`MEMORY USAGE`), in bytes."""
+        total, cursor = 0, "0"
+        while True:
+            cursor, keys = master.call("SCAN", cursor, "COUNT", 1000, timeout=FAULT_CALL_TIMEOUT_S)
+            for key in keys:
+                total += int(master.call("MEMORY", "USAGE", key, timeout=FAULT_CALL_TIMEOUT_S) or 0)
+            if cursor == "0":
+                return total
+
+
 class SentinelKill(Fault):
     kind = "sentinel_kill9"
-    profiles = ("distributed", "galera")
+    profiles = ("distributed", "galera", "redis-alone")
     weight = 0.5
 
     def plan(self, rng, profile):
@@ -788,7 +856,7 @@ class StoreRestored(Fault):
 CATALOGUE = [
     KillClient(), PauseClient(), ClockStep(), PartitionClients(), IsolateServe(), Degrade(),
     RedisKill(), RedisPause(), RedisOldRdb(), RedisCutAof(), RedisLaggingPromote(), RedisDemote(),
-    RedisFlushAll(), RedisSplitBrain(), RedisIsolate(), SentinelKill(), SecondKill(), SecondOldRdb(),
+    RedisFlushAll(), RedisSplitBrain(), RedisIsolate(), RedisEvict(), SentinelKill(), SecondKill(), SecondOldRdb(),
     MysqlKill(), MysqlPause(), MysqlIsolate(), MysqlLaggingPromote(), MysqlSwitchover(),
     GaleraKill(), GaleraPause(), GaleraIsolate(),
     StoreLocked(), StoreRestored(),

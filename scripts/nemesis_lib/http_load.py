@@ -37,9 +37,10 @@ def request(target, path):
 
 def worker(index, args, out, lock):
     rng = random.Random(f"{args.seed}:{index}")
-    apps = [int(a) for a in args.apps.split(",")]
+    # No apps (Redis alone): snowflake IDs only.
+    apps = [int(a) for a in args.apps.split(",") if a]
     while not stop.is_set():
-        roll = rng.random()
+        roll = rng.random() if apps else 1.0
         if roll < 0.5:
             app = rng.choice(apps)
             path, kind = f"/api/segment/get/{app}", "segment"

@@ -1,4 +1,4 @@
-"""The three profiles' servers, and what the faults and the workload need to
+"""The four profiles' servers, and what the faults and the workload need to
 know about them: where each client connects, who is master or primary now,
 and the omniscient reads the schedule's rollback gate uses.
 
@@ -13,6 +13,9 @@ and the omniscient reads the schedule's rollback gate uses.
   galera:      the same Redis side; a three-node Galera cluster, each client
                pinned to one node (multi-primary writes).
   embedded:    one SQLite store file shared by every client on the host.
+  redis-alone: the same Sentinel group and nothing else: worker-ID leases on
+               Redis alone (no MySQL), its holders and a `serve` of
+               snowflake IDs; Redis is the only authority it has.
 """
 
 import os
@@ -736,4 +739,26 @@ class Embedded(Profile):
         return env
 
 
-PROFILES = {p.name: p for p in (Distributed, Galera, Embedded)}
+class RedisAlone(Profile):
+    name = "redis-alone"
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.redis = RedisGroup(self.net, self.registry, self.root, self.log)
+
+    def start(self):
+        self.redis.start()
+
+    def client_env(self, i=0):
+        env = super().client_env(i)
+        env["IDGEN_REDIS_URL"] = self.redis.url()
+        return env
+
+    def tick(self):
+        self.redis.tick()
+
+    def heal(self):
+        self.redis.heal()
+
+
+PROFILES = {p.name: p for p in (Distributed, Galera, Embedded, RedisAlone)}

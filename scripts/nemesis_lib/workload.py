@@ -7,6 +7,9 @@ runs real idgen processes in a client namespace and records what they did.
   serve       one `idgen serve` (segments and a leased namespace), restarted
               when it dies; HTTP clients drive it from another namespace
               (http_load.py)
+
+On Redis alone (no segment ledger) only the holders, churners and `serve`
+(its snowflake IDs) run.
   holders     `lease --stdin --json` coprocesses, each under faketime with a
               clock the nemesis steps, restarted when they die
   churners    `lease --count N --json` in a loop: acquire, issue, release, so
@@ -156,8 +159,16 @@ class Clients:
 
     # -- setup ----------------------------------------------------------------------
 
+    @property
+    def segments(self):
+        """Whether the profile has a segment ledger (Redis alone has none:
+        only leases and snowflake IDs run there)."""
+        return self.profile.name != "redis-alone"
+
     def setup(self):
         """Creates the apps (retrying while servers settle), before any fault."""
+        if not self.segments:
+            return
         rec = self.history("setup")
         host = self.profile.clients[0]
         for app in APPS:
@@ -196,13 +207,14 @@ class Clients:
 
     def start(self):
         hosts = self.profile.clients
-        for i in range(3):
-            self.loop(f"taker{i + 1}", self._taker(hosts[i % 2], i))
-        self.loop("limit-taker", self._limit_taker(hosts[1]))
-        self.loop("reloader", self._reloader(hosts[1]))
-        self.loop("app-setter", self._app_setter(hosts[0]))
-        if self.migrate:
-            self.loop("migrator", self._migrator(hosts[1]))
+        if self.segments:
+            for i in range(3):
+                self.loop(f"taker{i + 1}", self._taker(hosts[i % 2], i))
+            self.loop("limit-taker", self._limit_taker(hosts[1]))
+            self.loop("reloader", self._reloader(hosts[1]))
+            self.loop("app-setter", self._app_setter(hosts[0]))
+            if self.migrate:
+                self.loop("migrator", self._migrator(hosts[1]))
         for i in range(2):
             self.loop(f"churner{i + 1}", self._churner(hosts[i % 2], i))
         for i in range(3):
@@ -498,19 +510,25 @@ def _read_serve_events(stream, rec, holder):
     import calendar
     import re
     leased = re.compile(r"leased worker (\d+) of namespace (\S+) .*?(?:; issuing after (\S+?Z))?(?:;|$)")
+    quarantined = re.compile(r"so worker (\d+) issues nothing until (\S+?Z)")
     lost = re.compile(r"lost the lease on worker (\d+)")
     released = re.compile(r"released worker (\d+)")
+
+    def unix_ms(text):
+        stamp, ms = text[:-1].split(".")
+        return calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%S")) * 1000 + int(ms)
+
     for raw in stream:
         line = raw.decode("utf-8", "replace").strip()
         t = time.time()
         event = None
         m = leased.search(line)
+        q = quarantined.search(line)
         if m:
-            floor = None
-            if m.group(3):
-                stamp, ms = m.group(3)[:-1].split(".")
-                floor = calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%S")) * 1000 + int(ms)
+            floor = unix_ms(m.group(3)) if m.group(3) else None
             event = {"event": "acquired", "worker": int(m.group(1)), "namespace": m.group(2), "floor_unix_ms": floor}
+        elif q:
+            event = {"event": "quarantined", "worker": int(q.group(1)), "until_unix_ms": unix_ms(q.group(2))}
         elif lost.search(line):
             event = {"event": "lost", "worker": int(lost.search(line).group(1))}
         elif released.search(line):
@@ -533,7 +551,8 @@ class HttpLoad:
         script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "http_load.py")
         out = os.path.join(c.run_dir, "history", "http.jsonl")
         argv = c.profile.clients[0].wrap([sys.executable, script, "--target", c.serve.url, "--out", out,
-                                          "--namespace", NAMESPACE, "--apps", ",".join(map(str, SERVED_APPS)),
+                                          "--namespace", NAMESPACE,
+                                          "--apps", ",".join(map(str, SERVED_APPS)) if c.segments else "",
                                           "--seed", str(c.rng.random())])
         self.proc = c.registry.spawn("http-load", argv, log_path=os.path.join(c.run_dir, "http_load.log"))
 
