@@ -256,6 +256,33 @@ class CheckerTest(unittest.TestCase):
         h.holder("holder1-1", 104.0, 2, EPOCH + 1020, [snowflake(EPOCH + 1021, 2)])
         self.assertEqual(h.kinds(), [])
 
+    def quarantined_twice(self, second):
+        """holder1-1 leases worker 2 twice with no fence (Redis alone lost
+        them), a churner holding it in between; `second` is the second
+        grant's quarantine event or field."""
+        h = healthy()
+        h.holder("holder1-1", 110.0, 6, None, [snowflake(EPOCH + 3000, 6)])
+        h.add(type="call", cmd="lease", client="churner1", holder="churner1-1", snowflake=True, t0=111.0, t1=111.1,
+              exit=0, signal=None, killed=False, hung=False, ids=[snowflake(EPOCH + 3500, 6)],
+              events=[{"event": "acquired", "worker": 6, "floor_unix_ms": None, "quarantine_until_unix_ms": EPOCH + 3200}])
+        acquired = {"event": "acquired", "worker": 6, "floor_unix_ms": None}
+        if second == "field":
+            acquired["quarantine_until_unix_ms"] = EPOCH + 4000
+        h.add(type="lease_event", holder="holder1-1", t=112.0, event=acquired)
+        if second == "event":
+            h.add(type="lease_event", holder="holder1-1", t=112.0,
+                  event={"event": "quarantined", "worker": 6, "until_unix_ms": EPOCH + 4000})
+        return h.add(type="lease_ids", holder="holder1-1", t0=112.1, t1=112.2, ids=[snowflake(EPOCH + 4001, 6)])
+
+    def test_a_grant_after_a_quarantine_issues_after_it_whatever_holder_printed_before(self):
+        # Each grant's IDs are its own: the quarantine is the later grant's floor.
+        self.assertEqual(self.quarantined_twice("field").kinds(), [])
+        self.assertEqual(self.quarantined_twice("event").kinds(), [])
+
+    def test_without_its_quarantine_a_later_grant_seems_to_span_the_one_between(self):
+        # The control: a floor of None takes the first grant's IDs too.
+        self.assertEqual(self.quarantined_twice("none").kinds(), ["overlap"])
+
     def serve_restarted(self):
         """serve-1 (worker 5) killed at 110.0; serve-2 started at 110.5 on worker 3."""
         h = healthy()
