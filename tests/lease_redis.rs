@@ -519,7 +519,12 @@ fn serve_on_redis_alone_issues_snowflake_ids_and_refuses_segments_naming_mysql()
 
 /// `serve --namespace served` on Redis alone at `redis`, on `port`.
 fn serve_alone(env: &TestEnv, redis: &str, port: u16) -> std::process::Child {
-    let mut serve = on_redis_alone(env, redis)
+    serve_on(on_redis_alone(env, redis), port)
+}
+
+/// `serve --namespace served` as `test` runs idgen, on `port`.
+fn serve_on(test: Test<'_>, port: u16) -> std::process::Child {
+    let mut serve = test
         .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
         .args(["--namespace", "served", "--ttl", "1s", "--timeout", "1s"])
         .args(["--bits", TWO_WORKERS, "--epoch", TWO_WORKERS_EPOCH])
@@ -572,6 +577,25 @@ fn serve_started_while_redis_is_down_leases_once_it_is_back_with_no_request() {
     );
     redis.restart();
     // No request for an ID in between: the lease is taken in the background.
+    healthz_becomes(&mut serve, port, 200);
+    let (status, id) = http_get(port, "/api/snowflake/get/served").unwrap();
+    assert_eq!(status, 200, "{id}");
+    stop(serve);
+}
+
+#[test]
+fn serve_on_redis_and_mysql_started_while_redis_is_down_leases_once_it_is_back() {
+    let env = TestEnv::distributed();
+    let mut redis = RedisProcess::start(Persistence::None);
+    redis.kill();
+    let port = crate::harness::servers::free_port();
+    let mut serve = serve_on(Test::within(&env).env("IDGEN_REDIS_URL", redis.url()), port);
+    let body = healthz_becomes(&mut serve, port, 503);
+    assert!(
+        body.contains("namespace served: no provably valid lease"),
+        "{body}"
+    );
+    redis.restart();
     healthz_becomes(&mut serve, port, 200);
     let (status, id) = http_get(port, "/api/snowflake/get/served").unwrap();
     assert_eq!(status, 200, "{id}");
