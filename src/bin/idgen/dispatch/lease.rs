@@ -182,7 +182,7 @@ impl LeaseEvents for EventReport {
                     "idgen: lost the lease on worker {worker}; it issues no more IDs under it"
                 ),
                 LeaseEvent::Quarantined { worker, until_ms } => format!(
-                    "idgen: Redis cannot prove it kept namespace {}'s leases (the namespace is new to it, or it restarted, failed over or lost data), so worker {worker} issues nothing until {}, when every earlier lease has run out",
+                    "idgen: Redis cannot prove it kept namespace {}'s leases (the namespace is new to it, or it restarted, failed over, lost data or evicted keys), so worker {worker} issues nothing until {}, when every earlier lease has run out",
                     self.namespace,
                     format_timestamp(*until_ms)
                 ),
