@@ -178,6 +178,16 @@ impl Backend {
         !matches!(self.stores, Stores::RedisAlone { .. })
     }
 
+    /// The Redis servers (or the store file) `status` checks: the nodes,
+    /// and on Redis alone, where the nodes refuse segments, the server the
+    /// leases live on.
+    pub fn servers(&self) -> &NodeSet {
+        match &self.stores {
+            Stores::RedisAlone { redis } => redis,
+            _ => &self.nodes,
+        }
+    }
+
     /// Are segments stocked on Redis nodes (not in the store file)?
     pub fn has_redis_nodes(&self) -> bool {
         matches!(self.stores, Stores::Distributed { .. })

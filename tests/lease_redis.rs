@@ -432,6 +432,66 @@ fn namespace_delete_on_redis_alone_refuses_a_held_namespace_and_forgets_a_free_o
 }
 
 #[test]
+fn status_on_redis_alone_reports_the_server_and_the_namespaces() {
+    let env = TestEnv::distributed();
+    on_redis_alone(&env, &env.redis_url)
+        .args(two_worker_lease("watched", &["--count", "1"]))
+        .status(exit_code::OK)
+        .run();
+    let run = on_redis_alone(&env, &env.redis_url)
+        .args(["status", "--json"])
+        .run();
+    let report = run.json();
+    assert_eq!(report["backend"], "redis", "{run}");
+    let stores = report["stores"].as_array().unwrap();
+    assert_eq!(stores.len(), 1, "{run}");
+    assert_eq!(stores[0]["role"], "node");
+    assert_eq!(stores[0]["reachable"], true, "{run}");
+    assert_eq!(report["apps_known"], true);
+    assert_eq!(report["apps"].as_array().unwrap().len(), 0);
+    let watched = report["namespaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|ns| ns["name"] == "watched")
+        .unwrap_or_else(|| panic!("no namespace watched: {run}"));
+    assert_eq!(watched["capacity"], 2);
+    on_redis_alone(&env, &env.redis_url)
+        .arg("status")
+        .stdout("apps: none (Redis alone keeps worker-ID leases only)")
+        .stdout("watched")
+        .run();
+    // No ledger to count in the Nagios line.
+    on_redis_alone(&env, &env.redis_url)
+        .args(["status", "--check"])
+        .stdout("nodes_up=1")
+        .stdout_lacks("ledger_up")
+        .run();
+}
+
+#[test]
+fn status_on_redis_alone_warns_of_a_server_that_evicts_leases() {
+    let env = TestEnv::distributed();
+    let redis = RedisProcess::start(Persistence::None);
+    for (name, value) in [("maxmemory", "1gb"), ("maxmemory-policy", "allkeys-random")] {
+        redis::cmd("CONFIG")
+            .arg("SET")
+            .arg(name)
+            .arg(value)
+            .query::<()>(&mut redis.conn())
+            .unwrap();
+    }
+    on_redis_alone(&env, &redis.url())
+        .args(["status", "--check"])
+        .status(exit_code::nagios::WARNING)
+        .stdout("IDGEN WARNING")
+        .stdout("allkeys-random")
+        .stdout("lose its lease")
+        .stdout_lacks("MySQL")
+        .run();
+}
+
+#[test]
 fn segment_ids_on_redis_alone_are_refused_naming_mysql() {
     let env = TestEnv::distributed();
     on_redis_alone(&env, &env.redis_url)

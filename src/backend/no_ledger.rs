@@ -20,7 +20,7 @@ pub fn segments_need_mysql() -> Error {
         location: "backend".into(),
         problem: "a Redis URL is configured but no MySQL URL (--mysql), and segment IDs need MySQL's ledger"
             .into(),
-        hint: "the segment backend needs both: add --mysql URL (or IDGEN_MYSQL_URL), or drop Redis to use the embedded store; Redis alone runs only lease, serve --namespace, namespace and inspect-freelist".into(),
+        hint: "the segment backend needs both: add --mysql URL (or IDGEN_MYSQL_URL), or drop Redis to use the embedded store; Redis alone runs only lease, serve --namespace, namespace, inspect-freelist and status".into(),
     }
 }
 

@@ -410,7 +410,8 @@ impl Part {
     }
 }
 
-/// What the ledger holds, when it could be read.
+/// What the ledger holds, when it could be read (nothing on Redis alone).
+#[derive(Default)]
 struct LedgerView {
     apps: Vec<AppRecord>,
     marks: std::collections::BTreeMap<Slot, crate::store::RefillMark>,
@@ -447,27 +448,37 @@ pub async fn gather(
     };
     // Everything that may wait on a backend that is down runs at once, so a
     // report takes about one timeout however many backends are down.
+    // Redis alone keeps leases only: no ledger, no apps to read.
+    let ledger_check = async {
+        if backend.has_ledger() {
+            let (part, view) = check_ledger(backend).await;
+            (part, view.ok_or(()))
+        } else {
+            (Part::default(), Ok(LedgerView::default()))
+        }
+    };
     let ((ledger_part, ledger), (mut nodes_part, unreachable), leases_part) = tokio::join!(
-        check_ledger(backend),
+        ledger_check,
         check_nodes(backend),
         check_leases(backend, request.now_ms, request.lease_ttl_ms)
     );
     let embedded = backend.is_embedded();
-    let ledger_state = ledger_part.stores[0].state;
+    let ledger_store = ledger_part.stores.first().cloned();
+    let ledger_state = ledger_store.as_ref().map_or(StoreState::Ok, |s| s.state);
     if embedded && ledger_state != StoreState::Ok {
         // The embedded dispenser is the same file: it is as unusable as the ledger,
         // and said so once.
         for store in &mut nodes_part.stores {
             store.state = ledger_state;
             store.reachable = false;
-            store.error = ledger_part.stores[0].error.clone();
+            store.error = ledger_store.as_ref().and_then(|s| s.error.clone());
         }
     }
     ledger_part.merge_into(&mut report);
     nodes_part.merge_into(&mut report);
     // Leases live on the default node (or in the store file): when that is
     // down, it is reported already, and once.
-    let leases_part = if unreachable.contains(backend.nodes.default_node())
+    let leases_part = if unreachable.contains(backend.servers().default_node())
         || (embedded && ledger_state != StoreState::Ok)
     {
         Part::default()
@@ -476,15 +487,15 @@ pub async fn gather(
     };
     // Stock is read only from nodes that answered: no second wait.
     let apps_part = match &ledger {
-        Some(view) => check_apps(backend, request, view, &unreachable).await,
-        None => Part::default(),
+        Ok(view) => check_apps(backend, request, view, &unreachable).await,
+        Err(()) => Part::default(),
     };
     match ledger {
-        Some(view) => {
+        Ok(view) => {
             report.apps_known = true;
             report.foreign_rows = view.foreign;
         }
-        None => report.flag(
+        Err(()) => report.flag(
             AttentionKind::AppsUnknown,
             Severity::Unknown,
             "the apps are unknown: the ledger cannot be read".into(),

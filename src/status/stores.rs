@@ -45,18 +45,17 @@ pub(super) async fn check_ledger(backend: &Backend) -> (Part, Option<LedgerView>
     (part, view)
 }
 
-/// Checks every node concurrently; returns the names of those that did not answer.
+/// Checks every node concurrently (on Redis alone, the server of the
+/// leases); returns the names of those that did not answer.
 pub(super) async fn check_nodes(backend: &Backend) -> (Part, BTreeSet<String>) {
-    let names = backend.nodes.names().await;
+    let servers = backend.servers();
+    let names = servers.names().await;
     let checks = names.into_iter().map(|name| async move {
-        let node = backend.nodes.get(&name).await;
-        let location = backend
-            .nodes
-            .describe(&name)
-            .unwrap_or_else(|| match &node {
-                Ok(node) => node.describe(),
-                Err(_) => name.clone(),
-            });
+        let node = servers.get(&name).await;
+        let location = servers.describe(&name).unwrap_or_else(|| match &node {
+            Ok(node) => node.describe(),
+            Err(_) => name.clone(),
+        });
         let (mut rollback, mut ledger_rollback, mut eviction) = (None, None, None);
         let version = match node {
             Ok(node) => {
@@ -88,7 +87,7 @@ pub(super) async fn check_nodes(backend: &Backend) -> (Part, BTreeSet<String>) {
             part.flag(
                 AttentionKind::Evicting,
                 Severity::Warning,
-                evicting_message(&name, &eviction),
+                evicting_message(&name, &eviction, backend.has_ledger()),
             );
         }
         let state = match &version {
@@ -117,12 +116,17 @@ pub(super) async fn check_nodes(backend: &Backend) -> (Part, BTreeSet<String>) {
     (part, unreachable)
 }
 
-/// What a node that evicts any key when full costs, and the fix.
-fn evicting_message(name: &str, eviction: &Eviction) -> String {
+/// What a node that evicts any key when full costs, and the fix. `segments`:
+/// it stocks segments beside MySQL; on Redis alone it keeps the leases.
+fn evicting_message(name: &str, eviction: &Eviction, segments: bool) -> String {
+    let cost = if segments {
+        "evicted stock is a gap, and evicted witnesses no longer catch MySQL going back in time"
+    } else {
+        "an evicted lease key or fence makes every holder of a namespace lose its lease and every new lease wait its longest TTL"
+    };
     format!(
         "Redis node {name:?} evicts any key when full (maxmemory {} bytes, maxmemory-policy {}): \
-         evicted stock is a gap, and evicted witnesses no longer catch MySQL going back in time; \
-         set maxmemory-policy noeviction (or maxmemory 0)",
+         {cost}; set maxmemory-policy noeviction (or maxmemory 0)",
         eviction.maxmemory, eviction.policy
     )
 }

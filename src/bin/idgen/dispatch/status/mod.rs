@@ -130,7 +130,8 @@ async fn collect(args: &StatusArgs, ctx: &Context<'_>) -> anyhow::Result<StatusR
         ..LayoutArgs::default()
     };
     let default_layout = defaults.resolve(&ctx.settings)?;
-    let backend = Backend::open_existing(&ctx.settings)?;
+    // Redis alone will do: its report is the server and the leases.
+    let backend = Backend::open_existing_for_leases(&ctx.settings)?;
     ctx.out.info(&format!("backend: {}", backend.kind));
     let request = StatusRequest {
         idle,
@@ -178,7 +179,10 @@ fn perfdata(report: &StatusReport) -> String {
         (stores.filter(|s| s.reachable).count(), total)
     };
     let (ledgers, total) = up(StoreRole::Ledger);
-    data.push(format!("ledger_up={ledgers};;{total}:;0;{total}"));
+    // Redis alone has no ledger to count.
+    if total > 0 {
+        data.push(format!("ledger_up={ledgers};;{total}:;0;{total}"));
+    }
     let (nodes, total) = up(StoreRole::Node);
     data.push(format!("nodes_up={nodes};{total}:;1:;0;{total}"));
     for app in &report.apps {
@@ -262,6 +266,8 @@ fn render(ctx: &Context<'_>, report: &StatusReport) -> anyhow::Result<()> {
 
     if !report.apps_known {
         out.print_line("apps: UNKNOWN (the ledger cannot be read)")?;
+    } else if report.backend == "redis" {
+        out.print_line("apps: none (Redis alone keeps worker-ID leases only)")?;
     } else if report.apps.is_empty() {
         out.print_line("apps: none")?;
     } else {
