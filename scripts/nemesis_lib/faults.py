@@ -138,8 +138,17 @@ class ClockStep(Fault):
 
     def plan(self, rng, profile):
         size = rng.choice((0.3, 1.0, 3.0, 10.0, 30.0)) * rng.uniform(0.5, 1.5)
-        return {"target": rng.choice(CLOCK_TARGETS), "delta_s": round(size * rng.choice((-1, 1)), 3),
-                "hold": rng.uniform(3.0, 20.0)}
+        # Drawn in the order they always were, so recorded seeds plan as they did.
+        target = rng.choice(CLOCK_TARGETS)
+        delta = size * rng.choice((-1, 1))
+        if profile == "redis-alone" and delta > 0:
+            # On Redis alone a holder's clock ahead of Redis's by more than
+            # the quarantine's one-second margin is documented as what no
+            # check can see (its fences outrun a quarantine): staged with a
+            # Redis that loses data, it would be reported as a hole. Ahead
+            # within the margin, or behind by any amount, is fair.
+            delta = min(delta, 0.9)
+        return {"target": target, "delta_s": round(delta, 3), "hold": rng.uniform(3.0, 20.0)}
 
     def groups_for(self, p):
         return (f"clock:{p['target']}",)

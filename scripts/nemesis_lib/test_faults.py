@@ -152,6 +152,14 @@ class Plan(unittest.TestCase):
                         if key in entry["params"]:
                             self.assertTrue(0.0 <= entry["params"][key] <= 1.0, entry)
 
+    def test_on_redis_alone_no_clock_runs_ahead_past_the_quarantines_margin(self):
+        # What no check can see there; behind, by any amount, is fair.
+        steps = [entry["params"]["delta_s"] for seed in range(40)
+                 for entry in schedule.plan(seed, "redis-alone", 600) if entry["kind"] == "clock_step"]
+        self.assertTrue(steps)
+        self.assertLessEqual(max(steps), 0.9)
+        self.assertLess(min(steps), -1.0)
+
     def test_the_default_schedule_of_a_recorded_seed_is_planned_as_it_was(self):
         # The README's table replays seeds by number: a new option must not
         # move the schedule they name (galera 40003, as planned before it).
