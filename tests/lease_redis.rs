@@ -262,18 +262,12 @@ fn evicted_fences_under_a_live_holder_on_redis_alone_repeat_nothing() {
 /// eviction samples every key. Set before the keys are made: a key's use is
 /// counted only under an LFU policy.
 fn evicting_the_least_used(redis: &RedisProcess) {
-    let _: () = redis::cmd("CONFIG")
-        .arg("SET")
-        .arg("maxmemory-policy")
-        .arg("allkeys-lfu")
-        .arg("lfu-log-factor")
-        .arg("0")
-        .arg("lfu-decay-time")
-        .arg("0")
-        .arg("maxmemory-samples")
-        .arg("64")
-        .query(&mut redis.conn())
-        .unwrap();
+    redis.config_set(&[
+        ("maxmemory-policy", "allkeys-lfu"),
+        ("lfu-log-factor", "0"),
+        ("lfu-decay-time", "0"),
+        ("maxmemory-samples", "64"),
+    ]);
 }
 
 /// Memory pressure from another application's keys (read often) on the
@@ -298,16 +292,8 @@ fn evict_the_fences_of(redis: &mut RedisProcess, namespace: &str) {
     let used: i64 = RedisProcess::info_field_over(&mut conn, "memory", "used_memory")
         .parse()
         .unwrap();
-    let mut limit = |bytes: i64| {
-        redis::cmd("CONFIG")
-            .arg("SET")
-            .arg("maxmemory")
-            .arg(bytes)
-            .query::<()>(&mut conn)
-            .unwrap()
-    };
-    limit(used - 50_000);
-    limit(0);
+    redis.config_set(&[("maxmemory", &(used - 50_000).to_string())]);
+    redis.config_set(&[("maxmemory", "0")]);
     let exists =
         |conn: &mut redis::Connection, part: &str| -> bool { conn.exists(key(part)).unwrap() };
     assert!(!exists(&mut conn, "last"), "the fences were not evicted");
@@ -473,14 +459,7 @@ fn status_on_redis_alone_reports_the_server_and_the_namespaces() {
 fn status_on_redis_alone_warns_of_a_server_that_evicts_leases() {
     let env = TestEnv::distributed();
     let redis = RedisProcess::start(Persistence::None);
-    for (name, value) in [("maxmemory", "1gb"), ("maxmemory-policy", "allkeys-random")] {
-        redis::cmd("CONFIG")
-            .arg("SET")
-            .arg(name)
-            .arg(value)
-            .query::<()>(&mut redis.conn())
-            .unwrap();
-    }
+    redis.config_set(&[("maxmemory", "1gb"), ("maxmemory-policy", "allkeys-random")]);
     on_redis_alone(&env, &redis.url())
         .args(["status", "--check"])
         .status(exit_code::nagios::WARNING)
@@ -551,20 +530,9 @@ fn http_get(port: u16, path: &str) -> std::io::Result<(u16, String)> {
 fn serve_on_redis_alone_issues_snowflake_ids_and_refuses_segments_naming_mysql() {
     let env = TestEnv::distributed();
     let port = crate::harness::servers::free_port();
-    let mut serve = on_redis_alone(&env, &env.redis_url)
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-        .args(["--namespace", "served", "--ttl", "1s"])
-        .args(["--bits", TWO_WORKERS, "--epoch", TWO_WORKERS_EPOCH])
-        .command();
-    serve
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let mut serve = serve.spawn().expect("start idgen serve");
+    let mut serve = serve_alone(&env, &env.redis_url, port);
     // Healthy once the new namespace's quarantine is over.
-    wait_until(Duration::from_secs(30), "serve to be healthy", || {
-        assert!(serve.try_wait().unwrap().is_none(), "idgen serve exited");
-        http_get(port, "/healthz").is_ok_and(|(status, _)| status == 200)
-    });
+    healthz_becomes(&mut serve, port, 200);
     let (status, id) = http_get(port, "/api/snowflake/get/served").unwrap();
     assert_eq!(status, 200, "{id}");
     let id: u64 = id.trim().parse().unwrap();
@@ -572,9 +540,7 @@ fn serve_on_redis_alone_issues_snowflake_ids_and_refuses_segments_naming_mysql()
     let (status, body) = http_get(port, "/api/segment/get/1").unwrap();
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("--mysql"), "{body}");
-    // SAFETY: kill(2) on our own child.
-    unsafe { libc::kill(serve.id() as i32, libc::SIGTERM) };
-    assert!(serve.wait().unwrap().success());
+    stop(serve);
 }
 
 /// `serve --namespace served` on Redis alone at `redis`, on `port`.
@@ -621,22 +587,24 @@ fn stop(mut serve: std::process::Child) {
     assert!(serve.wait().unwrap().success());
 }
 
-#[test]
-fn serve_started_while_redis_is_down_leases_once_it_is_back_with_no_request() {
-    // Before, serve exited (5) when its first lease could not be had: under
-    // a supervisor it restarted until Redis answered, or not at all.
+/// `serve` started while its Redis is down (run as `on` runs idgen with
+/// that Redis's URL): up and unhealthy, then leasing once Redis is back,
+/// with no request for an ID in between.
+fn serve_started_while_redis_is_down_leases_once_it_is_back(
+    on: impl for<'e> FnOnce(&'e TestEnv, &str) -> Test<'e>,
+) {
     let env = TestEnv::distributed();
     let mut redis = RedisProcess::start(Persistence::None);
     redis.kill();
     let port = crate::harness::servers::free_port();
-    let mut serve = serve_alone(&env, &redis.url(), port);
+    let mut serve = serve_on(on(&env, &redis.url()), port);
     let body = healthz_becomes(&mut serve, port, 503);
     assert!(
         body.contains("namespace served: no provably valid lease"),
         "{body}"
     );
     redis.restart();
-    // No request for an ID in between: the lease is taken in the background.
+    // The lease is taken in the background.
     healthz_becomes(&mut serve, port, 200);
     let (status, id) = http_get(port, "/api/snowflake/get/served").unwrap();
     assert_eq!(status, 200, "{id}");
@@ -644,22 +612,19 @@ fn serve_started_while_redis_is_down_leases_once_it_is_back_with_no_request() {
 }
 
 #[test]
+fn serve_started_while_redis_is_down_leases_once_it_is_back_with_no_request() {
+    // Before, serve exited (5) when its first lease could not be had: under
+    // a supervisor it restarted until Redis answered, or not at all.
+    serve_started_while_redis_is_down_leases_once_it_is_back(|env, redis| {
+        on_redis_alone(env, redis)
+    });
+}
+
+#[test]
 fn serve_on_redis_and_mysql_started_while_redis_is_down_leases_once_it_is_back() {
-    let env = TestEnv::distributed();
-    let mut redis = RedisProcess::start(Persistence::None);
-    redis.kill();
-    let port = crate::harness::servers::free_port();
-    let mut serve = serve_on(Test::within(&env).env("IDGEN_REDIS_URL", redis.url()), port);
-    let body = healthz_becomes(&mut serve, port, 503);
-    assert!(
-        body.contains("namespace served: no provably valid lease"),
-        "{body}"
-    );
-    redis.restart();
-    healthz_becomes(&mut serve, port, 200);
-    let (status, id) = http_get(port, "/api/snowflake/get/served").unwrap();
-    assert_eq!(status, 200, "{id}");
-    stop(serve);
+    serve_started_while_redis_is_down_leases_once_it_is_back(|env, redis| {
+        Test::within(env).env("IDGEN_REDIS_URL", redis)
+    });
 }
 
 #[test]

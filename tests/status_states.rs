@@ -390,14 +390,7 @@ fn a_redis_that_evicts_any_key_when_full_is_a_warning_naming_the_fix() {
     let env = TestEnv::distributed();
     let redis = RedisProcess::start(Persistence::None);
     let url = redis.url();
-    let config = |name: &str, value: &str| {
-        redis::cmd("CONFIG")
-            .arg("SET")
-            .arg(name)
-            .arg(value)
-            .query::<()>(&mut redis.conn())
-            .unwrap()
-    };
+    let config = |name: &str, value: &str| redis.config_set(&[(name, value)]);
     let status = || {
         let run = Test::within(&env)
             .env("IDGEN_REDIS_URL", &url)

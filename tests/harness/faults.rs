@@ -259,14 +259,20 @@ impl RedisProcess {
     /// answering `READONLY`. A real setting, used for scratch keys; it is what
     /// lets a replica's own clients pop and push.
     pub fn writable_as_replica(mut self) -> Self {
-        let _: () = redis::cmd("CONFIG")
-            .arg("SET")
-            .arg("replica-read-only")
-            .arg("no")
-            .query(&mut self.conn())
-            .unwrap();
+        self.config_set(&[("replica-read-only", "no")]);
         self.writable_as_replica = true;
         self
+    }
+
+    /// `CONFIG SET` of each (name, value), in one command: for now, not
+    /// after a restart.
+    pub fn config_set(&self, settings: &[(&str, &str)]) {
+        let mut set = redis::cmd("CONFIG");
+        set.arg("SET");
+        for (name, value) in settings {
+            set.arg(*name).arg(*value);
+        }
+        set.query::<()>(&mut self.conn()).unwrap();
     }
 
     /// This server's `role` in `INFO replication`: `master` or `slave`.
