@@ -175,6 +175,20 @@ pub enum Error {
         master: Option<String>,
     },
 
+    /// A lease write on Redis alone that did not reach every replica it must
+    /// (the master cut off from them, or left without one by a failover):
+    /// it does not count. `acknowledged` is `None` when the master refused
+    /// before writing, `connected` (fewer than `required`) being all it had.
+    #[error("{backend} at {url}: {}", describe_replicas(namespace, *required, *connected, *acknowledged))]
+    Unreplicated {
+        backend: &'static str,
+        url: String,
+        namespace: String,
+        required: u64,
+        connected: u64,
+        acknowledged: Option<u64>,
+    },
+
     /// The server rolled a transaction back to break a deadlock, after a
     /// lock wait timed out, or for a certification conflict (Galera, Group
     /// Replication): nothing of it was committed.
@@ -375,6 +389,7 @@ impl Error {
             | TransactionAborted { .. }
             | NodeNotReady { .. }
             | NotMaster { .. }
+            | Unreplicated { .. }
             | StockEmpty { .. }
             | WitnessAhead { .. }
             | RouteUnsettled { .. }
@@ -437,6 +452,15 @@ impl Error {
             NotMaster { backend, role, .. } => {
                 format!("{backend} is not the master: {}", describe_role(role, None))
             }
+            Unreplicated {
+                backend,
+                required,
+                acknowledged,
+                ..
+            } => format!(
+                "{backend}: a lease reached {} of the {required} replicas it must",
+                acknowledged.unwrap_or(0)
+            ),
             AccessDenied { backend, .. } => format!("{backend} refused access"),
             Tls { backend, .. } => format!("{backend}: the TLS connection failed"),
             RetriesSpent { last, .. } => return last.outage(),
@@ -498,6 +522,9 @@ impl Error {
             NotMaster { master, .. } => format!(
                 "point idgen at the master{}, or at its sentinels (redis-sentinel://…#MASTER), which it follows through failovers; nothing was served, so retrying is safe",
                 master.as_deref().map(|m| format!(" ({m})")).unwrap_or_default()
+            ),
+            Unreplicated { namespace, .. } => format!(
+                "the master is cut off from its replicas, or a failover left it without one: leases wait until they are back, and nothing was issued under this one; after removing a replica for good, lower the count (redis-cli HSET 'idgen:{{{namespace}}}:meta' replicas N)"
             ),
             ServerTooOld {
                 backend, minimum, ..
@@ -566,6 +593,26 @@ impl Error {
             Internal(_) => "please report this as a bug".into(),
         };
         Some(hint)
+    }
+}
+
+/// What [`Error::Unreplicated`] found.
+fn describe_replicas(
+    namespace: &str,
+    required: u64,
+    connected: u64,
+    acknowledged: Option<u64>,
+) -> String {
+    let replicas = |n: u64| if n == 1 { "replica" } else { "replicas" };
+    match acknowledged {
+        None => format!(
+            "every lease in namespace {namespace:?} must reach {required} {}, and the master has {connected} connected: nothing was written",
+            replicas(required)
+        ),
+        Some(acknowledged) => format!(
+            "the lease in namespace {namespace:?} must reach {required} {}, and {acknowledged} acknowledged it in time: it does not count",
+            replicas(required)
+        ),
     }
 }
 

@@ -7,7 +7,7 @@
 //! redis-servers of their own and collect `IDGEN_CHAOS_IDS` IDs (100 000 by
 //! default) from two holders.
 
-use crate::harness::faults::{Persistence, RedisProcess, chaos_ids};
+use crate::harness::faults::{PacketDrop, Persistence, RedisProcess, TcpProxy, chaos_ids};
 use crate::harness::{
     Coprocess, StopOnDrop, Test, TestEnv, acquired_worker, assert_unique, keys, parse_ids,
     wait_until,
@@ -129,6 +129,20 @@ fn assert_no_overlap(first_before: &[u64], first_after: &[u64], second: &[u64]) 
     }
 }
 
+/// [`assert_no_overlap`], and no ID issued twice among all three: how many
+/// IDs there were.
+fn assert_held_apart(first_before: &[u64], first_after: &[u64], second: &[u64]) -> usize {
+    assert_no_overlap(first_before, first_after, second);
+    let all: Vec<u64> = first_before
+        .iter()
+        .chain(first_after)
+        .chain(second)
+        .copied()
+        .collect();
+    assert_unique(&all);
+    all.len()
+}
+
 /// The IDs of a `lease --count` holder started now on Redis alone.
 fn lease_alone(env: &TestEnv, redis: &str, namespace: &str, count: u64) -> (Vec<u64>, String) {
     let count = count.to_string();
@@ -185,15 +199,8 @@ fn a_fault_under_a_live_holder_on<T>(
     assert!(status.success(), "{stderr:?}");
     first_after.extend(parse_ids(&rest));
 
-    assert_no_overlap(&first_before, &first_after, &second);
-    let all: Vec<u64> = first_before
-        .iter()
-        .chain(&first_after)
-        .chain(&second)
-        .copied()
-        .collect();
-    assert!(all.len() as u64 >= chaos_ids());
-    assert_unique(&all);
+    let issued = assert_held_apart(&first_before, &first_after, &second);
+    assert!(issued as u64 >= chaos_ids());
 }
 
 #[test]
@@ -255,6 +262,117 @@ fn evicted_fences_under_a_live_holder_on_redis_alone_repeat_nothing() {
         |_| (),
         |redis, ()| evict_the_fences_of(redis, "alone"),
     );
+}
+
+#[test]
+fn a_split_brain_on_redis_alone_repeats_nothing() {
+    // A master cut off from its replica, which is promoted (as Sentinels
+    // that lost the master promote it), while the old master, told nothing,
+    // keeps its clients: it still answers as master of its own history. The
+    // first holder stays on it, the second leases on the promoted one. The
+    // split lasts longer than the quarantine the promoted one imposes (the
+    // TTL and the margin, 2 s): before a lease counted only once its replica
+    // had it, the old master went on renewing the first holder's lease while
+    // the second issued under the same worker.
+    let env = TestEnv::distributed();
+    let mut old = RedisProcess::start(Persistence::None);
+    let mut new = RedisProcess::replica_of(&old);
+    // The first holder reaches the master by a name that follows it (a
+    // managed endpoint), so it can go on once the split heals.
+    let (endpoint, through) = TcpProxy::for_url(&old.url());
+    let (mut first, _) = holder_alone(&env, &through, "split");
+    let first_before = request(&mut first, chaos_ids() / 4);
+
+    let link = replication_link_port(&old);
+    let partition = [
+        PacketDrop::from_port_to_port(old.port(), link),
+        PacketDrop::from_port_to_port(link, old.port()),
+    ];
+    new.promote();
+
+    let second_done = AtomicBool::new(false);
+    let url = new.url();
+    let ((second, refused), first_during) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| {
+            let _done = StopOnDrop(&second_done);
+            lease_alone_retrying(&env, &url, "split", chaos_ids() / 4)
+        });
+        let first_during = scope.spawn(|| {
+            let mut ids = Vec::new();
+            while !second_done.load(Ordering::SeqCst) {
+                ids.extend(first.request(1000));
+            }
+            ids
+        });
+        // The fault's length, not a wait for something: the split brain
+        // lasts this long, then heals as Sentinels heal it, the old master
+        // made a replica of the new one.
+        std::thread::sleep(Duration::from_secs(4));
+        drop(partition);
+        old.demote_to_replica_of(&new);
+        endpoint.switch_to(&format!("127.0.0.1:{}", new.port()));
+        (second.join().unwrap(), first_during.join().unwrap())
+    });
+    let (status, rest, first_stderr) = first.finish();
+    assert!(status.success(), "{first_stderr:?}");
+    let mut first_after = first_during;
+    first_after.extend(parse_ids(&rest));
+
+    assert_held_apart(&first_before, &first_after, &second);
+    // The promoted master had no replica until the old one came back: it
+    // granted nothing meanwhile.
+    assert!(
+        refused > 0,
+        "the promoted master granted a lease with no replica"
+    );
+}
+
+/// `lease --count` on Redis alone, run again after each refusal for want of
+/// a replica (exit 5, naming it) as a caller that retries does, until it
+/// leases: its IDs, and how often it was refused.
+fn lease_alone_retrying(
+    env: &TestEnv,
+    redis: &str,
+    namespace: &str,
+    count: u64,
+) -> (Vec<u64>, u32) {
+    let count = count.to_string();
+    let mut refused = 0;
+    loop {
+        let out = on_redis_alone(env, redis)
+            .args(two_worker_lease(namespace, &["--count", &count]))
+            .command()
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if out.status.success() {
+            return (parse_ids(&String::from_utf8_lossy(&out.stdout)), refused);
+        }
+        assert_eq!(
+            out.status.code(),
+            Some(i32::from(exit_code::UNAVAILABLE)),
+            "{stderr}"
+        );
+        assert!(stderr.contains("must reach 1 replica"), "{stderr}");
+        refused += 1;
+        // The caller's pause between tries.
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The local port of the replication link `master` serves its one replica on.
+fn replication_link_port(master: &RedisProcess) -> u16 {
+    let replicas: String = redis::cmd("CLIENT")
+        .arg("LIST")
+        .arg("TYPE")
+        .arg("replica")
+        .query(&mut master.conn())
+        .unwrap();
+    let addr = replicas
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix("addr="))
+        .unwrap_or_else(|| panic!("no replica in {replicas:?}"));
+    addr.rsplit_once(':').unwrap().1.parse().unwrap()
 }
 
 /// Makes `redis` evict, once it is short of memory, the keys used least,

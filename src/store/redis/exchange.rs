@@ -6,6 +6,7 @@ use super::connection::Conn;
 use crate::error::{Error, Result};
 use redis::{Script, Value};
 use std::future::Future;
+use std::time::Duration;
 
 /// What one call added to a pipeline, so that its answer can be picked out
 /// of the pipeline's replies.
@@ -216,5 +217,64 @@ impl RedisNode {
             invocation.arg(arg.as_str());
         }
         self.bounded(invocation.invoke_async(conn)).await
+    }
+}
+
+impl RedisNode {
+    /// Runs `script`, then `WAIT replicas wait` on the same connection, in
+    /// one round trip: the script's answer, and how many replicas
+    /// acknowledged everything written on that connection so far (`None`
+    /// when `replicas` is 0: no `WAIT` is sent). One connection, because
+    /// `WAIT` counts the writes of its own client only: on a connection
+    /// made anew it would count nothing and answer at once. `wait` is held
+    /// within half the node's timeout, so the exchange's bound never cuts
+    /// the `WAIT` short.
+    pub(super) async fn invoke_acknowledged(
+        &self,
+        script: &Script,
+        keys: &[&str],
+        args: &[String],
+        replicas: u64,
+        wait: Duration,
+    ) -> Result<(Value, Option<u64>)> {
+        let wait = wait.min(self.timeout / 2).as_millis().max(1) as u64;
+        let mut conn = self.conn().await?;
+        for attempt in 0..2 {
+            let mut pipe = redis::pipe();
+            pipe.ignore_errors();
+            pipe.cmd("EVALSHA")
+                .arg(script.get_hash())
+                .arg(keys.len())
+                .arg(keys)
+                .arg(args);
+            if replicas > 0 {
+                pipe.cmd("WAIT").arg(replicas).arg(wait);
+            }
+            let values: Vec<Value> = self.bounded(pipe.query_async(&mut conn)).await?;
+            let mut values = values.into_iter();
+            let answer = values.next().unwrap_or(Value::Nil);
+            if let Value::ServerError(e) = &answer
+                && attempt == 0
+                && e.kind() == Some(redis::ServerErrorKind::NoScript)
+            {
+                // The script did nothing, so the pair goes again whole.
+                self.bounded(script.load_async(&mut conn)).await?;
+                continue;
+            }
+            let key = keys.first().copied().unwrap_or_default();
+            self.answered([&answer], key).await?;
+            let acknowledged = match values.next() {
+                None => None,
+                Some(Value::Int(n)) => Some(u64::try_from(n).unwrap_or(0)),
+                Some(other) => {
+                    self.answered([&other], key).await?;
+                    return Err(Error::Internal(format!("unexpected WAIT answer {other:?}")));
+                }
+            };
+            return Ok((answer, acknowledged));
+        }
+        Err(Error::Internal(
+            "a script loaded just now was missing again".into(),
+        ))
     }
 }

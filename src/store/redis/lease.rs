@@ -92,8 +92,7 @@ impl RedisNode {
     }
 
     /// Runs an acquire script, the fenced store's or Redis alone's, and reads
-    /// its answer. Both take the namespace's meta, free list and fences, and
-    /// the same arguments up to `now_ms`; `more` follows them.
+    /// its answer (see [`acquire_call`]).
     async fn run_acquire(
         &self,
         script: &Script,
@@ -102,25 +101,9 @@ impl RedisNode {
         more: &[String],
     ) -> Result<Grant> {
         let token = fresh_token();
-        let ns = &call.namespace.name;
-        let mut args = vec![
-            call.namespace.signature.clone(),
-            call.namespace.capacity.to_string(),
-            worker_prefix(ns),
-            call.holder.clone(),
-            token.clone(),
-            millis(call.ttl),
-            call.fence_ms.to_string(),
-            now_ms.to_string(),
-        ];
-        args.extend_from_slice(more);
-        let answer: Vec<String> = self
-            .invoke(
-                script,
-                &[&key(ns, "meta"), &key(ns, "free"), &key(ns, "last")],
-                &args,
-            )
-            .await?;
+        let (keys, args) = acquire_call(call, &token, now_ms, more);
+        let keys = keys.each_ref().map(String::as_str);
+        let answer: Vec<String> = self.invoke(script, &keys, &args).await?;
         grant_of(&answer, token, call)
     }
 
@@ -314,6 +297,30 @@ impl RedisNode {
 /// already over is kept: the holder waits for nothing, but it is the time the
 /// grant issues after when the worker's own fence went with what Redis lost
 /// (the `acquired` event reports it).
+/// The keys and arguments of an acquire script, the fenced store's or Redis
+/// alone's. Both take the namespace's meta, free list and fences, and the
+/// same arguments up to `now_ms`; `more` follows them.
+fn acquire_call(
+    call: &Acquire,
+    token: &str,
+    now_ms: i64,
+    more: &[String],
+) -> ([String; 3], Vec<String>) {
+    let ns = &call.namespace.name;
+    let mut args = vec![
+        call.namespace.signature.clone(),
+        call.namespace.capacity.to_string(),
+        worker_prefix(ns),
+        call.holder.clone(),
+        token.to_string(),
+        millis(call.ttl),
+        call.fence_ms.to_string(),
+        now_ms.to_string(),
+    ];
+    args.extend_from_slice(more);
+    ([key(ns, "meta"), key(ns, "free"), key(ns, "last")], args)
+}
+
 fn grant_of(answer: &[String], token: String, call: &Acquire) -> Result<Grant> {
     let number = |i: usize| answer.get(i).and_then(|f| f.parse::<i64>().ok());
     match answer.first().map(String::as_str) {

@@ -13,29 +13,123 @@
 //!   of the namespace), and every lease granted after starts only once the
 //!   longest TTL the namespace allows, plus [`QUARANTINE_MARGIN`], has passed
 //!   since the discontinuity was seen: by then every earlier holder's fence,
-//!   written before the loss, lies in the past.
+//!   written before the loss, lies in the past;
+//! * a grant or renewal counts only once every replica the namespace
+//!   requires acknowledged it (`WAIT`, [`RedisLeaseStore::replicated`]), so a
+//!   master a failover left behind (a split brain, a pause) proves no lease
+//!   past the moment its replicas stopped following it, which is before any
+//!   of them was promoted and began its quarantine.
 
 use super::super::RedisNode;
 use super::super::scripts::scripts;
-use super::{key, millis, renew_args, worker_key, worker_prefix};
+use super::{acquire_call, grant_of, key, millis, renew_args, worker_key, worker_prefix};
 use crate::error::{Error, Result};
 use crate::lease::{Grant, LeaseAdmin, NamespaceSnapshot, QUARANTINE_MARGIN, Renewal};
+use crate::store::fresh_token;
 use crate::store::traits::lease::{
     Acquire, LeaseCalls, Release, Renew, held_or_lost, refuse_in_use, refuse_unknown,
 };
 use async_trait::async_trait;
+use redis::Script;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Worker leases kept in one Redis node and nowhere else.
 pub struct RedisLeaseStore {
     redis: Arc<RedisNode>,
+    /// The replicas a grant or renewal must reach, as the scripts last said:
+    /// the count each one's `WAIT` asks for.
+    replicas: AtomicU64,
 }
 
 impl RedisLeaseStore {
     pub fn new(redis: Arc<RedisNode>) -> Self {
-        RedisLeaseStore { redis }
+        RedisLeaseStore {
+            redis,
+            replicas: AtomicU64::new(0),
+        }
     }
+
+    /// Runs a script that grants or renews a lease (its last argument the
+    /// replicas the `WAIT` behind it asks for), and counts the replicas that
+    /// acknowledged it. Its answer, the count it requires taken off, and
+    /// the error to fail with when fewer acknowledged it (the write was made
+    /// but does not count). A script that required more replicas than were
+    /// asked for wrote nothing, and goes again once, asking for them.
+    async fn replicated(
+        &self,
+        script: &Script,
+        namespace: &str,
+        keys: &[&str],
+        args: &[String],
+        ttl: Duration,
+    ) -> Result<(Vec<String>, Option<Error>)> {
+        for attempt in 0..2 {
+            let offered = self.replicas.load(Ordering::Relaxed);
+            let mut args = args.to_vec();
+            args.push(offered.to_string());
+            let (value, acknowledged) = self
+                .redis
+                .invoke_acknowledged(script, keys, &args, offered, replica_wait(ttl))
+                .await?;
+            let mut answer: Vec<String> = redis::from_redis_value(value)
+                .map_err(|e| Error::Internal(format!("unexpected lease answer: {e}")))?;
+            let number = |field: Option<&String>| field.and_then(|n| n.parse::<u64>().ok());
+            match answer.first().map(String::as_str) {
+                Some("replicas") => {
+                    let required = number(answer.get(1)).unwrap_or(u64::MAX);
+                    let connected = number(answer.get(2)).unwrap_or(0);
+                    self.replicas.store(required, Ordering::Relaxed);
+                    if attempt == 0 && connected >= required {
+                        continue;
+                    }
+                    return Err(self.unreplicated(namespace, required, connected, None));
+                }
+                Some("ok" | "renewed" | "lost") => {
+                    let required = number(answer.last()).ok_or_else(|| {
+                        Error::Internal(format!("a lease answer names no replicas: {answer:?}"))
+                    })?;
+                    answer.pop();
+                    self.replicas.store(required, Ordering::Relaxed);
+                    let acknowledged = acknowledged.unwrap_or(0);
+                    let short = (acknowledged < required).then(|| {
+                        self.unreplicated(namespace, required, required, Some(acknowledged))
+                    });
+                    return Ok((answer, short));
+                }
+                // Refusals (another layout, every worker held) wrote nothing.
+                _ => return Ok((answer, None)),
+            }
+        }
+        Err(Error::Internal(
+            "a lease script asked for other replicas twice".into(),
+        ))
+    }
+
+    fn unreplicated(
+        &self,
+        namespace: &str,
+        required: u64,
+        connected: u64,
+        acknowledged: Option<u64>,
+    ) -> Error {
+        Error::Unreplicated {
+            backend: "Redis",
+            url: self.redis.url.to_string(),
+            namespace: namespace.to_string(),
+            required,
+            connected,
+            acknowledged,
+        }
+    }
+}
+
+/// How long a grant or renewal waits for its replicas: a quarter of its TTL
+/// (the renewal before the next is due a third of the TTL in), and at most
+/// half the node's timeout.
+fn replica_wait(ttl: Duration) -> Duration {
+    (ttl / 4).max(Duration::from_millis(10))
 }
 
 impl RedisNode {
@@ -85,10 +179,34 @@ impl LeaseCalls for RedisLeaseStore {
     }
 
     async fn acquire(&self, call: Acquire) -> Result<Grant> {
+        let token = fresh_token();
         let margin = [millis(QUARANTINE_MARGIN)];
-        self.redis
-            .run_acquire(&scripts().alone_acquire, &call, call.now_ms(), &margin)
-            .await
+        let (keys, args) = acquire_call(&call, &token, call.now_ms(), &margin);
+        let keys = keys.each_ref().map(String::as_str);
+        let (answer, short) = self
+            .replicated(
+                &scripts().alone_acquire,
+                &call.namespace.name,
+                &keys,
+                &args,
+                call.ttl,
+            )
+            .await?;
+        let grant = grant_of(&answer, token, &call)?;
+        if let Some(short) = short {
+            // Nothing was issued under it: the worker goes back at once, its
+            // fence as it was, instead of staying held for a TTL.
+            let _ = self
+                .release(Release {
+                    namespace: call.namespace.name.clone(),
+                    worker: grant.worker,
+                    token: grant.token,
+                    last_ms: grant.floor_ms.unwrap_or(0),
+                })
+                .await;
+            return Err(short);
+        }
+        Ok(grant)
     }
 
     async fn renew(&self, call: Renew) -> Result<Renewal> {
@@ -99,22 +217,36 @@ impl LeaseCalls for RedisLeaseStore {
             millis(QUARANTINE_MARGIN),
             worker_prefix(ns),
         ]);
-        let renewed: i64 = self
-            .redis
-            .invoke(
+        let (meta, worker, last, free) = (
+            key(ns, "meta"),
+            worker_key(ns, call.worker),
+            key(ns, "last"),
+            key(ns, "free"),
+        );
+        let (answer, short) = self
+            .replicated(
                 &scripts().alone_renew,
-                &[
-                    &key(ns, "meta"),
-                    &worker_key(ns, call.worker),
-                    &key(ns, "last"),
-                    &key(ns, "free"),
-                ],
+                ns,
+                &[&meta, &worker, &last, &free],
                 &args,
+                call.ttl,
             )
             .await?;
-        // Nothing else holds the lease, so a key Redis lost cannot be put back:
-        // the lease is lost, and the holder acquires again under the quarantine.
-        Ok(held_or_lost(renewed == 1))
+        match answer.first().map(String::as_str) {
+            Some("renewed") => match short {
+                // Made on a master its replicas may no longer follow: the
+                // lease stays as valid as the last renewal they acknowledged.
+                Some(short) => Err(short),
+                None => Ok(held_or_lost(true)),
+            },
+            // Nothing else holds the lease, so a key Redis lost cannot be put
+            // back: the lease is lost, and the holder acquires again under the
+            // quarantine.
+            Some("lost") => Ok(held_or_lost(false)),
+            _ => Err(Error::Internal(format!(
+                "unexpected renewal answer {answer:?}"
+            ))),
+        }
     }
 
     async fn release(&self, call: Release) -> Result<bool> {

@@ -1,9 +1,13 @@
 -- Redis alone: grants a free worker.
 -- KEYS: meta, free, last. ARGV: signature, capacity, worker prefix, holder,
--- token, ttl ms, fence ms, now ms, margin ms.
--- Returns {'ok', worker, floor, quarantine end} | {'mismatch', recorded} |
--- {'full'}; the floor is the worker's recorded fence ('' when none), the
--- quarantine end '' when there never was one.
+-- token, ttl ms, fence ms, now ms, margin ms, replicas the client waits for.
+-- Returns {'ok', worker, floor, quarantine end, replicas required} |
+-- {'mismatch', recorded} | {'full'} | {'replicas', required, connected}
+-- (nothing granted: see replicas_refusal); the floor is the worker's
+-- recorded fence ('' when none), the quarantine end '' when there never was
+-- one. The grant counts only once the required replicas acknowledged it.
+local refused, required = replicas_refusal(KEYS[1], tonumber(ARGV[10]))
+if refused then return refused end
 local ttl = tonumber(ARGV[6])
 local incarnation, quarantine = continuity(KEYS[1], KEYS[3], tonumber(ARGV[8]), ttl, tonumber(ARGV[9]),
   ARGV[3], KEYS[2], tonumber(ARGV[2]))
@@ -24,4 +28,4 @@ local floor = raise_fence(KEYS[3], id, ARGV[7])
 note_fenced(KEYS[1])
 local until_ms = ''
 if quarantine > 0 then until_ms = string.format('%d', quarantine) end
-return {'ok', id, floor or '', until_ms}
+return {'ok', id, floor or '', until_ms, required}

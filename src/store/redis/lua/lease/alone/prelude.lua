@@ -19,6 +19,17 @@
 -- inside the time its last holder issued in (or still issues in, when the
 -- holder's own key went too). So the record also notes (`fenced`) that the
 -- fences exist, and a record that says so beside no fences is no proof either.
+--
+-- And a master can go on answering after a failover: cut off from the
+-- Sentinels and its replica but not from every client (a split brain), or
+-- paused and resumed once a replica was promoted. Its record still names it
+-- and its history, so it would go on renewing its holders' leases while the
+-- promoted replica, which sees another history, quarantines and grants the
+-- same workers. So a grant or renewal counts only once every replica has it:
+-- the script says how many replicas that is, and the client sends `WAIT` for
+-- them behind it on the same connection. A write a replica acknowledged was
+-- made before that replica was promoted, hence before the quarantine the
+-- promoted replica begins; its lease ends before the quarantine does.
 
 local function server_info()
   local server = redis.call('INFO', 'server')
@@ -42,6 +53,32 @@ local function proven_incarnation(meta, last)
   local rec = redis.call('HMGET', meta, 'run_id', 'replid', 'incarnation', 'fenced')
   if kept(rec, run_id, replid, rec[4], last) then return rec[3] end
   return nil
+end
+
+-- The replicas a grant or renewal must reach, and those connected now: the
+-- most this namespace has seen beside its master (recorded in `replicas`,
+-- never lowered by idgen: a master that lost its replica, to a failover or
+-- a partition, must still wait for one), or those connected now, if more.
+local function replicas_required(meta)
+  local connected = tonumber(info_field(replication, 'connected_slaves') or '0') or 0
+  local recorded = tonumber(redis.call('HGET', meta, 'replicas') or '0') or 0
+  if connected > recorded then
+    redis.call('HSET', meta, 'replicas', connected)
+    recorded = connected
+  end
+  return recorded, connected
+end
+
+-- Before any lease is written: the refusal {'replicas', required,
+-- connected} when the client's `WAIT` (for `offered` replicas) would count
+-- fewer than required, or fewer are connected than required (no write here
+-- could be acknowledged); nil to go on, and the number required.
+local function replicas_refusal(meta, offered)
+  local required, connected = replicas_required(meta)
+  if required > offered or connected < required then
+    return {'replicas', required, connected}, required
+  end
+  return nil, required
 end
 
 -- Notes in the record that the worker fences exist, after a script raised one.
