@@ -68,7 +68,7 @@ pub const EXIT_CODES: &[ExitDoc] = &[
     ExitDoc {
         code: UNAVAILABLE,
         name: "unavailable",
-        meaning: "a backend is unreachable, timed out or not the master (a Redis replica), or stock stayed empty; safe to retry",
+        meaning: "a backend is unreachable, timed out or not the master (a Redis replica), a lease could not reach the replicas it must (Redis alone), or stock stayed empty; safe to retry",
     },
     ExitDoc {
         code: PARTIAL,

@@ -589,6 +589,45 @@ fn status_on_redis_alone_warns_of_a_server_that_evicts_leases() {
 }
 
 #[test]
+fn status_on_redis_alone_is_critical_when_the_master_has_fewer_replicas_than_leases_must_reach() {
+    let env = TestEnv::distributed();
+    let master = RedisProcess::start(Persistence::None);
+    let replica = RedisProcess::replica_of(&master);
+    on_redis_alone(&env, &master.url())
+        .args(two_worker_lease("replicated", &["--count", "10"]))
+        .status(exit_code::OK)
+        .run();
+    let json = on_redis_alone(&env, &master.url())
+        .args(["status", "--json"])
+        .status(exit_code::OK)
+        .run()
+        .json();
+    assert_eq!(
+        json["namespaces"][0]["replicas"],
+        serde_json::json!({"required": 1, "connected": 1}),
+        "{json}"
+    );
+
+    drop(replica);
+    wait_until(
+        Duration::from_secs(30),
+        "the master to see its replica go",
+        || master.info_field("replication", "connected_slaves") == "0",
+    );
+    on_redis_alone(&env, &master.url())
+        .args(["status", "--check"])
+        .status(exit_code::nagios::CRITICAL)
+        .stdout("IDGEN CRITICAL")
+        .stdout("must reach 1 replica and the master has 0 connected")
+        .run();
+    on_redis_alone(&env, &master.url())
+        .args(two_worker_lease("replicated", &["--count", "10"]))
+        .status(exit_code::UNAVAILABLE)
+        .one_line_error("must reach 1 replica, and the master has 0 connected")
+        .run();
+}
+
+#[test]
 fn segment_ids_on_redis_alone_are_refused_naming_mysql() {
     let env = TestEnv::distributed();
     on_redis_alone(&env, &env.redis_url)

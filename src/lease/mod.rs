@@ -110,6 +110,16 @@ pub struct HeldWorker {
     pub last_unix_ms: Option<i64>,
 }
 
+/// The replicas every grant and renewal in a namespace must reach (Redis
+/// alone, whose leases count only once every replica has them), and those
+/// its master has connected now: fewer than required, no lease can be
+/// granted or renewed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Replicas {
+    pub required: u64,
+    pub connected: u64,
+}
+
 /// Everything a lease store knows about one namespace.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NamespaceSnapshot {

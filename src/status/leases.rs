@@ -77,6 +77,7 @@ pub(super) async fn check_leases(backend: &Backend, now_ms: i64, lease_ttl_ms: i
             durable_record: durable.as_ref().map(DurableRecord::source),
             redis: record.and_then(|ns| ns.redis),
             durable: record.map(|ns| ns.workers.clone()),
+            replicas: None,
         };
         let mut worst = Severity::Ok;
         let mut fences = Vec::new();
@@ -129,6 +130,16 @@ pub(super) async fn check_leases(backend: &Backend, now_ms: i64, lease_ttl_ms: i
                 AttentionKind::Unreadable,
                 Severity::Unknown,
                 format!("namespace {name:?}: {error}"),
+            ));
+        }
+        // Read beside the snapshot's findings: a namespace whose master has
+        // too few replicas issues nothing once its leases run out.
+        status.replicas = store.replicas(&name).await.ok().flatten();
+        if let Some(replicas) = status.replicas.filter(|r| r.connected < r.required) {
+            worst = worst.max(part.flag(
+                AttentionKind::ReplicasMissing,
+                Severity::Critical,
+                replicas_missing_message(&name, replicas),
             ));
         }
         if status.error.is_none() && status.capacity > 0 {
@@ -204,4 +215,15 @@ pub(super) async fn check_leases(backend: &Backend, now_ms: i64, lease_ttl_ms: i
         part.namespaces.push(status);
     }
     part
+}
+
+/// The finding of a namespace whose master has fewer replicas connected than
+/// its leases must reach.
+fn replicas_missing_message(name: &str, replicas: crate::lease::Replicas) -> String {
+    let required = replicas.required;
+    let noun = if required == 1 { "replica" } else { "replicas" };
+    format!(
+        "namespace {name:?}: every lease must reach {required} {noun} and the master has {} connected, so no lease is granted or renewed and holders stop issuing as theirs run out; bring the replicas back (after a failover the old master rejoins as one), or after removing one for good lower the count (redis-cli HSET 'idgen:{{{name}}}:meta' replicas N)",
+        replicas.connected
+    )
 }

@@ -280,6 +280,10 @@ pub struct NamespaceStatus {
     pub redis: Option<InRedis>,
     /// Every worker as the durable record (MySQL) has it; `None` without one.
     pub durable: Option<Vec<DurableWorker>>,
+    /// On Redis alone, the replicas every grant and renewal must reach and
+    /// those connected now; `None` elsewhere, or when unreadable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<crate::lease::Replicas>,
 }
 
 /// How soon a layout's time bits run out.
@@ -361,6 +365,9 @@ pub enum AttentionKind {
     UnservedStock,
     /// A Redis node evicts any key when it is full (`allkeys-*`).
     Evicting,
+    /// On Redis alone, a master with fewer replicas connected than a
+    /// namespace's leases must reach: none is granted or renewed.
+    ReplicasMissing,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -64,6 +64,13 @@ pub trait LeaseAdmin: Send + Sync {
     /// The namespace as stored, for `inspect-freelist`.
     async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot>;
 
+    /// The replicas every grant and renewal in the namespace must reach, and
+    /// those connected now, for `status`; `None` where no lease waits for
+    /// replicas (every store but Redis alone).
+    async fn replicas(&self, _namespace: &str) -> Result<Option<crate::lease::Replicas>> {
+        Ok(None)
+    }
+
     /// The durable record of every namespace (`only`: of one), each compared
     /// with what Redis still holds of it, so that a namespace Redis lost is
     /// still shown as it is. A store that keeps nothing durable (Redis

@@ -21,10 +21,11 @@
 //!   of them was promoted and began its quarantine.
 
 use super::super::RedisNode;
+use super::super::reply::info_field;
 use super::super::scripts::scripts;
 use super::{acquire_call, grant_of, key, millis, renew_args, worker_key, worker_prefix};
 use crate::error::{Error, Result};
-use crate::lease::{Grant, LeaseAdmin, NamespaceSnapshot, QUARANTINE_MARGIN, Renewal};
+use crate::lease::{Grant, LeaseAdmin, NamespaceSnapshot, QUARANTINE_MARGIN, Renewal, Replicas};
 use crate::store::fresh_token;
 use crate::store::traits::lease::{
     Acquire, LeaseCalls, Release, Renew, held_or_lost, refuse_in_use, refuse_unknown,
@@ -133,6 +134,28 @@ fn replica_wait(ttl: Duration) -> Duration {
 }
 
 impl RedisNode {
+    /// The replicas the namespace's leases must reach (its record's count,
+    /// or those connected now if more, as the scripts count them) and those
+    /// connected now, read in one round trip from the master of its keys.
+    async fn alone_replicas(&self, namespace: &str) -> Result<Replicas> {
+        let mut conn = self.conn().await?;
+        let (recorded, info): (Option<String>, String) = self
+            .bounded(
+                redis::pipe()
+                    .hget(key(namespace, "meta"), "replicas")
+                    .cmd("INFO")
+                    .arg("replication")
+                    .query_async(&mut conn),
+            )
+            .await?;
+        let connected = info_field(&info, "connected_slaves").parse().unwrap_or(0);
+        let recorded = recorded.and_then(|n| n.parse().ok()).unwrap_or(0);
+        Ok(Replicas {
+            required: recorded.max(connected),
+            connected,
+        })
+    }
+
     async fn alone_delete(&self, namespace: &str, now_ms: i64) -> Result<()> {
         let answer: Vec<String> = self
             .invoke(
@@ -275,6 +298,10 @@ impl LeaseAdmin for RedisLeaseStore {
 
     async fn snapshot(&self, namespace: &str) -> Result<NamespaceSnapshot> {
         self.redis.snapshot(namespace, 0).await
+    }
+
+    async fn replicas(&self, namespace: &str) -> Result<Option<Replicas>> {
+        self.redis.alone_replicas(namespace).await.map(Some)
     }
 
     async fn repair(&self, namespace: &str, ttl: Duration) -> Result<()> {

@@ -117,6 +117,31 @@ pub(super) fn prometheus(report: &StatusReport) -> String {
         }
     }
 
+    // Redis alone: fewer connected than required, no lease is granted or renewed.
+    let per_namespace_replicas: [Gauges<NamespaceStatus, Option<f64>>; 2] = [
+        (
+            "idgen_namespace_replicas_required",
+            "Replicas every grant and renewal must reach, per namespace (Redis alone).",
+            |ns| ns.replicas.map(|r| r.required as f64),
+        ),
+        (
+            "idgen_namespace_replicas_connected",
+            "Replicas the namespace's master has connected (Redis alone).",
+            |ns| ns.replicas.map(|r| r.connected as f64),
+        ),
+    ];
+    for (name, help, value) in per_namespace_replicas {
+        if report.namespaces.iter().all(|ns| value(ns).is_none()) {
+            continue;
+        }
+        let family = gauges(r, name, help, &["namespace"]);
+        for ns in &report.namespaces {
+            if let Some(value) = value(ns) {
+                family.with_label_values(&[&label(&ns.name)]).set(value);
+            }
+        }
+    }
+
     let per_namespace: [Gauges<NamespaceStatus, f64>; 3] = [
         (
             "idgen_namespace_workers_held",
