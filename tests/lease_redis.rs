@@ -8,6 +8,7 @@
 //! default) from two holders.
 
 use crate::harness::faults::{PacketDrop, Persistence, RedisProcess, TcpProxy, chaos_ids};
+use crate::harness::sentinel::SentinelGroup;
 use crate::harness::{
     Coprocess, StopOnDrop, Test, TestEnv, acquired_worker, assert_unique, keys, parse_ids,
     wait_until,
@@ -325,6 +326,40 @@ fn a_split_brain_on_redis_alone_repeats_nothing() {
         refused > 0,
         "the promoted master granted a lease with no replica"
     );
+}
+
+#[test]
+fn a_master_that_lost_its_replica_and_its_record_leases_nothing_where_sentinels_know_the_replica() {
+    // FLUSHALL (or an older snapshot) takes the namespace's count of
+    // replicas with its record; the Sentinels still know the replica the
+    // master lost. Before they were asked, the master granted with no
+    // replica to follow it: in a split brain, beside the promoted one.
+    let env = TestEnv::distributed();
+    let mut group = SentinelGroup::start();
+    let url = group.url();
+    on_redis_alone(&env, &url)
+        .args(two_worker_lease("flushed", &["--count", "10"]))
+        .status(exit_code::OK)
+        .run();
+    let master_port = group.master_port().unwrap();
+    let replica = group
+        .servers
+        .iter_mut()
+        .find(|s| s.port() != master_port)
+        .unwrap();
+    replica.kill();
+    let master = group.server(master_port);
+    wait_until(
+        Duration::from_secs(30),
+        "the master to see its replica go",
+        || master.info_field("replication", "connected_slaves") == "0",
+    );
+    let _: () = redis::cmd("FLUSHALL").query(&mut master.conn()).unwrap();
+    on_redis_alone(&env, &url)
+        .args(two_worker_lease("flushed", &["--count", "10"]))
+        .status(exit_code::UNAVAILABLE)
+        .one_line_error("must reach 1 replica, and the master has 0 connected")
+        .run();
 }
 
 /// `lease --count` on Redis alone, run again after each refusal for want of

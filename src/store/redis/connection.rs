@@ -138,6 +138,7 @@ impl RedisNode {
             linking: tokio::sync::Mutex::new(()),
             timeout,
             restore_refused: std::sync::atomic::AtomicBool::new(false),
+            sentinel_replicas: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -182,6 +183,13 @@ impl RedisNode {
 
     pub(super) async fn conn(&self) -> Result<Conn> {
         Ok(self.link().await?.conn)
+    }
+
+    /// The most replicas the Sentinels named for the master so far (0 off
+    /// Sentinel, or before a link was made through them).
+    pub(super) fn sentinel_replicas(&self) -> u64 {
+        self.sentinel_replicas
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Drops a connection that broke, so the next request makes a new one.
@@ -473,12 +481,29 @@ impl RedisNode {
                     .map_err(|e| (false, e))?;
                 crate::activity::did(Work::RedisConnection);
                 crate::activity::did(Work::RedisRoundTrip);
-                let addr: Option<(String, u16)> = redis::cmd("SENTINEL")
+                // The master's replicas in the same round trip: every one
+                // they know, the ones down included (see `sentinel_replicas`).
+                // (An unknown master's REPLICAS is an error: ignored, the
+                // address's answer says it.)
+                let answers: Vec<redis::Value> = redis::pipe()
+                    .ignore_errors()
+                    .cmd("SENTINEL")
                     .arg("GET-MASTER-ADDR-BY-NAME")
+                    .arg(&spec.master)
+                    .cmd("SENTINEL")
+                    .arg("REPLICAS")
                     .arg(&spec.master)
                     .query_async(&mut conn)
                     .await
                     .map_err(|e| (false, e))?;
+                let mut answers = answers.into_iter();
+                let addr: Option<(String, u16)> =
+                    redis::from_redis_value(answers.next().unwrap_or(redis::Value::Nil))
+                        .map_err(|e| (false, redis::RedisError::from(e)))?;
+                if let (Some(_), Some(redis::Value::Array(replicas))) = (&addr, answers.next()) {
+                    self.sentinel_replicas
+                        .fetch_max(replicas.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                }
                 addr.ok_or_else(|| {
                     (
                         true,

@@ -84,6 +84,11 @@ pub struct RedisNode {
     /// command renamed away, a payload it cannot read): this process pushes
     /// by `RPUSH` from then on.
     restore_refused: std::sync::atomic::AtomicBool,
+    /// The most replicas the Sentinels named for the master, each time a
+    /// link was made through them: Sentinels forget no replica (until
+    /// `SENTINEL RESET`), and nothing in the master's data (FLUSHALL, an
+    /// older snapshot) lowers it. 0 off Sentinel.
+    sentinel_replicas: std::sync::atomic::AtomicU64,
 }
 
 #[cfg(test)]

@@ -52,8 +52,9 @@ impl RedisLeaseStore {
         }
     }
 
-    /// Runs a script that grants or renews a lease (its last argument the
-    /// replicas the `WAIT` behind it asks for), and counts the replicas that
+    /// Runs a script that grants or renews a lease (its last arguments the
+    /// replicas the `WAIT` behind it asks for and the replicas the Sentinels
+    /// know, which the master's data cannot lower), and counts the replicas that
     /// acknowledged it. Its answer, the count it requires taken off, and
     /// the error to fail with when fewer acknowledged it (the write was made
     /// but does not count). A script that required more replicas than were
@@ -70,6 +71,7 @@ impl RedisLeaseStore {
             let offered = self.replicas.load(Ordering::Relaxed);
             let mut args = args.to_vec();
             args.push(offered.to_string());
+            args.push(self.redis.sentinel_replicas().to_string());
             let (value, acknowledged) = self
                 .redis
                 .invoke_acknowledged(script, keys, &args, offered, replica_wait(ttl))
@@ -134,9 +136,10 @@ fn replica_wait(ttl: Duration) -> Duration {
 }
 
 impl RedisNode {
-    /// The replicas the namespace's leases must reach (its record's count,
-    /// or those connected now if more, as the scripts count them) and those
-    /// connected now, read in one round trip from the master of its keys.
+    /// The replicas the namespace's leases must reach (the most of its
+    /// record's count, those connected now and those the Sentinels know, as
+    /// the scripts count them) and those connected now, read in one round
+    /// trip from the master of its keys.
     async fn alone_replicas(&self, namespace: &str) -> Result<Replicas> {
         let mut conn = self.conn().await?;
         let (recorded, info): (Option<String>, String) = self
@@ -151,7 +154,7 @@ impl RedisNode {
         let connected = info_field(&info, "connected_slaves").parse().unwrap_or(0);
         let recorded = recorded.and_then(|n| n.parse().ok()).unwrap_or(0);
         Ok(Replicas {
-            required: recorded.max(connected),
+            required: recorded.max(connected).max(self.sentinel_replicas()),
             connected,
         })
     }

@@ -1,12 +1,13 @@
 -- Redis alone: grants a free worker.
 -- KEYS: meta, free, last. ARGV: signature, capacity, worker prefix, holder,
--- token, ttl ms, fence ms, now ms, margin ms, replicas the client waits for.
+-- token, ttl ms, fence ms, now ms, margin ms, replicas the client waits for,
+-- the fewest replicas it knows the master has (see replicas_required).
 -- Returns {'ok', worker, floor, quarantine end, replicas required} |
 -- {'mismatch', recorded} | {'full'} | {'replicas', required, connected}
 -- (nothing granted: see replicas_refusal); the floor is the worker's
 -- recorded fence ('' when none), the quarantine end '' when there never was
 -- one. The grant counts only once the required replicas acknowledged it.
-local refused, required = replicas_refusal(KEYS[1], tonumber(ARGV[10]))
+local refused, required = replicas_refusal(KEYS[1], tonumber(ARGV[10]), tonumber(ARGV[11]))
 if refused then return refused end
 local ttl = tonumber(ARGV[6])
 local incarnation, quarantine = continuity(KEYS[1], KEYS[3], tonumber(ARGV[8]), ttl, tonumber(ARGV[9]),

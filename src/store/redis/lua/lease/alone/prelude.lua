@@ -58,23 +58,26 @@ end
 -- The replicas a grant or renewal must reach, and those connected now: the
 -- most this namespace has seen beside its master (recorded in `replicas`,
 -- never lowered by idgen: a master that lost its replica, to a failover or
--- a partition, must still wait for one), or those connected now, if more.
-local function replicas_required(meta)
+-- a partition, must still wait for one), those connected now, or `floor`,
+-- whichever is most. The record goes with the data (FLUSHALL, an older
+-- snapshot), so the client sends what outlives it: the replicas the
+-- Sentinels know for the master.
+local function replicas_required(meta, floor)
   local connected = tonumber(info_field(replication, 'connected_slaves') or '0') or 0
   local recorded = tonumber(redis.call('HGET', meta, 'replicas') or '0') or 0
-  if connected > recorded then
-    redis.call('HSET', meta, 'replicas', connected)
-    recorded = connected
+  local required = math.max(recorded, connected, floor)
+  if required > recorded then
+    redis.call('HSET', meta, 'replicas', required)
   end
-  return recorded, connected
+  return required, connected
 end
 
 -- Before any lease is written: the refusal {'replicas', required,
 -- connected} when the client's `WAIT` (for `offered` replicas) would count
 -- fewer than required, or fewer are connected than required (no write here
 -- could be acknowledged); nil to go on, and the number required.
-local function replicas_refusal(meta, offered)
-  local required, connected = replicas_required(meta)
+local function replicas_refusal(meta, offered, floor)
+  local required, connected = replicas_required(meta, floor)
   if required > offered or connected < required then
     return {'replicas', required, connected}, required
   end
