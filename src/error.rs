@@ -178,14 +178,14 @@ pub enum Error {
     /// A lease write on Redis alone that did not reach every replica it must
     /// (the master cut off from them, or left without one by a failover):
     /// it does not count. `acknowledged` is `None` when the master refused
-    /// before writing, `connected` (fewer than `required`) being all it had.
-    #[error("{backend} at {url}: {}", describe_replicas(namespace, *required, *connected, *acknowledged))]
+    /// before writing, `in_sync` (fewer than `required`) being all it had in sync.
+    #[error("{backend} at {url}: {}", describe_replicas(namespace, *required, *in_sync, *acknowledged))]
     Unreplicated {
         backend: &'static str,
         url: String,
         namespace: String,
         required: u64,
-        connected: u64,
+        in_sync: u64,
         acknowledged: Option<u64>,
     },
 
@@ -600,13 +600,13 @@ impl Error {
 fn describe_replicas(
     namespace: &str,
     required: u64,
-    connected: u64,
+    in_sync: u64,
     acknowledged: Option<u64>,
 ) -> String {
     let replicas = |n: u64| if n == 1 { "replica" } else { "replicas" };
     match acknowledged {
         None => format!(
-            "every lease in namespace {namespace:?} must reach {required} {}, and the master has {connected} connected: nothing was written",
+            "every lease in namespace {namespace:?} must reach {required} {}, and the master has {in_sync} in sync: nothing was written",
             replicas(required)
         ),
         Some(acknowledged) => format!(

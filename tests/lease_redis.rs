@@ -358,7 +358,7 @@ fn a_master_that_lost_its_replica_and_its_record_leases_nothing_where_sentinels_
     on_redis_alone(&env, &url)
         .args(two_worker_lease("flushed", &["--count", "10"]))
         .status(exit_code::UNAVAILABLE)
-        .one_line_error("must reach 1 replica, and the master has 0 connected")
+        .one_line_error("must reach 1 replica, and the master has 0 in sync")
         .run();
 }
 
@@ -639,7 +639,7 @@ fn status_on_redis_alone_is_critical_when_the_master_has_fewer_replicas_than_lea
         .json();
     assert_eq!(
         json["namespaces"][0]["replicas"],
-        serde_json::json!({"required": 1, "connected": 1}),
+        serde_json::json!({"required": 1, "in_sync": 1}),
         "{json}"
     );
 
@@ -653,12 +653,12 @@ fn status_on_redis_alone_is_critical_when_the_master_has_fewer_replicas_than_lea
         .args(["status", "--check"])
         .status(exit_code::nagios::CRITICAL)
         .stdout("IDGEN CRITICAL")
-        .stdout("must reach 1 replica and the master has 0 connected")
+        .stdout("must reach 1 replica and the master has 0 in sync")
         .run();
     on_redis_alone(&env, &master.url())
         .args(two_worker_lease("replicated", &["--count", "10"]))
         .status(exit_code::UNAVAILABLE)
-        .one_line_error("must reach 1 replica, and the master has 0 connected")
+        .one_line_error("must reach 1 replica, and the master has 0 in sync")
         .run();
 }
 

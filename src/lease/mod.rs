@@ -112,12 +112,12 @@ pub struct HeldWorker {
 
 /// The replicas every grant and renewal in a namespace must reach (Redis
 /// alone, whose leases count only once every replica has them), and those
-/// its master has connected now: fewer than required, no lease can be
+/// its master has in sync now (connected, past their first copy): fewer than required, no lease can be
 /// granted or renewed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Replicas {
     pub required: u64,
-    pub connected: u64,
+    pub in_sync: u64,
 }
 
 /// Everything a lease store knows about one namespace.

@@ -135,7 +135,7 @@ pub(super) async fn check_leases(backend: &Backend, now_ms: i64, lease_ttl_ms: i
         // Read beside the snapshot's findings: a namespace whose master has
         // too few replicas issues nothing once its leases run out.
         status.replicas = store.replicas(&name).await.ok().flatten();
-        if let Some(replicas) = status.replicas.filter(|r| r.connected < r.required) {
+        if let Some(replicas) = status.replicas.filter(|r| r.in_sync < r.required) {
             worst = worst.max(part.flag(
                 AttentionKind::ReplicasMissing,
                 Severity::Critical,
@@ -217,13 +217,13 @@ pub(super) async fn check_leases(backend: &Backend, now_ms: i64, lease_ttl_ms: i
     part
 }
 
-/// The finding of a namespace whose master has fewer replicas connected than
+/// The finding of a namespace whose master has fewer replicas in sync than
 /// its leases must reach.
 fn replicas_missing_message(name: &str, replicas: crate::lease::Replicas) -> String {
     let required = replicas.required;
     let noun = if required == 1 { "replica" } else { "replicas" };
     format!(
-        "namespace {name:?}: every lease must reach {required} {noun} and the master has {} connected, so no lease is granted or renewed and holders stop issuing as theirs run out; bring the replicas back (after a failover the old master rejoins as one), or after removing one for good lower the count (redis-cli HSET 'idgen:{{{name}}}:meta' replicas N)",
-        replicas.connected
+        "namespace {name:?}: every lease must reach {required} {noun} and the master has {} in sync, so no lease is granted or renewed and holders stop issuing as theirs run out; bring the replicas back (after a failover the old master rejoins as one), or after removing one for good lower the count (redis-cli HSET 'idgen:{{{name}}}:meta' replicas N)",
+        replicas.in_sync
     )
 }

@@ -49,7 +49,9 @@ impl RedisProcess {
         Self::launch(persistence, None)
     }
 
-    /// A replica of `master`, synced before this returns.
+    /// A replica of `master`, synced before this returns: its link up, and
+    /// the master counting it in sync (`state=online`, which it sets only
+    /// at the replica's first acknowledgement after a diskless copy).
     pub fn replica_of(master: &RedisProcess) -> Self {
         let replica = Self::launch(Persistence::None, Some(master.port));
         super::wait_until(Duration::from_secs(30), "the replica to sync", || {
@@ -57,7 +59,11 @@ impl RedisProcess {
                 .arg("replication")
                 .query(&mut replica.conn())
                 .unwrap();
-            info.contains("master_link_status:up")
+            let seen: String = redis::cmd("INFO")
+                .arg("replication")
+                .query(&mut master.conn())
+                .unwrap();
+            info.contains("master_link_status:up") && seen.contains(",state=online,")
         });
         replica
     }

@@ -82,12 +82,12 @@ impl RedisLeaseStore {
             match answer.first().map(String::as_str) {
                 Some("replicas") => {
                     let required = number(answer.get(1)).unwrap_or(u64::MAX);
-                    let connected = number(answer.get(2)).unwrap_or(0);
+                    let in_sync = number(answer.get(2)).unwrap_or(0);
                     self.replicas.store(required, Ordering::Relaxed);
-                    if attempt == 0 && connected >= required {
+                    if attempt == 0 && in_sync >= required {
                         continue;
                     }
-                    return Err(self.unreplicated(namespace, required, connected, None));
+                    return Err(self.unreplicated(namespace, required, in_sync, None));
                 }
                 Some("ok" | "renewed" | "lost") => {
                     let required = number(answer.last()).ok_or_else(|| {
@@ -114,7 +114,7 @@ impl RedisLeaseStore {
         &self,
         namespace: &str,
         required: u64,
-        connected: u64,
+        in_sync: u64,
         acknowledged: Option<u64>,
     ) -> Error {
         Error::Unreplicated {
@@ -122,7 +122,7 @@ impl RedisLeaseStore {
             url: self.redis.url.to_string(),
             namespace: namespace.to_string(),
             required,
-            connected,
+            in_sync,
             acknowledged,
         }
     }
@@ -138,7 +138,7 @@ fn replica_wait(ttl: Duration) -> Duration {
 impl RedisNode {
     /// The replicas the namespace's leases must reach (the most of its
     /// record's count, those connected now and those the Sentinels know, as
-    /// the scripts count them) and those connected now, read in one round
+    /// the scripts count them) and those in sync now, read in one round
     /// trip from the master of its keys.
     async fn alone_replicas(&self, namespace: &str) -> Result<Replicas> {
         let mut conn = self.conn().await?;
@@ -155,7 +155,7 @@ impl RedisNode {
         let recorded = recorded.and_then(|n| n.parse().ok()).unwrap_or(0);
         Ok(Replicas {
             required: recorded.max(connected).max(self.sentinel_replicas()),
-            connected,
+            in_sync: info.matches(",state=online,").count() as u64,
         })
     }
 

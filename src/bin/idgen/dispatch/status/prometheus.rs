@@ -117,7 +117,7 @@ pub(super) fn prometheus(report: &StatusReport) -> String {
         }
     }
 
-    // Redis alone: fewer connected than required, no lease is granted or renewed.
+    // Redis alone: fewer in sync than required, no lease is granted or renewed.
     let per_namespace_replicas: [Gauges<NamespaceStatus, Option<f64>>; 2] = [
         (
             "idgen_namespace_replicas_required",
@@ -125,9 +125,9 @@ pub(super) fn prometheus(report: &StatusReport) -> String {
             |ns| ns.replicas.map(|r| r.required as f64),
         ),
         (
-            "idgen_namespace_replicas_connected",
-            "Replicas the namespace's master has connected (Redis alone).",
-            |ns| ns.replicas.map(|r| r.connected as f64),
+            "idgen_namespace_replicas_in_sync",
+            "Replicas in sync with the namespace's master (Redis alone).",
+            |ns| ns.replicas.map(|r| r.in_sync as f64),
         ),
     ];
     for (name, help, value) in per_namespace_replicas {

@@ -3,7 +3,7 @@
 -- token, ttl ms, fence ms, now ms, margin ms, replicas the client waits for,
 -- the fewest replicas it knows the master has (see replicas_required).
 -- Returns {'ok', worker, floor, quarantine end, replicas required} |
--- {'mismatch', recorded} | {'full'} | {'replicas', required, connected}
+-- {'mismatch', recorded} | {'full'} | {'replicas', required, in sync}
 -- (nothing granted: see replicas_refusal); the floor is the worker's
 -- recorded fence ('' when none), the quarantine end '' when there never was
 -- one. The grant counts only once the required replicas acknowledged it.

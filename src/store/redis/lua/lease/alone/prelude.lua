@@ -55,7 +55,19 @@ local function proven_incarnation(meta, last)
   return nil
 end
 
--- The replicas a grant or renewal must reach, and those connected now: the
+-- The replicas connected and in sync (`state=online`): one still loading
+-- its first copy (for `repl-diskless-sync-delay`, 5 s by default, and the
+-- transfer) acknowledges nothing yet.
+local function replicas_in_sync()
+  local n, at = 0, 1
+  while true do
+    local _, found = string.find(replication, ',state=online,', at, true)
+    if not found then return n end
+    n, at = n + 1, found + 1
+  end
+end
+
+-- The replicas a grant or renewal must reach, and those in sync now: the
 -- most this namespace has seen beside its master (recorded in `replicas`,
 -- never lowered by idgen: a master that lost its replica, to a failover or
 -- a partition, must still wait for one), those connected now, or `floor`,
@@ -69,17 +81,17 @@ local function replicas_required(meta, floor)
   if required > recorded then
     redis.call('HSET', meta, 'replicas', required)
   end
-  return required, connected
+  return required, replicas_in_sync()
 end
 
--- Before any lease is written: the refusal {'replicas', required,
--- connected} when the client's `WAIT` (for `offered` replicas) would count
--- fewer than required, or fewer are connected than required (no write here
--- could be acknowledged); nil to go on, and the number required.
+-- Before any lease is written: the refusal {'replicas', required, in
+-- sync} when the client's `WAIT` (for `offered` replicas) would count fewer
+-- than required, or fewer are in sync than required (no write here could
+-- be acknowledged); nil to go on, and the number required.
 local function replicas_refusal(meta, offered, floor)
-  local required, connected = replicas_required(meta, floor)
-  if required > offered or connected < required then
-    return {'replicas', required, connected}, required
+  local required, in_sync = replicas_required(meta, floor)
+  if required > offered or in_sync < required then
+    return {'replicas', required, in_sync}, required
   end
   return nil, required
 end

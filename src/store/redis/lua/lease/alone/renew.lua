@@ -6,7 +6,7 @@
 -- Returns {'renewed', replicas required} (it counts only once they
 -- acknowledged it), {'lost', required}: another token holds the worker, its
 -- key expired, or Redis cannot prove it kept the lease (see
--- alone/prelude.lua), or {'replicas', required, connected}: nothing written
+-- alone/prelude.lua), or {'replicas', required, in sync}: nothing written
 -- (see replicas_refusal).
 local refused, required = replicas_refusal(KEYS[1], tonumber(ARGV[8]), tonumber(ARGV[9]))
 if refused then return refused end
