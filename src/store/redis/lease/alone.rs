@@ -67,6 +67,9 @@ impl RedisLeaseStore {
         args: &[String],
         ttl: Duration,
     ) -> Result<(Vec<String>, Option<Error>)> {
+        // Linked first: through Sentinel, making the link is what asks the
+        // Sentinels for the replicas they know.
+        self.redis.conn().await?;
         for attempt in 0..2 {
             let offered = self.replicas.load(Ordering::Relaxed);
             let mut args = args.to_vec();
