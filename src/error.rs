@@ -524,7 +524,8 @@ impl Error {
                 master.as_deref().map(|m| format!(" ({m})")).unwrap_or_default()
             ),
             Unreplicated { namespace, .. } => format!(
-                "the master is cut off from its replicas, or a failover left it without one: leases wait until they are back, and nothing was issued under this one; after removing a replica for good, SENTINEL RESET its master on every Sentinel (if any) and lower the count (redis-cli HSET 'idgen:{{{namespace}}}:meta' replicas N)"
+                "the master is cut off from its replicas, or a failover left it without one: leases wait until they are back, and nothing was issued under this one; {}",
+                crate::lease::replicas_fix(namespace)
             ),
             ServerTooOld {
                 backend, minimum, ..

@@ -120,6 +120,14 @@ pub struct Replicas {
     pub in_sync: u64,
 }
 
+/// How to lower the replicas a namespace's leases must reach after removing
+/// a replica for good (on Redis alone; the hint of a refusal and of `status`).
+pub fn replicas_fix(namespace: &str) -> String {
+    format!(
+        "after removing a replica for good, SENTINEL RESET its master on every Sentinel (if any) and lower the count (redis-cli HSET 'idgen:{{{namespace}}}:meta' replicas N)"
+    )
+}
+
 /// Everything a lease store knows about one namespace.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NamespaceSnapshot {

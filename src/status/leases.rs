@@ -223,7 +223,8 @@ fn replicas_missing_message(name: &str, replicas: crate::lease::Replicas) -> Str
     let required = replicas.required;
     let noun = if required == 1 { "replica" } else { "replicas" };
     format!(
-        "namespace {name:?}: every lease must reach {required} {noun} and the master has {} in sync, so no lease is granted or renewed and holders stop issuing as theirs run out; bring the replicas back (after a failover the old master rejoins as one), or after removing one for good SENTINEL RESET its master on every Sentinel (if any) and lower the count (redis-cli HSET 'idgen:{{{name}}}:meta' replicas N)",
-        replicas.in_sync
+        "namespace {name:?}: every lease must reach {required} {noun} and the master has {} in sync, so no lease is granted or renewed and holders stop issuing as theirs run out; bring the replicas back (after a failover the old master rejoins as one), or, {}",
+        replicas.in_sync,
+        crate::lease::replicas_fix(name)
     )
 }

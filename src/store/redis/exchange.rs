@@ -21,6 +21,10 @@ pub(super) enum Added {
     /// command's reply there. Sent again whole after a NOSCRIPT, so it must
     /// start from the state it leaves behind.
     Transaction { queued: usize },
+    /// `EVALSHA`, then `WAIT`: answered by the script's reply when it failed
+    /// (a NOSCRIPT among them, so the pair is sent again whole), else by
+    /// both replies, as a two-element array.
+    Acknowledged,
 }
 
 impl Added {
@@ -28,11 +32,18 @@ impl Added {
         match self {
             Added::Command => 1,
             Added::Transaction { queued } => queued + 2,
+            Added::Acknowledged => 2,
         }
     }
 
     /// This call's answer from its own replies, in order.
     fn answer(self, mut replies: Vec<Value>) -> Value {
+        if let Added::Acknowledged = self {
+            return match replies.first() {
+                Some(Value::ServerError(_)) => replies.swap_remove(0),
+                _ => Value::Array(replies),
+            };
+        }
         let last = replies.pop().unwrap_or(Value::Nil);
         if let Added::Command = self {
             return last;
@@ -228,7 +239,8 @@ impl RedisNode {
     /// `WAIT` counts the writes of its own client only: on a connection
     /// made anew it would count nothing and answer at once. `wait` is held
     /// within half the node's timeout, so the exchange's bound never cuts
-    /// the `WAIT` short.
+    /// the `WAIT` short. A NOSCRIPT sends the pair again whole
+    /// ([`Self::pipeline_loading`]).
     pub(super) async fn invoke_acknowledged(
         &self,
         script: &Script,
@@ -239,42 +251,40 @@ impl RedisNode {
     ) -> Result<(Value, Option<u64>)> {
         let wait = wait.min(self.timeout / 2).as_millis().max(1) as u64;
         let mut conn = self.conn().await?;
-        for attempt in 0..2 {
-            let mut pipe = redis::pipe();
-            pipe.ignore_errors();
-            pipe.cmd("EVALSHA")
-                .arg(script.get_hash())
-                .arg(keys.len())
-                .arg(keys)
-                .arg(args);
-            if replicas > 0 {
-                pipe.cmd("WAIT").arg(replicas).arg(wait);
-            }
-            let values: Vec<Value> = self.bounded(pipe.query_async(&mut conn)).await?;
-            let mut values = values.into_iter();
-            let answer = values.next().unwrap_or(Value::Nil);
-            if let Value::ServerError(e) = &answer
-                && attempt == 0
-                && e.kind() == Some(redis::ServerErrorKind::NoScript)
-            {
-                // The script did nothing, so the pair goes again whole.
-                self.bounded(script.load_async(&mut conn)).await?;
-                continue;
-            }
-            let key = keys.first().copied().unwrap_or_default();
-            self.answered([&answer], key).await?;
-            let acknowledged = match values.next() {
-                None => None,
-                Some(Value::Int(n)) => Some(u64::try_from(n).unwrap_or(0)),
-                Some(other) => {
-                    self.answered([&other], key).await?;
-                    return Err(Error::Internal(format!("unexpected WAIT answer {other:?}")));
+        let mut answers = self
+            .pipeline_loading(&mut conn, script, 1, |pipe, _| {
+                pipe.cmd("EVALSHA")
+                    .arg(script.get_hash())
+                    .arg(keys.len())
+                    .arg(keys)
+                    .arg(args);
+                if replicas == 0 {
+                    return Added::Command;
                 }
-            };
-            return Ok((answer, acknowledged));
+                pipe.cmd("WAIT").arg(replicas).arg(wait);
+                Added::Acknowledged
+            })
+            .await?;
+        let answer = answers.pop().unwrap_or(Value::Nil);
+        let key = keys.first().copied().unwrap_or_default();
+        self.answered([&answer], key).await?;
+        if replicas == 0 {
+            return Ok((answer, None));
         }
-        Err(Error::Internal(
-            "a script loaded just now was missing again".into(),
-        ))
+        let Value::Array(pair) = answer else {
+            return Err(Error::Internal(format!(
+                "unexpected script and WAIT answer {answer:?}"
+            )));
+        };
+        let mut pair = pair.into_iter();
+        let answer = pair.next().unwrap_or(Value::Nil);
+        match pair.next() {
+            Some(Value::Int(n)) => Ok((answer, Some(u64::try_from(n).unwrap_or(0)))),
+            other => {
+                let other = other.unwrap_or(Value::Nil);
+                self.answered([&other], key).await?;
+                Err(Error::Internal(format!("unexpected WAIT answer {other:?}")))
+            }
+        }
     }
 }
