@@ -7,6 +7,7 @@
 //! redis-servers of their own and collect `IDGEN_CHAOS_IDS` IDs (100 000 by
 //! default) from two holders.
 
+use crate::harness::cluster::Cluster;
 use crate::harness::faults::{PacketDrop, Persistence, RedisProcess, TcpProxy, chaos_ids};
 use crate::harness::sentinel::SentinelGroup;
 use crate::harness::{
@@ -337,25 +338,55 @@ fn a_master_that_lost_its_replica_and_its_record_leases_nothing_where_sentinels_
     let env = TestEnv::distributed();
     let mut group = SentinelGroup::start();
     let url = group.url();
-    on_redis_alone(&env, &url)
+    leases_nothing_after_losing_its_replica_and_record(&env, &url, || {
+        let master_port = group.master_port().unwrap();
+        let replica = group
+            .servers
+            .iter_mut()
+            .find(|s| s.port() != master_port)
+            .unwrap();
+        replica.kill();
+        group.server(master_port).conn()
+    });
+}
+
+#[test]
+fn a_cluster_master_that_lost_its_replica_and_its_record_leases_nothing_where_the_cluster_lists_the_replica()
+ {
+    // The same on a Redis Cluster: the cluster lists the replica its master
+    // lost (failed, until CLUSTER FORGET), whatever the master's data says.
+    let env = TestEnv::distributed();
+    let mut cluster = Cluster::start();
+    let url = cluster.url();
+    leases_nothing_after_losing_its_replica_and_record(&env, &url, || {
+        let master = cluster.master_of("idgen:{flushed}:meta");
+        let (master, replica) = (master.port, cluster.replica_of(master).port);
+        let nodes = &mut cluster.nodes;
+        nodes.iter_mut().find(|n| n.port == replica).unwrap().kill();
+        nodes.iter().find(|n| n.port == master).unwrap().conn()
+    });
+}
+
+/// A lease on Redis alone at `url`; then `lose_replica` kills the master's
+/// one replica and returns a connection to the master, which is flushed
+/// once it sees the replica go; then a lease is refused naming the replica.
+fn leases_nothing_after_losing_its_replica_and_record(
+    env: &TestEnv,
+    url: &str,
+    lose_replica: impl FnOnce() -> redis::Connection,
+) {
+    on_redis_alone(env, url)
         .args(two_worker_lease("flushed", &["--count", "10"]))
         .status(exit_code::OK)
         .run();
-    let master_port = group.master_port().unwrap();
-    let replica = group
-        .servers
-        .iter_mut()
-        .find(|s| s.port() != master_port)
-        .unwrap();
-    replica.kill();
-    let master = group.server(master_port);
+    let mut master = lose_replica();
     wait_until(
         Duration::from_secs(30),
         "the master to see its replica go",
-        || master.info_field("replication", "connected_slaves") == "0",
+        || RedisProcess::info_field_over(&mut master, "replication", "connected_slaves") == "0",
     );
-    let _: () = redis::cmd("FLUSHALL").query(&mut master.conn()).unwrap();
-    on_redis_alone(&env, &url)
+    let _: () = redis::cmd("FLUSHALL").query(&mut master).unwrap();
+    on_redis_alone(env, url)
         .args(two_worker_lease("flushed", &["--count", "10"]))
         .status(exit_code::UNAVAILABLE)
         .one_line_error("must reach 1 replica, and the master has 0 in sync")

@@ -124,7 +124,7 @@ pub struct Replicas {
 /// a replica for good (on Redis alone; the hint of a refusal and of `status`).
 pub fn replicas_fix(namespace: &str) -> String {
     format!(
-        "after removing a replica for good, SENTINEL RESET its master on every Sentinel (if any) and lower the count (redis-cli HSET 'idgen:{{{namespace}}}:meta' replicas N)"
+        "after removing a replica for good, have the Sentinels forget it (SENTINEL RESET its master on each) or the cluster (CLUSTER FORGET it on every node), if any, and lower the count (redis-cli HSET 'idgen:{{{namespace}}}:meta' replicas N)"
     )
 }
 

@@ -45,6 +45,7 @@ pub(super) struct Scripts {
     pub(super) alone_renew: LazyLock<Script>,
     pub(super) alone_release: LazyLock<Script>,
     pub(super) alone_delete: LazyLock<Script>,
+    pub(super) alone_replicas: LazyLock<Script>,
 }
 
 /// A script made of `prelude` and a body.
@@ -114,6 +115,7 @@ pub(super) fn scripts() -> &'static Scripts {
         alone_renew: LazyLock::new(|| alone(include_str!("lua/lease/alone/renew.lua"))),
         alone_release: LazyLock::new(|| alone(include_str!("lua/lease/alone/release.lua"))),
         alone_delete: LazyLock::new(|| lease(include_str!("lua/lease/alone/delete.lua"))),
+        alone_replicas: LazyLock::new(|| alone(include_str!("lua/lease/alone/replicas.lua"))),
     };
     &SCRIPTS
 }

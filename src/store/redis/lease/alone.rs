@@ -21,7 +21,6 @@
 //!   of them was promoted and began its quarantine.
 
 use super::super::RedisNode;
-use super::super::reply::info_field;
 use super::super::scripts::scripts;
 use super::{acquire_call, grant_of, key, millis, renew_args, worker_key, worker_prefix};
 use crate::error::{Error, Result};
@@ -139,27 +138,20 @@ fn replica_wait(ttl: Duration) -> Duration {
 }
 
 impl RedisNode {
-    /// The replicas the namespace's leases must reach (the most of its
-    /// record's count, those connected now and those the Sentinels know, as
-    /// the scripts count them) and those in sync now, read in one round
-    /// trip from the master of its keys.
+    /// The replicas the namespace's leases must reach and those in sync
+    /// now, counted by the scripts' own rule (`replicas_needed`), read from
+    /// the master of its keys in one round trip.
     async fn alone_replicas(&self, namespace: &str) -> Result<Replicas> {
-        let mut conn = self.conn().await?;
-        let (recorded, info): (Option<String>, String) = self
-            .bounded(
-                redis::pipe()
-                    .hget(key(namespace, "meta"), "replicas")
-                    .cmd("INFO")
-                    .arg("replication")
-                    .query_async(&mut conn),
+        // Linked first: through Sentinel, that asks for the replicas they know.
+        self.conn().await?;
+        let (required, in_sync): (u64, u64) = self
+            .invoke(
+                &scripts().alone_replicas,
+                &[&key(namespace, "meta")],
+                &[self.sentinel_replicas().to_string()],
             )
             .await?;
-        let connected = info_field(&info, "connected_slaves").parse().unwrap_or(0);
-        let recorded = recorded.and_then(|n| n.parse().ok()).unwrap_or(0);
-        Ok(Replicas {
-            required: recorded.max(connected).max(self.sentinel_replicas()),
-            in_sync: info.matches(",state=online,").count() as u64,
-        })
+        Ok(Replicas { required, in_sync })
     }
 
     async fn alone_delete(&self, namespace: &str, now_ms: i64) -> Result<()> {

@@ -67,17 +67,34 @@ local function replicas_in_sync()
   end
 end
 
--- The replicas a grant or renewal must reach, and those in sync now: the
--- most this namespace has seen beside its master (recorded in `replicas`,
--- never lowered by idgen: a master that lost its replica, to a failover or
--- a partition, must still wait for one), those connected now, or `floor`,
--- whichever is most. The record goes with the data (FLUSHALL, an older
--- snapshot), so the client sends what outlives it: the replicas the
--- Sentinels know for the master.
-local function replicas_required(meta, floor)
+-- In a Redis Cluster, the replicas the cluster lists for this master: every
+-- one it knows, those that failed included, until an operator removes one
+-- (CLUSTER FORGET on every node, or `redis-cli --cluster del-node`). Like the
+-- Sentinels' list it outlives the master's data; 0 off Cluster.
+local function cluster_replicas()
+  local cluster = redis.call('INFO', 'cluster')
+  if info_field(cluster, 'cluster_enabled') ~= '1' then return 0 end
+  return #redis.call('CLUSTER', 'REPLICAS', redis.call('CLUSTER', 'MYID'))
+end
+
+-- The replicas a grant or renewal must reach, and the count this namespace
+-- has recorded: the most it has seen beside its master (recorded in
+-- `replicas`, never lowered by idgen: a master that lost its replica, to a
+-- failover or a partition, must still wait for one), those connected now,
+-- those the cluster lists for this master, or `floor`, whichever is most.
+-- The record goes with the data (FLUSHALL, an older snapshot), so the client
+-- sends what outlives it: the replicas the Sentinels know for the master.
+-- The one place the count is made: the lease scripts and `status` use it.
+local function replicas_needed(meta, floor)
   local connected = tonumber(info_field(replication, 'connected_slaves') or '0') or 0
   local recorded = tonumber(redis.call('HGET', meta, 'replicas') or '0') or 0
-  local required = math.max(recorded, connected, floor)
+  return math.max(recorded, connected, cluster_replicas(), floor), recorded
+end
+
+-- `replicas_needed`, the count recorded when it grew, and the replicas in
+-- sync now.
+local function replicas_required(meta, floor)
+  local required, recorded = replicas_needed(meta, floor)
   if required > recorded then
     redis.call('HSET', meta, 'replicas', required)
   end
