@@ -2,6 +2,8 @@
 //! README "Deploying" gives) runs segments, leases, migrate and status; a
 //! command the user may not run is an access error that names it.
 
+use crate::harness::cluster::Cluster;
+use crate::harness::faults::{Persistence, RedisProcess};
 use crate::harness::{Test, TestEnv};
 use idgen::exit_code;
 
@@ -41,7 +43,12 @@ const IDGEN_RULES: &[&str] = &[
     "+exec",
     "+pexpire",
     "+pttl",
+    "+wait",
 ];
+
+/// What a Redis Cluster needs besides: the client's map of the slots, and,
+/// for leases on Redis alone, the replicas the cluster lists for a master.
+const CLUSTER_RULES: &[&str] = &["+cluster|slots", "+cluster|myid", "+cluster|replicas"];
 
 const PASSWORD: &str = "Acl9pass";
 
@@ -114,6 +121,70 @@ fn a_user_limited_to_idgens_keys_runs_segments_leases_migrate_and_status() {
     crate::harness::assert_unique(&ids);
 }
 
+/// Makes `user` with `rules` on each of `servers`.
+fn acl_user_on(servers: impl IntoIterator<Item = redis::Connection>, user: &str, rules: &[&str]) {
+    for mut conn in servers {
+        let mut acl = redis::cmd("ACL");
+        acl.arg("SETUSER")
+            .arg(user)
+            .arg("reset")
+            .arg("on")
+            .arg(format!(">{PASSWORD}"))
+            .arg(rules);
+        acl.exec(&mut conn).expect("ACL SETUSER");
+    }
+}
+
+/// `lease --count 2` on Redis alone at `url` as `user`.
+fn lease_alone_as<'e>(env: &'e TestEnv, url: &str, user: &str) -> Test<'e> {
+    let url = url.replacen("://", &format!("://{user}:{PASSWORD}@"), 1);
+    Test::within(env)
+        .unset("IDGEN_MYSQL_URL")
+        .env("IDGEN_REDIS_URL", url)
+        .args(["lease", "--namespace", "acl", "--ttl", "1s", "--count", "2"])
+        .stdout_lacks(PASSWORD)
+        .stderr_lacks(PASSWORD)
+}
+
+#[test]
+fn a_user_limited_to_idgens_keys_leases_on_redis_alone_with_a_replica() {
+    // A grant counts once the replica has it: the client sends WAIT.
+    let env = TestEnv::distributed();
+    let master = RedisProcess::start(Persistence::None);
+    let _replica = RedisProcess::replica_of(&master);
+    acl_user_on([master.conn()], "idgen", IDGEN_RULES);
+    lease_alone_as(&env, &master.url(), "idgen")
+        .status(exit_code::OK)
+        .run();
+}
+
+#[test]
+fn a_user_limited_to_idgens_keys_leases_on_redis_alone_on_a_cluster() {
+    let env = TestEnv::distributed();
+    let cluster = Cluster::start();
+    let rules: Vec<&str> = IDGEN_RULES.iter().chain(CLUSTER_RULES).copied().collect();
+    acl_user_on(cluster.nodes.iter().map(|n| n.conn()), "idgen", &rules);
+    lease_alone_as(&env, &cluster.url(), "idgen")
+        .status(exit_code::OK)
+        .run();
+}
+
+#[test]
+fn a_cluster_user_without_the_replicas_rule_is_refused_naming_cluster() {
+    let env = TestEnv::distributed();
+    let cluster = Cluster::start();
+    let rules: Vec<&str> = IDGEN_RULES
+        .iter()
+        .copied()
+        .chain(["+cluster|slots"])
+        .collect();
+    acl_user_on(cluster.nodes.iter().map(|n| n.conn()), "idgen", &rules);
+    lease_alone_as(&env, &cluster.url(), "idgen")
+        .status(exit_code::ACCESS)
+        .one_line_error("may not run the command CLUSTER")
+        .run();
+}
+
 #[test]
 fn the_rule_the_readme_gives_is_the_rule_tested() {
     let readme = include_str!("../README.md");
@@ -126,6 +197,15 @@ fn the_rule_the_readme_gives_is_the_rule_tested() {
         .split_whitespace()
         .collect();
     assert_eq!(rules, IDGEN_RULES);
+    let cluster = readme
+        .lines()
+        .find(|line| line.starts_with("ACL SETUSER idgen +cluster"))
+        .expect("README gives the Cluster's ACL rules");
+    let cluster: Vec<&str> = cluster
+        .trim_start_matches("ACL SETUSER idgen ")
+        .split_whitespace()
+        .collect();
+    assert_eq!(cluster, CLUSTER_RULES);
 }
 
 #[test]
