@@ -15,7 +15,7 @@ history/*.jsonl) and proves, or refutes:
   4. every failed call exited with a documented code, and one its command may
      end with under these faults (an idgen panic, 101, or an `internal` 1 is
      a violation), and every HTTP error names a documented code;
-  5. no call hung (HUNG_AFTER of its own running time);
+  5. no call hung (printed nothing for HUNG_AFTER of its own running time);
   6. after the last fault healed, every kind of client issued again within
      the recovery bound, with no operator action;
   7. where the profile never sets the ledger back (galera), no audit found
@@ -413,7 +413,7 @@ def check_exits(meta, records, violations):
             outcome = "killed" if r.get("killed") else "hung" if r.get("hung") else r.get("exit") if r.get("exit") is not None else f"signal {r.get('signal')}"
             table[(cmd, outcome)] += 1
             if r.get("hung"):
-                violations.add("hung", f"{cmd} did not end within its bound and was killed", r)
+                violations.add("hung", f"{cmd} printed nothing within its bound and was killed", r)
             elif r.get("killed"):
                 continue
             elif r.get("exit") is None:
