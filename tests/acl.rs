@@ -61,16 +61,7 @@ fn rules_without(rule: &str) -> Vec<&'static str> {
 /// that point every node at it.
 fn acl_user(env: &TestEnv, tag: &str, rules: &[&str]) -> Vec<(&'static str, String)> {
     let user = format!("idgen-{tag}-{}", std::process::id());
-    for mut conn in [env.redis(), env.redis_hot()] {
-        let mut acl = redis::cmd("ACL");
-        acl.arg("SETUSER")
-            .arg(&user)
-            .arg("reset")
-            .arg("on")
-            .arg(format!(">{PASSWORD}"))
-            .arg(rules);
-        acl.exec(&mut conn).expect("ACL SETUSER");
-    }
+    acl_user_on([env.redis(), env.redis_hot()], &user, rules);
     let as_user = |url: &str| url.replacen("redis://", &format!("redis://{user}:{PASSWORD}@"), 1);
     vec![
         ("IDGEN_REDIS_URL", as_user(&env.redis_url)),
@@ -162,9 +153,7 @@ fn a_user_limited_to_idgens_keys_leases_on_redis_alone_with_a_replica() {
 fn a_user_limited_to_idgens_keys_leases_on_redis_alone_on_a_cluster() {
     let env = TestEnv::distributed();
     let cluster = Cluster::start();
-    let rules: Vec<&str> = IDGEN_RULES.iter().chain(CLUSTER_RULES).copied().collect();
-    acl_user_on(cluster.nodes.iter().map(|n| n.conn()), "idgen", &rules);
-    lease_alone_as(&env, &cluster.url(), "idgen")
+    lease_on_a_cluster_as(&env, &cluster, CLUSTER_RULES)
         .status(exit_code::OK)
         .run();
 }
@@ -173,16 +162,22 @@ fn a_user_limited_to_idgens_keys_leases_on_redis_alone_on_a_cluster() {
 fn a_cluster_user_without_the_replicas_rule_is_refused_naming_cluster() {
     let env = TestEnv::distributed();
     let cluster = Cluster::start();
-    let rules: Vec<&str> = IDGEN_RULES
-        .iter()
-        .copied()
-        .chain(["+cluster|slots"])
-        .collect();
-    acl_user_on(cluster.nodes.iter().map(|n| n.conn()), "idgen", &rules);
-    lease_alone_as(&env, &cluster.url(), "idgen")
+    lease_on_a_cluster_as(&env, &cluster, &["+cluster|slots"])
         .status(exit_code::ACCESS)
         .one_line_error("may not run the command CLUSTER")
         .run();
+}
+
+/// [`lease_alone_as`] on `cluster`, as a user with the README's rules and
+/// `cluster_rules` on every node.
+fn lease_on_a_cluster_as<'e>(
+    env: &'e TestEnv,
+    cluster: &Cluster,
+    cluster_rules: &[&str],
+) -> Test<'e> {
+    let rules: Vec<&str> = IDGEN_RULES.iter().chain(cluster_rules).copied().collect();
+    acl_user_on(cluster.nodes.iter().map(|n| n.conn()), "idgen", &rules);
+    lease_alone_as(env, &cluster.url(), "idgen")
 }
 
 #[test]
