@@ -62,8 +62,12 @@ NOT_BINDING = {"mysql_promote_lagging_replica": "a lagging MySQL promotion",
                "redis_masters": "a Redis split brain (two masters)",
                "store_restored": "an older copy of the embedded store restored"}
 RECOVERY_KINDS = ("next", "serve segment", "serve snowflake", "lease holder")
-# Redis alone issues no segment IDs.
-LEASE_RECOVERY_KINDS = ("serve snowflake", "lease holder")
+# Redis alone issues no segment IDs; the Cluster's serve leases on the
+# Cluster alone and issues snowflake IDs only.
+RECOVERY_KINDS_OF = {
+    "redis-alone": ("serve snowflake", "lease holder"),
+    "cluster": ("next", "serve snowflake", "lease holder"),
+}
 BUCKETS = 64
 
 
@@ -480,7 +484,7 @@ def check_recovery(meta, records, faults, violations):
     last_heal = max(last_heal, meta.get("faults_done", last_heal))
     bound = meta["recovery_bound_s"]
     after = {}
-    kinds = LEASE_RECOVERY_KINDS if meta.get("profile") == "redis-alone" else RECOVERY_KINDS
+    kinds = RECOVERY_KINDS_OF.get(meta.get("profile"), RECOVERY_KINDS)
     # Recovery after each fault, by the first issue of the kind every
     # profile has most of.
     each = kinds[0] if "next" not in kinds else "next"

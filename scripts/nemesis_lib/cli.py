@@ -31,7 +31,7 @@ EPOCH_MS = 1704067200000  # 2024-01-01, the --epoch of workload.LAYOUT
 AUDIT_EVERY_S = 5.0
 # How often the nemesis looks for a second Redis master (a split brain).
 MASTERS_EVERY_S = 1.0
-RECOVERY_BOUND = {"distributed": 30.0, "galera": 60.0, "embedded": 30.0, "redis-alone": 30.0}
+RECOVERY_BOUND = {"distributed": 30.0, "galera": 60.0, "embedded": 30.0, "redis-alone": 30.0, "cluster": 30.0}
 
 
 class Log:
@@ -142,7 +142,7 @@ def run(args, seed, entries):
         if args.trace:
             trace.start_taps(_redis_servers(profile), stop)
         clients = Clients(profile, os.path.abspath(args.binary), run_dir, registry, seed, log,
-                          migrate=args.profile != "embedded")
+                          migrate=profile.second is not None)
         clients.setup()
         ctx = schedule.Context(profile, net, registry, clients, log, NAMESPACE)
         runner = schedule.Runner(ctx, entries, Recorder(os.path.join(run_dir, "history", "faults.jsonl")))

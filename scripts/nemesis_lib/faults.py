@@ -17,7 +17,7 @@ import sqlite3
 import time
 
 from . import resp
-from .servers import DOWN_AFTER_MS, FAILOVER_TIMEOUT_S, MASTER_NAME, gtid_seq, wait_until
+from .servers import CLUSTER_NODE_TIMEOUT_MS, DOWN_AFTER_MS, FAILOVER_TIMEOUT_S, MASTER_NAME, gtid_seq, wait_until
 from .topology import MYSQL_VIP
 
 GATE_WAIT = 60.0
@@ -46,13 +46,16 @@ CLIENT_ROLES = ("taker", "limit-taker", "reloader", "app-setter", "migrator", "c
 PROFILE_ROLES = {
     "embedded": tuple(r for r in CLIENT_ROLES if r != "migrator"),
     "redis-alone": ("churner", "holder", "serve"),
+    "cluster": tuple(r for r in CLIENT_ROLES if r != "migrator"),
 }
+# The profiles whose leases live on Redis alone.
+REDIS_ALONE_LEASES = ("redis-alone", "cluster")
 CLOCK_TARGETS = ("holder1", "holder2", "holder3", "serve")
 
 
 class Fault:
     kind = None
-    profiles = ("distributed", "galera", "embedded", "redis-alone")
+    profiles = ("distributed", "galera", "embedded", "redis-alone", "cluster")
     groups = ()
     weight = 1.0
     gate = None
@@ -141,7 +144,7 @@ class ClockStep(Fault):
         # Drawn in the order they always were, so recorded seeds plan as they did.
         target = rng.choice(CLOCK_TARGETS)
         delta = size * rng.choice((-1, 1))
-        if profile == "redis-alone" and delta > 0:
+        if profile in REDIS_ALONE_LEASES and delta > 0:
             # On Redis alone a holder's clock ahead of Redis's by more than
             # the quarantine's one-second margin is documented as what no
             # check can see (its fences outrun a quarantine): staged with a
@@ -862,6 +865,326 @@ class StoreRestored(Fault):
         out["healed"] = time.time()
 
 
+# -- Redis Cluster -----------------------------------------------------------------
+
+NODE_TIMEOUT_S = CLUSTER_NODE_TIMEOUT_MS / 1000
+# How long the cluster may take to promote a replica of a master it finds
+# failed: the node timeout to suspect it, a majority's agreement, the
+# replica's election delay (half a second plus its rank), the vote.
+CLUSTER_FAILOVER_S = 30.0
+
+
+class ClusterFault(Fault):
+    """A fault of the Cluster profile's Redis. Its ledger never goes back, so
+    Redis may lose anything at any time: no gate."""
+    profiles = ("cluster",)
+    groups = ("redis",)
+
+    def master(self, ctx, out, fraction):
+        master = ctx.profile.redis.master_by_fraction(fraction)
+        if master is None:
+            out["effective"] = False
+            out["notes"] = "no node answers as master of slots"
+        else:
+            out["target"] = master.name
+        return master
+
+    @staticmethod
+    def became_master(ctx, server, timeout):
+        """Whether `server` is a master of slots within `timeout`."""
+        try:
+            wait_until(f"{server.name} to be a master of slots",
+                       lambda: server.name in ctx.profile.redis.slot_masters(), timeout=timeout, interval=0.25)
+            return True
+        except RuntimeError:
+            return False
+
+
+class ClusterKill(ClusterFault):
+    """kill -9 of a master (twice as often) or a replica; restarted after
+    `hold`: past the node timeout a master's replica is promoted, and a
+    replica's master has none for a while (leases on Redis alone wait)."""
+    kind = "cluster_kill9"
+    weight = 2.0
+
+    def plan(self, rng, profile):
+        return {"who": rng.choice(("master", "master", "replica")), "pick": rng.random(),
+                "hold": rng.choice((0.0, 0.5, 1.0, 4.0, 8.0))}
+
+    def run(self, ctx, p, out):
+        master = self.master(ctx, out, p["pick"])
+        if not master:
+            return
+        server = master if p["who"] == "master" else ctx.profile.redis.replica_of(master)
+        if server is None:
+            out["effective"] = False
+            out["notes"] = f"{master.name} has no replica"
+            return
+        out["target"] = server.name
+        for_a_while(ctx, out, p["hold"], server.kill, server.start)
+
+
+class ClusterPause(ClusterFault):
+    """SIGSTOP of a master for half to three node timeouts: past one, its
+    replica is promoted, and the old master, continued, answers once before
+    it learns it was replaced."""
+    kind = "cluster_sigstop_master"
+    weight = 1.5
+
+    def plan(self, rng, profile):
+        return {"pick": rng.random(), "hold": rng.uniform(0.5, 3.0) * NODE_TIMEOUT_S}
+
+    def run(self, ctx, p, out):
+        master = self.master(ctx, out, p["pick"])
+        if master:
+            for_a_while(ctx, out, p["hold"], master.proc.stop, master.proc.cont)
+
+
+class ClusterIntoThePast(ClusterFault):
+    """A master killed and started again from an older state of its data,
+    within the node timeout, so that it stays the master of its slots (its
+    `nodes.conf` is kept: only the data goes back)."""
+    weight = 1.5
+
+    def plan(self, rng, profile):
+        return {"pick": rng.random(), "age": rng.random()}
+
+    def run(self, ctx, p, out):
+        master = self.master(ctx, out, p["pick"])
+        if not master:
+            return
+        if self.restart(ctx, master, p["age"], out) is None:
+            return
+        out["healed"] = time.time()
+        ctx.wait(NODE_TIMEOUT_S + 1)
+        out["effective"] = master.name in ctx.profile.redis.slot_masters()
+
+    def restart(self, ctx, master, age, out):
+        raise NotImplementedError
+
+
+class ClusterOldRdb(ClusterIntoThePast):
+    kind = "cluster_restart_old_rdb"
+
+    def restart(self, ctx, master, age, out):
+        snaps = [s for s in ctx.profile.redis.snapshots if s[1] == master.name and time.time() - s[0] > 3]
+        snap = pick(out, snaps, age, "no snapshot of this master yet")
+        if snap is None:
+            return None
+        out["snapshot_age_s"] = round(time.time() - snap[0], 1)
+        master.restart_from_rdb(snap[2])
+        return True
+
+
+class ClusterCutAof(ClusterIntoThePast):
+    kind = "cluster_restart_cut_aof"
+
+    def restart(self, ctx, master, age, out):
+        incr = master.aof_incr()
+        marks = [m for m in ctx.profile.redis.aof_marks if m[1] == master.name and m[2] == incr and time.time() - m[0] > 1]
+        mark = pick(out, marks, age, "no AOF position of this master's current file yet")
+        if mark is None:
+            return None
+        out["cut_to_age_s"] = round(time.time() - mark[0], 1)
+        return master.restart_with_aof_cut(incr, mark[3])
+
+
+class ClusterLaggingPromote(ClusterFault):
+    """A master's replica cut off from it while clients write, then promoted:
+    by `CLUSTER FAILOVER TAKEOVER` (an operator's forced failover, no
+    agreement asked), or by the cluster once the master is killed."""
+    kind = "cluster_promote_lagging_replica"
+    weight = 1.5
+
+    def plan(self, rng, profile):
+        return {"pick": rng.random(), "how": rng.choice(("takeover", "kill")), "lag": rng.uniform(2.0, 8.0),
+                "down": rng.uniform(2.0, 10.0)}
+
+    def run(self, ctx, p, out):
+        redis = ctx.profile.redis
+        master = self.master(ctx, out, p["pick"])
+        if not master:
+            return
+        replica = redis.replica_of(master)
+        if replica is None:
+            out["effective"] = False
+            out["notes"] = f"{master.name} has no replica"
+            return
+        out["promoted"] = replica.name
+        routes = ctx.net.block([replica.host], [master.host])
+        killed = False
+        try:
+            ctx.wait(p["lag"])
+            if p["how"] == "takeover":
+                replica.call("CLUSTER", "FAILOVER", "TAKEOVER", timeout=FAULT_CALL_TIMEOUT_S)
+            else:
+                master.kill()
+                killed = True
+        except resp.RedisError as e:
+            out["notes"] = str(e)
+        finally:
+            ctx.net.unblock(routes)
+        out["effective"] = self.became_master(ctx, replica, CLUSTER_FAILOVER_S)
+        out["healed"] = time.time()
+        if killed:
+            ctx.wait(p["down"])
+            master.start()
+
+
+class ClusterFailover(ClusterFault):
+    """A manual failover (`CLUSTER FAILOVER` on a master's replica): the
+    replica catches up with the master, then the two swap roles."""
+    kind = "cluster_failover"
+    weight = 1.0
+
+    def plan(self, rng, profile):
+        return {"pick": rng.random()}
+
+    def run(self, ctx, p, out):
+        master = self.master(ctx, out, p["pick"])
+        if not master:
+            return
+        replica = ctx.profile.redis.replica_of(master)
+        if replica is None:
+            out["effective"] = False
+            out["notes"] = f"{master.name} has no replica"
+            return
+        try:
+            replica.call("CLUSTER", "FAILOVER", timeout=FAULT_CALL_TIMEOUT_S)
+        except resp.RedisError as e:
+            out["effective"] = False
+            out["notes"] = str(e)
+            return
+        out["effective"] = self.became_master(ctx, replica, CLUSTER_FAILOVER_S)
+        out["healed"] = time.time()
+
+
+class ClusterFlushAll(ClusterFault):
+    kind = "cluster_flushall"
+    weight = 1.0
+
+    def plan(self, rng, profile):
+        return {"pick": rng.random()}
+
+    def run(self, ctx, p, out):
+        master = self.master(ctx, out, p["pick"])
+        if master:
+            master.call("FLUSHALL", timeout=FAULT_CALL_TIMEOUT_S)
+            out["healed"] = time.time()
+
+
+class ClusterSplitBrain(ClusterFault):
+    """A master cut off from every other node but not from the clients: the
+    majority promotes its replica while the old master answers whoever is
+    connected to it, until it finds itself alone (a node timeout)."""
+    kind = "cluster_partition_master"
+    weight = 1.5
+
+    def plan(self, rng, profile):
+        return {"pick": rng.random(), "hold": rng.uniform(1.0, 4.0) * NODE_TIMEOUT_S}
+
+    def run(self, ctx, p, out):
+        master = self.master(ctx, out, p["pick"])
+        if not master:
+            return
+        others = [s.host for s in ctx.profile.redis.servers if s is not master]
+        routes = []
+        for_a_while(ctx, out, p["hold"], lambda: routes.extend(ctx.net.block([master.host], others)),
+                    lambda: ctx.net.unblock(routes))
+
+
+class ClusterIsolate(ClusterFault):
+    kind = "cluster_isolate"
+    weight = 1.0
+
+    def plan(self, rng, profile):
+        return {"who": rng.choice(("master", "replica")), "pick": rng.random(), "hold": rng.uniform(1.0, 8.0)}
+
+    def run(self, ctx, p, out):
+        master = self.master(ctx, out, p["pick"])
+        if not master:
+            return
+        server = master if p["who"] == "master" else ctx.profile.redis.replica_of(master)
+        if server is None:
+            out["effective"] = False
+            out["notes"] = f"{master.name} has no replica"
+            return
+        out["target"] = server.name
+        for_a_while(ctx, out, p["hold"], lambda: ctx.net.isolate(server.host), lambda: ctx.net.rejoin(server.host))
+
+
+class ClusterReshard(ClusterFault):
+    """One slot that holds idgen's keys (the lease namespace's, or a random
+    key's: a shard's queue and its companions) moved to another master as
+    `redis-cli --cluster reshard` moves it: IMPORTING and MIGRATING, the keys
+    MIGRATEd in batches with a pause in the middle (clients meanwhile get ASK
+    and TRYAGAIN), then the slot given to its new master everywhere."""
+    kind = "cluster_reshard"
+    weight = 1.5
+
+    def plan(self, rng, profile):
+        return {"what": rng.choice(("namespace", "random-key")), "pick": rng.random(), "to": rng.random(),
+                "hold": rng.uniform(0.0, 3.0)}
+
+    def run(self, ctx, p, out):
+        redis = ctx.profile.redis
+        source = self.master(ctx, out, p["pick"])
+        if not source:
+            return
+        if p["what"] == "namespace":
+            slot = int(source.call("CLUSTER", "KEYSLOT", f"idgen:{{{ctx.namespace}}}:meta"))
+            source = redis.master_of_slot(slot)
+            if source is None:
+                out["effective"] = False
+                out["notes"] = f"no master of slot {slot}"
+                return
+        else:
+            key = source.call("RANDOMKEY", timeout=FAULT_CALL_TIMEOUT_S)
+            if key is None:
+                out["effective"] = False
+                out["notes"] = f"{source.name} holds no key"
+                return
+            slot = int(source.call("CLUSTER", "KEYSLOT", key))
+        targets = [redis.by_name(n) for n in redis.slot_masters() if n != source.name]
+        if not targets:
+            out["effective"] = False
+            out["notes"] = "no other master"
+            return
+        target = by_fraction(targets, p["to"])
+        out.update(target=source.name, slot=slot, to=target.name)
+        try:
+            out["keys_moved"] = self.move(ctx, redis, slot, source, target, p["hold"])
+        except (OSError, resp.RedisError) as e:
+            # Left half moved, the slot would answer ASK for good: finished
+            # as an operator would, by redis-cli's repair of open slots.
+            out["notes"] = f"moving slot {slot} failed ({e}); {redis.fix_open_slots()}"
+        out["healed"] = time.time()
+
+    @staticmethod
+    def move(ctx, redis, slot, source, target, hold):
+        source_id, target_id = source.myself()[0], target.myself()[0]
+        target.call("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id, timeout=FAULT_CALL_TIMEOUT_S)
+        source.call("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id, timeout=FAULT_CALL_TIMEOUT_S)
+        moved, paused = 0, False
+        while True:
+            keys = source.call("CLUSTER", "GETKEYSINSLOT", slot, 10, timeout=FAULT_CALL_TIMEOUT_S)
+            if not keys:
+                break
+            source.call("MIGRATE", target.host.ip, target.port, "", 0, 5000, "REPLACE", "KEYS", *keys,
+                        timeout=FAULT_CALL_TIMEOUT_S)
+            moved += len(keys)
+            if not paused:
+                # The slot split between the two masters for a while.
+                paused = True
+                ctx.wait(hold)
+        for server in [target, source] + [s for s in redis.servers if s not in (target, source)]:
+            try:
+                server.call("CLUSTER", "SETSLOT", slot, "NODE", target_id, timeout=FAULT_CALL_TIMEOUT_S)
+            except (OSError, resp.RedisError):
+                pass  # a replica, or a node down: it learns from the others
+        return moved
+
+
 CATALOGUE = [
     KillClient(), PauseClient(), ClockStep(), PartitionClients(), IsolateServe(), Degrade(),
     RedisKill(), RedisPause(), RedisOldRdb(), RedisCutAof(), RedisLaggingPromote(), RedisDemote(),
@@ -869,6 +1192,8 @@ CATALOGUE = [
     MysqlKill(), MysqlPause(), MysqlIsolate(), MysqlLaggingPromote(), MysqlSwitchover(),
     GaleraKill(), GaleraPause(), GaleraIsolate(),
     StoreLocked(), StoreRestored(),
+    ClusterKill(), ClusterPause(), ClusterOldRdb(), ClusterCutAof(), ClusterLaggingPromote(), ClusterFailover(),
+    ClusterFlushAll(), ClusterSplitBrain(), ClusterIsolate(), ClusterReshard(),
 ]
 BY_KIND = {f.kind: f for f in CATALOGUE}
 

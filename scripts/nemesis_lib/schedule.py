@@ -28,6 +28,8 @@ SETTLE = {
     "galera_isolate": 15.0,
     "redis_promote_lagging_replica": 10.0,
     "redis_demote_master": 10.0,
+    "cluster_promote_lagging_replica": 20.0,
+    "cluster_failover": 5.0,
 }
 
 

@@ -27,6 +27,10 @@ LEDGER_DB = "idgen_ledger"
 DOWN_AFTER_MS = 2000
 # The sentinels' failover timeout: a failover not done within it was not done.
 FAILOVER_TIMEOUT_S = 10
+# A Redis Cluster node's failure detection (cluster-node-timeout), as
+# Sentinel's above: a master killed and restarted from an older RDB comes
+# back within it and stays the master of its slots.
+CLUSTER_NODE_TIMEOUT_MS = 2000
 
 
 def wait_until(what, condition, timeout=60.0, interval=0.1):
@@ -90,6 +94,13 @@ class RedisServer(RedisProcess):
         return (self.host.ip, self.port)
 
     def configure(self, replica_of=None):
+        self.write_conf(self.conf_lines(replica_of))
+
+    def write_conf(self, lines):
+        with open(self.conf, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    def conf_lines(self, replica_of=None):
         lines = [
             f"port {self.port}",
             "bind 0.0.0.0",
@@ -108,8 +119,7 @@ class RedisServer(RedisProcess):
         ]
         if replica_of:
             lines.append(f"replicaof {replica_of.host.ip} {replica_of.port}")
-        with open(self.conf, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        return lines
 
     def role(self):
         """`master`, `slave`, or None when it does not answer."""
@@ -151,6 +161,41 @@ class RedisServer(RedisProcess):
             cut = True
         self.start()
         return cut
+
+
+class ClusterNode(RedisServer):
+    """A Redis Cluster node: the data server's persistence, plus the cluster's
+    own state file (`nodes.conf`, its epochs, role and slots), which a restart
+    from an older RDB keeps, as a node whose disk lost only its data would."""
+
+    def configure(self, replica_of=None):
+        self.write_conf(self.conf_lines() + [
+            "cluster-enabled yes",
+            f"cluster-config-file {os.path.join(self.dir, 'nodes.conf')}",
+            f"cluster-node-timeout {CLUSTER_NODE_TIMEOUT_MS}",
+            f"cluster-announce-ip {self.host.ip}",
+            # As the README's Deploying asks: a replica stays with its master.
+            "cluster-allow-replica-migration no",
+        ])
+
+    def myself(self):
+        """This node's own line of CLUSTER NODES, as (id, flags, master id,
+        [slot ranges as (first, last)]); None when it does not answer."""
+        try:
+            text = self.call("CLUSTER", "NODES", timeout=1.0)
+        except (OSError, resp.RedisError):
+            return None
+        for line in text.splitlines():
+            fields = line.split()
+            if "myself" in fields[2].split(","):
+                ranges = []
+                for part in fields[8:]:
+                    if part.startswith("["):
+                        continue  # a slot being migrated or imported
+                    first, _, last = part.partition("-")
+                    ranges.append((int(first), int(last or first)))
+                return fields[0], fields[2].split(","), fields[3], ranges
+        return None
 
 
 class Sentinel(RedisProcess):

@@ -9,7 +9,7 @@ import threading
 import unittest
 from unittest import mock
 
-from . import cli, faults, procs, schedule
+from . import cli, faults, procs, schedule, topology
 
 
 class ByFraction(unittest.TestCase):
@@ -145,20 +145,51 @@ class Plan(unittest.TestCase):
     def test_every_planned_fraction_is_within_zero_and_one(self):
         # galera 40041 planned age=1.0 for fault #107; a fraction is only ever
         # used through by_fraction, which takes 1.0.
-        for profile in ("distributed", "galera", "embedded"):
+        for profile in ("distributed", "galera", "embedded", "cluster"):
             for seed in range(40):
                 for entry in schedule.plan(seed, profile, 600):
-                    for key in ("age", "pick"):
+                    for key in ("age", "pick", "to"):
                         if key in entry["params"]:
                             self.assertTrue(0.0 <= entry["params"][key] <= 1.0, entry)
 
     def test_on_redis_alone_no_clock_runs_ahead_past_the_quarantines_margin(self):
-        # What no check can see there; behind, by any amount, is fair.
-        steps = [entry["params"]["delta_s"] for seed in range(40)
-                 for entry in schedule.plan(seed, "redis-alone", 600) if entry["kind"] == "clock_step"]
-        self.assertTrue(steps)
-        self.assertLessEqual(max(steps), 0.9)
-        self.assertLess(min(steps), -1.0)
+        # What no check can see there; behind, by any amount, is fair. The
+        # Cluster profile's leases are on Redis alone too.
+        for profile in ("redis-alone", "cluster"):
+            steps = [entry["params"]["delta_s"] for seed in range(40)
+                     for entry in schedule.plan(seed, profile, 600) if entry["kind"] == "clock_step"]
+            self.assertTrue(steps)
+            self.assertLessEqual(max(steps), 0.9, profile)
+            self.assertLess(min(steps), -1.0, profile)
+
+    def test_the_cluster_profile_runs_only_faults_it_has_servers_for(self):
+        kinds = {f.kind for f in faults.for_profile("cluster")}
+        self.assertIn("cluster_reshard", kinds)
+        self.assertFalse({k for k in kinds if k.startswith(("redis_", "mysql_", "galera_", "second_", "sentinel_", "store_"))})
+        self.assertNotIn("migrator", faults.PROFILE_ROLES["cluster"])
+
+
+class ClusterSplit(unittest.TestCase):
+    """RedisCluster.masters: two nodes that each call themselves master of one same slot."""
+
+    def views(self, **claims):
+        return {name: (name, ["myself", "master"] if ranges is not None else ["myself", "slave"], "-", ranges or [])
+                for name, ranges in claims.items()}
+
+    def cluster(self):
+        return topology.RedisCluster.__new__(topology.RedisCluster)
+
+    def test_masters_of_disjoint_slots_are_no_split(self):
+        views = self.views(rcl1=[(0, 5460)], rcl2=[(5461, 10922)], rcl3=[(10923, 16383)], rcl4=None)
+        self.assertEqual(self.cluster().masters(views), [])
+
+    def test_two_claims_of_one_slot_are_a_split(self):
+        views = self.views(rcl1=[(0, 5460)], rcl2=[(5461, 10922)], rcl3=[(10923, 16383)], rcl4=[(5000, 5000)])
+        self.assertEqual(self.cluster().masters(views), ["rcl1", "rcl4"])
+
+    def test_a_master_of_no_slot_claims_nothing(self):
+        views = self.views(rcl1=[(0, 16383)], rcl4=[])
+        self.assertEqual(self.cluster().masters(views), [])
 
     def test_the_default_schedule_of_a_recorded_seed_is_planned_as_it_was(self):
         # The README's table replays seeds by number: a new option must not

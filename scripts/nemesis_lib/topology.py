@@ -16,6 +16,11 @@ and the omniscient reads the schedule's rollback gate uses.
   redis-alone: the same Sentinel group and nothing else: worker-ID leases on
                Redis alone (no MySQL), its holders and a `serve` of
                snowflake IDs; Redis is the only authority it has.
+  cluster:     a Redis Cluster of three masters, each with a replica, and
+               the MariaDB pair (never failed over here: Redis is what this
+               profile attacks). Segment clients use both; lease holders,
+               churners and `serve` lease on the Cluster alone, where Redis
+               is the only authority.
 """
 
 import os
@@ -25,7 +30,8 @@ import threading
 import time
 
 from . import resp
-from .servers import (LEDGER_DB, MASTER_NAME, MariaDB, RedisServer, Sentinel, gtid_seq, wait_until)
+from .servers import (CLUSTER_NODE_TIMEOUT_MS, LEDGER_DB, MASTER_NAME, ClusterNode, MariaDB, RedisServer, Sentinel,
+                      gtid_seq, wait_until)
 
 MYSQL_VIP = "10.77.0.200"
 GALERA_PROVIDER = "/usr/lib/galera/libgalera_smm.so"
@@ -216,6 +222,164 @@ class RedisGroup:
         for s in self.sentinels:
             if not s.alive():
                 s.start()
+
+
+class RedisCluster:
+    """Six cluster nodes, made three masters with a replica each by
+    `redis-cli --cluster create`; plus snapshots and AOF positions of the
+    masters, for restarts into the past. Who is master of what is read from
+    the nodes themselves each time: failovers and resharding move it."""
+
+    def __init__(self, net, registry, root, log):
+        self.log = log
+        self.servers = [ClusterNode(f"rcl{i}", net.add_host(f"rcl{i}"), root, registry, log) for i in range(1, 7)]
+        self.snapshots = []  # (time, server name, rdb path)
+        self.aof_marks = []  # (time, server name, incr file, length)
+
+    def start(self):
+        for server in self.servers:
+            server.configure()
+        parallel(*(server.start for server in self.servers))
+        argv = ["redis-cli", "--cluster", "create", *(f"{s.host.ip}:{s.port}" for s in self.servers),
+                "--cluster-replicas", "1", "--cluster-yes"]
+        created = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        if created.returncode != 0:
+            raise RuntimeError(f"redis-cli --cluster create failed: {created.stdout[-500:]} {created.stderr[-500:]}")
+        wait_until("the cluster to be settled", lambda: self.unsettled() is None, timeout=90, interval=0.5)
+
+    def url(self):
+        return "redis-cluster://" + ",".join(f"{s.host.ip}:{s.port}" for s in self.servers)
+
+    def views(self):
+        """Each answering node's own line: name -> (id, flags, master id, slot ranges)."""
+        out = {}
+        for server in self.servers:
+            mine = server.myself()
+            if mine is not None:
+                out[server.name] = mine
+        return out
+
+    def by_name(self, name):
+        return next(s for s in self.servers if s.name == name)
+
+    def slot_masters(self, views=None):
+        """The nodes that call themselves master of at least one slot, by name."""
+        views = self.views() if views is None else views
+        return sorted(name for name, (_, flags, _, ranges) in views.items() if "master" in flags and ranges)
+
+    def master_by_fraction(self, fraction):
+        """One master of slots, picked by a planned fraction, or None."""
+        masters = self.slot_masters()
+        if not masters:
+            return None
+        return self.by_name(masters[min(int(fraction * len(masters)), len(masters) - 1)])
+
+    def replica_of(self, master, views=None):
+        """The node that calls itself a replica of `master`, or None."""
+        views = self.views() if views is None else views
+        mine = views.get(master.name)
+        if mine is None:
+            return None
+        return next((self.by_name(name) for name, (_, flags, master_id, _) in views.items()
+                     if "slave" in flags and master_id == mine[0]), None)
+
+    def master_of_slot(self, slot, views=None):
+        views = self.views() if views is None else views
+        for name, (_, flags, _, ranges) in views.items():
+            if "master" in flags and any(a <= slot <= b for a, b in ranges):
+                return self.by_name(name)
+        return None
+
+    def unsettled(self):
+        """Why the cluster is not settled, or None: every node answers and
+        reports `cluster_state:ok`, three nodes call themselves masters of
+        slots that do not overlap, and each has a replica in sync."""
+        views = self.views()
+        missing = [s.name for s in self.servers if s.name not in views]
+        if missing:
+            return f"{', '.join(missing)} do not answer"
+        for server in self.servers:
+            try:
+                state = resp.info(server.host.ip, server.port, "cluster", timeout=1.0)
+                info = server.call("CLUSTER", "INFO", timeout=1.0)
+            except (OSError, resp.RedisError) as e:
+                return f"{server.name}: {e}"
+            if "cluster_state:ok" not in info or state.get("cluster_enabled") != "1":
+                return f"{server.name} reports the cluster down"
+        split = self.masters(views)
+        if split:
+            return f"{', '.join(split)} each call themselves master of one slot"
+        masters = self.slot_masters(views)
+        if len(masters) != 3:
+            return f"{len(masters)} masters of slots ({', '.join(masters)})"
+        for name in masters:
+            replica = self.replica_of(self.by_name(name), views)
+            if replica is None:
+                return f"{name} has no replica"
+            try:
+                link = resp.info(replica.host.ip, replica.port, "replication", timeout=1.0)
+            except (OSError, resp.RedisError) as e:
+                return f"{replica.name}: {e}"
+            if link.get("master_link_status") != "up":
+                return f"{replica.name} is not in sync with {name}"
+        return None
+
+    def masters(self, views=None):
+        """The nodes that each call themselves master of one same slot (a
+        split brain: a master cut off from the majority still answers its
+        clients until it finds itself alone), or none."""
+        views = self.views() if views is None else views
+        claims = [(name, ranges) for name, (_, flags, _, ranges) in views.items() if "master" in flags]
+        split = set()
+        for i, (a, ra) in enumerate(claims):
+            for b, rb in claims[i + 1:]:
+                if any(x1 <= y2 and y1 <= x2 for x1, x2 in ra for y1, y2 in rb):
+                    split.update((a, b))
+        return sorted(split)
+
+    def tick(self):
+        """Every few seconds: each master's AOF length; now and then a snapshot."""
+        for name in self.slot_masters():
+            master = self.by_name(name)
+            incr = master.aof_incr()
+            if incr:
+                self.aof_marks.append((time.time(), master.name, incr, os.path.getsize(incr)))
+            last = max((t for t, n, _ in self.snapshots if n == name), default=0)
+            if time.time() - last > 15:
+                try:
+                    self.snapshots.append((time.time(), master.name, master.snapshot()))
+                except (OSError, resp.RedisError, RuntimeError):
+                    pass
+        self.aof_marks = self.aof_marks[-600:]
+        self.snapshots = keep_last(self.snapshots, lambda s: s[2], n=36)
+
+    def heal(self):
+        for server in self.servers:
+            if not server.alive():
+                server.start()
+        if self.open_slots():
+            self.log(f"cluster: {self.fix_open_slots()}")
+
+    def open_slots(self):
+        """Whether a node has a slot still being migrated or imported."""
+        for server in self.servers:
+            try:
+                text = server.call("CLUSTER", "NODES", timeout=1.0)
+            except (OSError, resp.RedisError):
+                continue
+            if any("myself" in line and "[" in line for line in text.splitlines()):
+                return True
+        return False
+
+    def fix_open_slots(self):
+        """`redis-cli --cluster fix` through the first node that answers: a
+        slot left migrating is finished or given back, keys and all."""
+        for server in self.servers:
+            if server.alive():
+                fixed = subprocess.run(["redis-cli", "--cluster", "fix", f"{server.host.ip}:{server.port}",
+                                        "--cluster-yes"], capture_output=True, text=True, timeout=120)
+                return f"redis-cli --cluster fix exited {fixed.returncode}"
+        return "no node to repair the cluster through"
 
 
 class SecondNode:
@@ -527,6 +691,9 @@ class Profile:
 
     name = None
     timeout = "5s"
+    # Whether `serve` issues segment IDs (it needs the ledger); Redis alone
+    # and the Cluster's serve issue snowflake IDs only.
+    serve_segments = True
 
     def __init__(self, net, registry, root, log):
         self.net, self.registry, self.root, self.log = net, registry, root, log
@@ -538,7 +705,9 @@ class Profile:
         self.galera = None
         self.store = None
 
-    def client_env(self, i=0):
+    def client_env(self, i=0, leases=False):
+        """The environment of client `i`; `leases` for a lease holder,
+        churner or `serve` (the Cluster profile leases on Redis alone)."""
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": self.root,
@@ -580,7 +749,7 @@ class WithRedis(Profile):
     def start(self):
         parallel(self.redis.start, self.second.start, self.ledger().start)
 
-    def client_env(self, i=0):
+    def client_env(self, i=0, leases=False):
         env = super().client_env(i)
         env["IDGEN_REDIS_URL"] = self.redis.url()
         env["IDGEN_REDIS_NODES"] = f"second={self.second.url()}"
@@ -733,7 +902,7 @@ class Embedded(Profile):
     def start(self):
         os.makedirs(os.path.dirname(self.store), exist_ok=True)
 
-    def client_env(self, i=0):
+    def client_env(self, i=0, leases=False):
         env = super().client_env(i)
         env["IDGEN_STORE"] = self.store
         return env
@@ -741,6 +910,7 @@ class Embedded(Profile):
 
 class RedisAlone(Profile):
     name = "redis-alone"
+    serve_segments = False
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -749,7 +919,7 @@ class RedisAlone(Profile):
     def start(self):
         self.redis.start()
 
-    def client_env(self, i=0):
+    def client_env(self, i=0, leases=False):
         env = super().client_env(i)
         env["IDGEN_REDIS_URL"] = self.redis.url()
         return env
@@ -761,4 +931,33 @@ class RedisAlone(Profile):
         self.redis.heal()
 
 
-PROFILES = {p.name: p for p in (Distributed, Galera, Embedded, RedisAlone)}
+class Cluster(Profile):
+    name = "cluster"
+    # Segment IDs come from the ledger through the Cluster; leases, and the
+    # snowflake IDs of `serve`, from the Cluster alone (see client_env).
+    serve_segments = False
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.redis = RedisCluster(self.net, self.registry, self.root, self.log)
+        self.mysql = MysqlPair(self.net, self.registry, self.root, self.log)
+
+    def start(self):
+        parallel(self.redis.start, self.mysql.start)
+
+    def client_env(self, i=0, leases=False):
+        env = super().client_env(i)
+        env["IDGEN_REDIS_URL"] = self.redis.url()
+        if not leases:
+            env["IDGEN_MYSQL_URL"] = self.mysql.url()
+        return env
+
+    def tick(self):
+        self.redis.tick()
+
+    def heal(self):
+        self.redis.heal()
+        self.mysql.heal()
+
+
+PROFILES = {p.name: p for p in (Distributed, Galera, Embedded, RedisAlone, Cluster)}

@@ -139,10 +139,10 @@ class Clients:
 
     # -- one idgen call ---------------------------------------------------------
 
-    def call(self, rec, client, host, args, env_index=0, extra=None, cmd=None):
+    def call(self, rec, client, host, args, env_index=0, extra=None, cmd=None, leases=False):
         """Runs `idgen ARGS` in `host`'s namespace to completion and records it."""
         argv = host.wrap([self.binary, *args])
-        env = self.profile.client_env(env_index)
+        env = self.profile.client_env(env_index, leases=leases)
         t0 = time.time()
         proc = self.registry.spawn(f"client:{client}", argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         streams = Streams(proc)
@@ -367,7 +367,8 @@ class Clients:
             holder = f"{name}-{self.next_seq()}"
             args = ["lease", "--namespace", NAMESPACE, *LAYOUT, "--ttl", LEASE_TTL, "--count", str(count), "--json",
                     "--holder", holder]
-            record, _ = self.call(rec, name, host, args, extra={"holder": holder, "count": count, "snowflake": True})
+            record, _ = self.call(rec, name, host, args, extra={"holder": holder, "count": count, "snowflake": True},
+                                  leases=True)
             self._sleep(rng, 0, 0.5)
         return body
 
@@ -407,7 +408,7 @@ class Holder:
         holder = f"{self.name}-{self.generation}"
         args = ["lease", "--stdin", "--json", "--namespace", NAMESPACE, *LAYOUT, "--ttl", LEASE_TTL, "--holder", holder]
         argv = self.host.wrap([*c.faketime_env(self.name), c.binary, *args])
-        proc = c.registry.spawn(f"holder:{self.name}", argv, env=c.profile.client_env(self.index),
+        proc = c.registry.spawn(f"holder:{self.name}", argv, env=c.profile.client_env(self.index, leases=True),
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.proc = proc
         rec.write({"type": "holder", "phase": "start", "holder": holder, "t": time.time(), "pid": proc.pid})
@@ -523,7 +524,7 @@ class Serve:
         args = ["serve", "--listen", f"0.0.0.0:{self.PORT}", "--allow-remote", "--namespace", NAMESPACE, *LAYOUT,
                 "--ttl", LEASE_TTL, "--holder", holder, "--buffer", "100"]
         argv = self.host.wrap([*c.faketime_env("serve"), c.binary, *args])
-        proc = c.registry.spawn("holder:serve", argv, env=c.profile.client_env(3), stdout=subprocess.DEVNULL,
+        proc = c.registry.spawn("holder:serve", argv, env=c.profile.client_env(3, leases=True), stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE)
         self.proc = proc
         rec.write({"type": "holder", "phase": "start", "holder": holder, "t": time.time(), "pid": proc.pid, "serve": True})
@@ -591,7 +592,7 @@ class HttpLoad:
         out = os.path.join(c.run_dir, "history", "http.jsonl")
         argv = c.profile.clients[0].wrap([sys.executable, script, "--target", c.serve.url, "--out", out,
                                           "--namespace", NAMESPACE,
-                                          "--apps", ",".join(map(str, SERVED_APPS)) if c.segments else "",
+                                          "--apps", ",".join(map(str, SERVED_APPS)) if c.profile.serve_segments else "",
                                           "--seed", str(c.rng.random())])
         self.proc = c.registry.spawn("http-load", argv, log_path=os.path.join(c.run_dir, "http_load.log"))
 
