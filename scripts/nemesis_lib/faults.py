@@ -1152,8 +1152,15 @@ class ClusterReshard(ClusterFault):
             return
         target = by_fraction(targets, p["to"])
         out.update(target=source.name, slot=slot, to=target.name)
+        ends = [source.myself(FAULT_CALL_TIMEOUT_S), target.myself(FAULT_CALL_TIMEOUT_S)]
+        if None in ends:
+            # Slowed past the admin call's timeout by another fault (cluster
+            # 90001, fault #176): nothing was begun.
+            out["effective"] = False
+            out["notes"] = "the source or the target did not say its node ID"
+            return
         try:
-            out["keys_moved"] = self.move(ctx, redis, slot, source, target, p["hold"])
+            out["keys_moved"] = self.move(ctx, redis, slot, source, target, ends[0][0], ends[1][0], p["hold"])
         except (OSError, resp.RedisError) as e:
             # Left half moved, the slot would answer ASK for good: finished
             # as an operator would, by redis-cli's repair of open slots.
@@ -1161,8 +1168,7 @@ class ClusterReshard(ClusterFault):
         out["healed"] = time.time()
 
     @staticmethod
-    def move(ctx, redis, slot, source, target, hold):
-        source_id, target_id = source.myself()[0], target.myself()[0]
+    def move(ctx, redis, slot, source, target, source_id, target_id, hold):
         target.call("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id, timeout=FAULT_CALL_TIMEOUT_S)
         source.call("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id, timeout=FAULT_CALL_TIMEOUT_S)
         moved, paused = 0, False

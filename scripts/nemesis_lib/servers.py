@@ -178,11 +178,11 @@ class ClusterNode(RedisServer):
             "cluster-allow-replica-migration no",
         ])
 
-    def myself(self):
+    def myself(self, timeout=1.0):
         """This node's own line of CLUSTER NODES, as (id, flags, master id,
         [slot ranges as (first, last)]); None when it does not answer."""
         try:
-            text = self.call("CLUSTER", "NODES", timeout=1.0)
+            text = self.call("CLUSTER", "NODES", timeout=timeout)
         except (OSError, resp.RedisError):
             return None
         for line in text.splitlines():
