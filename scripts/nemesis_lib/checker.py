@@ -62,12 +62,8 @@ NOT_BINDING = {"mysql_promote_lagging_replica": "a lagging MySQL promotion",
                "redis_masters": "a Redis split brain (two masters)",
                "store_restored": "an older copy of the embedded store restored"}
 RECOVERY_KINDS = ("next", "serve segment", "serve snowflake", "lease holder")
-# Redis alone issues no segment IDs; the Cluster's serve leases on the
-# Cluster alone and issues snowflake IDs only.
-RECOVERY_KINDS_OF = {
-    "redis-alone": ("serve snowflake", "lease holder"),
-    "cluster": ("next", "serve snowflake", "lease holder"),
-}
+# Redis alone issues no segment IDs.
+RECOVERY_KINDS_OF = {"redis-alone": ("serve snowflake", "lease holder")}
 BUCKETS = 64
 
 

@@ -46,7 +46,6 @@ CLIENT_ROLES = ("taker", "limit-taker", "reloader", "app-setter", "migrator", "c
 PROFILE_ROLES = {
     "embedded": tuple(r for r in CLIENT_ROLES if r != "migrator"),
     "redis-alone": ("churner", "holder", "serve"),
-    "cluster": tuple(r for r in CLIENT_ROLES if r != "migrator"),
 }
 # The profiles whose leases live on Redis alone.
 REDIS_ALONE_LEASES = ("redis-alone", "cluster")
@@ -124,7 +123,8 @@ class PauseClient(Fault):
 
     def run(self, ctx, p, out):
         name = "holder:serve" if p["target"] == "serve" else f"holder:{p['target']}"
-        procs = ctx.registry.running(name)
+        # That one process: on `cluster`, "holder:serve-segments" is another.
+        procs = [proc for proc in ctx.registry.running(name) if proc.name == name]
         if not procs:
             out["effective"] = False
             out["notes"] = f"{p['target']} not running"
@@ -592,7 +592,7 @@ class SentinelKill(Fault):
 
 class SecondFault(Fault):
     """Faults of the node `second`, which holds the moved app's stock and witnesses."""
-    profiles = ("distributed", "galera")
+    profiles = ("distributed", "galera", "cluster")
     groups = ("second",)
     gate = "ledger_current"
 

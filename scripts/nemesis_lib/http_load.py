@@ -37,10 +37,11 @@ def request(target, path):
 
 def worker(index, args, out, lock):
     rng = random.Random(f"{args.seed}:{index}")
-    # No apps (Redis alone): snowflake IDs only.
+    # No apps (Redis alone): snowflake IDs only; no namespace (a serve of
+    # segments only): segment IDs only.
     apps = [int(a) for a in args.apps.split(",") if a]
     while not stop.is_set():
-        roll = rng.random() if apps else 1.0
+        roll = (rng.random() if args.namespace else rng.uniform(0, 0.65)) if apps else 1.0
         if roll < 0.5:
             app = rng.choice(apps)
             path, kind = f"/api/segment/get/{app}", "segment"
@@ -80,7 +81,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--target", required=True)
     parser.add_argument("--out", required=True)
-    parser.add_argument("--namespace", required=True)
+    parser.add_argument("--namespace", required=True, help="empty for a serve of segment IDs only")
     parser.add_argument("--apps", required=True)
     parser.add_argument("--seed", required=True)
     parser.add_argument("--threads", type=int, default=2)

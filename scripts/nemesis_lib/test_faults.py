@@ -165,8 +165,8 @@ class Plan(unittest.TestCase):
     def test_the_cluster_profile_runs_only_faults_it_has_servers_for(self):
         kinds = {f.kind for f in faults.for_profile("cluster")}
         self.assertIn("cluster_reshard", kinds)
-        self.assertFalse({k for k in kinds if k.startswith(("redis_", "mysql_", "galera_", "second_", "sentinel_", "store_"))})
-        self.assertNotIn("migrator", faults.PROFILE_ROLES["cluster"])
+        self.assertIn("second_node_kill9", kinds)
+        self.assertFalse({k for k in kinds if k.startswith(("redis_", "mysql_", "galera_", "sentinel_", "store_"))})
 
 
 class ClusterSplit(unittest.TestCase):

@@ -16,11 +16,12 @@ and the omniscient reads the schedule's rollback gate uses.
   redis-alone: the same Sentinel group and nothing else: worker-ID leases on
                Redis alone (no MySQL), its holders and a `serve` of
                snowflake IDs; Redis is the only authority it has.
-  cluster:     a Redis Cluster of three masters, each with a replica, and
-               the MariaDB pair (never failed over here: Redis is what this
-               profile attacks). Segment clients use both; lease holders,
-               churners and `serve` lease on the Cluster alone, where Redis
-               is the only authority.
+  cluster:     a Redis Cluster of three masters, each with a replica, the
+               standalone node `second` for `migrate`, and the MariaDB pair
+               (never failed over here: Redis is what this profile attacks).
+               Segment clients use them all; lease holders, churners and
+               `serve` lease on the Cluster alone, where Redis is the only
+               authority.
 """
 
 import os
@@ -934,29 +935,35 @@ class RedisAlone(Profile):
 class Cluster(Profile):
     name = "cluster"
     # Segment IDs come from the ledger through the Cluster; leases, and the
-    # snowflake IDs of `serve`, from the Cluster alone (see client_env).
+    # snowflake IDs of `serve`, from the Cluster alone (see client_env). A
+    # second `serve`, of segment IDs only, runs on its own host.
     serve_segments = False
 
     def __init__(self, *args):
         super().__init__(*args)
+        self.serve_segments_host = self.net.add_host("serve2")
         self.redis = RedisCluster(self.net, self.registry, self.root, self.log)
+        self.second = SecondNode(self.net, self.registry, self.root, self.log)
         self.mysql = MysqlPair(self.net, self.registry, self.root, self.log)
 
     def start(self):
-        parallel(self.redis.start, self.mysql.start)
+        parallel(self.redis.start, self.second.start, self.mysql.start)
 
     def client_env(self, i=0, leases=False):
         env = super().client_env(i)
         env["IDGEN_REDIS_URL"] = self.redis.url()
         if not leases:
+            env["IDGEN_REDIS_NODES"] = f"second={self.second.url()}"
             env["IDGEN_MYSQL_URL"] = self.mysql.url()
         return env
 
     def tick(self):
         self.redis.tick()
+        self.second.tick()
 
     def heal(self):
         self.redis.heal()
+        self.second.heal()
         self.mysql.heal()
 
 

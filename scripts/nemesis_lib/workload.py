@@ -125,6 +125,9 @@ class Clients:
         self.holders = []
         self.serve = None
         self.http = None
+        # The Cluster's `serve` of segment IDs only, beside its lease one.
+        self.serve_segments = None
+        self.http_segments = None
         self._seq = 0
         self._seq_lock = threading.Lock()
         self.libfaketime = find_libfaketime()
@@ -262,8 +265,13 @@ class Clients:
             self.loop(holder.name, holder.body)
         self.serve = Serve(self)
         self.loop("serve", self.serve.body)
-        self.http = HttpLoad(self)
+        self.http = HttpLoad(self, self.serve, SERVED_APPS if self.profile.serve_segments else (), NAMESPACE, "http")
         self.http.start()
+        if self.segments and not self.profile.serve_segments:
+            self.serve_segments = Serve(self, "serve-segments", self.profile.serve_segments_host, leases=False)
+            self.loop("serve-segments", self.serve_segments.body)
+            self.http_segments = HttpLoad(self, self.serve_segments, SERVED_APPS, "", "http-segments")
+            self.http_segments.start()
 
     def stop(self):
         """Ends every client once (a second SIGTERM would stop serve at once)."""
@@ -272,10 +280,12 @@ class Clients:
         self.stop_event.set()
         for holder in self.holders:
             holder.close()
-        if self.serve:
-            self.serve.close()
-        if self.http:
-            self.http.stop()
+        for serve in (self.serve, self.serve_segments):
+            if serve:
+                serve.close()
+        for http in (self.http, self.http_segments):
+            if http:
+                http.stop()
         for thread in self.threads:
             thread.join(timeout=60)
 
@@ -503,13 +513,18 @@ def _read_events(stream, rec, holder):
 
 
 class Serve:
-    """One `idgen serve`, restarted whenever it ends, in a namespace of its own."""
+    """One `idgen serve`, restarted whenever it ends, in a network namespace
+    of its own: by default segments (where the profile serves them) and a
+    lease in NAMESPACE, on a clock the nemesis steps; with `leases=False`,
+    segment IDs only."""
 
     PORT = 18080
 
-    def __init__(self, clients):
+    def __init__(self, clients, name="serve", host=None, leases=True):
         self.clients = clients
-        self.host = clients.profile.serve_host
+        self.name = name
+        self.host = host or clients.profile.serve_host
+        self.leases = leases
         self.proc = None
         self.generation = 0
 
@@ -520,12 +535,15 @@ class Serve:
     def body(self, rec, rng):
         c = self.clients
         self.generation += 1
-        holder = f"serve-{self.generation}"
-        args = ["serve", "--listen", f"0.0.0.0:{self.PORT}", "--allow-remote", "--namespace", NAMESPACE, *LAYOUT,
-                "--ttl", LEASE_TTL, "--holder", holder, "--buffer", "100"]
-        argv = self.host.wrap([*c.faketime_env("serve"), c.binary, *args])
-        proc = c.registry.spawn("holder:serve", argv, env=c.profile.client_env(3, leases=True), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE)
+        holder = f"{self.name}-{self.generation}"
+        args = ["serve", "--listen", f"0.0.0.0:{self.PORT}", "--allow-remote", "--buffer", "100"]
+        clock = []
+        if self.leases:
+            args += ["--namespace", NAMESPACE, *LAYOUT, "--ttl", LEASE_TTL, "--holder", holder]
+            clock = c.faketime_env("serve")
+        argv = self.host.wrap([*clock, c.binary, *args])
+        proc = c.registry.spawn(f"holder:{self.name}", argv, env=c.profile.client_env(3, leases=self.leases),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self.proc = proc
         rec.write({"type": "holder", "phase": "start", "holder": holder, "t": time.time(), "pid": proc.pid, "serve": True})
         reader = threading.Thread(target=_read_serve_events, args=(proc.popen.stderr, rec, holder), daemon=True)
@@ -580,21 +598,23 @@ def _read_serve_events(stream, rec, holder):
 
 
 class HttpLoad:
-    """http_load.py in a client namespace, driving serve; it writes its own history."""
+    """http_load.py in a client namespace, driving one serve (its `apps`'
+    segment IDs, and snowflake IDs of `namespace` unless empty); it writes
+    its own history, history/NAME.jsonl."""
 
-    def __init__(self, clients):
+    def __init__(self, clients, serve, apps, namespace, name):
         self.clients = clients
+        self.serve, self.apps, self.namespace, self.name = serve, apps, namespace, name
         self.proc = None
 
     def start(self):
         c = self.clients
         script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "http_load.py")
-        out = os.path.join(c.run_dir, "history", "http.jsonl")
-        argv = c.profile.clients[0].wrap([sys.executable, script, "--target", c.serve.url, "--out", out,
-                                          "--namespace", NAMESPACE,
-                                          "--apps", ",".join(map(str, SERVED_APPS)) if c.profile.serve_segments else "",
+        out = os.path.join(c.run_dir, "history", f"{self.name}.jsonl")
+        argv = c.profile.clients[0].wrap([sys.executable, script, "--target", self.serve.url, "--out", out,
+                                          "--namespace", self.namespace, "--apps", ",".join(map(str, self.apps)),
                                           "--seed", str(c.rng.random())])
-        self.proc = c.registry.spawn("http-load", argv, log_path=os.path.join(c.run_dir, "http_load.log"))
+        self.proc = c.registry.spawn(f"{self.name}-load", argv, log_path=os.path.join(c.run_dir, f"{self.name}_load.log"))
 
     def stop(self):
         if self.proc and self.proc.alive():
