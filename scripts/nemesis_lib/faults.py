@@ -340,18 +340,37 @@ class RedisIntoThePast(RedisFault):
         raise NotImplementedError
 
 
+def restart_from_old_rdb(ctx, master, age, out):
+    """`master` restarted from one of its snapshots (the profile's Redis
+    keeps them, Sentinel group or Cluster), its AOF gone; True, or None
+    when it has no snapshot old enough."""
+    snaps = [s for s in ctx.profile.redis.snapshots if s[1] == master.name and time.time() - s[0] > 3]
+    snap = pick(out, snaps, age, "no snapshot of this master yet")
+    if snap is None:
+        return None
+    out["snapshot_age_s"] = round(time.time() - snap[0], 1)
+    master.restart_from_rdb(snap[2])
+    return True
+
+
+def restart_with_cut_aof(ctx, master, age, out):
+    """`master` restarted with its AOF cut back to a length it had a while
+    ago (a lost tail); whether it was cut, or None when no length is known."""
+    incr = master.aof_incr()
+    marks = [m for m in ctx.profile.redis.aof_marks if m[1] == master.name and m[2] == incr and time.time() - m[0] > 1]
+    mark = pick(out, marks, age, "no AOF position of this master's current file yet")
+    if mark is None:
+        return None
+    out["cut_to_age_s"] = round(time.time() - mark[0], 1)
+    return master.restart_with_aof_cut(incr, mark[3])
+
+
 class RedisOldRdb(RedisIntoThePast):
     """From an older RDB snapshot, its AOF gone."""
     kind = "redis_restart_old_rdb"
 
     def restart(self, ctx, master, age, out):
-        snaps = [s for s in ctx.profile.redis.snapshots if s[1] == master.name and time.time() - s[0] > 3]
-        snap = pick(out, snaps, age, "no snapshot of this master yet")
-        if snap is None:
-            return None
-        out["snapshot_age_s"] = round(time.time() - snap[0], 1)
-        master.restart_from_rdb(snap[2])
-        return True
+        return restart_from_old_rdb(ctx, master, age, out)
 
 
 class RedisCutAof(RedisIntoThePast):
@@ -359,13 +378,7 @@ class RedisCutAof(RedisIntoThePast):
     kind = "redis_restart_cut_aof"
 
     def restart(self, ctx, master, age, out):
-        incr = master.aof_incr()
-        marks = [m for m in ctx.profile.redis.aof_marks if m[1] == master.name and m[2] == incr and time.time() - m[0] > 1]
-        mark = pick(out, marks, age, "no AOF position of this master's current file yet")
-        if mark is None:
-            return None
-        out["cut_to_age_s"] = round(time.time() - mark[0], 1)
-        return master.restart_with_aof_cut(incr, mark[3])
+        return restart_with_cut_aof(ctx, master, age, out)
 
 
 class RedisLaggingPromote(RedisFault):
@@ -967,26 +980,14 @@ class ClusterOldRdb(ClusterIntoThePast):
     kind = "cluster_restart_old_rdb"
 
     def restart(self, ctx, master, age, out):
-        snaps = [s for s in ctx.profile.redis.snapshots if s[1] == master.name and time.time() - s[0] > 3]
-        snap = pick(out, snaps, age, "no snapshot of this master yet")
-        if snap is None:
-            return None
-        out["snapshot_age_s"] = round(time.time() - snap[0], 1)
-        master.restart_from_rdb(snap[2])
-        return True
+        return restart_from_old_rdb(ctx, master, age, out)
 
 
 class ClusterCutAof(ClusterIntoThePast):
     kind = "cluster_restart_cut_aof"
 
     def restart(self, ctx, master, age, out):
-        incr = master.aof_incr()
-        marks = [m for m in ctx.profile.redis.aof_marks if m[1] == master.name and m[2] == incr and time.time() - m[0] > 1]
-        mark = pick(out, marks, age, "no AOF position of this master's current file yet")
-        if mark is None:
-            return None
-        out["cut_to_age_s"] = round(time.time() - mark[0], 1)
-        return master.restart_with_aof_cut(incr, mark[3])
+        return restart_with_cut_aof(ctx, master, age, out)
 
 
 class ClusterLaggingPromote(ClusterFault):

@@ -70,6 +70,21 @@ def keep_last(snapshots, path_of, n=12):
     return snapshots[-n:]
 
 
+def remember_past(group, master):
+    """What a restart into the past goes back to: `master`'s AOF length now,
+    in `group.aof_marks`, and a snapshot in `group.snapshots` when its last
+    is over 15 s old."""
+    incr = master.aof_incr()
+    if incr:
+        group.aof_marks.append((time.time(), master.name, incr, os.path.getsize(incr)))
+    last = max((t for t, name, _ in group.snapshots if name == master.name), default=0)
+    if time.time() - last > 15:
+        try:
+            group.snapshots.append((time.time(), master.name, master.snapshot()))
+        except (OSError, resp.RedisError, RuntimeError):
+            pass
+
+
 class RedisGroup:
     """Master, replica, three sentinels; plus the nemesis's snapshots and AOF
     positions of the master, for restarts into the past."""
@@ -202,18 +217,10 @@ class RedisGroup:
     def tick(self):
         """Every few seconds: note the master's AOF length; now and then a snapshot."""
         master = self.master()
-        if not master:
-            return
-        incr = master.aof_incr()
-        if incr:
-            self.aof_marks.append((time.time(), master.name, incr, os.path.getsize(incr)))
-            self.aof_marks = self.aof_marks[-200:]
-        if not self.snapshots or time.time() - self.snapshots[-1][0] > 15:
-            try:
-                self.snapshots.append((time.time(), master.name, master.snapshot()))
-            except (OSError, resp.RedisError, RuntimeError):
-                pass
-            self.snapshots = keep_last(self.snapshots, lambda s: s[2])
+        if master:
+            remember_past(self, master)
+        self.aof_marks = self.aof_marks[-200:]
+        self.snapshots = keep_last(self.snapshots, lambda s: s[2])
 
     def heal(self):
         """After the schedule: every data server and sentinel running."""
@@ -341,16 +348,7 @@ class RedisCluster:
     def tick(self):
         """Every few seconds: each master's AOF length; now and then a snapshot."""
         for name in self.slot_masters():
-            master = self.by_name(name)
-            incr = master.aof_incr()
-            if incr:
-                self.aof_marks.append((time.time(), master.name, incr, os.path.getsize(incr)))
-            last = max((t for t, n, _ in self.snapshots if n == name), default=0)
-            if time.time() - last > 15:
-                try:
-                    self.snapshots.append((time.time(), master.name, master.snapshot()))
-                except (OSError, resp.RedisError, RuntimeError):
-                    pass
+            remember_past(self, self.by_name(name))
         self.aof_marks = self.aof_marks[-600:]
         self.snapshots = keep_last(self.snapshots, lambda s: s[2], n=36)
 
