@@ -368,17 +368,13 @@ def restart_with_cut_aof(ctx, master, age, out):
 class RedisOldRdb(RedisIntoThePast):
     """From an older RDB snapshot, its AOF gone."""
     kind = "redis_restart_old_rdb"
-
-    def restart(self, ctx, master, age, out):
-        return restart_from_old_rdb(ctx, master, age, out)
+    restart = staticmethod(restart_from_old_rdb)
 
 
 class RedisCutAof(RedisIntoThePast):
     """Its AOF cut back to a length it had a while ago (a lost tail)."""
     kind = "redis_restart_cut_aof"
-
-    def restart(self, ctx, master, age, out):
-        return restart_with_cut_aof(ctx, master, age, out)
+    restart = staticmethod(restart_with_cut_aof)
 
 
 class RedisLaggingPromote(RedisFault):
@@ -903,6 +899,26 @@ class ClusterFault(Fault):
         return master
 
     @staticmethod
+    def replica(ctx, out, master):
+        """`master`'s replica, or None, noted as no effect."""
+        replica = ctx.profile.redis.replica_of(master)
+        if replica is None:
+            out["effective"] = False
+            out["notes"] = f"{master.name} has no replica"
+        return replica
+
+    def node(self, ctx, out, p):
+        """The master picked by `p["pick"]`, or its replica when `p["who"]`
+        says so; None, noted, when there is none."""
+        master = self.master(ctx, out, p["pick"])
+        if master is None or p["who"] == "master":
+            return master
+        replica = self.replica(ctx, out, master)
+        if replica is not None:
+            out["target"] = replica.name
+        return replica
+
+    @staticmethod
     def became_master(ctx, server, timeout):
         """Whether `server` is a master of slots within `timeout`."""
         try:
@@ -925,16 +941,9 @@ class ClusterKill(ClusterFault):
                 "hold": rng.choice((0.0, 0.5, 1.0, 4.0, 8.0))}
 
     def run(self, ctx, p, out):
-        master = self.master(ctx, out, p["pick"])
-        if not master:
-            return
-        server = master if p["who"] == "master" else ctx.profile.redis.replica_of(master)
-        if server is None:
-            out["effective"] = False
-            out["notes"] = f"{master.name} has no replica"
-            return
-        out["target"] = server.name
-        for_a_while(ctx, out, p["hold"], server.kill, server.start)
+        server = self.node(ctx, out, p)
+        if server:
+            for_a_while(ctx, out, p["hold"], server.kill, server.start)
 
 
 class ClusterPause(ClusterFault):
@@ -972,22 +981,18 @@ class ClusterIntoThePast(ClusterFault):
         ctx.wait(NODE_TIMEOUT_S + 1)
         out["effective"] = master.name in ctx.profile.redis.slot_masters()
 
-    def restart(self, ctx, master, age, out):
-        raise NotImplementedError
+    # restart(ctx, master, age, out): restart_from_old_rdb or restart_with_cut_aof.
+    restart = None
 
 
 class ClusterOldRdb(ClusterIntoThePast):
     kind = "cluster_restart_old_rdb"
-
-    def restart(self, ctx, master, age, out):
-        return restart_from_old_rdb(ctx, master, age, out)
+    restart = staticmethod(restart_from_old_rdb)
 
 
 class ClusterCutAof(ClusterIntoThePast):
     kind = "cluster_restart_cut_aof"
-
-    def restart(self, ctx, master, age, out):
-        return restart_with_cut_aof(ctx, master, age, out)
+    restart = staticmethod(restart_with_cut_aof)
 
 
 class ClusterLaggingPromote(ClusterFault):
@@ -1002,14 +1007,9 @@ class ClusterLaggingPromote(ClusterFault):
                 "down": rng.uniform(2.0, 10.0)}
 
     def run(self, ctx, p, out):
-        redis = ctx.profile.redis
         master = self.master(ctx, out, p["pick"])
-        if not master:
-            return
-        replica = redis.replica_of(master)
-        if replica is None:
-            out["effective"] = False
-            out["notes"] = f"{master.name} has no replica"
+        replica = master and self.replica(ctx, out, master)
+        if not replica:
             return
         out["promoted"] = replica.name
         routes = ctx.net.block([replica.host], [master.host])
@@ -1043,12 +1043,8 @@ class ClusterFailover(ClusterFault):
 
     def run(self, ctx, p, out):
         master = self.master(ctx, out, p["pick"])
-        if not master:
-            return
-        replica = ctx.profile.redis.replica_of(master)
-        if replica is None:
-            out["effective"] = False
-            out["notes"] = f"{master.name} has no replica"
+        replica = master and self.replica(ctx, out, master)
+        if not replica:
             return
         try:
             replica.call("CLUSTER", "FAILOVER", timeout=FAULT_CALL_TIMEOUT_S)
@@ -1102,16 +1098,9 @@ class ClusterIsolate(ClusterFault):
         return {"who": rng.choice(("master", "replica")), "pick": rng.random(), "hold": rng.uniform(1.0, 8.0)}
 
     def run(self, ctx, p, out):
-        master = self.master(ctx, out, p["pick"])
-        if not master:
-            return
-        server = master if p["who"] == "master" else ctx.profile.redis.replica_of(master)
-        if server is None:
-            out["effective"] = False
-            out["notes"] = f"{master.name} has no replica"
-            return
-        out["target"] = server.name
-        for_a_while(ctx, out, p["hold"], lambda: ctx.net.isolate(server.host), lambda: ctx.net.rejoin(server.host))
+        server = self.node(ctx, out, p)
+        if server:
+            for_a_while(ctx, out, p["hold"], lambda: ctx.net.isolate(server.host), lambda: ctx.net.rejoin(server.host))
 
 
 class ClusterReshard(ClusterFault):
