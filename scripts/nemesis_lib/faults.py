@@ -636,7 +636,7 @@ class SecondOldRdb(SecondFault):
 # -- MySQL: a primary with an asynchronous replica ----------------------------------------
 
 class MysqlFault(Fault):
-    profiles = ("distributed",)
+    profiles = ("distributed", "cluster")
     groups = ("mysql",)
 
 
@@ -884,10 +884,14 @@ CLUSTER_FAILOVER_S = 30.0
 
 
 class ClusterFault(Fault):
-    """A fault of the Cluster profile's Redis. Its ledger never goes back, so
-    Redis may lose anything at any time: no gate."""
+    """A fault of the Cluster profile's Redis. Each may lose writes (a
+    failover to a replica that had not received them, a restart into the
+    past, a FLUSHALL), so after the ledger went back it waits, as the
+    Sentinel group's faults do, until the ledger has caught up with the
+    witnesses (`ledger_current`)."""
     profiles = ("cluster",)
     groups = ("redis",)
+    gate = "ledger_current"
 
     def master(self, ctx, out, fraction):
         master = ctx.profile.redis.master_by_fraction(fraction)

@@ -166,7 +166,18 @@ class Plan(unittest.TestCase):
         kinds = {f.kind for f in faults.for_profile("cluster")}
         self.assertIn("cluster_reshard", kinds)
         self.assertIn("second_node_kill9", kinds)
-        self.assertFalse({k for k in kinds if k.startswith(("redis_", "mysql_", "galera_", "sentinel_", "store_"))})
+        self.assertIn("mysql_promote_lagging_replica", kinds)
+        self.assertFalse({k for k in kinds if k.startswith(("redis_", "galera_", "sentinel_", "store_"))})
+
+    def test_on_the_cluster_redis_loses_nothing_while_the_ledger_is_behind_its_witnesses(self):
+        # The two authorities never go back over one span at once: a Cluster
+        # fault waits for the ledger to catch up after it went back, and the
+        # ledger goes back only once every witness has caught up with it.
+        for fault in faults.for_profile("cluster"):
+            if "redis" in fault.groups and not fault.kind.startswith("mysql_"):
+                self.assertIn("ledger_current", fault.gate or "", fault.kind)
+        self.assertEqual(faults.MysqlLaggingPromote.gate, "witness_current")
+        self.assertTrue(issubclass(topology.Cluster, topology.MysqlGates))
 
 
 class ClusterSplit(unittest.TestCase):
@@ -198,6 +209,16 @@ class ClusterSplit(unittest.TestCase):
         digest = hashlib.sha256(json.dumps(entries, sort_keys=True).encode()).hexdigest()
         self.assertEqual((len(entries), digest),
                          (442, "6bf605b6812879ec8cae1c4dab2370737c4c305d0fee458b65ce899da55e7f28"))
+
+
+class Witnesses(unittest.TestCase):
+    """topology.witness_table: the witnesses one server holds, by (app, shard)."""
+
+    def test_a_clusters_witness_names_end_in_a_hash_tag_that_is_not_the_shard(self):
+        server = mock.Mock()
+        server.call.return_value = ["0", ["id.gen.witness_7_5{a1}", "id.gen.witness_12_63"]]
+        with mock.patch.object(topology.resp, "pipeline", return_value=["46786", None]):
+            self.assertEqual(topology.witness_table(server), {(7, 5): 46786, (12, 63): 0})
 
 
 class Focus(unittest.TestCase):

@@ -345,6 +345,32 @@ class RedisCluster:
                     split.update((a, b))
         return sorted(split)
 
+    def master_identity(self):
+        """The masters of slots, each as (name, run_id), sorted, or None when
+        one does not answer: another value later means some witnesses moved
+        to another server (a failover, a restart)."""
+        identity = []
+        for name in self.slot_masters():
+            server = self.by_name(name)
+            try:
+                identity.append((name, resp.info(server.host.ip, server.port, "server", timeout=1.0).get("run_id")))
+            except (OSError, resp.RedisError):
+                return None
+        return tuple(identity) or None
+
+    def witnesses(self):
+        """Every witness the Cluster holds, read from each master of slots:
+        {(app, shard): last}. Only on a settled Cluster with no slot moving,
+        where each witness is on one master."""
+        why = self.unsettled() or ("a slot is being moved" if self.open_slots() else None)
+        if why:
+            raise RuntimeError(f"the Cluster's witnesses cannot be read whole: {why}")
+        table = {}
+        for name in self.slot_masters():
+            for key, last in witness_table(self.by_name(name)).items():
+                table[key] = max(table.get(key, 0), last)
+        return table
+
     def tick(self):
         """Every few seconds: each master's AOF length; now and then a snapshot."""
         for name in self.slot_masters():
@@ -771,23 +797,80 @@ class WithRedis(Profile):
         for name, server in nodes.items():
             if server is None:
                 raise RuntimeError(f"Redis node {name} has no master now")
-            keys = []
-            cursor = "0"
-            while True:
-                cursor, batch = server.call("SCAN", cursor, "MATCH", "id.gen.witness_*", "COUNT", 1000)
-                keys += batch
-                if cursor == "0":
-                    break
-            values = resp.pipeline(server.host.ip, server.port, [("HGET", k, "last") for k in keys]) if keys else []
-            table = {}
-            for key, value in zip(keys, values):
-                app, shard = key[len("id.gen.witness_"):].split("_")
-                table[(int(app), int(shard))] = int(value or 0)
-            out[name] = table
+            out[name] = witness_table(server)
         return out
 
 
-class Distributed(WithRedis):
+def witness_table(server):
+    """The witnesses one Redis server holds: {(app, shard): last}. On a
+    Cluster a witness's name ends in its shard's hash tag (`{…}`)."""
+    keys = []
+    cursor = "0"
+    while True:
+        cursor, batch = server.call("SCAN", cursor, "MATCH", "id.gen.witness_*", "COUNT", 1000)
+        keys += batch
+        if cursor == "0":
+            break
+    values = resp.pipeline(server.host.ip, server.port, [("HGET", k, "last") for k in keys]) if keys else []
+    table = {}
+    for key, value in zip(keys, values):
+        app, shard = key[len("id.gen.witness_"):].split("{")[0].split("_")
+        table[(int(app), int(shard))] = int(value or 0)
+    return table
+
+
+class MysqlGates:
+    """The rollback gates of a profile whose ledger is the MySQL pair
+    (`mysql`, which the nemesis makes go back in time) and whose witnesses are
+    in Redis (`witnesses()`, on the node `main` and the node `second`): the
+    distributed and Cluster profiles. Both gates keep the two authorities from
+    going back over the same span at once, which no check can see (README,
+    "What no check can see")."""
+
+    def witness_current(self, namespaces):
+        """Before the ledger is made to go back: every shard's witness (on the
+        node the app routes to) and every lease fence in Redis have caught up
+        with MySQL, so the witness can see the rollback. Returns why not, or None."""
+        unsettled = self.redis.unsettled()
+        if unsettled:
+            return unsettled
+        ledger = self.mysql.ledger()
+        routes = self.mysql.routes()
+        if any(phase for _, _, phase in routes.values()):
+            return "an app is being moved"
+        witnesses = self.witnesses()
+        for (app, shard), max_id in ledger.items():
+            node = routes.get(app, ("main", "", ""))[0]
+            if max_id > 0 and witnesses.get(node, {}).get((app, shard), 0) < max_id:
+                return f"witness of app {app} shard {shard} on {node} is behind the ledger"
+        # Only where leases are held in MySQL (not the Cluster's, on Redis alone).
+        rows = self.mysql.lease_rows()
+        fences = self.redis_fences(namespaces) if rows else {}
+        for key, (fence, _) in rows.items():
+            if fences.get(key, 0) < fence:
+                return f"Redis's fence of worker {key} is behind MySQL's"
+        return None
+
+    def ledger_current(self):
+        """Before Redis is made to lose data: MySQL has caught up with every
+        witness since the nemesis last promoted a lagging replica (so Redis's
+        witnesses no longer hold the only record). Returns why not, or None."""
+        if self.mysql.rolled_back_at is None:
+            return None
+        ledger = self.mysql.ledger()
+        witnesses = self.witnesses()
+        for node, table in witnesses.items():
+            for key, last in table.items():
+                if ledger.get(key, 0) < last:
+                    return f"the ledger of app {key[0]} shard {key[1]} is behind the witness on {node}"
+        for key, (_, updated) in self.mysql.lease_rows().items():
+            if updated < self.mysql.rolled_back_at + 1:
+                return f"the lease row of worker {key} was not written since the rollback"
+        self.mysql.rolled_back_at = None
+        return None
+
+
+class Distributed(MysqlGates, WithRedis):
     name = "distributed"
 
     def __init__(self, *args):
@@ -812,46 +895,6 @@ class Distributed(WithRedis):
             for worker, fence in zip(flat[::2], flat[1::2]):
                 out[(ns, int(worker))] = int(fence)
         return out
-
-    def witness_current(self, namespaces):
-        """Before the ledger is made to go back: every shard's witness (on the
-        node the app routes to) and every lease fence in Redis have caught up
-        with MySQL, so the witness can see the rollback. Returns why not, or None."""
-        unsettled = self.redis.unsettled()
-        if unsettled:
-            return unsettled
-        ledger = self.mysql.ledger()
-        routes = self.mysql.routes()
-        if any(phase for _, _, phase in routes.values()):
-            return "an app is being moved"
-        witnesses = self.witnesses()
-        for (app, shard), max_id in ledger.items():
-            node = routes.get(app, ("main", "", ""))[0]
-            if max_id > 0 and witnesses.get(node, {}).get((app, shard), 0) < max_id:
-                return f"witness of app {app} shard {shard} on {node} is behind the ledger"
-        fences = self.redis_fences(namespaces)
-        for key, (fence, _) in self.mysql.lease_rows().items():
-            if fences.get(key, 0) < fence:
-                return f"Redis's fence of worker {key} is behind MySQL's"
-        return None
-
-    def ledger_current(self):
-        """Before Redis is made to lose data: MySQL has caught up with every
-        witness since the nemesis last promoted a lagging replica (so Redis's
-        witnesses no longer hold the only record). Returns why not, or None."""
-        if self.mysql.rolled_back_at is None:
-            return None
-        ledger = self.mysql.ledger()
-        witnesses = self.witnesses()
-        for node, table in witnesses.items():
-            for key, last in table.items():
-                if ledger.get(key, 0) < last:
-                    return f"the ledger of app {key[0]} shard {key[1]} is behind the witness on {node}"
-        for key, (_, updated) in self.mysql.lease_rows().items():
-            if updated < self.mysql.rolled_back_at + 1:
-                return f"the lease row of worker {key} was not written since the rollback"
-        self.mysql.rolled_back_at = None
-        return None
 
 
 class Galera(WithRedis):
@@ -930,11 +973,13 @@ class RedisAlone(Profile):
         self.redis.heal()
 
 
-class Cluster(Profile):
+class Cluster(MysqlGates, Profile):
     name = "cluster"
     # Segment IDs come from the ledger through the Cluster; leases, and the
     # snowflake IDs of `serve`, from the Cluster alone (see client_env). A
-    # second `serve`, of segment IDs only, runs on its own host.
+    # second `serve`, of segment IDs only, runs on its own host. The ledger
+    # fails over and goes back in time as in the distributed profile, behind
+    # the same gates (MysqlGates).
     serve_segments = False
 
     def __init__(self, *args):
@@ -963,6 +1008,10 @@ class Cluster(Profile):
         self.redis.heal()
         self.second.heal()
         self.mysql.heal()
+
+    def witnesses(self):
+        """Each node's witnesses: node name -> {(app, shard): last}."""
+        return {"main": self.redis.witnesses(), "second": witness_table(self.second.server)}
 
 
 PROFILES = {p.name: p for p in (Distributed, Galera, Embedded, RedisAlone, Cluster)}
