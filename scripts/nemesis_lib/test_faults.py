@@ -211,6 +211,39 @@ class ClusterSplit(unittest.TestCase):
                          (442, "6bf605b6812879ec8cae1c4dab2370737c4c305d0fee458b65ce899da55e7f28"))
 
 
+class ClusterGates(unittest.TestCase):
+    """MysqlGates on the Cluster profile: its leases are on Redis alone, so
+    only the shards' witnesses stand between the ledger and a rollback."""
+
+    def profile(self, witness):
+        profile = topology.Cluster.__new__(topology.Cluster)
+        profile.redis = mock.Mock()
+        profile.redis.unsettled.return_value = None
+        profile.redis.witnesses.return_value = {(1, 5): witness}
+        profile.second = mock.Mock()
+        profile.mysql = mock.Mock()
+        profile.mysql.ledger.return_value = {(1, 5): 2000}
+        profile.mysql.routes.return_value = {}
+        profile.mysql.lease_rows.return_value = {}
+        profile.mysql.rolled_back_at = None
+        return profile
+
+    def test_the_ledger_goes_back_only_once_the_clusters_witness_has_caught_up(self):
+        with mock.patch.object(topology, "witness_table", return_value={}):
+            self.assertEqual(self.profile(1000).witness_current(["ns"]),
+                             "witness of app 1 shard 5 on main is behind the ledger")
+            self.assertIsNone(self.profile(2000).witness_current(["ns"]))
+
+    def test_after_a_rollback_redis_loses_nothing_until_the_ledger_passes_the_witness(self):
+        profile = self.profile(3000)
+        profile.mysql.rolled_back_at = 1.0
+        with mock.patch.object(topology, "witness_table", return_value={}):
+            self.assertEqual(profile.ledger_current(), "the ledger of app 1 shard 5 is behind the witness on main")
+            profile.mysql.ledger.return_value = {(1, 5): 3000}
+            self.assertIsNone(profile.ledger_current())
+        self.assertIsNone(profile.mysql.rolled_back_at)
+
+
 class Witnesses(unittest.TestCase):
     """topology.witness_table: the witnesses one server holds, by (app, shard)."""
 
