@@ -25,6 +25,9 @@ pub enum Work {
     MysqlQuery,
     /// One transaction on the embedded store's file.
     SqliteTransaction,
+    /// One take served from the embedded store's reserve file, without a
+    /// transaction.
+    ReserveTake,
     /// One attempt run again after a failure the caller judged safe to retry.
     /// A poll of something another process holds (a refill lock) is no retry:
     /// nothing failed, and its round trips are counted as such.
@@ -36,6 +39,7 @@ struct Counters {
     redis_round_trips: AtomicU64,
     mysql_queries: AtomicU64,
     sqlite_transactions: AtomicU64,
+    reserve_takes: AtomicU64,
     retries: AtomicU64,
     segments: AtomicU64,
     indexes: AtomicU64,
@@ -46,6 +50,7 @@ static COUNTERS: Counters = Counters {
     redis_round_trips: AtomicU64::new(0),
     mysql_queries: AtomicU64::new(0),
     sqlite_transactions: AtomicU64::new(0),
+    reserve_takes: AtomicU64::new(0),
     retries: AtomicU64::new(0),
     segments: AtomicU64::new(0),
     indexes: AtomicU64::new(0),
@@ -61,6 +66,7 @@ pub fn did(work: Work) {
         Work::RedisRoundTrip => &COUNTERS.redis_round_trips,
         Work::MysqlQuery => &COUNTERS.mysql_queries,
         Work::SqliteTransaction => &COUNTERS.sqlite_transactions,
+        Work::ReserveTake => &COUNTERS.reserve_takes,
         Work::Retry => &COUNTERS.retries,
     };
     counter.fetch_add(1, Ordering::Relaxed);
@@ -88,6 +94,8 @@ pub struct Activity {
     pub mysql_connections: u64,
     pub mysql_queries: u64,
     pub sqlite_transactions: u64,
+    /// Takes served from the embedded store's reserve file.
+    pub reserve_takes: u64,
     /// Segments taken from the ledger (MySQL or the embedded store).
     pub segments_taken: u64,
     /// Indexes in those segments.
@@ -107,6 +115,7 @@ pub fn so_far() -> Activity {
             .len() as u64,
         mysql_queries: read(&COUNTERS.mysql_queries),
         sqlite_transactions: read(&COUNTERS.sqlite_transactions),
+        reserve_takes: read(&COUNTERS.reserve_takes),
         segments_taken: read(&COUNTERS.segments),
         indexes_taken: read(&COUNTERS.indexes),
         retries: read(&COUNTERS.retries),

@@ -93,6 +93,14 @@ pub const POINTS: &[(&str, &str)] = &[
         "the embedded store's lease transaction, before its commit",
     ),
     (
+        "sqlite.reserve.before_raise",
+        "a take from the embedded store's reserve, synced, before the witness is raised",
+    ),
+    (
+        "sqlite.reserve.before_write",
+        "a take from the embedded store's reserve, before its record is written",
+    ),
+    (
         "sqlite.schema.before_commit",
         "the embedded store's schema creation, before its commit",
     ),

@@ -9,6 +9,8 @@ use crate::harness::{
     wait_until_stopped,
 };
 use idgen::exit_code;
+use idgen::segment::DispenserKind;
+use idgen::store::Slot;
 use idgen::store::sqlite::SqliteStore;
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
@@ -34,13 +36,14 @@ fn max_id(env: &TestEnv, app: u8, shard: u8) -> i64 {
     )
 }
 
-fn queue_stock(env: &TestEnv, app: u8, shard: u8) -> i64 {
-    query_i64(
-        env,
-        &format!(
-            "SELECT COALESCE(SUM(last - first + 1), 0) FROM idgen_queue WHERE app_id = {app} AND shard_id = {shard}"
-        ),
-    )
+/// The shard's queue stock as the store counts it: its table and its reserve.
+fn queue_stock(env: &TestEnv, app: u8, shard: u8) -> u64 {
+    use idgen::store::Stock;
+    let store = SqliteStore::open(&env.store_path(), Duration::from_secs(10));
+    let stock = runtime()
+        .block_on(store.stock(DispenserKind::Queue, &[Slot { app, shard }]))
+        .unwrap();
+    stock[0].unwrap_or(0)
 }
 
 fn init_app(env: &TestEnv, app: &str, step: &str) {
@@ -292,6 +295,147 @@ fn a_process_killed_while_taking_from_stock_hands_nothing_out() {
     assert_eq!(queue_stock(&env, 15, ALICE_SHARD), 90);
 }
 
+// ---- the reserve ---------------------------------------------------------------------
+
+/// One ID of app `app` on ALICE's shard, with `--verbose`'s last line.
+fn one_alice_id(env: &TestEnv, app: &str) -> Run {
+    Test::within(env)
+        .args(["next", "--app", app, "--gate-pass", ALICE, "--verbose"])
+        .status(exit_code::OK)
+        .run()
+}
+
+fn reserve_path(env: &TestEnv) -> std::path::PathBuf {
+    let store = env.store_path();
+    let name = store.file_name().unwrap().to_string_lossy().into_owned();
+    store.with_file_name(format!(".{name}.reserve"))
+}
+
+#[test]
+fn a_take_of_one_id_lends_the_next_ones_and_the_next_process_takes_them_without_a_transaction() {
+    let env = TestEnv::embedded();
+    init_app(&env, "20", "1000");
+    env.ok(&["reload-segments", "--app", "20", "--quiet"]);
+    let first = one_alice_id(&env, "20");
+    assert!(
+        first.stderr.contains("embedded store: 1 transaction"),
+        "{first}"
+    );
+    let second = one_alice_id(&env, "20");
+    assert!(
+        second
+            .stderr
+            .contains("embedded store: 1 take from its reserve"),
+        "{second}"
+    );
+    assert_eq!(
+        segment_indexes(&[first.ids(), second.ids()].concat()),
+        [1, 2]
+    );
+    assert_eq!(
+        queue_stock(&env, 20, ALICE_SHARD),
+        998,
+        "what the reserve holds is stock"
+    );
+}
+
+#[test]
+fn a_process_killed_inside_a_take_from_the_reserve_hands_out_nothing_twice() {
+    let env = TestEnv::embedded();
+    init_app(&env, "21", "1000");
+    env.ok(&["reload-segments", "--app", "21", "--quiet"]);
+    let mut ids = one_alice_id(&env, "21").ids();
+    for failpoint in ["sqlite.reserve.before_write", "sqlite.reserve.before_raise"] {
+        let run = Test::within(&env)
+            .args(["next", "--app", "21", "--gate-pass", ALICE])
+            .env("IDGEN_FAILPOINTS", failpoint)
+            .stdout_is("")
+            .run();
+        assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
+        ids.extend(one_alice_id(&env, "21").ids());
+    }
+    // Killed before its record was written, the take took nothing (2 comes
+    // next); killed after it was synced, it took 3, a gap.
+    assert_eq!(segment_indexes(&ids), [1, 2, 4]);
+}
+
+#[test]
+fn a_reserve_file_restored_from_an_older_copy_hands_out_nothing_it_handed_out() {
+    let env = TestEnv::embedded();
+    init_app(&env, "22", "1000");
+    env.ok(&["reload-segments", "--app", "22", "--quiet"]);
+    let mut ids = one_alice_id(&env, "22").ids();
+    let copy = tempfile::NamedTempFile::new().unwrap().into_temp_path();
+    std::fs::copy(reserve_path(&env), &copy).unwrap();
+    for _ in 0..5 {
+        ids.extend(one_alice_id(&env, "22").ids());
+    }
+    std::fs::copy(&copy, reserve_path(&env)).unwrap();
+    let after = Test::within(&env)
+        .args(["next", "--app", "22", "--gate-pass", ALICE])
+        .status(exit_code::OK)
+        .stderr("the embedded store went back in time")
+        .run();
+    ids.extend(after.ids());
+    assert_unique(&ids);
+    assert!(highest_index(&after.ids()) > 6, "{after}");
+}
+
+#[test]
+fn a_reserve_file_deleted_costs_a_gap_and_no_repeat() {
+    let env = TestEnv::embedded();
+    init_app(&env, "23", "1000");
+    env.ok(&["reload-segments", "--app", "23", "--quiet"]);
+    let mut ids = one_alice_id(&env, "23").ids();
+    ids.extend(one_alice_id(&env, "23").ids());
+    std::fs::remove_file(reserve_path(&env)).unwrap();
+    let after = one_alice_id(&env, "23");
+    ids.extend(after.ids());
+    assert_unique(&ids);
+    assert!(highest_index(&after.ids()) > 2, "{after}");
+}
+
+#[test]
+fn a_limit_lowered_by_sql_holds_at_once_for_what_the_reserve_holds() {
+    let env = TestEnv::embedded();
+    init_app(&env, "24", "1000");
+    env.ok(&["reload-segments", "--app", "24", "--quiet"]);
+    one_alice_id(&env, "24");
+    // The ID of index 2: index 3, which the reserve holds, is past it.
+    let limit = 2u64 << 14 | u64::from(ALICE_SHARD) << 8 | 24;
+    sqlite(&env)
+        .execute(
+            "UPDATE id_alloc SET max_limit_id = ?1 WHERE app_id = 24 AND shard_id = ?2",
+            rusqlite::params![limit as i64, ALICE_SHARD],
+        )
+        .unwrap();
+    let within = one_alice_id(&env, "24");
+    assert_eq!(segment_indexes(&within.ids()), [2]);
+    Test::within(&env)
+        .args(["next", "--app", "24", "--gate-pass", ALICE])
+        .status(exit_code::EXHAUSTED)
+        .stdout_is("")
+        .run();
+}
+
+#[test]
+fn dropping_an_apps_stock_drops_its_reserve_too() {
+    let env = TestEnv::embedded();
+    init_app(&env, "25", "1000");
+    env.ok(&["reload-segments", "--app", "25", "--quiet"]);
+    one_alice_id(&env, "25");
+    let held: u64 = (0..64).map(|shard| queue_stock(&env, 25, shard)).sum();
+    let in_table = query_i64(
+        &env,
+        "SELECT SUM(last - first + 1) FROM idgen_queue WHERE app_id = 25",
+    );
+    assert_eq!(held, in_table as u64 + 256, "the reserve holds 256");
+    let store = SqliteStore::open(&env.store_path(), Duration::from_secs(10));
+    let dropped = runtime().block_on(store.drop_app_stock(25)).unwrap();
+    assert_eq!(dropped, held);
+    assert_eq!(queue_stock(&env, 25, ALICE_SHARD), 0);
+}
+
 // ---- the store going back in time ---------------------------------------------------
 
 /// A consistent copy of the store, as a backup taken while nothing runs.
@@ -380,20 +524,29 @@ fn a_store_file_restored_from_an_older_copy_takes_nothing_it_took_before_from_it
 /// still holds was handed out since.
 fn restored_stock_is_retired_not_served_again(dispenser: &str) {
     let env = TestEnv::embedded();
-    let app = ["--app", "17", "--name", "demo", "--step", "100"];
+    let app = ["--app", "17", "--name", "demo", "--step", "1000"];
     env.ok(&[&["init-app"], &app[..], &["--dispenser", dispenser]].concat());
     env.ok(&["reload-segments", "--app", "17", "--quiet"]);
-    let (mut ids, _) = issued_then_restored(&env, "17", "10", "10");
+    // Takes of 300 lend nothing to the reserve: the stock stays in the file.
+    let (mut ids, _) = issued_then_restored(&env, "17", "300", "300");
     let after = Test::within(&env)
-        .args(["next", "--app", "17", "--gate-pass", ALICE, "--count", "10"])
+        .args([
+            "next",
+            "--app",
+            "17",
+            "--gate-pass",
+            ALICE,
+            "--count",
+            "300",
+        ])
         .status(exit_code::OK)
         .stderr("the embedded store went back in time")
-        .stderr("retired 90 indexes from 1 shard unserved")
+        .stderr("retired 700 indexes from 1 shard unserved")
         .run();
     ids.extend(after.ids());
-    assert_eq!(ids.len(), 30);
+    assert_eq!(ids.len(), 900);
     assert_unique(&ids);
-    assert_eq!(segment_indexes(&after.ids())[0], 101, "{after}");
+    assert_eq!(segment_indexes(&after.ids())[0], 1001, "{after}");
 }
 
 #[test]

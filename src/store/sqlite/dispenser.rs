@@ -11,17 +11,17 @@
 //! As with Redis, a queue with no runs is "missing" and a range row stays after
 //! it is used up (stock 0, present).
 
-use super::witness::{Marks, Witness};
-use super::{DbError, DbResult, EMBEDDED_NODE, SqliteStore, ms, now_ms};
+use super::reserve::{Fingerprint, LEND, Lent, Reserve};
+use super::witness::Marks;
+use super::{Db, DbError, DbResult, EMBEDDED_NODE, SqliteStore, ms, now_ms};
 use crate::error::Result;
 use crate::shard::{DispenserKind, SHARDS};
 use crate::store::{
     Dispenser, LockToken, Locked, PushOutcome, Pushed, Rollback, Segment, Slot, StockPush, Taken,
 };
 use async_trait::async_trait;
-use rusqlite::{Connection, OptionalExtension, params};
-use std::sync::Arc;
-use std::time::Duration;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use std::time::{Duration, Instant};
 
 /// Indexes as SQLite stores them; the ledger never takes one past `i64::MAX`.
 fn sql_index(index: u64) -> DbResult<i64> {
@@ -125,14 +125,30 @@ fn went_back(conn: &Connection, slot: Slot, popped: u64) -> DbResult<Option<Roll
     let retired = popped
         + delete_stock(conn, DispenserKind::Queue, slot)?
         + delete_stock(conn, DispenserKind::Range, slot)?;
-    Ok((retired > 0).then(|| Rollback {
+    Ok(retired_unserved(slot, retired))
+}
+
+/// The rollback of `retired` indexes of `slot` thrown away unserved.
+fn retired_unserved(slot: Slot, retired: u64) -> Option<Rollback> {
+    (retired > 0).then(|| Rollback {
         node: EMBEDDED_NODE.to_string(),
         app: slot.app,
         shard: slot.shard,
         stamped: None,
         serving: String::new(),
         retired,
-    }))
+    })
+}
+
+/// One take's rollbacks of one shard, added up.
+fn add_rollback(taken: &mut Taken, more: Option<Rollback>) {
+    taken.rollback = match (taken.rollback.take(), more) {
+        (Some(mut a), Some(b)) => {
+            a.retired += b.retired;
+            Some(a)
+        }
+        (a, b) => a.or(b),
+    };
 }
 
 /// Notes a row that holds no index range (written by hand): dropped, a gap.
@@ -147,8 +163,15 @@ fn reject(taken: &mut Taken, table: &str, slot: Slot, entry: String) {
     malformed.count += 1;
 }
 
-/// Pops up to `n` indexes from the front of the queue.
-fn take_queue(conn: &Connection, slot: Slot, n: u64, taken: &mut Taken) -> DbResult<()> {
+/// Pops up to `n` indexes from the front of the queue; with `one_run`, from
+/// its first run only (indexes in one piece).
+fn take_queue(
+    conn: &Connection,
+    slot: Slot,
+    n: u64,
+    one_run: bool,
+    taken: &mut Taken,
+) -> DbResult<()> {
     let mut want = n;
     // Runs consumed completely (or not indexes at all) go; a partly used one is cut.
     let mut spent_through: Option<i64> = None;
@@ -175,6 +198,9 @@ fn take_queue(conn: &Connection, slot: Slot, n: u64, taken: &mut Taken) -> DbRes
                 taken.indexes.extend(first_u..=last_u);
                 want -= available;
                 spent_through = Some(seq);
+                if one_run {
+                    break;
+                }
             } else {
                 let end = first_u + want - 1;
                 taken.indexes.extend(first_u..=end);
@@ -199,8 +225,15 @@ fn take_queue(conn: &Connection, slot: Slot, n: u64, taken: &mut Taken) -> DbRes
 }
 
 /// Takes up to `n` indexes from the current segment, promoting the pending
-/// one once when the current runs out (Redis's range script, step for step).
-fn take_range(conn: &Connection, slot: Slot, n: u64, taken: &mut Taken) -> DbResult<()> {
+/// one once when the current runs out (Redis's range script, step for step);
+/// with `one_run`, from the current segment only (indexes in one piece).
+fn take_range(
+    conn: &Connection,
+    slot: Slot,
+    n: u64,
+    one_run: bool,
+    taken: &mut Taken,
+) -> DbResult<()> {
     let Some((next, last, pending_first, pending_last)) = range_row(conn, slot)? else {
         return Ok(());
     };
@@ -230,7 +263,7 @@ fn take_range(conn: &Connection, slot: Slot, n: u64, taken: &mut Taken) -> DbRes
     while want > 0 {
         if next > last {
             match pending {
-                Some((f, l)) if !promoted => {
+                Some((f, l)) if !promoted && !one_run => {
                     (next, last) = (f, l);
                     promoted = true;
                     continue;
@@ -253,6 +286,51 @@ fn take_range(conn: &Connection, slot: Slot, n: u64, taken: &mut Taken) -> DbRes
     conn.prepare_cached("UPDATE idgen_range SET next = ?3 WHERE app_id = ?1 AND shard_id = ?2")?
         .execute(params![slot.app, slot.shard, sql_index(next)?])?;
     Ok(())
+}
+
+fn take_from(
+    conn: &Connection,
+    kind: DispenserKind,
+    slot: Slot,
+    n: u64,
+    one_run: bool,
+    taken: &mut Taken,
+) -> DbResult<()> {
+    match kind {
+        DispenserKind::Queue => take_queue(conn, slot, n, one_run, taken),
+        DispenserKind::Range => take_range(conn, slot, n, one_run, taken),
+    }
+}
+
+/// Reads the store again for every shard holding a reserve (its files
+/// changed since the reserve last matched them): a shard whose ledger row is
+/// gone, or whose app changed dispensers (the stock it came from was
+/// retired), loses its reserve; the others take the shard's limit as it is
+/// now. Returns the records that changed.
+fn recheck_reserve(conn: &Connection, reserve: &Reserve) -> DbResult<Vec<(Slot, Lent)>> {
+    let mut changed = Vec::new();
+    for (slot, lent) in reserve.holding()? {
+        let terms = take_terms(conn, slot)?;
+        let now = match terms.max_limit_id {
+            Some(limit) if lent.kind == Some(terms.kind) => Lent { limit, ..lent },
+            _ => Lent::default(),
+        };
+        if now != lent {
+            changed.push((slot, now));
+        }
+    }
+    Ok(changed)
+}
+
+/// Clears `slot`'s reserve if it was lent from `kind`'s stock (which is
+/// being retired); returns how many indexes it held.
+fn retire_reserve(reserve: &Reserve, kind: DispenserKind, slot: Slot) -> DbResult<u64> {
+    let lent = reserve.record(slot)?;
+    if lent.kind != Some(kind) || lent.remaining() == 0 {
+        return Ok(0);
+    }
+    reserve.write(&[(slot, Lent::default())])?;
+    Ok(lent.remaining())
 }
 
 /// Takes `slot`'s refill lock unless someone holds it, reading its stock under it.
@@ -305,11 +383,19 @@ fn unlock(conn: &Connection, slot: Slot, token: &LockToken) -> DbResult<bool> {
 /// One push of a batch: the segment stocked while its token holds the lock,
 /// the other dispenser's stock retired, and the lock released with it when
 /// asked (the store keeps no witness, so no push is refused for one).
-fn stock_one(conn: &Connection, kind: DispenserKind, p: &StockPush) -> DbResult<Pushed> {
+fn stock_one(
+    conn: &Connection,
+    reserve: &Reserve,
+    kind: DispenserKind,
+    p: &StockPush,
+) -> DbResult<Pushed> {
     // The store reads the limit from id_alloc on every take: nothing to record.
     let outcome = push(conn, kind, p.slot, p.segment, &p.token)?;
     let switched = match outcome {
-        PushOutcome::Stocked(_) => delete_stock(conn, kind.other(), p.slot)?,
+        PushOutcome::Stocked(_) => {
+            delete_stock(conn, kind.other(), p.slot)?
+                + retire_reserve(reserve, kind.other(), p.slot)?
+        }
         _ => 0,
     };
     let unlocked = match outcome {
@@ -402,12 +488,12 @@ pub(super) fn recorded_kind(conn: &Connection, app: u8) -> DbResult<DispenserKin
 }
 
 /// Deletes every shard's stock of `app`, both kinds.
-pub(super) fn drop_app_stock(conn: &Connection, app: u8) -> DbResult<u64> {
+pub(super) fn drop_app_stock(conn: &Connection, reserve: &Reserve, app: u8) -> DbResult<u64> {
     let mut dropped = 0;
     for shard in 0..SHARDS {
         let slot = Slot { app, shard };
         for kind in [DispenserKind::Queue, DispenserKind::Range] {
-            dropped += delete_stock(conn, kind, slot)?;
+            dropped += delete_stock(conn, kind, slot)? + retire_reserve(reserve, kind, slot)?;
         }
     }
     // Rows outside the 64 shards can only come from tampering; they go too.
@@ -464,68 +550,64 @@ impl crate::store::Stock for SqliteStore {
         if n == 0 {
             return Ok(Taken::default());
         }
-        let db = self.db.clone();
-        let take = move |tx: &rusqlite::Transaction<'_>| {
-            let witness = db.witness()?;
-            let marks = witness.marks(slot)?;
-            let terms = take_terms(tx, slot)?;
-            let mut taken = Taken {
-                max_limit_id: terms.max_limit_id,
-                kind: Some(terms.kind),
-                ..Taken::default()
-            };
-            if terms.max_id.is_some_and(|max_id| max_id < marks.taken) {
-                // The ledger handed out more than it records: its stock may too.
-                taken.rollback = went_back(tx, slot, 0)?;
-            } else {
-                match terms.kind {
-                    DispenserKind::Queue => take_queue(tx, slot, n, &mut taken)?,
-                    DispenserKind::Range => take_range(tx, slot, n, &mut taken)?,
-                }
-                // Stock only ever rises: one index at or below the highest
-                // served means the stock is older than what was served.
-                if taken
-                    .indexes
-                    .first()
-                    .is_some_and(|&first| first <= marks.served)
-                {
-                    let popped = taken.indexes.len() as u64;
-                    taken.indexes.clear();
-                    taken.rollback = went_back(tx, slot, popped)?;
-                }
-            }
-            crate::failpoint::hit("sqlite.take.before_commit")?;
-            Ok((taken, witness))
-        };
-        // Witnessed after the commit, before anything taken leaves the process.
-        let witnessed = move |(taken, witness): (Taken, Arc<Witness>)| {
-            if let Some(&served) = taken.indexes.last() {
-                witness.raise(&[(slot, Marks { taken: 0, served })], false)?;
-            }
-            Ok((taken, witness))
-        };
-        let (taken, _) = self.write_then(take, witnessed).await?;
-        Ok(taken)
+        if let Some(taken) = self.on_db(move |db| db.take_reserved(slot, n)).await? {
+            crate::activity::did(crate::activity::Work::ReserveTake);
+            return Ok(taken);
+        }
+        crate::activity::did(crate::activity::Work::SqliteTransaction);
+        self.on_db(move |db| db.take_stock(slot, n)).await
     }
     async fn stock(&self, kind: DispenserKind, slots: &[Slot]) -> Result<Vec<Option<u64>>> {
         if slots.is_empty() {
             return Ok(Vec::new());
         }
         let slots = slots.to_vec();
+        let path = self.path().to_path_buf();
         self.read(move |tx| {
+            // Read after the snapshot began: an index moved from the stock
+            // to the reserve since is counted at most once (a take that lent
+            // it commits before it writes the reserve).
+            let reserve = Reserve::peek(&path);
             slots
                 .iter()
-                .map(|&slot| match kind {
-                    // LLEN: a missing list has length 0.
-                    DispenserKind::Queue => Ok(Some(queue_stock(tx, slot)?.unwrap_or(0))),
-                    DispenserKind::Range => range_stock(tx, slot),
+                .map(|&slot| {
+                    let stock = match kind {
+                        // LLEN: a missing list has length 0.
+                        DispenserKind::Queue => Some(queue_stock(tx, slot)?.unwrap_or(0)),
+                        DispenserKind::Range => range_stock(tx, slot)?,
+                    };
+                    let lent = match &reserve {
+                        Some(reserve) => reserve.record(slot)?,
+                        None => Lent::default(),
+                    };
+                    Ok(match lent.remaining() {
+                        0 => stock,
+                        _ if lent.kind != Some(kind) => stock,
+                        held => Some(stock.unwrap_or(0) + held),
+                    })
                 })
                 .collect()
         })
         .await
     }
     async fn stocked_slots(&self, kind: DispenserKind) -> Result<Vec<Slot>> {
-        self.read(move |tx| stocked_slots(tx, kind)).await
+        let path = self.path().to_path_buf();
+        self.read(move |tx| {
+            let mut slots = stocked_slots(tx, kind)?;
+            if let Some(reserve) = Reserve::peek(&path) {
+                slots.extend(
+                    reserve
+                        .holding()?
+                        .into_iter()
+                        .filter(|(_, lent)| lent.kind == Some(kind))
+                        .map(|(slot, _)| slot),
+                );
+                slots.sort_by_key(|s| (s.app, s.shard));
+                slots.dedup();
+            }
+            Ok(slots)
+        })
+        .await
     }
 }
 
@@ -555,10 +637,12 @@ impl crate::store::Restock for SqliteStore {
         crate::failpoint::hit("dispenser.before_push")?;
         // One transaction, one sync of the file, for the whole batch.
         let pushes = pushes.to_vec();
+        let db = self.db.clone();
         self.write(move |tx| {
+            let reserve = db.reserve()?;
             pushes
                 .iter()
-                .map(|p| stock_one(tx, kind, p).map(Ok))
+                .map(|p| stock_one(tx, &reserve, kind, p).map(Ok))
                 .collect()
         })
         .await
@@ -585,11 +669,15 @@ impl crate::store::Restock for SqliteStore {
         token: &LockToken,
     ) -> Result<Option<u64>> {
         let token = token.clone();
+        let db = self.db.clone();
         self.write(move |tx| {
             if !holds_lock(tx, slot, &token)? {
                 return Ok(None);
             }
-            Ok(Some(delete_stock(tx, kind, slot)?))
+            let reserve = db.reserve()?;
+            Ok(Some(
+                delete_stock(tx, kind, slot)? + retire_reserve(&reserve, kind, slot)?,
+            ))
         })
         .await
     }
@@ -602,4 +690,204 @@ impl crate::store::Restock for SqliteStore {
         // Takes read the record in this file: retiring the other stock is all.
         self.retire(kind.other(), slot, token).await
     }
+}
+
+/// What a take from the stock changed in the reserve, written after its commit.
+struct ReserveUpdate {
+    /// Records read again, and the shard's own.
+    records: Vec<(Slot, Lent)>,
+    /// Whether indexes the caller gets came from the reserve: then the
+    /// records are synced before the take returns.
+    handed_out: bool,
+}
+
+impl Db {
+    /// A take served from the shard's reserve alone, without opening the
+    /// store: only when the reserve holds all `n`, its records still match
+    /// the store's files, and the witness saw none of it served. `None`:
+    /// take from the stock ([`Self::take_stock`]), which also handles every
+    /// case this leaves.
+    pub(super) fn take_reserved(&self, slot: Slot, n: u64) -> Result<Option<Taken>> {
+        let witness = self
+            .check_openable()
+            .and_then(|()| self.witness())
+            .map_err(|e| self.error(e))?;
+        let deadline = Instant::now() + self.timeout;
+        let take = || -> DbResult<Option<Taken>> {
+            let reserve = self.reserve()?;
+            let mut lent = reserve.record(slot)?;
+            if lent.remaining() < n {
+                return Ok(None);
+            }
+            let recorded = reserve.fingerprint()?;
+            if Fingerprint::of(&self.path) != Some(recorded) {
+                return Ok(None);
+            }
+            if lent.next <= witness.marks(slot)?.served {
+                return Ok(None);
+            }
+            let (limit, kind) = (lent.limit, lent.kind);
+            let indexes: Vec<u64> = lent.hand_out(n).collect();
+            crate::failpoint::hit("sqlite.reserve.before_write")?;
+            // Durable before anything leaves: a power cut cannot hand these out again.
+            reserve.write(&[(slot, lent)])?;
+            reserve.sync()?;
+            crate::failpoint::hit("sqlite.reserve.before_raise")?;
+            if let Some(&served) = indexes.last() {
+                witness.raise(&[(slot, Marks { taken: 0, served })], false)?;
+            }
+            Ok(Some(Taken {
+                indexes,
+                max_limit_id: Some(limit),
+                kind,
+                ..Taken::default()
+            }))
+        };
+        witness
+            .hold(deadline, take)
+            .and_then(|taken| taken)
+            .map_err(|e| self.error(e))
+    }
+
+    /// A take in one transaction on the store: the shard's reserve first
+    /// (it left the stock before anything the stock holds now), then the
+    /// stock; a take of fewer than [`LEND`] indexes lends up to that many
+    /// more, from the same run, to the reserve. After the commit, the
+    /// reserve's records are written and synced, then the witness raised.
+    pub(super) fn take_stock(&self, slot: Slot, n: u64) -> Result<Taken> {
+        self.write_with(|conn| {
+            let witness = self.witness()?;
+            let reserve = self.reserve()?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // Commits by other connections from here on change this number.
+            let version: i64 = tx.query_row("PRAGMA data_version", [], |r| r.get(0))?;
+            // Under the store's write lock: nobody commits while this runs.
+            let mut update = ReserveUpdate {
+                records: if Fingerprint::of(&self.path) == Some(reserve.fingerprint()?) {
+                    Vec::new()
+                } else {
+                    recheck_reserve(&tx, &reserve)?
+                },
+                handed_out: false,
+            };
+            let taken = take_in(&tx, &reserve, &witness.marks(slot)?, slot, n, &mut update)?;
+            crate::failpoint::hit("sqlite.take.before_commit")?;
+            tx.commit()?;
+            // The files as this commit left them, unless another connection
+            // committed since the transaction began (then the next take
+            // reads the store again).
+            let fingerprint = Fingerprint::of(&self.path);
+            let unchanged =
+                conn.query_row("PRAGMA data_version", [], |r| r.get::<_, i64>(0))? == version;
+            if !update.records.is_empty() {
+                reserve.write(&update.records)?;
+                if update.handed_out {
+                    reserve.sync()?;
+                }
+            }
+            // After the records: a crash in between leaves the old
+            // fingerprint, and the next take reads the store again.
+            reserve.set_fingerprint(fingerprint.filter(|_| unchanged))?;
+            // Witnessed after the commit, before anything taken leaves the process.
+            if let Some(&served) = taken.indexes.last() {
+                witness.raise(&[(slot, Marks { taken: 0, served })], false)?;
+            }
+            Ok(taken)
+        })
+    }
+}
+
+/// The body of [`Db::take_stock`], inside its transaction.
+fn take_in(
+    tx: &Connection,
+    reserve: &Reserve,
+    marks: &Marks,
+    slot: Slot,
+    n: u64,
+    update: &mut ReserveUpdate,
+) -> DbResult<Taken> {
+    let terms = take_terms(tx, slot)?;
+    let mut taken = Taken {
+        max_limit_id: terms.max_limit_id,
+        kind: Some(terms.kind),
+        ..Taken::default()
+    };
+    let found = match update.records.iter().find(|(s, _)| *s == slot) {
+        Some(&(_, lent)) => lent,
+        None => reserve.record(slot)?,
+    };
+    let mut lent = found;
+    if lent.remaining() > 0 {
+        if lent.next <= marks.served {
+            // The reserve file went back (restored, or made again): what it
+            // holds may have been served already.
+            add_rollback(&mut taken, retired_unserved(slot, lent.remaining()));
+            lent = Lent::default();
+        } else {
+            taken.indexes.extend(lent.hand_out(n));
+            update.handed_out = !taken.indexes.is_empty();
+        }
+    }
+    let want = n - taken.indexes.len() as u64;
+    if want > 0 {
+        // What the reserve just handed out counts as served.
+        let served = marks.served.max(taken.indexes.last().copied().unwrap_or(0));
+        if terms.max_id.is_some_and(|max_id| max_id < marks.taken) {
+            // The ledger handed out more than it records: its stock may too.
+            add_rollback(&mut taken, went_back(tx, slot, 0)?);
+        } else {
+            let from = taken.indexes.len();
+            take_from(tx, terms.kind, slot, want, false, &mut taken)?;
+            // Stock only ever rises: one index at or below the highest
+            // served means the stock is older than what was served.
+            if taken
+                .indexes
+                .get(from)
+                .is_some_and(|&first| first <= served)
+            {
+                let popped = (taken.indexes.len() - from) as u64;
+                taken.indexes.truncate(from);
+                add_rollback(&mut taken, went_back(tx, slot, popped)?);
+            } else if n < LEND && taken.indexes.len() > from && lent.remaining() == 0 {
+                lent = lend(tx, &terms, slot, &mut taken)?;
+                if lent.remaining() > 0 && lent.next <= served {
+                    // Stock out of order: as stale as stock that starts there.
+                    add_rollback(&mut taken, went_back(tx, slot, lent.remaining())?);
+                    lent = Lent::default();
+                }
+            }
+        }
+    }
+    if lent != found {
+        update.records.retain(|(s, _)| *s != slot);
+        update.records.push((slot, lent));
+    }
+    Ok(taken)
+}
+
+/// Moves up to [`LEND`] indexes, from the run the take ended in, out of the
+/// stock into a reserve for the shard (empty when the stock ran out, or the
+/// shard has no ledger row to take a limit from).
+fn lend(tx: &Connection, terms: &TakeTerms, slot: Slot, taken: &mut Taken) -> DbResult<Lent> {
+    let Some(limit) = terms.max_limit_id else {
+        return Ok(Lent::default());
+    };
+    let mut lent = Taken::default();
+    take_from(tx, terms.kind, slot, LEND, true, &mut lent)?;
+    if let Some(bad) = lent.malformed {
+        let into = taken.malformed.get_or_insert(crate::store::Malformed {
+            count: 0,
+            ..bad.clone()
+        });
+        into.count += bad.count;
+    }
+    Ok(match (lent.indexes.first(), lent.indexes.last()) {
+        (Some(&next), Some(&last)) => Lent {
+            next,
+            last,
+            limit,
+            kind: Some(terms.kind),
+        },
+        _ => Lent::default(),
+    })
 }

@@ -55,6 +55,7 @@ mod dispenser;
 mod lease;
 mod lease_witness;
 mod ledger;
+mod reserve;
 mod schema;
 mod witness;
 
@@ -91,6 +92,10 @@ struct Db {
     /// The fences its leases reached and the `WORKER_NODE` IDs it handed out,
     /// kept beside it; opened by the first lease call that changes them.
     lease_witness: Mutex<Option<Arc<lease_witness::LeaseWitness>>>,
+    /// Indexes lent out of the stock for the takes after the one that lent
+    /// them, kept beside it; opened under the witness's lock by the first
+    /// take.
+    reserve: Mutex<Option<Arc<reserve::Reserve>>>,
 }
 
 pub use super::{SealedApp, SealedShard, Sealing};
@@ -144,6 +149,7 @@ impl SqliteStore {
                 conn: Mutex::new(None),
                 witness: Mutex::new(None),
                 lease_witness: Mutex::new(None),
+                reserve: Mutex::new(None),
             }),
             in_place: false,
         }
@@ -212,6 +218,7 @@ impl SqliteStore {
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> DbResult<T> + Send + 'static,
     {
+        crate::activity::did(crate::activity::Work::SqliteTransaction);
         self.on_db(move |db| db.with(work)).await
     }
 
@@ -222,7 +229,6 @@ impl SqliteStore {
         C: FnOnce(&Db) -> Result<T> + Send + 'static,
     {
         let db = self.db.clone();
-        crate::activity::did(crate::activity::Work::SqliteTransaction);
         let current_thread = tokio::runtime::Handle::try_current().is_ok_and(|runtime| {
             runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread
         });
@@ -254,6 +260,7 @@ impl SqliteStore {
         F: FnOnce(&rusqlite::Transaction<'_>) -> DbResult<T> + Send + 'static,
         A: FnOnce(T) -> DbResult<T> + Send + 'static,
     {
+        crate::activity::did(crate::activity::Work::SqliteTransaction);
         self.on_db(move |db| {
             db.write_with(move |conn| {
                 let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -310,7 +317,8 @@ impl SqliteStore {
     /// Deletes the app's stock on every shard, of both dispenser kinds; returns
     /// how many indexes were dropped (a gap, never a repeat).
     pub async fn drop_app_stock(&self, app: u8) -> Result<u64> {
-        self.write(move |tx| dispenser::drop_app_stock(tx, app))
+        let db = self.db.clone();
+        self.write(move |tx| dispenser::drop_app_stock(tx, &*db.reserve()?, app))
             .await
     }
 
@@ -508,6 +516,12 @@ impl Db {
         self.opened(&self.witness, || {
             witness::Witness::open(&self.path, std::time::Instant::now() + self.timeout)
         })
+    }
+
+    /// The reserve of this store, opened on first use: only under the
+    /// witness's lock.
+    fn reserve(&self) -> DbResult<Arc<reserve::Reserve>> {
+        self.opened(&self.reserve, || reserve::Reserve::open(&self.path))
     }
 
     /// The lease witness of this store, opened on first use; a new file's

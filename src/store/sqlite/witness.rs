@@ -104,39 +104,13 @@ impl Witness {
 
     /// The file's length and header are idgen's.
     fn whole(&self) -> bool {
-        let mut magic = [0u8; MAGIC.len()];
-        self.length().is_ok_and(|length| length == LENGTH)
-            && self.file.read_exact_at(&mut magic, 0).is_ok()
-            && &magic == MAGIC
-    }
-
-    fn length(&self) -> DbResult<u64> {
-        Ok(self
-            .file
-            .metadata()
-            .map_err(|e| self.failed("read", e))?
-            .len())
+        whole_fixed(&self.file, MAGIC, LENGTH)
     }
 
     /// Gives a new (empty) file its header and length; checks an existing one.
     /// Returns whether the file was new.
     fn shape(&self) -> DbResult<bool> {
-        let length = self.length()?;
-        if length == 0 {
-            self.file
-                .set_len(LENGTH)
-                .and_then(|()| self.file.write_all_at(MAGIC, 0))
-                .and_then(|()| self.file.sync_all())
-                .map_err(|e| self.failed("write", e))?;
-            return Ok(true);
-        }
-        if !self.whole() {
-            return Err(super::DbError::Unusable(format!(
-                "its witness file {} is not one idgen wrote ({length} bytes); it records what the store handed out, so restore it from where it came, or, only if this store file was never restored or copied, move it aside",
-                self.path.display()
-            )));
-        }
-        Ok(false)
+        shape_fixed(&self.file, &self.path, "witness", MAGIC, LENGTH)
     }
 
     /// The shard's marks.
@@ -226,6 +200,47 @@ impl Drop for Held<'_> {
         // mend; closing the file (the process ending) unlocks it in any case.
         let _ = self.0.file.unlock();
     }
+}
+
+/// A file of fixed length that starts with `magic` is idgen's.
+pub(super) fn whole_fixed(file: &File, magic: &[u8], length: u64) -> bool {
+    let mut read = vec![0u8; magic.len()];
+    file.metadata().is_ok_and(|m| m.len() == length)
+        && file.read_exact_at(&mut read, 0).is_ok()
+        && read == magic
+}
+
+/// Gives a new (empty) file of idgen's, the store's `what` file, its header
+/// and length, durably; checks an existing one. Returns whether it was new.
+/// Only under the witness's lock: a file half written is never seen.
+pub(super) fn shape_fixed(
+    file: &File,
+    path: &Path,
+    what: &str,
+    magic: &[u8],
+    length: u64,
+) -> DbResult<bool> {
+    let failed = |verb: &str, e: std::io::Error| {
+        super::DbError::Unusable(format!(
+            "cannot {verb} its {what} file {}: {e}",
+            path.display()
+        ))
+    };
+    let found = file.metadata().map_err(|e| failed("read", e))?.len();
+    if found == 0 {
+        file.set_len(length)
+            .and_then(|()| file.write_all_at(magic, 0))
+            .and_then(|()| file.sync_all())
+            .map_err(|e| failed("write", e))?;
+        return Ok(true);
+    }
+    if !whole_fixed(file, magic, length) {
+        return Err(super::DbError::Unusable(format!(
+            "its {what} file {} is not one idgen wrote ({found} bytes); it records what the store handed out, so restore it from where it came, or, only if this store file was never restored or copied, move it aside",
+            path.display()
+        )));
+    }
+    Ok(false)
 }
 
 /// Where the shard's record starts.

@@ -106,11 +106,23 @@ fn describe_work(work: &idgen::activity::Activity, took: std::time::Duration) ->
             counted(work.mysql_queries, "query", "queries")
         ));
     }
-    if work.sqlite_transactions > 0 {
-        parts.push(format!(
-            "embedded store: {}",
-            counted(work.sqlite_transactions, "transaction", "transactions")
-        ));
+    if work.sqlite_transactions + work.reserve_takes > 0 {
+        let mut done = Vec::new();
+        if work.sqlite_transactions > 0 {
+            done.push(counted(
+                work.sqlite_transactions,
+                "transaction",
+                "transactions",
+            ));
+        }
+        if work.reserve_takes > 0 {
+            done.push(counted(
+                work.reserve_takes,
+                "take from its reserve",
+                "takes from its reserve",
+            ));
+        }
+        parts.push(format!("embedded store: {}", done.join(", ")));
     }
     if parts.is_empty() {
         parts.push("no backend contacted".to_string());
