@@ -773,10 +773,11 @@ impl Db {
             let taken = take_in(&tx, &reserve, &witness.marks(slot)?, slot, n, &mut update)?;
             crate::failpoint::hit("sqlite.take.before_commit")?;
             tx.commit()?;
-            // The files as this commit left them, unless another connection
-            // committed since the transaction began (then the next take
-            // reads the store again).
-            let fingerprint = Fingerprint::of(&self.path);
+            // The files as this transaction left them, unless another
+            // connection committed since it began, or they changed too
+            // recently for a later change to show (then the next take reads
+            // the store again).
+            let fingerprint = Fingerprint::of(&self.path).filter(Fingerprint::settled);
             let unchanged =
                 conn.query_row("PRAGMA data_version", [], |r| r.get::<_, i64>(0))? == version;
             if !update.records.is_empty() {

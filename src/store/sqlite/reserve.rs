@@ -21,11 +21,13 @@
 //!
 //! What it does not change: what a take obeys. The reserve records each
 //! shard's `max_limit_id` and dispenser as the store had them, and a
-//! fingerprint of the store's files (their identity, size, times and
-//! headers) as they were when that was read. Any write to the store since
-//! (another idgen process, `UPDATE id_alloc SET max_limit_id = …` by hand, a
-//! restored copy) changes the fingerprint, and the next take reads the store
-//! again before it serves: a limit lowered by SQL holds at once, as before.
+//! fingerprint of the store's files (which files, their sizes and times, the
+//! WAL's header) as they were when that was read, once they have not changed
+//! for longer than a tick of the clock that stamps them. Any write to the
+//! store since (another idgen process, `UPDATE id_alloc SET max_limit_id = …`
+//! by hand, a restored copy) changes the fingerprint, and the next take reads
+//! the store again before it serves: a limit lowered by SQL holds at once, as
+//! before.
 
 use super::witness::{shape_fixed, whole_fixed};
 use super::{DbError, DbResult};
@@ -121,27 +123,35 @@ impl Lent {
 }
 
 /// What the store's files looked like: any commit to the store changes it
-/// (the WAL grows, or starts again with new salts; a store written outside
-/// WAL mode changes its change counter), and so does another file at the
-/// path. Read under the witness's lock, which every idgen write holds.
+/// (the WAL grows, or is written again from its start with new salts, and
+/// its modification time moves), and so does another file at the path.
+///
+/// Only the WAL is opened: SQLite's locks are POSIX locks, which a process
+/// loses on a file when it closes any descriptor of that file, so the store
+/// file (whose shared lock a connection in WAL mode holds) and its `-shm`
+/// (the WAL's locks) are only looked at with `stat`.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Fingerprint([u64; 12]);
+
+/// How long after a file's last change its fingerprint may be recorded: a
+/// file's modification time moves with the kernel's coarse clock (a tick,
+/// 1 to 10 ms), so a commit within the same tick as the look could leave
+/// a file's time, and a WAL written again from its start its size, as they
+/// were. Past this, any later commit gets another time.
+const SETTLED_NS: u64 = 50_000_000;
 
 impl Fingerprint {
     /// The store's files now; `None` when they cannot be read (the store
     /// is then read the slow way, which reports why).
     pub fn of(store: &Path) -> Option<Fingerprint> {
         let mut words = [0u64; 12];
-        let main = File::open(store).ok()?;
-        let meta = main.metadata().ok()?;
-        let mut counter = [0u8; 4];
-        main.read_exact_at(&mut counter, 24).ok()?;
+        let meta = std::fs::metadata(store).ok()?;
         words[0] = meta.dev();
         words[1] = meta.ino();
         words[2] = meta.size();
         words[3] = meta.mtime() as u64;
         words[4] = meta.mtime_nsec() as u64;
-        words[5] = u64::from(u32::from_be_bytes(counter));
+        words[5] = meta.ctime_nsec() as u64;
         match File::open(super::wal_path(store)) {
             Ok(wal) => {
                 let meta = wal.metadata().ok()?;
@@ -154,7 +164,7 @@ impl Fingerprint {
                 words[7] = meta.size();
                 words[8] = meta.mtime() as u64;
                 words[9] = meta.mtime_nsec() as u64;
-                // The checkpoint sequence and the two salts.
+                // The checkpoint sequence, then the two salts.
                 words[10] = word(8);
                 words[11] = word(16);
             }
@@ -162,6 +172,19 @@ impl Fingerprint {
             Err(_) => return None,
         }
         Some(Fingerprint(words))
+    }
+
+    /// Whether both files last changed long enough ago that any later
+    /// change gets another modification time (see [`SETTLED_NS`]).
+    pub fn settled(&self) -> bool {
+        let Ok(now) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) else {
+            return false;
+        };
+        let now = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
+        let changed =
+            |secs: u64, nanos: u64| secs.saturating_mul(1_000_000_000).saturating_add(nanos);
+        let old = |at: u64| at.saturating_add(SETTLED_NS) < now;
+        old(changed(self.0[3], self.0[4])) && (self.0[6] == 0 || old(changed(self.0[8], self.0[9])))
     }
 
     fn encode(&self) -> [u8; 96] {

@@ -240,3 +240,48 @@ fn open_existing_refuses_a_path_with_no_store() {
     assert!(matches!(refused, Error::StoreUnusable { .. }), "{refused}");
     assert!(!missing.exists());
 }
+
+// ---- the reserve ----------------------------------------------------------------------
+
+#[test]
+fn takes_of_one_from_many_threads_and_two_handles_never_repeat() {
+    let f = Fixture::new();
+    f.init_app(1, 1_000_000);
+    assert_eq!(
+        f.push(Queue, SLOT, 1, 200_000),
+        PushOutcome::Stocked(200_000)
+    );
+    // A second handle opens the files again, as another process does: its
+    // lock on the witness excludes the first handle's, not its own threads.
+    let other = SqliteStore::open(f.store.path(), Duration::from_secs(5));
+    let takers: Vec<_> = (0..8)
+        .map(|i| {
+            let store = if i % 2 == 0 {
+                f.store.clone()
+            } else {
+                other.clone()
+            };
+            f.runtime.spawn(async move {
+                let mut taken = Vec::new();
+                for round in 0..150 {
+                    // Now and then past the reserve: a take in a transaction,
+                    // which holds the shard's record while SQLite commits.
+                    let n = if round % 4 == i % 4 { 300 } else { 1 };
+                    taken.extend(store.take(Queue, SLOT, n).await.unwrap().indexes);
+                }
+                taken
+            })
+        })
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut count = 0;
+    for taker in takers {
+        for index in f.block(taker).unwrap() {
+            assert!(seen.insert(index), "index {index} taken twice");
+            count += 1;
+        }
+    }
+    assert!(count >= 8 * 150, "{count}");
+    // Whatever was not handed out is still stock, in the table or the reserve.
+    assert_eq!(f.stock(Queue, SLOT), Some(200_000 - count));
+}

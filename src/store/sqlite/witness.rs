@@ -36,6 +36,7 @@ use crate::store::Slot;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// The file's first bytes: what it is, and its format's version.
@@ -58,6 +59,10 @@ pub(super) struct Marks {
 pub(super) struct Witness {
     file: File,
     path: PathBuf,
+    /// Orders this process's threads: the file's lock is held by the open
+    /// file, which they share, so for them it excludes nothing, and the
+    /// first to leave would release it under the others.
+    threads: Mutex<()>,
 }
 
 /// Where the witness of the store at `store` lives: beside it, hidden, so a
@@ -90,7 +95,11 @@ impl Witness {
                     path.display()
                 ))
             })?;
-        let witness = Witness { file, path };
+        let witness = Witness {
+            file,
+            path,
+            threads: Mutex::new(()),
+        };
         // A file that looks whole is used as it is; anything else is looked
         // at again under the lock, which waits out a first user still writing
         // a new one, and only a new (empty) file is written.
@@ -159,8 +168,12 @@ impl Witness {
     /// Runs `work` holding the file's exclusive lock, which every idgen
     /// process takes for each write to the store: other processes wait, at
     /// most until `deadline` (then a busy error, the store's timeout), and
-    /// the lock goes with a process that dies or panics.
+    /// the lock goes with a process that dies or panics. Other threads of
+    /// this process wait for the one holding it.
     pub(super) fn hold<T>(&self, deadline: Instant, work: impl FnOnce() -> T) -> DbResult<T> {
+        // A thread that panicked while holding it left nothing half done
+        // here: the marks are raised record by record.
+        let _threads = self.threads.lock().unwrap_or_else(|p| p.into_inner());
         let mut again = crate::retry::Backoff::store_write_lock(deadline);
         loop {
             match self.file.try_lock() {
