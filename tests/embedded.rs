@@ -311,30 +311,51 @@ fn reserve_path(env: &TestEnv) -> std::path::PathBuf {
     store.with_file_name(format!(".{name}.reserve"))
 }
 
+/// Dates the store's files a second back, as if nothing had written them
+/// since: a take records the reserve's fingerprint of them only once they
+/// last changed longer ago than a tick of the clock that stamps them.
+fn settle(env: &TestEnv) {
+    let past = std::time::SystemTime::now() - Duration::from_secs(1);
+    for suffix in ["", "-wal"] {
+        let mut name = env.store_path().into_os_string();
+        name.push(suffix);
+        let file = std::fs::File::options().write(true).open(name).unwrap();
+        file.set_modified(past).unwrap();
+    }
+}
+
 #[test]
-fn a_take_of_one_id_lends_the_next_ones_and_the_next_process_takes_them_without_a_transaction() {
+fn a_take_of_one_id_lends_the_next_ones_and_later_processes_take_them_without_a_transaction() {
     let env = TestEnv::embedded();
     init_app(&env, "20", "1000");
     env.ok(&["reload-segments", "--app", "20", "--quiet"]);
-    let first = one_alice_id(&env, "20");
+    let lent = one_alice_id(&env, "20");
     assert!(
-        first.stderr.contains("embedded store: 1 transaction"),
-        "{first}"
+        lent.stderr.contains("embedded store: 1 transaction"),
+        "{lent}"
     );
-    let second = one_alice_id(&env, "20");
+    // Just written: the next take reads the store again, in a transaction,
+    // and records the fingerprint of the files it read.
+    settle(&env);
+    let read_again = one_alice_id(&env, "20");
     assert!(
-        second
+        read_again.stderr.contains("embedded store: 1 transaction"),
+        "{read_again}"
+    );
+    let reserved = one_alice_id(&env, "20");
+    assert!(
+        reserved
             .stderr
             .contains("embedded store: 1 take from its reserve"),
-        "{second}"
+        "{reserved}"
     );
     assert_eq!(
-        segment_indexes(&[first.ids(), second.ids()].concat()),
-        [1, 2]
+        segment_indexes(&[lent.ids(), read_again.ids(), reserved.ids()].concat()),
+        [1, 2, 3]
     );
     assert_eq!(
         queue_stock(&env, 20, ALICE_SHARD),
-        998,
+        997,
         "what the reserve holds is stock"
     );
 }
@@ -345,6 +366,8 @@ fn a_process_killed_inside_a_take_from_the_reserve_hands_out_nothing_twice() {
     init_app(&env, "21", "1000");
     env.ok(&["reload-segments", "--app", "21", "--quiet"]);
     let mut ids = one_alice_id(&env, "21").ids();
+    settle(&env);
+    ids.extend(one_alice_id(&env, "21").ids());
     for failpoint in ["sqlite.reserve.before_write", "sqlite.reserve.before_raise"] {
         let run = Test::within(&env)
             .args(["next", "--app", "21", "--gate-pass", ALICE])
@@ -354,9 +377,9 @@ fn a_process_killed_inside_a_take_from_the_reserve_hands_out_nothing_twice() {
         assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{run}");
         ids.extend(one_alice_id(&env, "21").ids());
     }
-    // Killed before its record was written, the take took nothing (2 comes
-    // next); killed after it was synced, it took 3, a gap.
-    assert_eq!(segment_indexes(&ids), [1, 2, 4]);
+    // Killed before its record was written, the take took nothing (3 comes
+    // next); killed after it was synced, it took 4, a gap.
+    assert_eq!(segment_indexes(&ids), [1, 2, 3, 5]);
 }
 
 #[test]

@@ -138,7 +138,7 @@ pub(super) struct Fingerprint([u64; 12]);
 /// 1 to 10 ms), so a commit within the same tick as the look could leave
 /// a file's time, and a WAL written again from its start its size, as they
 /// were. Past this, any later commit gets another time.
-const SETTLED_NS: u64 = 50_000_000;
+const SETTLED_NS: u64 = 25_000_000;
 
 impl Fingerprint {
     /// The store's files now; `None` when they cannot be read (the store
@@ -230,7 +230,14 @@ impl Reserve {
                     path.display()
                 ))
             })?;
-        let created = shape_fixed(&file, &path, "reserve", MAGIC, LENGTH)?;
+        let created = shape_fixed(
+            &file,
+            &path,
+            "reserve",
+            MAGIC,
+            LENGTH,
+            "move it aside: what it held is lost (a gap), and nothing is handed out twice",
+        )?;
         Ok((Reserve { file, path }, created))
     }
 

@@ -119,7 +119,14 @@ impl Witness {
     /// Gives a new (empty) file its header and length; checks an existing one.
     /// Returns whether the file was new.
     fn shape(&self) -> DbResult<bool> {
-        shape_fixed(&self.file, &self.path, "witness", MAGIC, LENGTH)
+        shape_fixed(
+            &self.file,
+            &self.path,
+            "witness",
+            MAGIC,
+            LENGTH,
+            "it records what the store handed out, so restore it from where it came, or, only if this store file was never restored or copied, move it aside",
+        )
     }
 
     /// The shard's marks.
@@ -232,6 +239,7 @@ pub(super) fn shape_fixed(
     what: &str,
     magic: &[u8],
     length: u64,
+    fix: &str,
 ) -> DbResult<bool> {
     let failed = |verb: &str, e: std::io::Error| {
         super::DbError::Unusable(format!(
@@ -249,7 +257,7 @@ pub(super) fn shape_fixed(
     }
     if !whole_fixed(file, magic, length) {
         return Err(super::DbError::Unusable(format!(
-            "its {what} file {} is not one idgen wrote ({found} bytes); it records what the store handed out, so restore it from where it came, or, only if this store file was never restored or copied, move it aside",
+            "its {what} file {} is not one idgen wrote ({found} bytes); {fix}",
             path.display()
         )));
     }
