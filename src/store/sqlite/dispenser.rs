@@ -699,6 +699,9 @@ struct ReserveUpdate {
     /// Whether indexes the caller gets came from the reserve: then the
     /// records are synced before the take returns.
     handed_out: bool,
+    /// Whether every record was read again (the apps holding none are then
+    /// unmarked).
+    rechecked: bool,
 }
 
 impl Db {
@@ -762,13 +765,15 @@ impl Db {
             // Commits by other connections from here on change this number.
             let version: i64 = tx.query_row("PRAGMA data_version", [], |r| r.get(0))?;
             // Under the store's write lock: nobody commits while this runs.
+            let rechecked = Fingerprint::of(&self.path) != Some(reserve.fingerprint()?);
             let mut update = ReserveUpdate {
-                records: if Fingerprint::of(&self.path) == Some(reserve.fingerprint()?) {
-                    Vec::new()
-                } else {
+                records: if rechecked {
                     recheck_reserve(&tx, &reserve)?
+                } else {
+                    Vec::new()
                 },
                 handed_out: false,
+                rechecked,
             };
             let taken = take_in(&tx, &reserve, &witness.marks(slot)?, slot, n, &mut update)?;
             crate::failpoint::hit("sqlite.take.before_commit")?;
@@ -784,6 +789,9 @@ impl Db {
                 reserve.write(&update.records)?;
                 if update.handed_out {
                     reserve.sync()?;
+                }
+                if update.rechecked {
+                    reserve.tidy()?;
                 }
             }
             // After the records: a crash in between leaves the old

@@ -39,8 +39,13 @@ use std::path::{Path, PathBuf};
 
 /// The file's first bytes: what it is, and its format's version.
 const MAGIC: &[u8; 16] = b"idgen reserve 1\n";
-/// The header: the magic, then the fingerprint, padded.
-const HEADER: u64 = 128;
+/// Where the fingerprint starts, after the magic.
+const FINGERPRINT_AT: u64 = 16;
+/// Where the apps that may hold a reserve are marked, one bit per app (so a
+/// take reads the records of those apps only, not the whole file).
+const APPS_AT: u64 = 112;
+/// The header: the magic, the fingerprint, the apps, padded.
+const HEADER: u64 = 256;
 /// One record: next, last, max_limit_id (8 bytes each, little-endian), the
 /// dispenser (1 byte: 0 none, 1 queue, 2 range), padding.
 const RECORD: u64 = 32;
@@ -252,7 +257,7 @@ impl Reserve {
     /// The fingerprint recorded with the records.
     pub fn fingerprint(&self) -> DbResult<Fingerprint> {
         let mut bytes = [0u8; 96];
-        self.read_at(&mut bytes, MAGIC.len() as u64)?;
+        self.read_at(&mut bytes, FINGERPRINT_AT)?;
         let mut words = [0u64; 12];
         for (word, chunk) in words.iter_mut().zip(bytes.chunks_exact(8)) {
             *word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
@@ -265,7 +270,7 @@ impl Reserve {
     pub fn set_fingerprint(&self, fingerprint: Option<Fingerprint>) -> DbResult<()> {
         let bytes = fingerprint.unwrap_or_default().encode();
         self.file
-            .write_all_at(&bytes, MAGIC.len() as u64)
+            .write_all_at(&bytes, FINGERPRINT_AT)
             .map_err(|e| self.failed("write", e))
     }
 
@@ -278,32 +283,74 @@ impl Reserve {
 
     /// Every shard holding indexes, with its record.
     pub fn holding(&self) -> DbResult<Vec<(Slot, Lent)>> {
-        let mut all = vec![0u8; (LENGTH - HEADER) as usize];
-        self.read_at(&mut all, HEADER)?;
         let mut held = Vec::new();
-        for (i, record) in all.chunks_exact(RECORD as usize).enumerate() {
-            if record.iter().all(|&b| b == 0) {
-                continue;
-            }
-            let lent = Lent::decode(record);
-            if lent.remaining() > 0 {
-                let (app, shard) = (i / SHARDS as usize, i % SHARDS as usize);
-                let slot = Slot {
-                    app: u8::try_from(app).unwrap_or(u8::MAX),
-                    shard: u8::try_from(shard).unwrap_or(0),
-                };
-                held.push((slot, lent));
+        let per_app = SHARDS as usize * RECORD as usize;
+        let mut records = vec![0u8; per_app];
+        for app in self.apps()? {
+            self.read_at(&mut records, offset(Slot { app, shard: 0 }))?;
+            for (shard, record) in records.chunks_exact(RECORD as usize).enumerate() {
+                let lent = Lent::decode(record);
+                if lent.remaining() > 0 {
+                    let shard = u8::try_from(shard).unwrap_or(u8::MAX);
+                    held.push((Slot { app, shard }, lent));
+                }
             }
         }
         Ok(held)
     }
 
-    /// Writes shards' records (not synced: see [`Self::sync`]).
+    /// The apps marked as maybe holding a reserve.
+    fn apps(&self) -> DbResult<Vec<u8>> {
+        let mut bits = [0u8; 32];
+        self.read_at(&mut bits, APPS_AT)?;
+        Ok((0..=255u8)
+            .filter(|&app| bits[usize::from(app / 8)] & (1 << (app % 8)) != 0)
+            .collect())
+    }
+
+    /// Marks exactly `apps` as maybe holding a reserve.
+    fn mark_apps(&self, apps: impl Iterator<Item = u8>) -> DbResult<()> {
+        let mut bits = [0u8; 32];
+        for app in apps {
+            bits[usize::from(app / 8)] |= 1 << (app % 8);
+        }
+        self.file
+            .write_all_at(&bits, APPS_AT)
+            .map_err(|e| self.failed("write", e))
+    }
+
+    /// Writes shards' records (not synced: see [`Self::sync`]). An app
+    /// given indexes is marked first, so no record holding any is unmarked.
     pub fn write(&self, records: &[(Slot, Lent)]) -> DbResult<()> {
+        let mut apps = self.apps()?;
+        let before = apps.len();
+        apps.extend(
+            records
+                .iter()
+                .filter(|(_, lent)| lent.remaining() > 0)
+                .map(|(slot, _)| slot.app),
+        );
+        apps.sort_unstable();
+        apps.dedup();
+        if apps.len() != before {
+            self.mark_apps(apps.into_iter())?;
+        }
         for (slot, lent) in records {
             self.file
                 .write_all_at(&lent.encode(), offset(*slot))
                 .map_err(|e| self.failed("write", e))?;
+        }
+        Ok(())
+    }
+
+    /// Unmarks the apps that hold nothing any more, after their records
+    /// were written.
+    pub fn tidy(&self) -> DbResult<()> {
+        let held = self.holding()?;
+        let mut apps: Vec<u8> = held.iter().map(|(slot, _)| slot.app).collect();
+        apps.dedup();
+        if apps != self.apps()? {
+            self.mark_apps(apps.into_iter())?;
         }
         Ok(())
     }
