@@ -142,7 +142,9 @@ impl Backend {
                 };
                 let store = Arc::new(
                     SqliteStore::open_with(&path, settings.timeout, create)
-                        .in_place(settings.sqlite_in_place),
+                        .in_place(settings.sqlite_in_place)
+                        // One short command: the next takes are other processes.
+                        .lending(settings.sqlite_in_place),
                 );
                 let dispenser: Arc<dyn Dispenser> = store.clone();
                 Ok(Backend {

@@ -333,10 +333,11 @@ mod tests {
 
     async fn fixture(max_limit_id: u64) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(SqliteStore::open(
-            &dir.path().join("idgen.db"),
-            Duration::from_secs(5),
-        ));
+        // Lending, as a store that one-shot `next`s share: the buffer's
+        // refills and the allocator's takes meet the reserve too.
+        let store = Arc::new(
+            SqliteStore::open(&dir.path().join("idgen.db"), Duration::from_secs(5)).lending(true),
+        );
         let spec = AppSpec::validated(1, "t", None, 1000, max_limit_id, AppPolicy::for_step(1000))
             .unwrap();
         store.init_app(&spec).await.unwrap();

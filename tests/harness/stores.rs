@@ -24,7 +24,12 @@ impl TestEnv {
                 );
                 settings.mysql = Some(idgen::redact::SecretUrl::new(self.mysql_url.clone()));
             }
-            StoreKind::Embedded => settings.store = Some(self.store_path()),
+            StoreKind::Embedded => {
+                settings.store = Some(self.store_path());
+                // As one short command opens it (`next`): takes lend to the
+                // reserve and try it first, so every contract is held with it.
+                settings.sqlite_in_place = true;
+            }
         }
         settings
     }

@@ -550,12 +550,13 @@ impl crate::store::Stock for SqliteStore {
         if n == 0 {
             return Ok(Taken::default());
         }
-        if let Some(taken) = self.on_db(move |db| db.take_reserved(slot, n)).await? {
+        let lends = self.lends;
+        if lends && let Some(taken) = self.on_db(move |db| db.take_reserved(slot, n)).await? {
             crate::activity::did(crate::activity::Work::ReserveTake);
             return Ok(taken);
         }
         crate::activity::did(crate::activity::Work::SqliteTransaction);
-        self.on_db(move |db| db.take_stock(slot, n)).await
+        self.on_db(move |db| db.take_stock(slot, n, lends)).await
     }
     async fn stock(&self, kind: DispenserKind, slots: &[Slot]) -> Result<Vec<Option<u64>>> {
         if slots.is_empty() {
@@ -757,15 +758,17 @@ impl Db {
     /// stock; a take of fewer than [`LEND`] indexes lends up to that many
     /// more, from the same run, to the reserve. After the commit, the
     /// reserve's records are written and synced, then the witness raised.
-    pub(super) fn take_stock(&self, slot: Slot, n: u64) -> Result<Taken> {
+    pub(super) fn take_stock(&self, slot: Slot, n: u64, lends: bool) -> Result<Taken> {
         self.write_with(|conn| {
             let witness = self.witness()?;
             let reserve = self.reserve()?;
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // A reserve that holds nothing, and will not, has nothing to check.
+            let watched = lends || reserve.marked()?;
             // Commits by other connections from here on change this number.
             let version: i64 = tx.query_row("PRAGMA data_version", [], |r| r.get(0))?;
             // Under the store's write lock: nobody commits while this runs.
-            let rechecked = Fingerprint::of(&self.path) != Some(reserve.fingerprint()?);
+            let rechecked = watched && Fingerprint::of(&self.path) != Some(reserve.fingerprint()?);
             let mut update = ReserveUpdate {
                 records: if rechecked {
                     recheck_reserve(&tx, &reserve)?
@@ -775,7 +778,16 @@ impl Db {
                 handed_out: false,
                 rechecked,
             };
-            let taken = take_in(&tx, &reserve, &witness.marks(slot)?, slot, n, &mut update)?;
+            let lend = if lends { LEND } else { 0 };
+            let taken = take_in(
+                &tx,
+                &reserve,
+                &witness.marks(slot)?,
+                slot,
+                n,
+                lend,
+                &mut update,
+            )?;
             crate::failpoint::hit("sqlite.take.before_commit")?;
             tx.commit()?;
             // The files as this transaction left them, unless another
@@ -796,7 +808,9 @@ impl Db {
             }
             // After the records: a crash in between leaves the old
             // fingerprint, and the next take reads the store again.
-            reserve.set_fingerprint(fingerprint.filter(|_| unchanged))?;
+            if watched {
+                reserve.set_fingerprint(fingerprint.filter(|_| unchanged))?;
+            }
             // Witnessed after the commit, before anything taken leaves the process.
             if let Some(&served) = taken.indexes.last() {
                 witness.raise(&[(slot, Marks { taken: 0, served })], false)?;
@@ -813,6 +827,7 @@ fn take_in(
     marks: &Marks,
     slot: Slot,
     n: u64,
+    lend_up_to: u64,
     update: &mut ReserveUpdate,
 ) -> DbResult<Taken> {
     let terms = take_terms(tx, slot)?;
@@ -857,8 +872,8 @@ fn take_in(
                 let popped = (taken.indexes.len() - from) as u64;
                 taken.indexes.truncate(from);
                 add_rollback(&mut taken, went_back(tx, slot, popped)?);
-            } else if n < LEND && taken.indexes.len() > from && lent.remaining() == 0 {
-                lent = lend(tx, &terms, slot, &mut taken)?;
+            } else if n < lend_up_to && taken.indexes.len() > from && lent.remaining() == 0 {
+                lent = lend(tx, &terms, slot, lend_up_to, &mut taken)?;
                 if lent.remaining() > 0 && lent.next <= served {
                     // Stock out of order: as stale as stock that starts there.
                     add_rollback(&mut taken, went_back(tx, slot, lent.remaining())?);
@@ -874,15 +889,21 @@ fn take_in(
     Ok(taken)
 }
 
-/// Moves up to [`LEND`] indexes, from the run the take ended in, out of the
+/// Moves up to `up_to` indexes, from the run the take ended in, out of the
 /// stock into a reserve for the shard (empty when the stock ran out, or the
 /// shard has no ledger row to take a limit from).
-fn lend(tx: &Connection, terms: &TakeTerms, slot: Slot, taken: &mut Taken) -> DbResult<Lent> {
+fn lend(
+    tx: &Connection,
+    terms: &TakeTerms,
+    slot: Slot,
+    up_to: u64,
+    taken: &mut Taken,
+) -> DbResult<Lent> {
     let Some(limit) = terms.max_limit_id else {
         return Ok(Lent::default());
     };
     let mut lent = Taken::default();
-    take_from(tx, terms.kind, slot, LEND, true, &mut lent)?;
+    take_from(tx, terms.kind, slot, up_to, true, &mut lent)?;
     if let Some(bad) = lent.malformed {
         let into = taken.malformed.get_or_insert(crate::store::Malformed {
             count: 0,

@@ -77,6 +77,9 @@ pub struct SqliteStore {
     db: Arc<Db>,
     /// Calls run on the calling thread of a current-thread runtime.
     in_place: bool,
+    /// Takes of a few indexes lend more to the reserve, and takes try it
+    /// before the store.
+    lends: bool,
 }
 
 /// The file and its connection, opened on first use.
@@ -152,6 +155,7 @@ impl SqliteStore {
                 reserve: Mutex::new(None),
             }),
             in_place: false,
+            lends: false,
         }
     }
 
@@ -162,6 +166,18 @@ impl SqliteStore {
     /// at most the store's timeout for another process's write lock.
     pub fn in_place(mut self, yes: bool) -> Self {
         self.in_place = yes;
+        self
+    }
+
+    /// With `yes`, a take of fewer than 256 indexes also moves up to 256
+    /// more out of the stock into the store's reserve, and a take tries the
+    /// reserve before opening the store: for one short command (a `next`),
+    /// whose next takes are other processes, served from the reserve without
+    /// SQLite's cost of opening the file. A process that stays (`serve`, a
+    /// service linking the library) keeps its own buffer instead, and takes
+    /// from the store; it still takes what a reserve holds first.
+    pub fn lending(mut self, yes: bool) -> Self {
+        self.lends = yes;
         self
     }
 

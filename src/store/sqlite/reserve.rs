@@ -299,6 +299,11 @@ impl Reserve {
         Ok(held)
     }
 
+    /// Whether any app is marked as maybe holding a reserve.
+    pub fn marked(&self) -> DbResult<bool> {
+        Ok(!self.apps()?.is_empty())
+    }
+
     /// The apps marked as maybe holding a reserve.
     fn apps(&self) -> DbResult<Vec<u8>> {
         let mut bits = [0u8; 32];

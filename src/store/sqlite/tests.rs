@@ -24,7 +24,9 @@ struct Fixture {
 impl Fixture {
     fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("idgen.db"), Duration::from_secs(5));
+        // Lending, as `next` opens it: every behaviour below holds with a reserve.
+        let store =
+            SqliteStore::open(&dir.path().join("idgen.db"), Duration::from_secs(5)).lending(true);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -253,7 +255,7 @@ fn takes_of_one_from_many_threads_and_two_handles_never_repeat() {
     );
     // A second handle opens the files again, as another process does: its
     // lock on the witness excludes the first handle's, not its own threads.
-    let other = SqliteStore::open(f.store.path(), Duration::from_secs(5));
+    let other = SqliteStore::open(f.store.path(), Duration::from_secs(5)).lending(true);
     let takers: Vec<_> = (0..8)
         .map(|i| {
             let store = if i % 2 == 0 {
