@@ -39,6 +39,11 @@
 //!   records what was handed out, raised after each commit and before anything
 //!   leaves the process: stock older than what was served is retired, and the
 //!   ledger moves past the highest segment taken;
+//! * indexes lent to the reserve (`reserve.rs`) leave the stock in the commit
+//!   that lends them, and a take reads the reserve before the stock; a take
+//!   from the reserve alone syncs its record, then raises the witness,
+//!   before anything leaves the process, so a reserve file gone back is seen
+//!   by the witness's served mark;
 //! * a worker ID is claimed, and its time fence raised, in one transaction; the
 //!   fence reasoning of [`crate::lease`] applies unchanged, with an expired
 //!   holder row treated exactly as a missing Redis key;
