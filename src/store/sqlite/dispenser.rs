@@ -565,9 +565,9 @@ impl crate::store::Stock for SqliteStore {
         let slots = slots.to_vec();
         let path = self.path().to_path_buf();
         self.read(move |tx| {
-            // Read after the snapshot began: an index moved from the stock
-            // to the reserve since is counted at most once (a take that lent
-            // it commits before it writes the reserve).
+            // Read without the witness's lock, beside the snapshot: indexes
+            // a take lends meanwhile may be counted in both or in neither.
+            // A count for refills and `status`, never a reason to serve.
             let reserve = Reserve::peek(&path);
             slots
                 .iter()
