@@ -305,6 +305,14 @@ fn one_alice_id(env: &TestEnv, app: &str) -> Run {
         .run()
 }
 
+/// A store with app `app` (step 1000) initialised and stocked.
+fn stocked(app: &str) -> TestEnv {
+    let env = TestEnv::embedded();
+    init_app(&env, app, "1000");
+    env.ok(&["reload-segments", "--app", app, "--quiet"]);
+    env
+}
+
 fn reserve_path(env: &TestEnv) -> std::path::PathBuf {
     let store = env.store_path();
     let name = store.file_name().unwrap().to_string_lossy().into_owned();
@@ -326,9 +334,7 @@ fn settle(env: &TestEnv) {
 
 #[test]
 fn a_take_of_one_id_lends_the_next_ones_and_later_processes_take_them_without_a_transaction() {
-    let env = TestEnv::embedded();
-    init_app(&env, "20", "1000");
-    env.ok(&["reload-segments", "--app", "20", "--quiet"]);
+    let env = stocked("20");
     let lent = one_alice_id(&env, "20");
     assert!(
         lent.stderr.contains("embedded store: 1 transaction"),
@@ -362,9 +368,7 @@ fn a_take_of_one_id_lends_the_next_ones_and_later_processes_take_them_without_a_
 
 #[test]
 fn a_process_killed_inside_a_take_from_the_reserve_hands_out_nothing_twice() {
-    let env = TestEnv::embedded();
-    init_app(&env, "21", "1000");
-    env.ok(&["reload-segments", "--app", "21", "--quiet"]);
+    let env = stocked("21");
     let mut ids = one_alice_id(&env, "21").ids();
     settle(&env);
     ids.extend(one_alice_id(&env, "21").ids());
@@ -384,9 +388,7 @@ fn a_process_killed_inside_a_take_from_the_reserve_hands_out_nothing_twice() {
 
 #[test]
 fn a_reserve_file_restored_from_an_older_copy_hands_out_nothing_it_handed_out() {
-    let env = TestEnv::embedded();
-    init_app(&env, "22", "1000");
-    env.ok(&["reload-segments", "--app", "22", "--quiet"]);
+    let env = stocked("22");
     let mut ids = one_alice_id(&env, "22").ids();
     let copy = tempfile::NamedTempFile::new().unwrap().into_temp_path();
     std::fs::copy(reserve_path(&env), &copy).unwrap();
@@ -406,9 +408,7 @@ fn a_reserve_file_restored_from_an_older_copy_hands_out_nothing_it_handed_out() 
 
 #[test]
 fn a_reserve_file_deleted_costs_a_gap_and_no_repeat() {
-    let env = TestEnv::embedded();
-    init_app(&env, "23", "1000");
-    env.ok(&["reload-segments", "--app", "23", "--quiet"]);
+    let env = stocked("23");
     let mut ids = one_alice_id(&env, "23").ids();
     ids.extend(one_alice_id(&env, "23").ids());
     std::fs::remove_file(reserve_path(&env)).unwrap();
@@ -420,9 +420,7 @@ fn a_reserve_file_deleted_costs_a_gap_and_no_repeat() {
 
 #[test]
 fn a_limit_lowered_by_sql_holds_at_once_for_what_the_reserve_holds() {
-    let env = TestEnv::embedded();
-    init_app(&env, "24", "1000");
-    env.ok(&["reload-segments", "--app", "24", "--quiet"]);
+    let env = stocked("24");
     one_alice_id(&env, "24");
     // The ID of index 2: index 3, which the reserve holds, is past it.
     let limit = 2u64 << 14 | u64::from(ALICE_SHARD) << 8 | 24;
@@ -443,9 +441,7 @@ fn a_limit_lowered_by_sql_holds_at_once_for_what_the_reserve_holds() {
 
 #[test]
 fn dropping_an_apps_stock_drops_its_reserve_too() {
-    let env = TestEnv::embedded();
-    init_app(&env, "25", "1000");
-    env.ok(&["reload-segments", "--app", "25", "--quiet"]);
+    let env = stocked("25");
     one_alice_id(&env, "25");
     let held: u64 = (0..64).map(|shard| queue_stock(&env, 25, shard)).sum();
     let in_table = query_i64(

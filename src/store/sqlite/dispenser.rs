@@ -766,7 +766,13 @@ impl Db {
             // A reserve that holds nothing, and will not, has nothing to check.
             let watched = lends || reserve.marked()?;
             // Commits by other connections from here on change this number.
-            let version: i64 = tx.query_row("PRAGMA data_version", [], |r| r.get(0))?;
+            let version = |conn: &Connection| -> DbResult<Option<i64>> {
+                Ok(match watched {
+                    true => Some(conn.query_row("PRAGMA data_version", [], |r| r.get(0))?),
+                    false => None,
+                })
+            };
+            let began = version(&tx)?;
             // Under the store's write lock: nobody commits while this runs.
             let rechecked = watched && Fingerprint::of(&self.path) != Some(reserve.fingerprint()?);
             let mut update = ReserveUpdate {
@@ -794,9 +800,11 @@ impl Db {
             // connection committed since it began, or they changed too
             // recently for a later change to show (then the next take reads
             // the store again).
-            let fingerprint = Fingerprint::of(&self.path).filter(Fingerprint::settled);
-            let unchanged =
-                conn.query_row("PRAGMA data_version", [], |r| r.get::<_, i64>(0))? == version;
+            let fingerprint = watched
+                .then(|| Fingerprint::of(&self.path))
+                .flatten()
+                .filter(Fingerprint::settled);
+            let unchanged = version(conn)? == began;
             if !update.records.is_empty() {
                 reserve.write(&update.records)?;
                 if update.handed_out {

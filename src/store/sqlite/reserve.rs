@@ -210,11 +210,7 @@ pub(super) struct Reserve {
 /// Where the reserve of the store at `store` lives: beside it and its
 /// witness, hidden.
 pub(super) fn path_for(store: &Path) -> PathBuf {
-    let name = store
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "idgen.db".into());
-    store.with_file_name(format!(".{name}.reserve"))
+    super::witness::beside(store, "reserve")
 }
 
 impl Reserve {

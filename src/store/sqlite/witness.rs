@@ -65,14 +65,19 @@ pub(super) struct Witness {
     threads: Mutex<()>,
 }
 
-/// Where the witness of the store at `store` lives: beside it, hidden, so a
-/// copy of the store file (or of `NAME*`) restored over it leaves it alone.
-pub(super) fn path_for(store: &Path) -> PathBuf {
+/// The store's file `.NAME.{kind}` beside it: hidden, so a copy of the store
+/// file (or of `NAME*`) restored over it leaves it alone.
+pub(super) fn beside(store: &Path, kind: &str) -> PathBuf {
     let name = store
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "idgen.db".into());
-    store.with_file_name(format!(".{name}.witness"))
+    store.with_file_name(format!(".{name}.{kind}"))
+}
+
+/// Where the witness of the store at `store` lives.
+pub(super) fn path_for(store: &Path) -> PathBuf {
+    beside(store, "witness")
 }
 
 impl Witness {
