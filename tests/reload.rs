@@ -2,6 +2,7 @@
 //! ledger in one transaction and pushed together, with every guarantee of a
 //! single refill.
 
+use crate::harness::faults::{Persistence, RedisProcess};
 use crate::harness::{StoreKind, Test, TestEnv, assert_unique, segment_id, segment_parts};
 use idgen::exit_code;
 use std::os::unix::process::ExitStatusExt;
@@ -343,4 +344,47 @@ fn next_on_a_shard_whose_key_has_the_wrong_type_names_the_key_and_the_fix() {
         .one_line_error(format!("{key} holds unexpected data: a string, not a list"))
         .stderr(format!("redis-cli DEL {key}"))
         .run();
+}
+
+/// What a reload costs Redis: each batch of an app's shards is locked by one
+/// script call and pushed by one more (the queue's in one transaction with
+/// its buffers), not one call per shard: a script's fixed cost was most of a
+/// refill's time on the server.
+fn script_calls_of_a_reload(dispenser: &str) -> (u64, serde_json::Value) {
+    let env = TestEnv::distributed();
+    let redis = RedisProcess::start(Persistence::None);
+    env.ok(&["init-app", "--app", "1", "--name", "batched"]);
+    let run = Test::within(&env)
+        .args(["reload-segments", "--app", "1", "--json"])
+        .env("IDGEN_REDIS_URL", redis.url())
+        .env("IDGEN_DISPENSER", dispenser)
+        .status(exit_code::OK)
+        .run();
+    // `calls=6,usec=…,failed_calls=2`: the first call of each script found
+    // this new server without it (NOSCRIPT) and went again.
+    let stats = redis.info_field("commandstats", "cmdstat_evalsha");
+    let count = |name: &str| -> u64 {
+        stats
+            .split(',')
+            .find_map(|field| field.strip_prefix(name)?.strip_prefix('='))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in {stats:?}"))
+    };
+    let calls = count("calls") - count("failed_calls") - count("rejected_calls");
+    (calls, run.json())
+}
+
+#[test]
+fn a_queue_reload_locks_and_pushes_each_batch_of_shards_in_one_script_call() {
+    let (calls, report) = script_calls_of_a_reload("queue");
+    assert_eq!(report["shards_refilled"], 64, "{report}");
+    // Two batches of 32 shards: a lock and a push each.
+    assert_eq!(calls, 4, "{report}");
+}
+
+#[test]
+fn a_range_reload_locks_and_pushes_each_batch_of_shards_in_one_script_call() {
+    let (calls, report) = script_calls_of_a_reload("range");
+    assert_eq!(report["shards_refilled"], 64, "{report}");
+    assert_eq!(calls, 4, "{report}");
 }

@@ -1,10 +1,15 @@
 //! Lock, push and unlock for many shards, each in one round trip.
 //!
-//! Every shard keeps its own script call, self-contained (its own keys, its
-//! own token, its stamp checked inside the script), so the pipeline is only
-//! transport: a cluster connection may split it by slot, and a call that
-//! fails fails for its shard alone. A single-shard lock, push or unlock is a
-//! batch of one, so there is one path and nothing to drift.
+//! A lock or push of many shards is one script call (`lua/stock/lock.lua`,
+//! `lua/stock/push.lua`), a [`Batch`]: a script's fixed cost (the master
+//! check and the prelude, about 20 µs of the server's one thread) was most
+//! of a refill's time on Redis when each shard had a call of its own. Inside
+//! the script each shard is still served on its own (its own keys, its own
+//! token, its stamp checked), and answered on its own: a shard that fails
+//! fails alone. A cluster keeps one call per shard, as each shard's keys sit
+//! in a slot of their own. Settle and unlock run one call per shard, in one
+//! pipeline. A single-shard lock, push or unlock is a batch of one, so there
+//! is one path and nothing to drift.
 
 use super::RedisNode;
 use super::acl;
@@ -14,7 +19,7 @@ use super::exchange::Added;
 use super::keys::KeyNames;
 use super::reply::{fields, int_of, text_of};
 use super::scripts::scripts;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::shard::DispenserKind;
 use crate::store::{
     LockToken, Locked, PushOutcome, Pushed, Segment, Settled, ShardMarks, Slot, StockPush, only_one,
@@ -23,20 +28,31 @@ use redis::{Script, Value};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-/// One script call: its keys and arguments, and for a queue push the segment
-/// whose indexes it stocks.
+/// One shard's part of a script call: its keys and arguments, and for a
+/// queue push the segment whose indexes it stocks.
 struct Call {
     keys: Vec<String>,
     args: Vec<String>,
     queued: Option<QueuedSegment>,
 }
 
+/// One script call for many shards: the arguments they share, then each
+/// shard's keys and arguments (see the scripts' headers for the order).
+struct Batch<'a> {
+    script: &'a Script,
+    shared: Vec<String>,
+    /// The script takes, after the shared arguments, the number of keys each
+    /// shard has: 5, or 6 when a queue push's buffer follows (`push.lua`).
+    tells_keys_per_shard: bool,
+    shards: Vec<Call>,
+}
+
 /// A queue push's segment, the shard's push buffer and the push's token. On
-/// one server the call is a transaction: the buffer filled with the token and
-/// every index, then the script, which checks the token and moves the buffer
-/// into the queue or drops it (a Lua string per index costs more than filling
-/// the buffer). The buffer is filled by one `RESTORE` of the whole list (see
-/// [`Fill`]), else by one plain `RPUSH`. A cluster client cannot send a
+/// one server the batch is a transaction: each buffer filled with its token
+/// and every index, then the script, which checks each token and moves each
+/// buffer into its queue or drops it (a Lua string per index costs more than
+/// filling the buffer). A buffer is filled by one `RESTORE` of the whole list
+/// (see [`Fill`]), else by one plain `RPUSH`. A cluster client cannot send a
 /// transaction, so there every index goes to the script as a decimal argument
 /// instead; either way each is formatted straight into the request.
 struct QueuedSegment {
@@ -75,6 +91,11 @@ fn restore_unusable(answer: &Value) -> bool {
         || text.contains("bad data format")
 }
 
+/// The key that names a shard in its script's errors: its stock's.
+fn named_key(call: &Call) -> &str {
+    call.keys.get(1).or(call.keys.first()).map_or("", |k| k)
+}
+
 impl RedisNode {
     /// Runs `script` once per call in one pipeline; one answer per call, in
     /// order (see [`Self::pipeline_loading`] for a server without the script).
@@ -84,134 +105,204 @@ impl RedisNode {
         script: &Script,
         calls: &[Call],
     ) -> Result<Vec<Result<Value>>> {
-        let answers = self.eval_each_unnamed(link, script, calls).await?;
-        // A WRONGTYPE names the call's key that holds another type: its shard alone failed.
+        let answers = if self.keys == KeyNames::Cluster {
+            // A cluster pipeline stays within one slot: each call goes alone,
+            // all at once, to the master that owns its shard.
+            let calls = calls.iter().map(|call| async move {
+                let keys: Vec<&str> = call.keys.iter().map(String::as_str).collect();
+                self.invoke::<Value>(script, &keys, &call.args).await
+            });
+            futures::future::join_all(calls).await
+        } else {
+            let mut conn = link.conn;
+            let values = self
+                .pipeline_loading(&mut conn, script, calls.len(), |pipe, i| {
+                    let call = &calls[i];
+                    pipe.cmd("EVALSHA")
+                        .arg(script.get_hash())
+                        .arg(call.keys.len())
+                        .arg(&call.keys)
+                        .arg(&call.args);
+                    Added::Command
+                })
+                .await?;
+            let mut answers = Vec::with_capacity(calls.len());
+            for (call, value) in calls.iter().zip(values) {
+                // A script refused a server that is not the master: reconnect next time.
+                answers.push(
+                    self.answered([&value], named_key(call))
+                        .await
+                        .map(|()| value),
+                );
+            }
+            answers
+        };
+        Ok(self.name_wrong_types(calls, answers).await)
+    }
+
+    /// A WRONGTYPE names the call's key that holds another type: its shard alone failed.
+    async fn name_wrong_types(
+        &self,
+        calls: &[Call],
+        answers: Vec<Result<Value>>,
+    ) -> Vec<Result<Value>> {
         let named = calls.iter().zip(answers).map(|(call, answer)| async move {
             match answer {
                 Err(e) => Err(self.name_wrong_type(&call.keys, e).await),
                 answer => answer,
             }
         });
-        Ok(futures::future::join_all(named).await)
+        futures::future::join_all(named).await
     }
 
-    async fn eval_each_unnamed(
-        &self,
-        link: Link,
-        script: &Script,
-        calls: &[Call],
-    ) -> Result<Vec<Result<Value>>> {
-        if self.keys == KeyNames::Cluster {
-            // A cluster pipeline stays within one slot: each call goes alone,
-            // all at once, to the master that owns its shard.
-            let calls = calls.iter().map(|call| async move {
+    /// Runs a batch; one answer per shard, in order.
+    async fn eval_batch(&self, link: Link, batch: &Batch<'_>) -> Result<Vec<Result<Value>>> {
+        let answers = if self.keys == KeyNames::Cluster {
+            // Each shard's keys sit in a slot of their own: a batch of one per
+            // shard, all at once, each to the master that owns its shard.
+            let calls = batch.shards.iter().map(|call| async move {
                 let keys: Vec<&str> = call.keys.iter().map(String::as_str).collect();
-                let mut args = call.args.clone();
+                let mut args = batch.shared.clone();
+                if batch.tells_keys_per_shard {
+                    // No buffer: a cluster client cannot send a transaction.
+                    args.push(call.keys.len().to_string());
+                }
+                args.extend(call.args.iter().cloned());
                 args.extend(
                     call.queued
                         .iter()
                         .flat_map(|queued| queued.segment.indexes())
                         .map(|i| i.to_string()),
                 );
-                self.invoke::<Value>(script, &keys, &args).await
-            });
-            return Ok(futures::future::join_all(calls).await);
-        }
-        let mut conn = link.conn;
-        let fill = if link.restore_list && !self.restore_refused.load(Ordering::Relaxed) {
-            Fill::Restore
-        } else {
-            Fill::Push
-        };
-        let every: Vec<usize> = (0..calls.len()).collect();
-        let mut values = self
-            .pipeline_calls(&mut conn, script, calls, &every, fill)
-            .await?;
-        if fill == Fill::Restore {
-            // Refused, these pushes stocked nothing (a refusal while queued
-            // discards the transaction; a failed RESTORE leaves the script no
-            // buffer, and it stocks nothing): they go again by RPUSH.
-            let refused: Vec<usize> = (0..calls.len())
-                .filter(|&i| calls[i].queued.is_some() && restore_unusable(&values[i]))
-                .collect();
-            if !refused.is_empty() {
-                self.restore_refused.store(true, Ordering::Relaxed);
-                let again = self
-                    .pipeline_calls(&mut conn, script, calls, &refused, Fill::Push)
-                    .await?;
-                for (i, value) in refused.into_iter().zip(again) {
-                    values[i] = value;
+                match self.invoke::<Value>(batch.script, &keys, &args).await {
+                    Ok(value) => {
+                        only_one(self.shard_answers(value, std::slice::from_ref(call)).await)
+                            .and_then(|answer| answer)
+                    }
+                    Err(e) => Err(e),
                 }
+            });
+            futures::future::join_all(calls).await
+        } else {
+            let mut conn = link.conn;
+            let queued = batch.shards.iter().any(|call| call.queued.is_some());
+            let fill = if link.restore_list && !self.restore_refused.load(Ordering::Relaxed) {
+                Fill::Restore
+            } else {
+                Fill::Push
+            };
+            let mut value = self.pipeline_batch(&mut conn, batch, fill).await?;
+            if queued && fill == Fill::Restore && restore_unusable(&value) {
+                // Refused, the batch stocked nothing (a refusal while queued
+                // discards the transaction; a failed RESTORE leaves the script
+                // no buffer, and it stocks nothing): it goes again by RPUSH.
+                self.restore_refused.store(true, Ordering::Relaxed);
+                value = self.pipeline_batch(&mut conn, batch, Fill::Push).await?;
             }
-        }
-        let mut answers = Vec::with_capacity(calls.len());
-        for (call, value) in calls.iter().zip(values) {
-            // A script refused a server that is not the master: reconnect next time.
-            let key = call.keys.get(1).or(call.keys.first());
-            answers.push(
-                self.answered([&value], key.map_or("", |k| k))
-                    .await
-                    .map(|()| value),
-            );
-        }
-        Ok(answers)
+            self.shard_answers(value, &batch.shards).await
+        };
+        Ok(self.name_wrong_types(&batch.shards, answers).await)
     }
 
-    /// Sends `calls[i]` for each `i` of `which` in one pipeline, a queue
-    /// push's buffer filled the `fill` way; their answers, in that order.
-    async fn pipeline_calls(
+    /// Each shard's answer out of a batch's: its own, an error for it alone,
+    /// or the whole script's error (a server that is not the master) for every shard.
+    async fn shard_answers(&self, value: Value, calls: &[Call]) -> Vec<Result<Value>> {
+        let items = match value {
+            Value::Array(items) if items.len() == calls.len() => items,
+            Value::ServerError(_) => vec![value; calls.len()],
+            other => {
+                return calls
+                    .iter()
+                    .map(|_| {
+                        Err(Error::Internal(format!(
+                            "a stock script answered {other:?} for {} shards",
+                            calls.len()
+                        )))
+                    })
+                    .collect();
+            }
+        };
+        let mut answers = Vec::with_capacity(calls.len());
+        for (call, item) in calls.iter().zip(items) {
+            // A script refused a server that is not the master: reconnect next time.
+            answers.push(self.answered([&item], named_key(call)).await.map(|()| item));
+        }
+        answers
+    }
+
+    /// Sends a batch in one pipeline, its queue pushes' buffers filled the
+    /// `fill` way: one script call, in a transaction with the fills.
+    async fn pipeline_batch(
         &self,
         conn: &mut Conn,
-        script: &Script,
-        calls: &[Call],
-        which: &[usize],
+        batch: &Batch<'_>,
         fill: Fill,
-    ) -> Result<Vec<Value>> {
-        self.pipeline_loading(conn, script, which.len(), |pipe, i| {
-            let call = &calls[which[i]];
-            let Some(queued) = &call.queued else {
-                pipe.cmd("EVALSHA")
-                    .arg(script.get_hash())
-                    .arg(call.keys.len())
-                    .arg(&call.keys)
-                    .arg(&call.args);
-                return Added::Command;
-            };
-            pipe.cmd("MULTI");
-            let queued_commands = match fill {
-                Fill::Restore => {
-                    let token = Entry::Text(queued.token.as_bytes());
-                    let indexes = queued.segment.indexes().map(Entry::Uint);
-                    // REPLACE: whatever a push refused on a writable replica left there.
-                    pipe.cmd("RESTORE")
-                        .arg(&queued.buffer)
-                        .arg(0)
-                        .arg(dump::list(std::iter::once(token).chain(indexes)))
-                        .arg("REPLACE");
-                    2
+    ) -> Result<Value> {
+        let mut answers = self
+            .pipeline_loading(conn, batch.script, 1, |pipe, _| {
+                let queued: Vec<&QueuedSegment> = batch
+                    .shards
+                    .iter()
+                    .filter_map(|call| call.queued.as_ref())
+                    .collect();
+                if !queued.is_empty() {
+                    pipe.cmd("MULTI");
                 }
-                Fill::Push => {
-                    // Whatever a push refused on a writable replica left there.
-                    pipe.cmd("DEL").arg(&queued.buffer);
-                    let fill = pipe.cmd("RPUSH").arg(&queued.buffer).arg(&queued.token);
-                    for index in queued.segment.indexes() {
-                        fill.arg(index);
+                let mut queued_commands = 0;
+                for queued in &queued {
+                    match fill {
+                        Fill::Restore => {
+                            let token = Entry::Text(queued.token.as_bytes());
+                            let indexes = queued.segment.indexes().map(Entry::Uint);
+                            // REPLACE: whatever a push refused on a writable replica left there.
+                            pipe.cmd("RESTORE")
+                                .arg(&queued.buffer)
+                                .arg(0)
+                                .arg(dump::list(std::iter::once(token).chain(indexes)))
+                                .arg("REPLACE");
+                            queued_commands += 1;
+                        }
+                        Fill::Push => {
+                            // Whatever a push refused on a writable replica left there.
+                            pipe.cmd("DEL").arg(&queued.buffer);
+                            let fill = pipe.cmd("RPUSH").arg(&queued.buffer).arg(&queued.token);
+                            for index in queued.segment.indexes() {
+                                fill.arg(index);
+                            }
+                            queued_commands += 2;
+                        }
                     }
-                    3
                 }
-            };
-            pipe.cmd("EVALSHA")
-                .arg(script.get_hash())
-                .arg(call.keys.len() + 1)
-                .arg(&call.keys)
-                .arg(&queued.buffer)
-                .arg(&call.args);
-            pipe.cmd("EXEC");
-            Added::Transaction {
-                queued: queued_commands,
-            }
-        })
-        .await
+                let keys_per_shard = batch.shards.first().map_or(0, |call| {
+                    call.keys.len() + usize::from(call.queued.is_some())
+                });
+                let eval = pipe
+                    .cmd("EVALSHA")
+                    .arg(batch.script.get_hash())
+                    .arg(keys_per_shard * batch.shards.len());
+                for call in &batch.shards {
+                    eval.arg(&call.keys);
+                    if let Some(queued) = &call.queued {
+                        eval.arg(&queued.buffer);
+                    }
+                }
+                eval.arg(&batch.shared);
+                if batch.tells_keys_per_shard {
+                    eval.arg(keys_per_shard);
+                }
+                for call in &batch.shards {
+                    eval.arg(&call.args);
+                }
+                if queued.is_empty() {
+                    return Added::Command;
+                }
+                pipe.cmd("EXEC");
+                Added::Transaction {
+                    queued: queued_commands + 1,
+                }
+            })
+            .await?;
+        Ok(answers.pop().unwrap_or(Value::Nil))
     }
 
     /// The connection, and the `run_id` the scripts compare stamps with:
@@ -237,21 +328,21 @@ impl RedisNode {
         let (link, run_id) = self.link_and_run_id().await?;
         let ttl = ttl.as_millis().max(1).to_string();
         let tokens: Vec<LockToken> = slots.iter().map(|_| LockToken::random()).collect();
-        let calls: Vec<Call> = slots
-            .iter()
-            .zip(&tokens)
-            .map(|(&slot, token)| Call {
-                keys: self.keys.shard(slot).to_vec(),
-                args: vec![
-                    token.0.clone(),
-                    ttl.clone(),
-                    kind.as_str().to_string(),
-                    run_id.clone(),
-                ],
-                queued: None,
-            })
-            .collect();
-        let answers = self.eval_each(link, &scripts().lock, &calls).await?;
+        let batch = Batch {
+            script: &scripts().lock,
+            shared: vec![ttl, kind.as_str().to_string(), run_id],
+            tells_keys_per_shard: false,
+            shards: slots
+                .iter()
+                .zip(&tokens)
+                .map(|(&slot, token)| Call {
+                    keys: self.keys.shard(slot).to_vec(),
+                    args: vec![token.0.clone()],
+                    queued: None,
+                })
+                .collect(),
+        };
+        let answers = self.eval_batch(link, &batch).await?;
         let mut locked = Vec::with_capacity(slots.len());
         for ((&slot, token), answer) in slots.iter().zip(tokens).zip(answers) {
             locked.push(match answer {
@@ -289,36 +380,36 @@ impl RedisNode {
     ) -> Result<Vec<Result<Pushed>>> {
         crate::failpoint::hit("dispenser.before_push")?;
         let (link, run_id) = self.link_and_run_id().await?;
-        let calls: Vec<Call> = pushes
-            .iter()
-            .map(|p| {
-                let args = vec![
-                    p.token.0.clone(),
-                    p.segment.first.to_string(),
-                    p.segment.last.to_string(),
-                    kind.as_str().to_string(),
-                    p.max_limit_id.to_string(),
-                    run_id.clone(),
-                    ceiling(p.slot, p.max_limit_id).to_string(),
-                    if p.release { "1" } else { "0" }.to_string(),
-                ];
-                Call {
+        let batch = Batch {
+            script: &scripts().push,
+            shared: vec![kind.as_str().to_string(), run_id],
+            tells_keys_per_shard: true,
+            shards: pushes
+                .iter()
+                .map(|p| Call {
                     keys: self.keys.shard(p.slot).to_vec(),
-                    args,
+                    args: vec![
+                        p.token.0.clone(),
+                        p.segment.first.to_string(),
+                        p.segment.last.to_string(),
+                        p.max_limit_id.to_string(),
+                        ceiling(p.slot, p.max_limit_id).to_string(),
+                        if p.release { "1" } else { "0" }.to_string(),
+                    ],
                     queued: (kind == DispenserKind::Queue).then(|| QueuedSegment {
                         segment: p.segment,
                         buffer: self.keys.buffer(p.slot),
                         token: p.token.0.clone(),
                     }),
-                }
-            })
-            .collect();
-        let mut answers = self.eval_each(link, &scripts().push, &calls).await?;
+                })
+                .collect(),
+        };
+        let mut answers = self.eval_batch(link, &batch).await?;
         // The answers were lost and the pushes are sent again, as a cluster
         // client does after a failover: the second answers stand.
         if crate::failpoint::hit_and_armed("dispenser.push_answer_lost")? {
             let (link, _) = self.link_and_run_id().await?;
-            answers = self.eval_each(link, &scripts().push, &calls).await?;
+            answers = self.eval_batch(link, &batch).await?;
         }
         let mut pushed = Vec::with_capacity(pushes.len());
         for (push, answer) in pushes.iter().zip(answers) {

@@ -160,3 +160,28 @@ local function settle(queue, range, stamp, witness, ledger_max, limit, ceiling, 
   end
   return 0, over, 1, false
 end
+
+-- The scripts that serve a batch of shards in one call (lock.lua, push.lua)
+-- run `body(keys, s)` for each shard `s` (1, 2, ...), `keys` being its
+-- `per_shard` consecutive KEYS, and answer with the list of their answers.
+-- A shard's error (a key of another type, a full memory, a refused
+-- condition) becomes that shard's answer, an error reply in its place, and
+-- the other shards go on: as when each shard had a script call of its own,
+-- what one shard's body wrote before it failed stays, and no other shard
+-- is touched by it.
+local function for_each_shard(per_shard, body)
+  local answers = {}
+  for s = 1, #KEYS / per_shard do
+    local keys = {}
+    for i = 1, per_shard do keys[i] = KEYS[(s - 1) * per_shard + i] end
+    local ok, answer = pcall(body, keys, s)
+    if not ok then
+      -- redis.call raises a Redis error as {err = ...}; Lua's own errors are text.
+      if type(answer) ~= 'table' or not answer.err then
+        answer = {err = 'ERR idgen: ' .. tostring(answer)}
+      end
+    end
+    answers[s] = answer
+  end
+  return answers
+end
