@@ -447,12 +447,19 @@ def bench_decode(scratch, _servers):
 
 def bench_reload(scratch, servers):
     apps = size(64, 2)
+    # A MySQL database and a Redis database of the row's own: a reload takes
+    # every app, and the rows before made theirs in the shared ones (app 1 of
+    # `serve` with steps of 100,000, which alone would push 6.4 M indexes).
+    subprocess.run(servers.mysql_cli("CREATE DATABASE IF NOT EXISTS reload", db=None), check=True)
     env = distributed_env(servers)
+    env["IDGEN_REDIS_URL"] = f"redis://127.0.0.1:{servers.redis_port}/1"
+    env["IDGEN_MYSQL_URL"] = f"mysql://root@127.0.0.1:{servers.mysql_port}/reload"
+    redis_cli = servers.redis_cli("-n", "1")
     for app in range(100, 100 + apps):
         idgen(env, "init-app", "--app", str(app), "--name", f"reload{app}", "--dispenser", "queue")
     # Each run starts from an empty Redis and no refill history, so every shard loads one step.
-    prepare = (f"{shlex.join(servers.redis_cli('FLUSHDB'))} >/dev/null && "
-               f"{shlex.join(servers.mysql_cli('DELETE FROM idgen_refill'))}")
+    prepare = (f"{shlex.join([*redis_cli, 'FLUSHDB'])} >/dev/null && "
+               f"{shlex.join(servers.mysql_cli('DELETE FROM idgen_refill', db='reload'))}")
     times = {}
     for dispenser in ("queue", "range"):
         if dispenser == "range":
@@ -468,8 +475,8 @@ def bench_reload(scratch, servers):
         for shard in range(apps * 64):
             key = b"floor.%d" % shard
             f.write(b"*1002\r\n$5\r\nRPUSH\r\n$%d\r\n%s\r\n" % (len(key), key) + values)
-    (floor,) = hyperfine("reload-floor", [f"{shlex.join(servers.redis_cli('--pipe'))} < {pushes}"], env,
-                         runs=size(5, 1), warmup=0, prepare=shlex.join(servers.redis_cli("FLUSHDB")),
+    (floor,) = hyperfine("reload-floor", [f"{shlex.join([*redis_cli, '--pipe'])} < {pushes}"], env,
+                         runs=size(5, 1), warmup=0, prepare=shlex.join([*redis_cli, "FLUSHDB"]),
                          shell=True)
     q, r, f = median(times["queue"]), median(times["range"]), median(floor)
     row(f"`reload-segments` from empty, {apps} apps x 64 shards, queue (range, and Redis's own RPUSH of "
