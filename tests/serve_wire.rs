@@ -242,21 +242,25 @@ fn rss_kib(pid: u32) -> (u64, u64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
-#[test]
-fn two_hundred_clients_that_never_read_a_long_list_hold_little_memory() {
+/// `serve`'s resident memory when idle and its peak once 200 clients that
+/// never read have each asked for a list of `n` and every answer has stopped
+/// moving, in KiB.
+fn memory_with_stuck_clients(n: u64) -> (u64, u64) {
     let env = TestEnv::embedded();
     env.ok(&[
         "init-app", "--app", "1", "--name", "orders", "--step", "100000",
     ]);
     let served = Served::start(&env, &["--write-timeout", "5m"]);
-    served.get("/api/segment/list/orders/100000");
+    served.get(&format!("/api/segment/list/orders/{n}"));
     let (idle, _) = rss_kib(served.child.id());
     let stuck: Vec<_> = (0..200)
         .map(|_| {
             let mut stream = served.connect();
-            stream
-                .write_all(b"GET /api/segment/list/orders/100000 HTTP/1.1\r\nHost: x\r\n\r\n")
-                .unwrap();
+            write!(
+                stream,
+                "GET /api/segment/list/orders/{n} HTTP/1.1\r\nHost: x\r\n\r\n"
+            )
+            .unwrap();
             stream
         })
         .collect();
@@ -286,8 +290,29 @@ fn two_hundred_clients_that_never_read_a_long_list_hold_little_memory() {
     );
     let (now, peak) = rss_kib(served.child.id());
     eprintln!(
-        "RSS idle {idle} KiB, with 200 stuck clients {now} KiB, peak {peak} KiB; {last} IDs taken"
+        "lists of {n}: RSS idle {idle} KiB, with 200 stuck clients {now} KiB, peak {peak} KiB; {last} IDs taken"
     );
-    assert!(peak < idle + 30 * 1024, "peak {peak} KiB, idle {idle} KiB");
     drop(stuck);
+    (idle, peak)
+}
+
+#[test]
+fn two_hundred_clients_that_never_read_a_long_list_hold_little_memory() {
+    // Against the same clients asking for one chunk each: what 200 open
+    // connections cost (tasks, buffers; more in a debug build than in a
+    // release one, which `scripts/bench.sh memory` measures against the
+    // goal of 30 MiB) is the same for both. Beyond it, a client of a long
+    // list may hold hyper's write buffer (32 KiB) and a chunk or two (1,024
+    // IDs, at most 20 KiB each): about 14 MiB for 200, measured 13-17 MiB
+    // with the allocator's slack. A list held whole (over 300 MiB of text
+    // for 200 clients of 100,000), or hyper's default buffer (400 KiB, 80
+    // MiB for 200), would show.
+    let (idle, peak) = memory_with_stuck_clients(100_000);
+    let (short_idle, short_peak) = memory_with_stuck_clients(1_000);
+    let long = peak.saturating_sub(idle);
+    let short = short_peak.saturating_sub(short_idle);
+    assert!(
+        long < short + 24 * 1024,
+        "200 stuck clients of lists of 100,000: +{long} KiB; of 1,000: +{short} KiB"
+    );
 }

@@ -187,13 +187,20 @@ impl Cluster {
             String::from_utf8_lossy(&out.stderr)
         );
         cluster.wait_ok();
+        // In sync on both ends: a replica's link is up once it has loaded its
+        // copy, but its master counts it (`state=online`, what a lease on
+        // Redis alone waits for) only at the replica's first acknowledgement.
         super::wait_until(Duration::from_secs(60), "the replicas to sync", || {
-            cluster.nodes.iter().filter(|n| !n.is_master()).all(|n| {
+            cluster.nodes.iter().all(|n| {
                 let info: String = redis::cmd("INFO")
                     .arg("replication")
                     .query(&mut n.conn())
                     .unwrap_or_default();
-                info.contains("master_link_status:up")
+                if n.is_master() {
+                    info.matches(",state=online,").count() >= usize::from(replicas)
+                } else {
+                    info.contains("master_link_status:up")
+                }
             })
         });
         cluster
