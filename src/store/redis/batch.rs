@@ -157,6 +157,9 @@ impl RedisNode {
 
     /// Runs a batch; one answer per shard, in order.
     async fn eval_batch(&self, link: Link, batch: &Batch<'_>) -> Result<Vec<Result<Value>>> {
+        if batch.shards.is_empty() {
+            return Ok(Vec::new());
+        }
         let answers = if self.keys == KeyNames::Cluster {
             // Each shard's keys sit in a slot of their own: a batch of one per
             // shard, all at once, each to the master that owns its shard.
@@ -238,6 +241,19 @@ impl RedisNode {
         batch: &Batch<'_>,
         fill: Fill,
     ) -> Result<Value> {
+        // The script finds each shard's keys by one count: every shard of a
+        // batch must have as many (a queue push's buffer, or none).
+        let keys_per_shard = |call: &Call| call.keys.len() + usize::from(call.queued.is_some());
+        let per_shard = batch.shards.first().map_or(0, keys_per_shard);
+        if batch
+            .shards
+            .iter()
+            .any(|call| keys_per_shard(call) != per_shard)
+        {
+            return Err(Error::Internal(
+                "a batch of shards with different keys per shard".into(),
+            ));
+        }
         let mut answers = self
             .pipeline_loading(conn, batch.script, 1, |pipe, _| {
                 let queued: Vec<&QueuedSegment> = batch
@@ -273,13 +289,10 @@ impl RedisNode {
                         }
                     }
                 }
-                let keys_per_shard = batch.shards.first().map_or(0, |call| {
-                    call.keys.len() + usize::from(call.queued.is_some())
-                });
                 let eval = pipe
                     .cmd("EVALSHA")
                     .arg(batch.script.get_hash())
-                    .arg(keys_per_shard * batch.shards.len());
+                    .arg(per_shard * batch.shards.len());
                 for call in &batch.shards {
                     eval.arg(&call.keys);
                     if let Some(queued) = &call.queued {
@@ -288,7 +301,7 @@ impl RedisNode {
                 }
                 eval.arg(&batch.shared);
                 if batch.tells_keys_per_shard {
-                    eval.arg(keys_per_shard);
+                    eval.arg(per_shard);
                 }
                 for call in &batch.shards {
                     eval.arg(&call.args);
