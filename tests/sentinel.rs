@@ -180,10 +180,15 @@ fn demoted_master_serves_nothing(group: &mut SentinelGroup, old: u16) {
         || {
             // Sentinel ends the normal clients of the master it demotes
             // (CLIENT KILL TYPE normal, with the SLAVEOF): a poll whose
-            // connection it ends has only asked too early.
-            redis::cmd("INFO")
-                .arg("replication")
-                .query::<String>(&mut server.conn())
+            // connection it ends, even while it is made, has only asked too
+            // early.
+            server
+                .connect()
+                .and_then(|mut conn| {
+                    redis::cmd("INFO")
+                        .arg("replication")
+                        .query::<String>(&mut conn)
+                })
                 .is_ok_and(|info| {
                     info.contains("role:slave") && info.contains("master_link_status:up")
                 })

@@ -140,9 +140,14 @@ impl RedisProcess {
     }
 
     pub fn conn(&self) -> redis::Connection {
-        redis::Client::open(self.url().as_str())
-            .and_then(|c| c.get_connection())
+        self.connect()
             .expect("connect to the test's own redis-server")
+    }
+
+    /// A connection, or the error of a server that refused or ended it (one
+    /// being demoted, restarted or paused): for polls that ask again.
+    pub fn connect(&self) -> redis::RedisResult<redis::Connection> {
+        redis::Client::open(self.url().as_str()).and_then(|c| c.get_connection())
     }
 
     pub fn run_id(&self) -> String {
