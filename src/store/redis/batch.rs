@@ -91,11 +91,6 @@ fn restore_unusable(answer: &Value) -> bool {
         || text.contains("bad data format")
 }
 
-/// The key that names a shard in its script's errors: its stock's.
-fn named_key(call: &Call) -> &str {
-    call.keys.get(1).or(call.keys.first()).map_or("", |k| k)
-}
-
 impl RedisNode {
     /// Runs `script` once per call in one pipeline; one answer per call, in
     /// order (see [`Self::pipeline_loading`] for a server without the script).
@@ -128,12 +123,7 @@ impl RedisNode {
                 .await?;
             let mut answers = Vec::with_capacity(calls.len());
             for (call, value) in calls.iter().zip(values) {
-                // A script refused a server that is not the master: reconnect next time.
-                answers.push(
-                    self.answered([&value], named_key(call))
-                        .await
-                        .map(|()| value),
-                );
+                answers.push(self.shard_answer(call, value).await);
             }
             answers
         };
@@ -227,10 +217,17 @@ impl RedisNode {
         };
         let mut answers = Vec::with_capacity(calls.len());
         for (call, item) in calls.iter().zip(items) {
-            // A script refused a server that is not the master: reconnect next time.
-            answers.push(self.answered([&item], named_key(call)).await.map(|()| item));
+            answers.push(self.shard_answer(call, item).await);
         }
         answers
+    }
+
+    /// One shard's answer: its value, or the error the server answered for
+    /// it, named by the shard's stock key (a script refused a server that is
+    /// not the master: reconnect next time).
+    async fn shard_answer(&self, call: &Call, value: Value) -> Result<Value> {
+        let key = call.keys.get(1).or(call.keys.first()).map_or("", |k| k);
+        self.answered([&value], key).await.map(|()| value)
     }
 
     /// Sends a batch in one pipeline, its queue pushes' buffers filled the
