@@ -58,6 +58,20 @@ pub struct GaleraNode {
     child: Option<Child>,
 }
 
+/// A free port none of `taken` is, added to them. `free_port` lets each
+/// port go, so two calls can find the same one: two nodes given one gcomm
+/// port cannot both listen on it (a test run found nodes 1 and 2 sharing
+/// one, and node 2's retry kept it).
+fn port_besides(taken: &mut Vec<u16>) -> u16 {
+    loop {
+        let port = free_port();
+        if !taken.contains(&port) {
+            taken.push(port);
+            return port;
+        }
+    }
+}
+
 impl GaleraCluster {
     /// Starts `size` nodes (3 for a cluster that keeps a majority when one
     /// dies) and returns once every one is `Synced` in a cluster of `size`.
@@ -71,14 +85,15 @@ impl GaleraCluster {
             .prefix("galera-")
             .tempdir_in(scratch_root())
             .expect("galera test dir");
+        let mut taken = Vec::new();
         let nodes = (1..=size)
             .map(|number| GaleraNode {
                 number,
                 dir: dir.path().join(format!("node{number}")),
-                mysql_port: free_port(),
-                gcomm_port: free_port(),
-                ist_port: free_port(),
-                sst_port: free_port(),
+                mysql_port: port_besides(&mut taken),
+                gcomm_port: port_besides(&mut taken),
+                ist_port: port_besides(&mut taken),
+                sst_port: port_besides(&mut taken),
                 starts: 0,
                 child: None,
             })
@@ -89,6 +104,7 @@ impl GaleraCluster {
         };
         cluster.bootstrap();
         let members = cluster.members();
+        let mut taken = cluster.ports();
         for node in &mut cluster.nodes[1..] {
             node.empty_datadir();
             node.launch(&members, &[]);
@@ -106,9 +122,9 @@ impl GaleraCluster {
                     "galera node {} exited ({exit}) before it was Synced; joining once more on fresh ports",
                     node.number
                 );
-                node.mysql_port = free_port();
-                node.sst_port = free_port();
-                node.ist_port = free_port();
+                node.mysql_port = port_besides(&mut taken);
+                node.sst_port = port_besides(&mut taken);
+                node.ist_port = port_besides(&mut taken);
                 let _ = std::fs::remove_dir_all(node.data());
                 node.empty_datadir();
                 node.launch(&members, &[]);
@@ -127,6 +143,7 @@ impl GaleraCluster {
     fn bootstrap(&mut self) {
         for attempt in 1..=2 {
             let members = self.members();
+            let mut taken = self.ports();
             let first = &mut self.nodes[0];
             let _ = std::fs::remove_dir_all(first.data());
             first.install();
@@ -137,10 +154,10 @@ impl GaleraCluster {
                     eprintln!(
                         "galera node 1 exited ({exit}) before it was Synced; bootstrapping once more on fresh ports"
                     );
-                    first.mysql_port = free_port();
-                    first.gcomm_port = free_port();
-                    first.ist_port = free_port();
-                    first.sst_port = free_port();
+                    first.mysql_port = port_besides(&mut taken);
+                    first.gcomm_port = port_besides(&mut taken);
+                    first.ist_port = port_besides(&mut taken);
+                    first.sst_port = port_besides(&mut taken);
                 }
                 Err(exit) => panic!(
                     "Galera node 1 exited ({exit}) before it was Synced, twice; logs in {}",
@@ -148,6 +165,14 @@ impl GaleraCluster {
                 ),
             }
         }
+    }
+
+    /// Every port the nodes were given.
+    fn ports(&self) -> Vec<u16> {
+        self.nodes
+            .iter()
+            .flat_map(|n| [n.mysql_port, n.gcomm_port, n.ist_port, n.sst_port])
+            .collect()
     }
 
     /// `wsrep_cluster_address`: every node's gcomm endpoint.
