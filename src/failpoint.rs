@@ -44,6 +44,10 @@ pub const POINTS: &[(&str, &str)] = &[
         "lease, between two batches of IDs written out",
     ),
     (
+        "lease.released_ahead",
+        "lease --count, with the lease being given back ahead of its last IDs",
+    ),
+    (
         "lease.take_worker.before_commit",
         "MySQL's worker claim, before its commit",
     ),

@@ -140,6 +140,26 @@ impl<C: Clock> SnowflakeGenerator<C> {
         self.horizon_unit = ms.map(|ms| self.unit_of(ms));
     }
 
+    /// The last instant (Unix ms) of the time unit by which `remaining` more IDs are
+    /// issued at the latest, if that is within `lead` of now, with `slack` more time
+    /// for a stall on the way; `None` when they need longer than `lead`.
+    ///
+    /// It counts the current unit as used up, so the IDs fit before it even when
+    /// the clock reads late in a unit that has room left. A stall longer than
+    /// `slack` (a descheduled process) can still carry the last IDs past it.
+    pub fn ends_by_ms(&self, remaining: u64, lead: Duration, slack: Duration) -> Option<i64> {
+        let units = i64::try_from(remaining.div_ceil(self.max_sequence + 1)).ok()?;
+        let lead_ms = i64::try_from(lead.as_millis()).ok()?;
+        if units.checked_mul(self.unit_ms)? > lead_ms {
+            return None;
+        }
+        let slack_ms = i64::try_from(slack.as_millis()).ok()?;
+        let slack_units = (slack_ms + self.unit_ms - 1) / self.unit_ms;
+        let now_unit = self.unit_of(self.clock.now_ms()).max(self.last_unit);
+        let last_unit = now_unit + units + slack_units;
+        Some(self.unit_start(last_unit + 1) - 1)
+    }
+
     /// Start (Unix ms) of the last time unit an ID was issued in; `None` until this
     /// generator issues one (a floor set earlier still stands: persist the larger).
     pub fn last_issued_ms(&self) -> Option<i64> {

@@ -15,6 +15,16 @@ fn two_workers() -> Layout {
     Layout::custom("time:41,worker:1,seq:21", None, Some(1_577_836_800_000)).unwrap()
 }
 
+/// Every worker a run's JSON events say it acquired.
+fn leased_workers(stderr: &str) -> BTreeSet<u64> {
+    stderr
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|event| event["event"] == "acquired")
+        .filter_map(|event| event["worker"].as_u64())
+        .collect()
+}
+
 fn worker_of(layout: &Layout, id: u64) -> u64 {
     layout
         .decompose(id)
@@ -64,9 +74,16 @@ fn four_concurrent_holders_get_distinct_workers_and_issue_no_duplicate(env: &Tes
             workers.insert(worker),
             "worker {worker} was leased twice at once"
         );
+        // A run stalled past the fence it gave its lease back at (see
+        // `a_stall_past_the_fence_given_back_ahead_carries_the_rest_to_a_new_lease`)
+        // issues its last IDs under a second lease.
+        let leased = leased_workers(&run.stderr);
         let ids = run.ids();
         assert_eq!(ids.len(), 200_000);
-        assert!(ids.iter().all(|&id| worker_of(&layout, id) == worker));
+        assert!(
+            ids.iter()
+                .all(|&id| leased.contains(&worker_of(&layout, id)))
+        );
         all.extend(ids);
     }
     assert_unique(&all);
@@ -479,7 +496,6 @@ fn a_bad_stdin_line_fails_with_a_usage_error_and_releases(env: &TestEnv) {
 }
 
 fn a_killed_holder_leaves_a_fence_the_next_holder_respects(env: &TestEnv) {
-    let layout = two_workers();
     let mut fixed = TWO_WORKERS.to_vec();
     fixed.extend(["--fix", "worker=0", "--ttl", "1s"]);
     let (mut first, _) = holder(env, "killed", &fixed, &[]);
@@ -488,12 +504,20 @@ fn a_killed_holder_leaves_a_fence_the_next_holder_respects(env: &TestEnv) {
     let (status, _, _) = first.wait();
     assert_eq!(status.signal(), Some(libc::SIGKILL));
     // Nobody released the worker: it comes back when its key expires.
+    the_next_holder_starts_after(env, "killed", &fixed, before);
+}
+
+/// Once the lease on worker 0 of `namespace` (of [`TWO_WORKERS`]) has
+/// ended, its next holder (`fixed` flags) issues only after every ID in
+/// `before`, and none of them again.
+fn the_next_holder_starts_after(env: &TestEnv, namespace: &str, fixed: &[&str], before: Vec<u64>) {
+    let layout = two_workers();
     wait_until(
         Duration::from_secs(10),
-        "the killed holder's lease to expire",
-        || !env.worker_held("killed", 0),
+        "the killed holder's lease to end",
+        || !env.worker_held(namespace, 0),
     );
-    let mut args = crate::harness::lease_args("killed", &fixed);
+    let mut args = crate::harness::lease_args(namespace, fixed);
     args.extend(["--count", "500"]);
     let run = Test::within(env).args(args).status(exit_code::OK).run();
     let latest_before = before.iter().map(|&id| time_of(&layout, id)).max().unwrap();
@@ -504,6 +528,173 @@ fn a_killed_holder_leaves_a_fence_the_next_holder_respects(env: &TestEnv) {
     );
     let all: Vec<u64> = before.into_iter().chain(run.ids()).collect();
     assert_unique(&all);
+}
+
+fn a_counted_lease_is_given_back_ahead_of_its_last_ids_fenced_after_them(env: &TestEnv) {
+    let layout = Layout::named("snowflake").unwrap();
+    let run = Test::within(env)
+        .args(crate::harness::lease_args("ahead", &["--count", "100000"]))
+        .status(exit_code::OK)
+        .run();
+    let ids = run.ids();
+    assert_eq!(ids.len(), 100_000);
+    assert_unique(&ids);
+    let worker = acquired_worker(&run.stderr);
+    let released: serde_json::Value = run
+        .stderr
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|event| event["event"] == "released")
+        .unwrap_or_else(|| panic!("no released event in {}", run.stderr));
+    assert_eq!(released["ahead"], true, "{released}");
+    let fence = released["last_unix_ms"].as_i64().unwrap();
+    let last_issued = ids.iter().map(|&id| time_of(&layout, id)).max().unwrap();
+    assert!(
+        last_issued <= fence,
+        "an ID at {last_issued} is after the fence {fence} its lease was given back at"
+    );
+    let snapshot = env.lease_snapshot("ahead");
+    assert!(snapshot.held.is_empty(), "{:?}", snapshot.held);
+    assert!(snapshot.free.contains(&worker), "{:?}", snapshot.free);
+    let recorded = snapshot
+        .fences
+        .iter()
+        .find(|(w, _)| *w == worker)
+        .map(|(_, fence)| *fence);
+    assert_eq!(
+        recorded,
+        Some(fence),
+        "the store's fence is the one reported"
+    );
+}
+
+fn a_holder_killed_after_giving_its_lease_back_ahead_leaves_a_fence_the_next_holder_respects(
+    env: &TestEnv,
+) {
+    let mut fixed = TWO_WORKERS.to_vec();
+    fixed.extend(["--fix", "worker=0", "--ttl", "1s"]);
+    let mut args = crate::harness::lease_args("killedahead", &fixed);
+    args.extend(["--count", "3000000"]);
+    let killed = Test::within(env)
+        .args(args)
+        .env("IDGEN_FAILPOINTS", "lease.released_ahead")
+        .run();
+    assert_eq!(killed.status.signal(), Some(libc::SIGKILL), "{killed}");
+    let before = killed.ids();
+    assert!(!before.is_empty(), "{killed}");
+    // Released ahead (or, if the kill came first, expired with its key).
+    the_next_holder_starts_after(env, "killedahead", &fixed, before);
+}
+
+fn a_lease_given_back_ahead_issues_nothing_after_its_fence(env: &TestEnv) {
+    use idgen::clock::ManualClock;
+    use idgen::lease::session::LeasedGenerator;
+    use idgen::snowflake::GeneratorOptions;
+
+    let backend = env.backend();
+    env.block_on(async {
+        let layout = Layout::named("snowflake").unwrap();
+        let clock = ManualClock::new(1_800_000_000_000);
+        let session = manual_session(&backend, "aheadfence", &clock).await;
+        let mut generator =
+            LeasedGenerator::new(session.clone(), layout.clone(), GeneratorOptions::default());
+        let mut ids = Vec::new();
+        generator.issue(10_000, &mut ids).await.unwrap();
+        let worker = generator.worker().unwrap();
+        assert!(
+            !generator.release_ahead(1_000_000),
+            "a million IDs are due beyond the lead: nothing is given back yet"
+        );
+        assert!(
+            generator.release_ahead(20_000),
+            "20,000 IDs are due within the lead"
+        );
+        assert!(!generator.release_ahead(20_000), "given back once");
+        let fence = fence_once_released(&backend, "aheadfence", worker).await;
+        generator.issue(20_000, &mut ids).await.unwrap();
+        assert_eq!(ids.len(), 30_000);
+        assert_unique(&ids);
+        assert!(ids.iter().all(|&id| time_of(&layout, id) <= fence));
+        assert_eq!(generator.worker(), Some(worker), "no new lease was needed");
+        session.release(generator.last_issued_ms()).await.unwrap();
+        let snapshot = snapshot(&backend, "aheadfence").await;
+        assert!(snapshot.held.is_empty(), "{:?}", snapshot.held);
+    });
+}
+
+fn a_stall_past_the_fence_given_back_ahead_carries_the_rest_to_a_new_lease(env: &TestEnv) {
+    use idgen::clock::ManualClock;
+    use idgen::lease::session::LeasedGenerator;
+    use idgen::snowflake::GeneratorOptions;
+
+    let backend = env.backend();
+    env.block_on(async {
+        let layout = Layout::named("snowflake").unwrap();
+        let clock = ManualClock::new(1_800_000_000_000);
+        let session = manual_session(&backend, "aheadstall", &clock).await;
+        let mut generator =
+            LeasedGenerator::new(session.clone(), layout.clone(), GeneratorOptions::default());
+        let mut ids = Vec::new();
+        generator.issue(10_000, &mut ids).await.unwrap();
+        let first = session.status().unwrap();
+        assert!(
+            generator.release_ahead(20_000),
+            "20,000 IDs are due within the lead"
+        );
+        let fence = fence_once_released(&backend, "aheadstall", first.worker).await;
+        // The holder stalls past that fence with 20,000 IDs still to issue.
+        clock.set_ms(fence + 50);
+        generator.issue(20_000, &mut ids).await.unwrap();
+        assert_eq!(ids.len(), 30_000);
+        assert_unique(&ids);
+        let second = session.status().expect("a new lease");
+        assert!(second.generation > first.generation);
+        let (before, after) = ids.split_at(10_000);
+        assert!(before.iter().all(|&id| time_of(&layout, id) <= fence));
+        for &id in after {
+            assert_eq!(worker_of(&layout, id), second.worker);
+            // The same worker again starts after the fence it was given back at.
+            assert!(second.worker != first.worker || time_of(&layout, id) > fence);
+        }
+        session.release(generator.last_issued_ms()).await.unwrap();
+        let snapshot = snapshot(&backend, "aheadstall").await;
+        assert!(snapshot.held.is_empty(), "{:?}", snapshot.held);
+    });
+}
+
+/// The lease store's view of `namespace`, from inside a test's runtime.
+async fn snapshot(
+    backend: &idgen::backend::Backend,
+    namespace: &str,
+) -> idgen::lease::NamespaceSnapshot {
+    let admin = backend.lease_admin().await.expect("lease admin");
+    admin.snapshot(namespace).await.expect("snapshot")
+}
+
+/// The fence the store records for `worker` once its lease, given back
+/// ahead of its last IDs, is released (the release runs as a task).
+async fn fence_once_released(
+    backend: &idgen::backend::Backend,
+    namespace: &str,
+    worker: u64,
+) -> i64 {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let snapshot = snapshot(backend, namespace).await;
+        if !snapshot.held.iter().any(|h| h.worker == worker) {
+            return snapshot
+                .fences
+                .iter()
+                .find(|(w, _)| *w == worker)
+                .map(|(_, fence)| *fence)
+                .expect("the fence the lease was given back at");
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "worker {worker} still held 10 s after it was given back"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
 
 /// Events are not under test here.
@@ -631,4 +822,8 @@ crate::on_both_backends!(
     a_killed_holder_leaves_a_fence_the_next_holder_respects,
     a_clock_moved_backwards_under_a_lease_produces_no_duplicate,
     the_ready_path_issues_only_under_a_proven_lease_within_its_fence,
+    a_counted_lease_is_given_back_ahead_of_its_last_ids_fenced_after_them,
+    a_holder_killed_after_giving_its_lease_back_ahead_leaves_a_fence_the_next_holder_respects,
+    a_lease_given_back_ahead_issues_nothing_after_its_fence,
+    a_stall_past_the_fence_given_back_ahead_carries_the_rest_to_a_new_lease,
 );

@@ -40,8 +40,13 @@ pub enum LeaseEvent {
     Quarantined { worker: u64, until_ms: i64 },
     Released {
         worker: u64,
-        /// The time of the last ID issued under it; `None` when it issued none.
+        /// The fence recorded for the worker: the time of the last ID issued
+        /// under it (at or before it when given back `ahead`); `None` when it
+        /// issued none.
         last_ms: Option<i64>,
+        /// Given back while its last IDs were being issued, up to `last_ms`
+        /// ([`LeasedGenerator::release_ahead`]).
+        ahead: bool,
     },
 }
 
@@ -70,6 +75,10 @@ struct Held {
     grant: Grant,
     status: LeaseStatus,
     lost: bool,
+    /// Given back ahead of its last IDs (`LeaseSession::release_ahead`):
+    /// the store's fence for the worker, the last instant this lease may
+    /// still issue in (its status's fence was lowered to it first).
+    released_at: Option<i64>,
 }
 
 /// Where worker IDs come from.
@@ -96,6 +105,16 @@ pub struct LeaseSession<C: Clock> {
     /// [`LeaseSession::keep_held`]'s never make two grants, the first of
     /// which nobody would release.
     acquiring: tokio::sync::Mutex<()>,
+    /// The release of a lease given back ahead of its last IDs
+    /// (`LeaseSession::release_ahead`), under way or done.
+    ahead: Mutex<Ahead>,
+}
+
+/// A release made ahead of the last IDs: its task, then its outcome.
+enum Ahead {
+    None,
+    Running(tokio::task::JoinHandle<Result<()>>),
+    Done(Result<()>),
 }
 
 impl<C: Clock + Clone + 'static> LeaseSession<C> {
@@ -117,6 +136,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
             held: Mutex::new(None),
             generation: Mutex::new(0),
             acquiring: tokio::sync::Mutex::new(()),
+            ahead: Mutex::new(Ahead::None),
         }
     }
 
@@ -147,6 +167,9 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
 
     /// Acquires a worker ID (a new one after a loss).
     pub async fn acquire(&self) -> Result<LeaseStatus> {
+        // A lease given back ahead is freed first: the worker it frees may
+        // be the only one left to take.
+        self.settle_ahead().await;
         let sent = Instant::now();
         let fence_ms = self.clock.now_ms() + self.ttl.as_millis() as i64;
         let (grant, valid_until) = match &self.source {
@@ -199,6 +222,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
             grant,
             status: status.clone(),
             lost: false,
+            released_at: None,
         });
         Ok(status)
     }
@@ -231,7 +255,13 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
         }
         let renewed = renewal != Renewal::Lost;
         let mut held = self.held.lock().expect("not poisoned");
-        let Some(current) = held.as_mut().filter(|h| h.grant.token == token) else {
+        // A lease given back while this renewal was under way keeps the
+        // fence it was given back at: a renewal refused because of that
+        // release is no loss.
+        let Some(current) = held
+            .as_mut()
+            .filter(|h| h.grant.token == token && h.released_at.is_none())
+        else {
             return Ok(false);
         };
         if renewed {
@@ -245,10 +275,11 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
         Ok(renewed)
     }
 
+    /// The lease to renew: none once it is lost or given back.
     fn current_grant(&self) -> Option<(u64, String)> {
         let held = self.held.lock().expect("not poisoned");
         held.as_ref()
-            .filter(|h| !h.lost)
+            .filter(|h| !h.lost && h.released_at.is_none())
             .map(|h| (h.grant.worker, h.grant.token.clone()))
     }
 
@@ -344,13 +375,26 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
 
     /// Ends the lease: the fence becomes the last time unit really issued.
     pub async fn release(&self, last_issued_ms: Option<i64>) -> Result<()> {
+        self.settle_ahead().await;
+        let ahead =
+            match std::mem::replace(&mut *self.ahead.lock().expect("not poisoned"), Ahead::None) {
+                Ahead::Done(outcome) => outcome,
+                Ahead::None | Ahead::Running(_) => Ok(()),
+            };
+        // The lease a stall past that release's fence made the rest take, if any.
+        let rest = self.release_held(last_issued_ms).await;
+        ahead.and(rest)
+    }
+
+    async fn release_held(&self, last_issued_ms: Option<i64>) -> Result<()> {
         let Some(held) = self.held.lock().expect("not poisoned").take() else {
             return Ok(());
         };
         let WorkerSource::Lease(store) = &self.source else {
             return Ok(());
         };
-        if held.lost {
+        // Given back ahead: that release reports itself.
+        if held.lost || held.released_at.is_some() {
             return Ok(());
         }
         // Nothing issued: restore the floor; never record less than the floor.
@@ -368,9 +412,105 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
             self.events.event(LeaseEvent::Released {
                 worker: held.grant.worker,
                 last_ms: last_issued_ms.map(|_| last_ms),
+                ahead: false,
             });
         }
         Ok(())
+    }
+
+    /// Gives the lease of grant `generation` back while its holder still
+    /// issues, so that the release's round trips overlap the last IDs
+    /// instead of following them: from now on nothing after `until_ms` is
+    /// issued under it (its fence is lowered to that first, here), and the
+    /// store records `until_ms` as the worker's fence, after which the next
+    /// holder starts. The store's release runs as a task of its own, which
+    /// [`Self::release`] (and a new lease) waits for. `false` when there is
+    /// no such lease to give back (lost, replaced, given back already, or
+    /// not from a lease store).
+    ///
+    /// Why this cannot repeat an ID: every ID of this lease lies at or
+    /// before `until_ms` (the generator's horizon is the lowered fence),
+    /// and every later holder's lies after it (its floor). A holder that
+    /// reaches `until_ms` with IDs still to issue takes a new lease for them
+    /// ([`LeasedGenerator::issue`]). Only the generator calls it, between
+    /// its steps: a fence lowered while a step generates could lie below
+    /// IDs that step keeps.
+    pub(crate) fn release_ahead(self: &Arc<Self>, generation: u64, until_ms: i64) -> bool {
+        let WorkerSource::Lease(store) = &self.source else {
+            return false;
+        };
+        let mut ahead = self.ahead.lock().expect("not poisoned");
+        if !matches!(*ahead, Ahead::None) {
+            return false;
+        }
+        let (worker, token, fence_ms) = {
+            let mut held = self.held.lock().expect("not poisoned");
+            let Some(held) = held.as_mut().filter(|h| {
+                !h.lost && h.released_at.is_none() && h.status.generation == generation
+            }) else {
+                return false;
+            };
+            // Never above the fence the store holds, never below the floor.
+            let fence_ms = until_ms
+                .min(held.status.fence_ms)
+                .max(held.status.floor_ms.unwrap_or(i64::MIN));
+            held.status.fence_ms = fence_ms;
+            held.released_at = Some(fence_ms);
+            (held.grant.worker, held.grant.token.clone(), fence_ms)
+        };
+        let (store, session) = (store.clone(), self.clone());
+        *ahead = Ahead::Running(tokio::spawn(async move {
+            let released = store
+                .release(&session.namespace.name, worker, &token, fence_ms)
+                .await?;
+            if released {
+                session.events.event(LeaseEvent::Released {
+                    worker,
+                    last_ms: Some(fence_ms),
+                    ahead: true,
+                });
+            }
+            Ok(())
+        }));
+        true
+    }
+
+    /// Waits for a release made ahead to end, keeping its outcome.
+    async fn settle_ahead(&self) {
+        let running = {
+            let mut ahead = self.ahead.lock().expect("not poisoned");
+            match std::mem::replace(&mut *ahead, Ahead::None) {
+                Ahead::Running(task) => task,
+                other => {
+                    *ahead = other;
+                    return;
+                }
+            }
+        };
+        let outcome = match running.await {
+            Ok(outcome) => outcome,
+            // A panic stays a panic.
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            // Only a runtime shutting down cancels it.
+            Err(e) => Err(Error::Internal(format!(
+                "the lease's release was cancelled: {e}"
+            ))),
+        };
+        *self.ahead.lock().expect("not poisoned") = Ahead::Done(outcome);
+    }
+
+    /// Retires the lease of grant `generation` if it was given back ahead
+    /// and its holder reached the fence it was given back at (a stall
+    /// carried the last IDs past it): the rest is issued under a new lease.
+    fn retire_released(&self, generation: u64) -> bool {
+        let mut held = self.held.lock().expect("not poisoned");
+        match held.as_mut() {
+            Some(h) if h.status.generation == generation && h.released_at.is_some() => {
+                h.lost = true;
+                true
+            }
+            _ => false,
+        }
     }
 }
 
@@ -386,6 +526,19 @@ pub struct LeasedGenerator<C: Clock + Clone + 'static> {
 
 /// IDs per generation step; the lease is re-checked between steps.
 const CHUNK: usize = 1 << 16;
+
+/// How long before its last ID a holder that knows its count gives the
+/// lease back ([`LeasedGenerator::release_ahead`]): longer than a release
+/// takes (1–2.5 ms on loopback: a durable write in MySQL, then Redis), so it
+/// ends before the IDs do. A `lease --count 1000000` ended that much later
+/// when it released after its last ID (`scripts/bench.sh lease`).
+pub const RELEASE_LEAD: Duration = Duration::from_millis(8);
+
+/// Time allowed past the projected last ID for a stall on the way (a busy
+/// machine deschedules a process for milliseconds); a longer one carries the
+/// rest to a new lease. A next holder given the same worker at once waits
+/// for the fence: at most the lead, this and a time unit.
+pub const RELEASE_SLACK: Duration = Duration::from_millis(20);
 
 /// Steps up to this many IDs run on the runtime thread (`idgen serve`'s one ID
 /// per request); larger ones in `block_in_place`.
@@ -437,6 +590,25 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
         self.current.as_ref().and_then(|(_, g)| g.last_issued_ms())
     }
 
+    /// Gives the lease back ahead of the last IDs once the `remaining` ones
+    /// are due within [`RELEASE_LEAD`] (`LeaseSession::release_ahead` says
+    /// why that repeats nothing),
+    /// the release running beside them; `true` once it is under way.
+    /// `false` while they are further off, or when there is no lease to give
+    /// back. Call it once `remaining` is all that will be asked for.
+    pub fn release_ahead(&mut self, remaining: u64) -> bool {
+        let Some(status) = self.session.status() else {
+            return false;
+        };
+        let Some((_, generator)) = self.current.as_ref().filter(|_| self.runs_under(&status))
+        else {
+            return false;
+        };
+        generator
+            .ends_by_ms(remaining, RELEASE_LEAD, RELEASE_SLACK)
+            .is_some_and(|until_ms| self.session.release_ahead(status.generation, until_ms))
+    }
+
     /// The worker IDs are being issued under now.
     pub fn worker(&self) -> Option<u64> {
         self.current.as_ref().map(|(_, g)| g.worker())
@@ -455,6 +627,11 @@ impl<C: Clock + Clone + 'static> LeasedGenerator<C> {
             let Some(filled) = self.step(&status, want, out)? else {
                 continue;
             };
+            if filled < want && self.session.retire_released(status.generation) {
+                // Given back ahead, and a stall carried the rest past the
+                // fence it was given back at: the rest under a new lease.
+                continue;
+            }
             if filled < want {
                 // At the fence (as every new lease is after a quarantine):
                 // extend it before going on. A renewal that could not reach

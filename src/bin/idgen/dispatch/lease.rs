@@ -130,11 +130,16 @@ impl LeaseEvents for EventReport {
                     "worker": worker,
                     "until_unix_ms": until_ms,
                 }),
-                LeaseEvent::Released { worker, last_ms } => json!({
+                LeaseEvent::Released {
+                    worker,
+                    last_ms,
+                    ahead,
+                } => json!({
                     "event": "released",
                     "namespace": self.namespace,
                     "worker": worker,
                     "last_unix_ms": last_ms,
+                    "ahead": ahead,
                 }),
             };
             value.to_string()
@@ -186,12 +191,20 @@ impl LeaseEvents for EventReport {
                     self.namespace,
                     format_timestamp(*until_ms)
                 ),
-                LeaseEvent::Released { worker, last_ms } => match last_ms {
-                    Some(last_ms) => format!(
+                LeaseEvent::Released {
+                    worker,
+                    last_ms,
+                    ahead,
+                } => match (last_ms, ahead) {
+                    (Some(last_ms), false) => format!(
                         "idgen: released worker {worker} (last time issued {})",
                         format_timestamp(*last_ms)
                     ),
-                    None => format!("idgen: released worker {worker} (it issued nothing)"),
+                    (Some(last_ms), true) => format!(
+                        "idgen: released worker {worker} ahead of its last IDs, none of them after {}",
+                        format_timestamp(*last_ms)
+                    ),
+                    (None, _) => format!("idgen: released worker {worker} (it issued nothing)"),
                 },
             }
         };
@@ -298,7 +311,8 @@ pub async fn run(args: LeaseArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> 
         .into()),
     };
     renewer.abort();
-    // What was issued is delivered before the lease is given back.
+    // What was issued is delivered before the lease is given back (unless
+    // it was given back ahead of the last IDs, fenced after the last of them).
     let delivered = sink.out.flush();
     let last_issued_ms = generator.last_issued_ms();
     let releasing = session.clone();
@@ -430,6 +444,9 @@ struct IdSink {
     interrupt: Interrupt,
     /// IDs issued so far (each written to `out` as soon as it is issued).
     issued: u64,
+    /// The lease was given back while the last IDs of a known count are
+    /// issued ([`LeasedGenerator::release_ahead`]).
+    released_ahead: bool,
 }
 
 /// IDs generated per batch before they are written: small enough that a
@@ -444,14 +461,18 @@ impl IdSink {
             text: itoa::Buffer::new(),
             interrupt,
             issued: 0,
+            released_ahead: false,
         }
     }
 
-    /// Issues and writes `n` IDs, then flushes them.
+    /// Issues and writes `n` IDs, then flushes them. `last`: they are the
+    /// last this run issues, so the lease is given back while the last of
+    /// them are issued ([`LeasedGenerator::release_ahead`]).
     async fn answer(
         &mut self,
         generator: &mut LeasedGenerator<ProcessClock>,
         n: u64,
+        last: bool,
     ) -> anyhow::Result<()> {
         let mut left = n;
         while left > 0 {
@@ -460,6 +481,10 @@ impl IdSink {
                     what: "lease (a signal arrived)".into(),
                 }
                 .into());
+            }
+            if last && !self.released_ahead && generator.release_ahead(left) {
+                self.released_ahead = true;
+                idgen::failpoint::hit("lease.released_ahead")?;
             }
             let step = left.min(BATCH);
             generator.issue(step as usize, &mut self.batch).await?;
@@ -482,7 +507,7 @@ async fn issue(
     mode: &Mode,
 ) -> anyhow::Result<Outcome> {
     match mode {
-        Mode::Count(n) => sink.answer(generator, *n).await?,
+        Mode::Count(n) => sink.answer(generator, *n, true).await?,
         Mode::Stdin => {
             let mut input = tokio::io::BufReader::new(tokio::io::stdin());
             let mut line = Vec::new();
@@ -500,7 +525,8 @@ async fn issue(
                     break;
                 }
                 number += 1;
-                sink.answer(generator, requested(number, &line)?).await?;
+                sink.answer(generator, requested(number, &line)?, false)
+                    .await?;
             }
         }
     }
