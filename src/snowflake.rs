@@ -61,6 +61,10 @@ pub struct SnowflakeGenerator<C: Clock = SystemClock> {
     horizon_ms: Option<i64>,
     /// The unit containing `horizon_ms`.
     horizon_unit: Option<i64>,
+    /// The first time unit issued in (-1 before the first ID), and the IDs
+    /// issued since: the pace this generator has kept ([`Self::ends_by_ms`]).
+    first_unit: i64,
+    issued: u64,
 }
 
 impl<C: Clock> SnowflakeGenerator<C> {
@@ -96,6 +100,8 @@ impl<C: Clock> SnowflakeGenerator<C> {
             floor_unit: -1,
             horizon_ms: None,
             horizon_unit: None,
+            first_unit: -1,
+            issued: 0,
             layout: layout.clone(),
         };
         let now = generator.clock.now_ms();
@@ -144,11 +150,19 @@ impl<C: Clock> SnowflakeGenerator<C> {
     /// issued at the latest, if that is within `lead` of now, with `slack` more time
     /// for a stall on the way; `None` when they need longer than `lead`.
     ///
-    /// It counts the current unit as used up, so the IDs fit before it even when
-    /// the clock reads late in a unit that has room left. A stall longer than
-    /// `slack` (a descheduled process) can still carry the last IDs past it.
+    /// It counts at the pace this generator has kept since its first ID where
+    /// that is below the layout's ceiling (a process short of CPU), and counts
+    /// the current unit as used up, so the IDs fit by then whatever room it
+    /// has left. A stall longer than `slack` (a descheduled process) can
+    /// still carry the last IDs past it.
     pub fn ends_by_ms(&self, remaining: u64, lead: Duration, slack: Duration) -> Option<i64> {
-        let units = i64::try_from(remaining.div_ceil(self.max_sequence + 1)).ok()?;
+        let ceiling = self.max_sequence + 1;
+        let kept = match u64::try_from(self.last_unit - self.first_unit) {
+            Ok(units) if self.first_unit >= 0 && units > 0 => self.issued / (units + 1),
+            _ => ceiling,
+        };
+        let per_unit = kept.clamp(1, ceiling);
+        let units = i64::try_from(remaining.div_ceil(per_unit)).ok()?;
         let lead_ms = i64::try_from(lead.as_millis()).ok()?;
         if units.checked_mul(self.unit_ms)? > lead_ms {
             return None;
@@ -172,6 +186,7 @@ impl<C: Clock> SnowflakeGenerator<C> {
             return Ok(None);
         };
         self.next_sequence = sequence + 1;
+        self.issued += 1;
         Ok(Some(self.compose(unit, sequence)))
     }
 
@@ -192,6 +207,7 @@ impl<C: Clock> SnowflakeGenerator<C> {
             let shift = self.sequence_shift;
             out.extend((first..first + take).map(|sequence| base | (sequence << shift)));
             self.next_sequence = first + take;
+            self.issued += take;
             appended += take as usize;
         }
         Ok(appended)
@@ -218,6 +234,9 @@ impl<C: Clock> SnowflakeGenerator<C> {
                     return Ok(None);
                 }
                 if unit != self.last_unit {
+                    if self.last_unit < 0 {
+                        self.first_unit = unit;
+                    }
                     self.last_unit = unit;
                     self.next_sequence = 0;
                 }

@@ -600,3 +600,93 @@ fn a_long_deterministic_jittery_run_never_repeats_an_id() {
     assert!(run.refusals > 0, "no large backward step was refused");
     assert!(run.waited > Duration::ZERO, "nothing was waited out");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// `ends_by_ms`, the fence a lease given back ahead is recorded at: the
+    /// IDs left, issued without a stall from wherever the generator stands,
+    /// all lie at or before it (`idgen lease --count`).
+    #[test]
+    fn the_ids_left_are_issued_by_the_fence_they_are_given_back_at(
+        issued in 0usize..20_000,
+        remaining in 1u64..=(8 * 4096),
+        offset in 0i64..1_000,
+    ) {
+        let layout = layout("snowflake");
+        let clock = ManualClock::new(today_ms() + offset);
+        let mut generator = generator(&layout, 5, &clock);
+        let mut ids = Vec::new();
+        generator.fill(&mut ids, issued).unwrap();
+        let fence = generator.ends_by_ms(remaining, ms(8), Duration::ZERO);
+        // Whole units issued so far (or none) keep the ceiling's pace, at
+        // which 8 ms of IDs are due within 8 ms.
+        if issued % 4096 == 0 {
+            prop_assert!(fence.is_some());
+        }
+        if let Some(fence) = fence {
+            ids.clear();
+            generator.fill(&mut ids, remaining as usize).unwrap();
+            for id in ids {
+                prop_assert!(unix_ms(&layout, id) <= fence);
+            }
+        }
+    }
+
+    #[test]
+    fn whole_units_keep_the_ceilings_pace(units in 0usize..5, remaining in 1u64..=(8 * 4096)) {
+        let layout = layout("snowflake");
+        let clock = ManualClock::new(today_ms());
+        let mut generator = generator(&layout, 5, &clock);
+        generator.fill(&mut Vec::new(), units * 4096).unwrap();
+        prop_assert!(generator.ends_by_ms(remaining, ms(8), Duration::ZERO).is_some());
+    }
+}
+
+#[test]
+fn ids_due_beyond_the_lead_give_no_fence() {
+    let clock = ManualClock::new(today_ms());
+    let snowflake = generator(&layout("snowflake"), 5, &clock);
+    assert!(snowflake.ends_by_ms(8 * 4096 + 1, ms(8), ms(20)).is_none());
+    // One 10 ms unit is already longer than the lead.
+    let sonyflake = generator(&layout("sonyflake"), 5, &clock);
+    assert!(sonyflake.ends_by_ms(1, ms(8), ms(20)).is_none());
+}
+
+#[test]
+fn the_fence_given_back_at_leaves_the_slack_after_the_last_unit() {
+    let clock = ManualClock::new(today_ms());
+    let snowflake = generator(&layout("snowflake"), 5, &clock);
+    // 4,097 IDs need two units, and the current one counts as used up: the
+    // last falls in the second unit after this one, and 20 ms follow it.
+    let fence = snowflake.ends_by_ms(4_097, ms(8), ms(20)).unwrap();
+    assert_eq!(fence, today_ms() + 2 + 20);
+}
+
+#[test]
+fn a_generator_short_of_cpu_is_given_a_fence_at_the_pace_it_kept() {
+    let layout = layout("snowflake");
+    let mut ids = Vec::new();
+    // Two full units back to back: the ceiling's pace.
+    let steady = ManualClock::new(today_ms());
+    let mut kept_up = generator(&layout, 5, &steady);
+    kept_up.fill(&mut ids, 8_192).unwrap();
+    assert_eq!(steady.now_ms(), today_ms() + 1);
+    // The same IDs with two units lost to a stall: 8,192 over three units,
+    // 2,730 a unit.
+    let stalled = ManualClock::new(today_ms());
+    let mut short = generator(&layout, 6, &stalled);
+    short.fill(&mut ids, 4_096).unwrap();
+    stalled.advance(ms(2));
+    short.fill(&mut ids, 4_096).unwrap();
+    // 4,096 more: one unit at the ceiling, two at the pace kept, after the
+    // current unit (counted as used up).
+    assert_eq!(
+        kept_up.ends_by_ms(4_096, ms(8), ms(0)),
+        Some(today_ms() + 1 + 1)
+    );
+    assert_eq!(
+        short.ends_by_ms(4_096, ms(8), ms(0)),
+        Some(today_ms() + 2 + 2)
+    );
+}
