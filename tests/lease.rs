@@ -613,36 +613,58 @@ fn a_holder_killed_after_giving_its_lease_back_ahead_leaves_a_fence_the_next_hol
     the_next_holder_starts_after(env, "killedahead", &fixed, before);
 }
 
-fn a_lease_given_back_ahead_issues_nothing_after_its_fence(env: &TestEnv) {
-    use idgen::clock::ManualClock;
+/// A lease in `namespace`, under `clock`, that issued 10,000 IDs and was
+/// given back ahead of 20,000 more: its session, its generator, those IDs
+/// and the grant's status, once the store recorded the fence it returns.
+async fn issued_then_given_back(
+    backend: &idgen::backend::Backend,
+    namespace: &str,
+    clock: &idgen::clock::ManualClock,
+) -> (
+    std::sync::Arc<idgen::lease::LeaseSession<idgen::clock::ManualClock>>,
+    idgen::lease::session::LeasedGenerator<idgen::clock::ManualClock>,
+    Vec<u64>,
+    idgen::lease::session::LeaseStatus,
+    i64,
+) {
     use idgen::lease::session::LeasedGenerator;
     use idgen::snowflake::GeneratorOptions;
 
+    let layout = Layout::named("snowflake").unwrap();
+    let session = manual_session(backend, namespace, clock).await;
+    let mut generator = LeasedGenerator::new(session.clone(), layout, GeneratorOptions::default());
+    let mut ids = Vec::new();
+    generator.issue(10_000, &mut ids).await.unwrap();
+    let grant = session.status().unwrap();
+    assert!(
+        !generator.release_ahead(1_000_000),
+        "a million IDs are due beyond the lead: nothing is given back yet"
+    );
+    assert!(
+        generator.release_ahead(20_000),
+        "20,000 IDs are due within the lead"
+    );
+    assert!(!generator.release_ahead(20_000), "given back once");
+    let fence = fence_once_released(backend, namespace, grant.worker).await;
+    (session, generator, ids, grant, fence)
+}
+
+fn a_lease_given_back_ahead_issues_nothing_after_its_fence(env: &TestEnv) {
     let backend = env.backend();
     env.block_on(async {
         let layout = Layout::named("snowflake").unwrap();
-        let clock = ManualClock::new(1_800_000_000_000);
-        let session = manual_session(&backend, "aheadfence", &clock).await;
-        let mut generator =
-            LeasedGenerator::new(session.clone(), layout.clone(), GeneratorOptions::default());
-        let mut ids = Vec::new();
-        generator.issue(10_000, &mut ids).await.unwrap();
-        let worker = generator.worker().unwrap();
-        assert!(
-            !generator.release_ahead(1_000_000),
-            "a million IDs are due beyond the lead: nothing is given back yet"
-        );
-        assert!(
-            generator.release_ahead(20_000),
-            "20,000 IDs are due within the lead"
-        );
-        assert!(!generator.release_ahead(20_000), "given back once");
-        let fence = fence_once_released(&backend, "aheadfence", worker).await;
+        let clock = idgen::clock::ManualClock::new(1_800_000_000_000);
+        let (session, mut generator, mut ids, grant, fence) =
+            issued_then_given_back(&backend, "aheadfence", &clock).await;
         generator.issue(20_000, &mut ids).await.unwrap();
         assert_eq!(ids.len(), 30_000);
         assert_unique(&ids);
         assert!(ids.iter().all(|&id| time_of(&layout, id) <= fence));
-        assert_eq!(generator.worker(), Some(worker), "no new lease was needed");
+        assert_eq!(
+            generator.worker(),
+            Some(grant.worker),
+            "no new lease was needed"
+        );
         session.release(generator.last_issued_ms()).await.unwrap();
         let snapshot = snapshot(&backend, "aheadfence").await;
         assert!(snapshot.held.is_empty(), "{:?}", snapshot.held);
@@ -650,25 +672,12 @@ fn a_lease_given_back_ahead_issues_nothing_after_its_fence(env: &TestEnv) {
 }
 
 fn a_stall_past_the_fence_given_back_ahead_carries_the_rest_to_a_new_lease(env: &TestEnv) {
-    use idgen::clock::ManualClock;
-    use idgen::lease::session::LeasedGenerator;
-    use idgen::snowflake::GeneratorOptions;
-
     let backend = env.backend();
     env.block_on(async {
         let layout = Layout::named("snowflake").unwrap();
-        let clock = ManualClock::new(1_800_000_000_000);
-        let session = manual_session(&backend, "aheadstall", &clock).await;
-        let mut generator =
-            LeasedGenerator::new(session.clone(), layout.clone(), GeneratorOptions::default());
-        let mut ids = Vec::new();
-        generator.issue(10_000, &mut ids).await.unwrap();
-        let first = session.status().unwrap();
-        assert!(
-            generator.release_ahead(20_000),
-            "20,000 IDs are due within the lead"
-        );
-        let fence = fence_once_released(&backend, "aheadstall", first.worker).await;
+        let clock = idgen::clock::ManualClock::new(1_800_000_000_000);
+        let (session, mut generator, mut ids, first, fence) =
+            issued_then_given_back(&backend, "aheadstall", &clock).await;
         // The holder stalls past that fence with 20,000 IDs still to issue.
         clock.set_ms(fence + 50);
         generator.issue(20_000, &mut ids).await.unwrap();

@@ -75,10 +75,9 @@ struct Held {
     grant: Grant,
     status: LeaseStatus,
     lost: bool,
-    /// Given back ahead of its last IDs (`LeaseSession::release_ahead`):
-    /// the store's fence for the worker, the last instant this lease may
-    /// still issue in (its status's fence was lowered to it first).
-    released_at: Option<i64>,
+    /// Given back ahead of its last IDs (`LeaseSession::release_ahead`),
+    /// at its status's fence, which was lowered first.
+    given_back: bool,
 }
 
 /// Where worker IDs come from.
@@ -222,7 +221,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
             grant,
             status: status.clone(),
             lost: false,
-            released_at: None,
+            given_back: false,
         });
         Ok(status)
     }
@@ -260,7 +259,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
         // release is no loss.
         let Some(current) = held
             .as_mut()
-            .filter(|h| h.grant.token == token && h.released_at.is_none())
+            .filter(|h| h.grant.token == token && !h.given_back)
         else {
             return Ok(false);
         };
@@ -279,7 +278,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
     fn current_grant(&self) -> Option<(u64, String)> {
         let held = self.held.lock().expect("not poisoned");
         held.as_ref()
-            .filter(|h| !h.lost && h.released_at.is_none())
+            .filter(|h| !h.lost && !h.given_back)
             .map(|h| (h.grant.worker, h.grant.token.clone()))
     }
 
@@ -394,7 +393,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
             return Ok(());
         };
         // Given back ahead: that release reports itself.
-        if held.lost || held.released_at.is_some() {
+        if held.lost || held.given_back {
             return Ok(());
         }
         // Nothing issued: restore the floor; never record less than the floor.
@@ -445,9 +444,10 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
         }
         let (worker, token, fence_ms) = {
             let mut held = self.held.lock().expect("not poisoned");
-            let Some(held) = held.as_mut().filter(|h| {
-                !h.lost && h.released_at.is_none() && h.status.generation == generation
-            }) else {
+            let Some(held) = held
+                .as_mut()
+                .filter(|h| !h.lost && !h.given_back && h.status.generation == generation)
+            else {
                 return false;
             };
             // Never above the fence the store holds, never below the floor.
@@ -455,7 +455,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
                 .min(held.status.fence_ms)
                 .max(held.status.floor_ms.unwrap_or(i64::MIN));
             held.status.fence_ms = fence_ms;
-            held.released_at = Some(fence_ms);
+            held.given_back = true;
             (held.grant.worker, held.grant.token.clone(), fence_ms)
         };
         let (store, session) = (store.clone(), self.clone());
@@ -505,7 +505,7 @@ impl<C: Clock + Clone + 'static> LeaseSession<C> {
     fn retire_released(&self, generation: u64) -> bool {
         let mut held = self.held.lock().expect("not poisoned");
         match held.as_mut() {
-            Some(h) if h.status.generation == generation && h.released_at.is_some() => {
+            Some(h) if h.status.generation == generation && h.given_back => {
                 h.lost = true;
                 true
             }

@@ -444,9 +444,6 @@ struct IdSink {
     interrupt: Interrupt,
     /// IDs issued so far (each written to `out` as soon as it is issued).
     issued: u64,
-    /// The lease was given back while the last IDs of a known count are
-    /// issued ([`LeasedGenerator::release_ahead`]).
-    released_ahead: bool,
 }
 
 /// IDs generated per batch before they are written: small enough that a
@@ -461,7 +458,6 @@ impl IdSink {
             text: itoa::Buffer::new(),
             interrupt,
             issued: 0,
-            released_ahead: false,
         }
     }
 
@@ -482,8 +478,8 @@ impl IdSink {
                 }
                 .into());
             }
-            if last && !self.released_ahead && generator.release_ahead(left) {
-                self.released_ahead = true;
+            // Given back once: the generator refuses a second time.
+            if last && generator.release_ahead(left) {
                 idgen::failpoint::hit("lease.released_ahead")?;
             }
             let step = left.min(BATCH);
